@@ -1,0 +1,1 @@
+"""Per-dialect Cypher text builders."""

@@ -1,0 +1,133 @@
+"""Configuration in one place: defaults < TOML file < ``KGQA_*`` environment < CLI flags.
+
+The file is ``./kgqa.toml`` if present, else ``$KGQA_HOME/config.toml``. Every key is a field of :class:`Config`;
+an unknown key or a value of the wrong type is a :class:`ConfigError` naming it, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from kgqa.errors import ConfigError
+
+ENV_PREFIX = "KGQA_"
+
+
+def _default_home() -> Path:
+    return Path(os.environ.get("KGQA_HOME", "~/.kgqa")).expanduser()
+
+
+@dataclass(frozen=True)
+class Config:
+    """All settings of kgqa. Field docs double as the reference of the config file."""
+
+    home: Path = field(default_factory=_default_home)
+    """Data directory: store files, embedding cache, logs."""
+    store: str = "falkordb"
+    """Graph store backend. ``falkordb`` (embedded, default); ``neo4j`` comes with the Neo4j issue."""
+    embedder: str = "minilm"
+    """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, or ``openai:MODEL``."""
+    embed_batch_size: int = 64
+    doc_max_tokens: int = 128
+    """Token budget for document embeddings (names are short). MiniLM reads at most 256."""
+    device: str = "cpu"
+    top_k: int = 20
+    ef_runtime: int = 200
+    """HNSW search breadth of the vector indexes (recall vs latency)."""
+    load_batch_size: int = 2000
+    relation_names_per_type: int = 8
+    """How many neighbour names per relation type the embedded document lists (method step 7)."""
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    server_start_timeout: float = 120.0
+
+    @property
+    def store_dir(self) -> Path:
+        return self.home / self.store
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+
+_FIELDS = {f.name: f for f in fields(Config)}
+
+
+def _coerce(name: str, raw: Any, source: str) -> Any:
+    """Convert a raw value (TOML value or env string) to the field's type, or raise naming the key."""
+    kind = str(_FIELDS[name].type)
+    try:
+        if kind == "Path":
+            return Path(str(raw)).expanduser()
+        if kind == "int":
+            if isinstance(raw, bool):
+                raise ValueError(raw)
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        if kind in ("str", "str | None"):
+            if not isinstance(raw, str):
+                raise ValueError(raw)
+            return raw
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{source}: '{name}' must be {kind}, got {raw!r}") from exc
+    raise ConfigError(f"{source}: '{name}' has unsupported type {kind}")  # pragma: no cover - guards new fields
+
+
+def _from_mapping(values: Mapping[str, Any], source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, raw in values.items():
+        name = key.replace("-", "_")
+        if name not in _FIELDS:
+            known = ", ".join(sorted(_FIELDS))
+            raise ConfigError(f"{source}: unknown setting '{key}' (known: {known})")
+        out[name] = _coerce(name, raw, source)
+    return out
+
+
+def config_file(env: Mapping[str, str], cwd: Path) -> Path | None:
+    """The TOML file that applies: ``./kgqa.toml`` first, then ``$KGQA_HOME/config.toml``."""
+    local = cwd / "kgqa.toml"
+    if local.is_file():
+        return local
+    home = Path(env.get("KGQA_HOME", "~/.kgqa")).expanduser() / "config.toml"
+    return home if home.is_file() else None
+
+
+def load_config(
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Config:
+    """Build the effective configuration. ``overrides`` are CLI flags (``None`` values mean "not given")."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    merged: dict[str, Any] = {}
+    path = config_file(env, cwd)
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+        merged.update(_from_mapping(data, str(path)))
+    env_values = {k[len(ENV_PREFIX) :].lower(): v for k, v in env.items() if k.startswith(ENV_PREFIX)}
+    merged.update(_from_mapping(env_values, "environment"))
+    if overrides:
+        merged.update(_from_mapping({k: v for k, v in overrides.items() if v is not None}, "command line"))
+    config = dataclasses.replace(Config(), **merged)
+    _validate(config)
+    return config
+
+
+def _validate(config: Config) -> None:
+    for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size"):
+        if getattr(config, name) < 1:
+            raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
+    if config.store != "falkordb":
+        raise ConfigError(f"store '{config.store}' is not available yet (only 'falkordb')")

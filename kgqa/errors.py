@@ -1,0 +1,35 @@
+"""Typed errors. The CLI prints any KgqaError as one line and exits non-zero; anything else is a bug."""
+
+
+class KgqaError(Exception):
+    """Base class of every error kgqa reports to a user."""
+
+    exit_code = 1
+
+
+class ConfigError(KgqaError):
+    """A configuration file, environment variable or flag is invalid."""
+
+
+class InputError(KgqaError):
+    """User-supplied data (a STaRK directory, a question) is missing or malformed."""
+
+
+class UnknownSkbError(KgqaError):
+    """The SKB name is not one kgqa knows how to load."""
+
+
+class SkbNotLoadedError(KgqaError):
+    """The SKB is known but has not been loaded into the store yet."""
+
+
+class StoreError(KgqaError):
+    """The graph store failed or refused a request."""
+
+
+class StoreLockedError(StoreError):
+    """Another kgqa process holds the data directory."""
+
+
+class EmbeddingError(KgqaError):
+    """The embedding model could not be loaded or used."""

