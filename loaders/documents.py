@@ -1,0 +1,62 @@
+"""Node documents in STaRK's style ("- name: ... / - type: ... / - details: ..." lines), plus relation summaries.
+
+Step 7 of the method embeds each document WITH its 1-hop relations (neighbour names per relation type); reading the
+whole neighbourhood would be unbounded for hubs, so each relation lists at most ``per_type`` names, then a count.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from loaders.model import Edge, Node, NodeId
+
+MAX_VALUE_CHARS = 2000
+MAX_LIST_ITEMS = 25
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        items = [_value(v) for v in value[:MAX_LIST_ITEMS] if v not in (None, "")]
+        more = len(value) - MAX_LIST_ITEMS
+        text = "; ".join(items) + (f"; ... ({more} more)" if more > 0 else "")
+    elif isinstance(value, Mapping):
+        text = "; ".join(f"{k}: {_value(v)}" for k, v in value.items() if v not in (None, ""))
+    else:
+        text = str(value).strip()
+    return text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS] + " ..."
+
+
+def render(fields: Iterable[tuple[str, Any]], details: Mapping[str, Any] | None = None) -> str:
+    """Top-level ``- key: value`` lines, then an optional ``- details:`` block of indented ``- key: value`` lines.
+
+    Empty values are left out rather than rendered as blanks, so documents stay short for the embedder.
+    """
+    lines = [f"- {key}: {_value(value)}" for key, value in fields if value not in (None, "", [], {})]
+    detail_lines = [f"  - {k}: {_value(v)}" for k, v in (details or {}).items() if v not in (None, "", [], {})]
+    if detail_lines:
+        lines.append("- details:")
+        lines.extend(detail_lines)
+    return "\n".join(lines)
+
+
+def with_relations(nodes: list[Node], edges: list[Edge], per_type: int) -> dict[NodeId, str]:
+    """Each node's document followed by ``- relations:`` lines, outgoing then incoming, in a stable order."""
+    names = {node.id: node.name for node in nodes}
+    out_rel: dict[NodeId, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    in_rel: dict[NodeId, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for edge in edges:
+        out_rel[edge.source][edge.type].append(names[edge.target])
+        in_rel[edge.target][edge.type].append(names[edge.source])
+    docs: dict[NodeId, str] = {}
+    for node in nodes:
+        lines = []
+        for direction, table in (("", out_rel.get(node.id)), (" (incoming)", in_rel.get(node.id))):
+            for rel_type, found in sorted((table or {}).items()):
+                neighbours = sorted(set(found))
+                shown = ", ".join(neighbours[:per_type])
+                more = len(neighbours) - per_type
+                lines.append(f"  - {rel_type}{direction}: {shown}" + (f" ... ({more} more)" if more > 0 else ""))
+        docs[node.id] = node.doc + ("\n- relations:\n" + "\n".join(lines) if lines else "")
+    return docs

