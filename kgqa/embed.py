@@ -38,14 +38,17 @@ class SentenceTransformerEncoder:
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 64) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # its weight-loading bar would interleave with kgqa's own bars
 
         path = _resolve_model(model)
         try:
             self._model = SentenceTransformer(path, device=device, local_files_only=True)
         except (OSError, ValueError) as exc:
             raise EmbeddingError(f"cannot load sentence-transformers model '{model}' offline: {exc}") from exc
-        self.name = f"st:{Path(path).name if model == DEFAULT_MODEL else model}"
-        dimension = self._model.get_sentence_embedding_dimension()
+        self.name = "st:all-MiniLM-L6-v2" if model == DEFAULT_MODEL else f"st:{model}"
+        dimension = self._model.get_embedding_dimension()
         if dimension is None:
             raise EmbeddingError(f"model '{model}' does not report its embedding dimension")
         self.dimension = int(dimension)
@@ -111,7 +114,8 @@ class EmbeddingCache:
             chunk = list(hashes[start : start + 500])
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(
-                f"SELECT text_hash, vector FROM embedding WHERE model = ? AND text_hash IN ({marks})", [model, *chunk]
+                f"SELECT text_hash, vector FROM embedding WHERE model = ? AND text_hash IN ({marks})",
+                [model, *chunk],
             )
             for text_hash, blob in rows:
                 found[text_hash] = np.frombuffer(blob, dtype=np.float32)
@@ -145,7 +149,9 @@ class Embedder:
     def dimension(self) -> int:
         return self.encoder.dimension
 
-    def embed(self, texts: Sequence[str], max_tokens: int | None = None, progress: Progress | None = None) -> np.ndarray:
+    def embed(
+        self, texts: Sequence[str], max_tokens: int | None = None, progress: Progress | None = None
+    ) -> np.ndarray:
         """One normalised vector per text; ``progress(n)`` is called as texts are resolved (cached or computed)."""
         model_key = f"{self.encoder.name}|{max_tokens or 'default'}"
         hashes = [hashlib.sha256(t.encode("utf-8")).digest() for t in texts]

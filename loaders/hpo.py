@@ -20,7 +20,12 @@ from loaders.documents import render
 from loaders.model import Edge, Node, SkbData
 
 PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
-PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = "parent-child", "phenotype present", "phenotype absent", "associated with"
+PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = (
+    "parent-child",
+    "phenotype present",
+    "phenotype absent",
+    "associated with",
+)
 FILES = ("hp.obo", "phenotype.hpoa", "genes_to_phenotype.txt")
 READER_VERSION = "1"
 _QUOTED = re.compile(r'^"((?:[^"\\]|\\.)*)"')
@@ -128,12 +133,7 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
         ))
         for t in live.values()
     ]  # fmt: skip
-    edges = [
-        Edge(t.id, PARENT_CHILD, parent)
-        for t in live.values()
-        for parent in t.parents
-        if parent in live
-    ]
+    edges = [Edge(t.id, PARENT_CHILD, parent) for t in live.values() for parent in t.parents if parent in live]
 
     diseases: dict[str, str] = {}
     pairs: set[tuple[str, str, str]] = set()

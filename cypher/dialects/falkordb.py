@@ -62,4 +62,3 @@ EDGE_COUNTS = (
 def neighbours(label: str) -> str:
     """1-hop neighbours of the nodes of ``label`` whose ids are in ``$ids`` (used by benchmarks and evidence)."""
     return f"MATCH (a:{quote(label)})-[r]-(b) WHERE a.{ID} IN $ids RETURN a.{ID} AS id, type(r) AS type, b.{ID} AS nb"
-

@@ -93,7 +93,10 @@ class FalkorWriter:
             self._labels.add(label)
         text = q.create_nodes(label)
         for chunk in batched(rows, self._batch_size):
-            self._write(text, {"rows": [dataclasses.asdict(row) for row in chunk]})
+            rows_param = [
+                {"id": r.id, "name": r.name, "doc": r.doc, "name_emb": r.name_emb, "doc_emb": r.doc_emb} for r in chunk
+            ]
+            self._write(text, {"rows": rows_param})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
         text = q.create_edges(source, rel_type, target)

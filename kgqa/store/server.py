@@ -10,6 +10,7 @@ half-written graph on disk.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import os
@@ -144,10 +145,9 @@ class EmbeddedServer:
         try:
             if process is not None and process.poll() is None:
                 if client is not None:
-                    try:
+                    # The server closes the connection as it exits: that error is the expected answer.
+                    with contextlib.suppress(RedisConnectionError, OSError):
                         client.connection.shutdown(nosave=True)
-                    except (RedisConnectionError, OSError):
-                        pass  # the server closes the connection as it exits; that is the expected answer
                 if process.poll() is None:
                     process.terminate()
                 try:

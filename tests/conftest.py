@@ -1,0 +1,62 @@
+"""Shared fixtures: a tiny offline embedding model, isolated data directories, a STaRK-format fixture folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kgqa.config import Config, load_config
+from kgqa.store.server import SOCKET_NAME
+from tests.stark_fixture import write_prime_fixture
+from tests.tiny_model import build_tiny_model
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_model(tmp_path_factory.mktemp("model"))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "kgqa-home"
+
+
+@pytest.fixture
+def config(home: Path, tiny_model: Path) -> Config:
+    return load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)
+
+
+@pytest.fixture
+def cli_env(home: Path, tiny_model: Path) -> dict[str, str]:
+    """Environment for running ``kgqa`` against an isolated home with the tiny model."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGQA_")}
+    env.update({"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "HF_HUB_OFFLINE": "1"})
+    return env
+
+
+@pytest.fixture(scope="session")
+def prime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_prime_fixture(tmp_path_factory.mktemp("stark") / "processed")
+
+
+def servers_for(home: Path) -> list[psutil.Process]:
+    """FalkorDB server processes bound to the socket of ``home`` (there must be none once kgqa has exited)."""
+    socket = str(home / "falkordb" / SOCKET_NAME)
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info.get("cmdline") or []
+        if socket in cmdline and proc.status() != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+@pytest.fixture
+def no_orphans(home: Path) -> Iterator[None]:
+    yield
+    assert servers_for(home) == []

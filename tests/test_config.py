@@ -1,0 +1,50 @@
+from pathlib import Path
+
+import pytest
+
+from kgqa.config import load_config
+from kgqa.errors import ConfigError
+
+
+def test_defaults_without_file_or_env(tmp_path: Path) -> None:
+    config = load_config(env={"KGQA_HOME": str(tmp_path / "h")}, cwd=tmp_path)
+    assert config.home == tmp_path / "h"
+    assert config.store_dir == tmp_path / "h" / "falkordb"
+    assert config.top_k == 20 and config.embedder == "minilm"
+
+
+def test_precedence_file_then_env_then_flags(tmp_path: Path) -> None:
+    (tmp_path / "kgqa.toml").write_text('top_k = 5\nembedder = "from-file"\nef_runtime = 50\n')
+    env = {"KGQA_HOME": str(tmp_path / "h"), "KGQA_TOP_K": "7", "KGQA_EMBEDDER": "from-env"}
+    config = load_config({"top_k": 9, "embedder": None}, env=env, cwd=tmp_path)
+    assert config.top_k == 9  # flag beats env and file
+    assert config.embedder == "from-env"  # env beats file; a flag that was not given changes nothing
+    assert config.ef_runtime == 50  # file beats default
+
+
+def test_home_config_file_is_used_when_no_local_file(tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    home.mkdir()
+    (home / "config.toml").write_text("top_k = 3\n")
+    assert load_config(env={"KGQA_HOME": str(home)}, cwd=tmp_path).top_k == 3
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("tpo_k = 3\n", "unknown setting 'tpo_k'"),
+        ('top_k = "many"\n', "'top_k' must be int"),
+        ("top_k = 0\n", "'top_k' must be >= 1"),
+        ("top_k = \n", "kgqa.toml"),
+        ('store = "neo4j"\n', "store 'neo4j' is not available yet"),
+    ],
+)
+def test_bad_file_names_the_problem(tmp_path: Path, toml: str, message: str) -> None:
+    (tmp_path / "kgqa.toml").write_text(toml)
+    with pytest.raises(ConfigError, match=message):
+        load_config(env={}, cwd=tmp_path)
+
+
+def test_unknown_env_var_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="environment: unknown setting 'colour'"):
+        load_config(env={"KGQA_COLOUR": "red"}, cwd=tmp_path)

@@ -1,0 +1,46 @@
+"""Golden tests of every Cypher text kgqa sends to FalkorDB, and of identifier quoting."""
+
+import pytest
+
+from cypher import quote
+from cypher.dialects import falkordb as q
+
+
+def test_quote_backticks_everything_and_doubles_backticks() -> None:
+    assert quote("gene/protein") == "`gene/protein`"
+    assert quote("phenotype present") == "`phenotype present`"
+    assert quote("a`b") == "`a``b`"
+    for bad in ("", "a\x00b"):
+        with pytest.raises(ValueError, match="invalid Cypher identifier"):
+            quote(bad)
+
+
+def test_golden_load_queries() -> None:
+    assert q.create_nodes("gene/protein") == (
+        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, "
+        "name_emb: vecf32(r.name_emb), doc_emb: vecf32(r.doc_emb)})"
+    )
+    assert q.create_edges("disease", "phenotype present", "effect/phenotype") == (
+        "UNWIND $rows AS r MATCH (a:`disease` {id: r[0]}) MATCH (b:`effect/phenotype` {id: r[1]}) "
+        "CREATE (a)-[:`phenotype present`]->(b)"
+    )
+    assert q.create_id_index("disease") == "CREATE INDEX FOR (n:`disease`) ON (n.id)"
+    assert q.create_vector_index("disease", "doc_emb", 384, 200) == (
+        "CREATE VECTOR INDEX FOR (n:`disease`) ON (n.`doc_emb`) OPTIONS "
+        "{dimension: 384, similarityFunction: 'cosine', efRuntime: 200}"
+    )
+
+
+def test_golden_read_queries_take_values_as_parameters() -> None:
+    assert q.VECTOR_TOP_K == (
+        "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
+        "RETURN node.id AS id, node.name AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
+    )
+    assert q.neighbours("gene/protein") == (
+        "MATCH (a:`gene/protein`)-[r]-(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, b.id AS nb"
+    )
+
+
+def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
+    text = q.create_id_index("x`) DETACH DELETE n //")
+    assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

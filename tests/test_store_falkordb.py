@@ -1,0 +1,166 @@
+"""The store interface against the real embedded FalkorDB (no mocks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgqa.errors import StoreError, StoreLockedError
+from kgqa.store.base import NodeRow, SkbMeta
+from kgqa.store.falkordb import FalkorStore, literal
+
+DIM = 16
+
+
+def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    v = rng.standard_normal((n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _meta(name: str = "g", nodes: int = 0, edges: int = 0) -> SkbMeta:
+    return SkbMeta(name, "test", "1", "test-embedder", DIM, ("disease",), nodes, edges, "fp", "2026-01-01")
+
+
+def _write(store: FalkorStore, rng: np.random.Generator, n: int = 50, name: str = "g") -> np.ndarray:
+    docs = _unit(rng, n)
+    names = _unit(rng, n)
+    rows = [NodeRow(f"D{i}", f"disease {i}", f'doc "{i}" \\ ü', names[i], docs[i]) for i in range(n)]
+    genes = [NodeRow(i, f"gene {i}", "gene doc", names[i], docs[i]) for i in range(5)]
+    with store.writer(name, _meta(name, n + 5, 4)) as writer:
+        writer.add_nodes("disease", rows)
+        writer.add_nodes("gene/protein", genes)
+        writer.add_edges("gene/protein", "associated with", "disease", [(0, "D0"), (1, "D1"), (1, "D2"), (2, "D0")])
+        writer.create_vector_indexes(["disease", "gene/protein"], DIM)
+    return docs
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with FalkorStore(tmp_path / "db") as s:
+        yield s
+
+
+def test_write_schema_and_meta(store: FalkorStore) -> None:
+    _write(store, np.random.default_rng(0))
+    assert store.graphs() == ["g"]
+    meta = store.meta("g")
+    assert meta is not None and meta.node_count == 55 and meta.candidate_types == ("disease",)
+    schema = store.schema("g")
+    assert {(label.name, label.count) for label in schema.labels} == {("disease", 50), ("gene/protein", 5)}
+    assert [(r.source, r.type, r.target, r.count) for r in schema.relationships] == [
+        ("gene/protein", "associated with", "disease", 4)
+    ]
+    kinds = {(i.label, i.property, i.kind) for i in schema.indexes}
+    assert ("disease", "doc_emb", "VECTOR") in kinds and ("gene/protein", "id", "RANGE") in kinds
+    assert all(i.status == "OPERATIONAL" for i in schema.indexes)
+
+
+def test_values_round_trip_unchanged(store: FalkorStore) -> None:
+    _write(store, np.random.default_rng(0))
+    rows = store.read("g", "MATCH (n:disease {id: $id}) RETURN n.doc, n.name", {"id": "D7"})
+    assert rows == [['doc "7" \\ ü', "disease 7"]]
+    assert store.read("g", "MATCH (n:`gene/protein` {id: $id}) RETURN n.name", {"id": 3}) == [["gene 3"]]
+
+
+def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
+    rng = np.random.default_rng(1)
+    docs = _write(store, rng)
+    query = _unit(rng, 1)[0]
+    hits = store.vector_top_k("g", "disease", "doc_emb", query, 10)
+    exact = np.argsort(-(docs @ query))[:10]
+    assert [h.id for h in hits] == [f"D{i}" for i in exact]
+    assert hits[0].similarity == pytest.approx(float(docs[exact[0]] @ query), abs=1e-5)
+    assert all(h.label == "disease" for h in hits)
+
+
+def test_read_refuses_writes(store: FalkorStore) -> None:
+    _write(store, np.random.default_rng(0))
+    for query in ("CREATE (:x)", "MATCH (n) DETACH DELETE n", "MATCH (n) SET n.name = 'x'", "MERGE (:y {id: 1})"):
+        with pytest.raises(StoreError, match="refused"):
+            store.read("g", query)
+    assert store.schema("g").node_count == 55
+
+
+def test_a_new_load_replaces_the_graph_atomically(store: FalkorStore) -> None:
+    rng = np.random.default_rng(0)
+    _write(store, rng)
+    _write(store, rng, n=20)
+    assert store.schema("g").node_count == 25  # replaced, not appended
+
+
+def test_interrupted_writer_leaves_the_previous_graph(store: FalkorStore) -> None:
+    rng = np.random.default_rng(0)
+    _write(store, rng)
+    with pytest.raises(RuntimeError, match="boom"), store.writer("g", _meta(nodes=1)) as writer:
+        writer.add_nodes("disease", [NodeRow("X", "x", "x", _unit(rng, 1)[0], _unit(rng, 1)[0])])
+        raise RuntimeError("boom")
+    assert store.schema("g").node_count == 55
+    assert store.meta("g").node_count == 55  # type: ignore[union-attr]
+    assert store.graphs() == ["g"]  # the staging graph is not listed
+
+
+def test_graph_persists_across_restarts(tmp_path: Path) -> None:
+    with FalkorStore(tmp_path / "db") as store:
+        docs = _write(store, np.random.default_rng(2))
+    with FalkorStore(tmp_path / "db") as store:
+        store.await_indexes("g")
+        assert store.schema("g").node_count == 55
+        hits = store.vector_top_k("g", "disease", "doc_emb", docs[3], 1)
+        assert hits[0].id == "D3"
+
+
+def test_unsaved_writes_do_not_persist(tmp_path: Path) -> None:
+    """Only a completed load SAVEs: a kill before that leaves the previous on-disk state."""
+    with FalkorStore(tmp_path / "db") as store:
+        store.client.select_graph("scratch").query("CREATE (:x)")
+    with FalkorStore(tmp_path / "db") as store:
+        assert "scratch" not in store.graphs()
+
+
+def test_second_process_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    with FalkorStore(tmp_path / "db") as store:
+        with pytest.raises(StoreLockedError, match=r"in use by another kgqa process \(pid \d+\)"):
+            FalkorStore(tmp_path / "db")
+        assert store.graphs() == []  # the refused opener did not disturb the running server
+    with FalkorStore(tmp_path / "db"):  # the lock is released on close
+        pass
+
+
+def test_close_stops_the_server(tmp_path: Path) -> None:
+    import psutil
+
+    store = FalkorStore(tmp_path / "db")
+    pid = store.server_pid
+    assert pid is not None and psutil.pid_exists(pid)
+    store.close()
+    store.close()  # idempotent
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_meta_of_unknown_graph_is_none(store: FalkorStore) -> None:
+    assert store.meta("nope") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("a\"b\\c", '"a\\"b\\\\c"'),
+        (None, "null"),
+        (True, "true"),
+        (3, "3"),
+        (1.5, "1.5"),
+        ([1, "x"], '[1,"x"]'),
+        ({"k": [1.0]}, "{`k`:[1.0]}"),
+        (np.array([0.5, -1.0], dtype=np.float32), "[0.5, -1.0]"),
+    ],
+)
+def test_literal(value: object, text: str) -> None:
+    assert literal(value) == text
+
+
+@pytest.mark.parametrize("value", [float("nan"), np.array([np.inf]), object()])
+def test_literal_refuses_what_it_cannot_send(value: object) -> None:
+    with pytest.raises(StoreError):
+        literal(value)
