@@ -102,9 +102,10 @@ class EmbeddingCache:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path)
+        # A rowid table: WITHOUT ROWID stores 1.5 kB vectors in overflow pages at ~3x the size.
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, text_hash BLOB NOT NULL, "
-            "vector BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
+            "vector BLOB NOT NULL, PRIMARY KEY (model, text_hash))"
         )
         self._db.commit()
 

@@ -15,6 +15,8 @@ from tests.stark_fixture import write_prime_fixture
 from tests.tiny_model import build_tiny_model
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
+for _key in [k for k in os.environ if k.startswith("KGQA_")]:
+    del os.environ[_key]  # a developer's own settings must not leak into tests
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +53,8 @@ def servers_for(home: Path) -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = proc.info.get("cmdline") or []
-        if socket in cmdline and proc.status() != psutil.STATUS_ZOMBIE:
+        # redis-server rewrites its title to "redis-server unixsocket:PATH", so match within the arguments
+        if any(socket in part for part in cmdline) and proc.status() != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
 

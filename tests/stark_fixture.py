@@ -11,7 +11,7 @@ NODE_TYPES = {0: "disease", 1: "drug", 2: "gene/protein", 3: "effect/phenotype"}
 EDGE_TYPES = {0: "indication", 1: "target", 2: "phenotype present", 3: "associated with"}
 # (name, type id, source, details)
 NODES = [
-    ("strongyloidiasis", 0, "MONDO", {"mondo_definition": "An infection of the intestine by the roundworm Strongyloides."}),
+    ("strongyloidiasis", 0, "MONDO", {"mondo_definition": "An intestinal infection by the roundworm Strongyloides."}),
     ("migraine", 0, "MONDO", {"mondo_definition": "A neurological disorder with recurrent headaches."}),
     ("ivermectin", 1, "DrugBank", {"description": "An anthelmintic drug used against parasitic worms.",
                                    "half_life": "18 hours"}),

@@ -146,7 +146,7 @@ def test_meta_of_unknown_graph_is_none(store: FalkorStore) -> None:
 @pytest.mark.parametrize(
     ("value", "text"),
     [
-        ("a\"b\\c", '"a\\"b\\\\c"'),
+        ('a"b\\c', '"a\\"b\\\\c"'),
         (None, "null"),
         (True, "true"),
         (3, "3"),

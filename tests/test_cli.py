@@ -1,0 +1,122 @@
+"""The command line, in-process with click's CliRunner: outputs, JSON shape, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgqa.cli import main
+from kgqa.store.falkordb import FalkorStore
+from tests.stark_fixture import EDGES, NODES
+
+
+def run(env: dict[str, str], *args: str):
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def assert_one_line_error(result, message: str) -> None:
+    assert result.exit_code != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    result = run(cli_env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+    assert result.exit_code == 0, result.stderr
+    assert f"loaded {len(NODES)} nodes, {len(EDGES)} edges" in result.stderr
+    return cli_env
+
+
+def test_load_twice_is_up_to_date_and_force_reuses_the_cache(loaded: dict[str, str], prime_dir: Path) -> None:
+    again = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+    assert "already loaded and up to date (8 nodes, 8 edges)" in again.stderr
+    forced = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir), "--force")
+    assert forced.exit_code == 0
+    assert "(0 texts embedded, 16 from cache)" in forced.stderr
+
+
+def test_ask_json_shape(loaded: dict[str, str]) -> None:
+    result = run(loaded, "ask", "Which drug treats strongyloidiasis?", "--skb", "prime", "--top-k", "3", "--json")
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["question"] == "Which drug treats strongyloidiasis?"
+    assert len(out["answers"]) == 3
+    assert set(out["answers"][0]) == {"id", "type", "name", "score"}
+    scores = [a["score"] for a in out["answers"]]
+    assert scores == sorted(scores, reverse=True)
+    assert out["trace"]["strategy"] == "vector" and out["trace"]["k"] == 3
+    assert set(out["trace"]["seconds"]) == {"await_indexes", "embed_question", "vector_strand"}
+
+
+def test_ask_type_filter_and_table(loaded: dict[str, str]) -> None:
+    result = run(loaded, "ask", "headache", "--skb", "prime", "--type", "drug")
+    assert result.exit_code == 0, result.stderr
+    assert "ivermectin" in result.stdout and "sumatriptan" in result.stdout
+    assert "migraine" not in result.stdout  # a disease, filtered out by --type
+    for column in ("rank", "id", "type", "name", "score"):
+        assert column in result.stdout
+
+
+def test_schema(loaded: dict[str, str]) -> None:
+    result = run(loaded, "schema", "--skb", "prime", "--json")
+    schema = json.loads(result.stdout)["schema"]
+    assert {(r["source"], r["type"], r["target"]) for r in schema["relationships"]} >= {
+        ("drug", "indication", "disease"),
+        ("drug", "target", "gene/protein"),
+    }
+    table = run(loaded, "schema", "--skb", "prime")
+    assert "gene/protein" in table.stdout and "OPERATIONAL" in table.stdout
+
+
+def test_unknown_skb(cli_env: dict[str, str]) -> None:
+    assert_one_line_error(run(cli_env, "ask", "q", "--skb", "wikidata"), "unknown SKB 'wikidata'")
+
+
+def test_ask_before_load(cli_env: dict[str, str]) -> None:
+    assert_one_line_error(run(cli_env, "ask", "q", "--skb", "hpo"), "SKB 'hpo' is not loaded; run: kgqa load hpo")
+
+
+def test_unknown_type(loaded: dict[str, str]) -> None:
+    assert_one_line_error(run(loaded, "ask", "q", "--skb", "prime", "--type", "planet"), "unknown type 'planet'")
+
+
+def test_empty_question(loaded: dict[str, str]) -> None:
+    assert_one_line_error(run(loaded, "ask", "  ", "--skb", "prime"), "the question is empty")
+
+
+def test_embedder_mismatch(loaded: dict[str, str]) -> None:
+    env = {**loaded, "KGQA_EMBEDDER": "minilm"}
+    assert_one_line_error(run(env, "ask", "q", "--skb", "prime"), "was embedded with")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing", "does not exist"),
+        (lambda d: (d / "empty").mkdir() or d / "empty", "is missing node_info.pkl"),
+    ],
+)
+def test_bad_stark_dir(cli_env: dict[str, str], tmp_path: Path, make, message: str) -> None:
+    assert_one_line_error(run(cli_env, "load", "stark", "--name", "prime", "--dir", str(make(tmp_path))), message)
+
+
+def test_data_dir_held_by_another_process(cli_env: dict[str, str], home: Path) -> None:
+    with FalkorStore(home / "falkordb"):
+        assert_one_line_error(run(cli_env, "ask", "q", "--skb", "hpo"), "is in use by another kgqa process")
+
+
+def test_bad_config_value(cli_env: dict[str, str]) -> None:
+    assert_one_line_error(run({**cli_env, "KGQA_TOP_K": "lots"}, "ask", "q", "--skb", "hpo"), "'top_k' must be int")
+
+
+def test_real_model_ranks_the_right_drug_first(home: Path, prime_dir: Path) -> None:
+    env = {"KGQA_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    assert run(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir)).exit_code == 0
+    result = run(env, "ask", "Which drug is indicated for strongyloidiasis?", "--skb", "prime", "--type", "drug",
+                 "--json")  # fmt: skip
+    assert json.loads(result.stdout)["answers"][0]["name"] == "ivermectin"

@@ -1,0 +1,117 @@
+"""Process lifecycle of the embedded server and interrupted loads, with real ``kgqa`` subprocesses."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from falkordb import FalkorDB
+
+from kgqa.app import Kgqa
+from kgqa.store.server import SOCKET_NAME
+from loaders.hpo import read_hpo
+from tests.conftest import servers_for
+
+KGQA = [sys.executable, "-m", "kgqa.cli"]
+
+
+def _wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+def test_no_orphan_server_when_kgqa_is_signalled(cli_env, home: Path, sig: signal.Signals) -> None:
+    """Signal ``kgqa load hpo`` while it embeds (the server is up for a minute then)."""
+    proc = subprocess.Popen([*KGQA, "load", "hpo"], env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+
+    def server_up() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"kgqa exited early ({proc.returncode}): {proc.stderr.read()!r}")  # type: ignore[union-attr]
+        return bool(servers_for(home))
+
+    try:
+        _wait_for(server_up, 120, "the server to start")
+        server = servers_for(home)[0]
+        proc.send_signal(sig)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    server.wait(timeout=15)
+    assert servers_for(home) == []
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130 and stderr.strip().endswith("interrupted")
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 128 + signal.SIGTERM
+    assert "Traceback" not in stderr
+
+
+def test_no_orphan_server_after_an_exception(config, home: Path) -> None:
+    with pytest.raises(RuntimeError, match="boom"), Kgqa(config):
+        assert len(servers_for(home)) == 1
+        raise RuntimeError("boom")
+    assert servers_for(home) == []
+
+
+def test_no_orphan_server_after_an_uncaught_exception_in_a_script(config, home: Path, cli_env) -> None:
+    script = (
+        "from kgqa.app import connect\n"
+        "kg = connect()\n"  # never closed: the interpreter dies of the exception
+        "raise SystemError('unhandled')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], env=cli_env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "unhandled" in result.stderr
+    _wait_for(lambda: not servers_for(home), 15, "the server to exit")
+
+
+@pytest.mark.slow
+def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: Path) -> None:
+    """SIGKILL while the staging graph is being written; the re-run must end with exactly the source's counts."""
+    expected = read_hpo()
+    proc = subprocess.Popen([*KGQA, "load", "hpo"], env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def staging_has_nodes() -> bool:
+        socket = home / "falkordb" / SOCKET_NAME
+        if proc.poll() is not None:
+            raise AssertionError(f"load ended before it could be killed: {proc.stderr.read()!r}")  # type: ignore[union-attr]
+        if not socket.exists():
+            return False
+        try:
+            graph = FalkorDB(unix_socket_path=str(socket)).select_graph("hpo.staging")
+            return graph.ro_query("MATCH (n) RETURN count(n)").result_set[0][0] > 10_000
+        except Exception:  # the staging graph does not exist yet
+            return False
+
+    try:
+        _wait_for(staging_has_nodes, 900, "the load to be writing nodes")
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    _wait_for(lambda: not servers_for(home), 15, "the server to exit")
+
+    rerun = subprocess.run([*KGQA, "load", "hpo"], env=cli_env, capture_output=True, text=True, timeout=1800)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"loaded {len(expected.nodes)} nodes, {len(expected.edges)} edges" in rerun.stderr
+    assert "(0 texts embedded" in rerun.stderr  # everything was embedded before the kill
+
+    schema = subprocess.run([*KGQA, "schema", "--skb", "hpo", "--json"], env=cli_env, capture_output=True, text=True)
+    import json
+
+    live = json.loads(schema.stdout)["schema"]
+    assert sum(label["count"] for label in live["labels"]) == len(expected.nodes) == 36853
+    assert sum(rel["count"] for rel in live["relationships"]) == len(expected.edges) == 565817
+
+    again = subprocess.run([*KGQA, "load", "hpo"], env=cli_env, capture_output=True, text=True, timeout=600)
+    assert "already loaded and up to date (36853 nodes, 565817 edges)" in again.stderr
+    forced = subprocess.run([*KGQA, "load", "hpo", "--force"], env=cli_env, capture_output=True, text=True,
+                            timeout=1800)  # fmt: skip
+    assert "loaded 36853 nodes, 565817 edges" in forced.stderr and "(0 texts embedded" in forced.stderr
+    assert servers_for(home) == []
