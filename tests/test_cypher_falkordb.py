@@ -37,7 +37,7 @@ def test_golden_read_queries_take_values_as_parameters() -> None:
         "RETURN node.id AS id, node.name AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
     )
     assert q.neighbours("gene/protein") == (
-        "MATCH (a:`gene/protein`)-[r]-(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, b.id AS nb"
+        "UNWIND $ids AS i MATCH (a:`gene/protein` {id: i})-[r]-(b) RETURN a.id AS id, type(r) AS type, b.id AS nb"
     )
 
 

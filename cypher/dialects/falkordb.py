@@ -61,4 +61,7 @@ EDGE_COUNTS = (
 
 def neighbours(label: str) -> str:
     """1-hop neighbours of the nodes of ``label`` whose ids are in ``$ids`` (used by benchmarks and evidence)."""
-    return f"MATCH (a:{quote(label)})-[r]-(b) WHERE a.{ID} IN $ids RETURN a.{ID} AS id, type(r) AS type, b.{ID} AS nb"
+    return (
+        f"UNWIND $ids AS i MATCH (a:{quote(label)} {{{ID}: i}})-[r]-(b) "
+        f"RETURN a.{ID} AS id, type(r) AS type, b.{ID} AS nb"
+    )

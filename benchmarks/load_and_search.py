@@ -1,0 +1,146 @@
+"""Store benchmark: a synthetic graph of 200k nodes, 2M edges and 384-d vectors (fixed seed) through kgqa's store.
+
+Measures load throughput (nodes, edges), vector index build time, top-100 kNN median latency and recall against
+exact search, 1-hop expansion median latency for 100 seeds, and peak RSS of kgqa and of the FalkorDB server.
+Writes benchmarks/results/load_and_search.json and the table in docs/benchmarks.md.
+
+    python benchmarks/load_and_search.py [--nodes 200000 --edges 2000000 --queries 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from cypher.dialects import falkordb as q
+from kgqa.store.base import NodeRow, SkbMeta, batched
+from kgqa.store.falkordb import FalkorStore
+
+ROOT = Path(__file__).resolve().parent.parent
+LABEL, REL = "node", "links"
+TABLE_START, TABLE_END = "<!-- load_and_search:start -->", "<!-- load_and_search:end -->"
+
+
+def clustered_unit_vectors(rng: np.random.Generator, n: int, dim: int, clusters: int = 200) -> np.ndarray:
+    """Points around random centres, like real embeddings (uniform random vectors make HNSW look too good)."""
+    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
+    vectors = centres[rng.integers(0, clusters, n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=200_000)
+    parser.add_argument("--edges", type=int, default=2_000_000)
+    parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--k", type=int, default=100)
+    parser.add_argument("--ef-runtime", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "load_and_search.json")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(args.seed)
+    names = clustered_unit_vectors(rng, args.nodes, args.dim)
+    docs = clustered_unit_vectors(rng, args.nodes, args.dim)
+    sources = rng.integers(0, args.nodes, args.edges)
+    targets = rng.integers(0, args.nodes, args.edges)
+    queries = clustered_unit_vectors(rng, args.queries, args.dim)
+    rows = [NodeRow(i, f"node {i}", f"document of node {i}", names[i], docs[i]) for i in range(args.nodes)]
+    pairs = list(zip(sources.tolist(), targets.tolist(), strict=True))
+    meta = SkbMeta("bench", "synthetic", str(args.seed), "synthetic", args.dim, (LABEL,), args.nodes, args.edges,
+                   "bench", "now")  # fmt: skip
+
+    with tempfile.TemporaryDirectory() as tmp, FalkorStore(Path(tmp), ef_runtime=args.ef_runtime) as store:
+        server = psutil.Process(store.server_pid)
+        with store.writer("bench", meta) as writer:
+            start = time.perf_counter()
+            for chunk in batched(rows, 2000):
+                writer.add_nodes(LABEL, chunk)
+            node_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            writer.add_edges(LABEL, REL, LABEL, pairs)
+            edge_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            writer.create_vector_indexes([LABEL], args.dim)
+            store.await_indexes("bench.staging", timeout=3600)
+            index_seconds = time.perf_counter() - start
+        schema = store.schema("bench")
+        assert schema.node_count == args.nodes and schema.edge_count == args.edges, schema
+
+        knn_ms, recalls = [], []
+        for query in queries:
+            start = time.perf_counter()
+            hits = store.vector_top_k("bench", LABEL, q.DOC_EMB, query, args.k)
+            knn_ms.append((time.perf_counter() - start) * 1000)
+            exact = set(np.argsort(-(docs @ query))[: args.k].tolist())
+            recalls.append(len(exact & {h.id for h in hits}) / args.k)
+        hop_ms = []
+        for _ in range(30):
+            seeds = rng.choice(args.nodes, 100, replace=False).tolist()
+            start = time.perf_counter()
+            store.read("bench", q.neighbours(LABEL), {"ids": seeds})
+            hop_ms.append((time.perf_counter() - start) * 1000)
+        server_rss = server.memory_info().rss
+
+    result = {
+        "machine": {
+            "cpus": psutil.cpu_count(),
+            "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+            "python": platform.python_version(),
+        },
+        "params": {key: value for key, value in vars(args).items() if key != "out"},
+        "load_nodes_seconds": round(node_seconds, 2),
+        "nodes_per_second": round(args.nodes / node_seconds),
+        "load_edges_seconds": round(edge_seconds, 2),
+        "edges_per_second": round(args.edges / edge_seconds),
+        "index_build_seconds": round(index_seconds, 2),
+        "knn_median_ms": round(statistics.median(knn_ms), 2),
+        "knn_p95_ms": round(sorted(knn_ms)[int(0.95 * len(knn_ms)) - 1], 2),
+        "knn_recall_mean": round(statistics.mean(recalls), 4),
+        "one_hop_100_seeds_median_ms": round(statistics.median(hop_ms), 2),
+        "peak_rss_kgqa_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "rss_server_mib": round(server_rss / 2**20),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_table(result)
+    print(json.dumps(result, indent=2))
+
+
+def write_table(r: dict) -> None:
+    p = r["params"]
+    lines = [
+        TABLE_START,
+        f"Synthetic graph: {p['nodes']:,} nodes (two {p['dim']}-d vectors each), {p['edges']:,} edges, seed "
+        f"{p['seed']}; {r['machine']['cpus']} CPUs, {r['machine']['memory_gib']} GiB; embedded FalkorDB.",
+        "",
+        "| measure | value | target |",
+        "|---|---|---|",
+        f"| node load | {r['load_nodes_seconds']} s ({r['nodes_per_second']:,} nodes/s) | |",
+        f"| edge load | {r['load_edges_seconds']} s ({r['edges_per_second']:,} edges/s) | ≥ 50,000 edges/s |",
+        f"| vector index build (name + doc) | {r['index_build_seconds']} s | |",
+        f"| top-{p['k']} kNN median (p95) | {r['knn_median_ms']} ms ({r['knn_p95_ms']} ms) | ≤ 10 ms |",
+        f"| top-{p['k']} kNN recall vs exact (ef {p['ef_runtime']}) | {r['knn_recall_mean']} | |",
+        f"| 1-hop expansion, 100 seeds, median | {r['one_hop_100_seeds_median_ms']} ms | |",
+        f"| peak RSS kgqa / server RSS | {r['peak_rss_kgqa_mib']} MiB / {r['rss_server_mib']} MiB | |",
+        TABLE_END,
+    ]
+    doc = ROOT / "docs" / "benchmarks.md"
+    text = doc.read_text() if doc.exists() else "# Benchmarks\n\n" + TABLE_START + "\n" + TABLE_END + "\n"
+    head, rest = text.split(TABLE_START, 1)
+    tail = rest.split(TABLE_END, 1)[1]
+    doc.write_text(head + "\n".join(lines) + tail)
+
+
+if __name__ == "__main__":
+    main()
