@@ -9,7 +9,6 @@ term; ones that name an obsolete or unknown term are skipped and counted, never 
 from __future__ import annotations
 
 import csv
-import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from loaders.documents import render
-from loaders.model import Edge, Node, SkbData
+from loaders.model import Edge, Node, SkbData, fingerprint_files
 
 PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
 PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = (
@@ -104,15 +103,6 @@ def _rows(path: Path) -> csv.DictReader[str]:
     return csv.DictReader(lines, delimiter="\t")
 
 
-def fingerprint(data_dir: Path) -> str:
-    digest = hashlib.sha256(f"hpo-reader-{READER_VERSION}".encode())
-    for name in FILES:
-        with (data_dir / name).open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    return digest.hexdigest()
-
-
 def read_hpo(data_dir: Path | None = None) -> SkbData:
     data_dir = data_dir or default_data_dir()
     terms, version = read_obo(data_dir / "hp.obo")
@@ -176,6 +166,6 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
         candidate_types=(DISEASE, GENE, PHENOTYPE),
         nodes=nodes,
         edges=edges,
-        fingerprint=fingerprint(data_dir),
+        fingerprint=fingerprint_files(data_dir, FILES, f"hpo-reader-{READER_VERSION}"),
         skipped=dict(skipped),
     )

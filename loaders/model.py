@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 NodeId = str | int
 
@@ -39,3 +42,13 @@ class SkbData:
 
     def node_types(self) -> dict[NodeId, str]:
         return {node.id: node.type for node in self.nodes}
+
+
+def fingerprint_files(directory: Path, names: Iterable[str], salt: str) -> str:
+    """SHA-256 over the given source files' bytes and a reader-version salt: equal hashes mean an identical graph."""
+    digest = hashlib.sha256(salt.encode())
+    for name in names:
+        with (directory / name).open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()

@@ -8,7 +8,6 @@ admits only plain Python containers, so a malicious folder cannot run code.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import pickle
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 from kgqa.errors import InputError
 from loaders.documents import render
-from loaders.model import Edge, Node, SkbData
+from loaders.model import Edge, Node, SkbData, fingerprint_files
 
 FILES = (
     "node_info.pkl",
@@ -95,15 +94,6 @@ def _document(info: dict[str, Any], node_type: str, name: str) -> str:
     return render(head, details if isinstance(details, dict) else None)
 
 
-def fingerprint(directory: Path) -> str:
-    digest = hashlib.sha256(f"stark-reader-{READER_VERSION}".encode())
-    for name in FILES:
-        with (directory / name).open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
-    return digest.hexdigest()
-
-
 def read_stark(name: str, directory: Path) -> SkbData:
     if name not in CANDIDATE_TYPES:
         raise InputError(f"unknown STaRK SKB '{name}' (use one of: {', '.join(CANDIDATE_TYPES)})")
@@ -154,5 +144,5 @@ def read_stark(name: str, directory: Path) -> SkbData:
         candidate_types=candidates,
         nodes=nodes,
         edges=edges,
-        fingerprint=fingerprint(directory),
+        fingerprint=fingerprint_files(directory, FILES, f"stark-reader-{READER_VERSION}"),
     )

@@ -43,12 +43,13 @@ def literal(value: Any) -> str:
     """Render a parameter value for FalkorDB's ``CYPHER name=value`` header.
 
     The client's own serializer formats floats one by one in Python; a load sends millions of them, so vectors go
-    through ``json.dumps`` (C speed, same syntax for numbers). Strings use the client's quoting.
+    through ``json.dumps`` (C speed, same syntax for numbers), rounded to 7 decimals: float32 holds no more, and the
+    text (which the server must parse) halves. Strings use the client's quoting.
     """
     if isinstance(value, np.ndarray):
         if not np.isfinite(value).all():
             raise StoreError("refusing to store a vector with NaN or infinite values")
-        return json.dumps(value.tolist())
+        return json.dumps(np.round(value.astype(np.float64), 7).tolist())
     if isinstance(value, str):
         return quote_string(value)
     if value is None:
