@@ -1,5 +1,9 @@
 """Loading an SKB: documents with relations, cached embeddings, then one atomic write into the store.
 
+Node ids are stored as strings for every SKB (STaRK's 42 becomes "42"): FalkorDB's index finds string keys about 5x
+faster than integers (measured: 70k vs 13k edges/s when edges look up their endpoints), and one id type keeps
+answers, evaluation and Neo4j's uniqueness constraints simple.
+
 Idempotent and interrupt-safe by construction: the graph is written to staging and published only when complete, and
 embeddings already computed survive a kill in the cache, so a re-run redoes only the cheap database writes.
 """
@@ -76,11 +80,11 @@ def load_skb(
 
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
     for node, name_vec, doc_vec in zip(data.nodes, name_vectors, doc_vectors, strict=True):
-        by_label[node.type].append(NodeRow(node.id, node.name, node.doc, name_vec, doc_vec))
+        by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec))
     types = data.node_types()
     by_triple: dict[tuple[str, str, str], list[tuple[NodeId, NodeId]]] = defaultdict(list)
     for edge in data.edges:
-        by_triple[(types[edge.source], edge.type, types[edge.target])].append((edge.source, edge.target))
+        by_triple[(types[edge.source], edge.type, types[edge.target])].append((str(edge.source), str(edge.target)))
 
     meta = SkbMeta(
         name=data.name, source=data.source, version=data.version, embedder=embedder.name,

@@ -9,7 +9,7 @@ import pytest
 
 from kgqa.errors import StoreError, StoreLockedError
 from kgqa.store.base import NodeRow, SkbMeta
-from kgqa.store.falkordb import FalkorStore, literal
+from kgqa.store.falkordb import FalkorStore, literal, pairs_literal
 
 DIM = 16
 
@@ -164,3 +164,27 @@ def test_literal(value: object, text: str) -> None:
 def test_literal_refuses_what_it_cannot_send(value: object) -> None:
     with pytest.raises(StoreError):
         literal(value)
+
+
+def test_edges_between_ids_that_need_escaping(store: FalkorStore) -> None:
+    rng = np.random.default_rng(3)
+    ids = ['q"uote', "back\\slash", "ünï", "plain:1", "new\nline"]
+    vectors = _unit(rng, len(ids))
+    rows = [NodeRow(i, i, "doc", v, v) for i, v in zip(ids, vectors, strict=True)]
+    pairs = [(ids[i], ids[(i + 1) % len(ids)]) for i in range(len(ids))]
+    with store.writer("g", _meta(nodes=len(ids), edges=len(pairs))) as writer:
+        writer.add_nodes("disease", rows)
+        writer.add_edges("disease", "linked to", "disease", pairs)
+    found = store.read("g", "MATCH (a)-[:`linked to`]->(b) RETURN a.id, b.id ORDER BY a.id")
+    assert sorted(map(tuple, found)) == sorted(pairs)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "text"),
+    [
+        ([("HP:1", "OMIM:2"), (3, 4)], '[["HP:1", "OMIM:2"], [3, 4]]'),  # JSON fast path
+        ([('a"b', "c")], '[["a\\"b","c"]]'),  # escaping needed: general path
+    ],
+)
+def test_pairs_literal(pairs, text: str) -> None:
+    assert pairs_literal(pairs) == text
