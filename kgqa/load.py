@@ -24,7 +24,7 @@ from kgqa.config import Config
 from kgqa.embed import Embedder
 from kgqa.store.base import GraphStore, NodeRow, SkbMeta, batched
 from loaders.documents import with_relations
-from loaders.model import NodeId, SkbData
+from loaders.model import SkbData
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,13 @@ class LoadReport:
     skipped_rows: dict[str, int]
 
 
+STORE_FORMAT = "2"
+"""Bumped whenever what a load writes changes (2: string ids), so older graphs are not taken as up to date."""
+
+
 def load_fingerprint(data: SkbData, embedder_name: str, config: Config) -> str:
-    """Everything that determines the stored graph: the source, the model and the document settings."""
-    key = f"{data.fingerprint}|{embedder_name}|{config.doc_max_tokens}|{config.relation_names_per_type}"
+    """Everything that determines the stored graph: the source, the model, the document settings, the format."""
+    key = f"{STORE_FORMAT}|{data.fingerprint}|{embedder_name}|{config.doc_max_tokens}|{config.relation_names_per_type}"
     return hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -82,7 +86,7 @@ def load_skb(
     for node, name_vec, doc_vec in zip(data.nodes, name_vectors, doc_vectors, strict=True):
         by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec))
     types = data.node_types()
-    by_triple: dict[tuple[str, str, str], list[tuple[NodeId, NodeId]]] = defaultdict(list)
+    by_triple: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)
     for edge in data.edges:
         by_triple[(types[edge.source], edge.type, types[edge.target])].append((str(edge.source), str(edge.target)))
 
