@@ -67,7 +67,13 @@ def _config(ctx: click.Context, **flags: Any) -> Config:
 
 
 def _open(ctx: click.Context, **flags: Any) -> Kgqa:
-    return Kgqa(_config(ctx, **flags))
+    return _start(_config(ctx, **flags))
+
+
+def _start(config: Config) -> Kgqa:
+    """Open the store with a spinner: FalkorDB rebuilds its vector indexes on start (30 s for HPO on 2 cores)."""
+    with _stderr().status("starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
+        return Kgqa(config)
 
 
 def _progress(console: Console) -> Progress:
@@ -106,7 +112,7 @@ def _run_load(ctx: click.Context, skb: str, directory: Path | None, force: bool,
     console = _stderr()
     config = _config(ctx, load_batch_size=batch_size)
     data = read_source(skb, directory)  # bad input fails here, before the store is touched
-    with Kgqa(config) as kg, _progress(console) as progress:
+    with _start(config) as kg, _progress(console) as progress:
         report = kg.load(data, force=force, progress=progress)
     if report.up_to_date:
         console.print(f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); "
