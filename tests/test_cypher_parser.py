@@ -1,0 +1,121 @@
+"""The tolerant parser (issue 3, first part): plans from what LLMs write, drops with reasons, one error type."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cypher.errors import CypherSyntaxError
+from cypher.parser import parse
+from cypher.plan import Condition, Triplet
+
+FENCED = """Here is the query:
+```cypher
+MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "CYP3A4"}),
+      (y)-[:indication]->(d:disease {name: "strongyloidiasis"})
+RETURN y
+```
+It returns the drugs."""
+
+
+def test_fenced_reply_with_prose() -> None:
+    plan = parse(FENCED)
+    assert plan.target == "y"
+    assert plan.triplets == (Triplet("y", ("target",), "g", "out"), Triplet("y", ("indication",), "d", "out"))
+    assert plan.symbol("g").labels == ("gene/protein",)
+    assert [c.search_string for c in plan.constants] == ["CYP3A4", "strongyloidiasis"]
+    assert [d.reason for d in plan.dropped] == ["prose around the query"]
+
+
+def test_directions_and_several_match_clauses() -> None:
+    plan = parse("MATCH (a:author)-[:writes]->(p:paper) MATCH (p)<-[:cites]-(q:paper) MATCH (q)-[:about]-(f) RETURN q")
+    assert plan.triplets == (
+        Triplet("a", ("writes",), "p", "out"),
+        Triplet("q", ("cites",), "p", "out"),  # <- is normalised to head -> tail
+        Triplet("q", ("about",), "f", "both"),
+    )
+
+
+def test_where_conjunction_keeps_usable_predicates_and_drops_the_rest() -> None:
+    plan = parse(
+        "MATCH (p:paper)<-[:writes]-(a:author {name: 'Ann Lee'}) "
+        "WHERE p.year >= 2012 AND toLower(p.title) CONTAINS 'Soliton' AND p.venue IS NOT NULL "
+        "AND p.title STARTS WITH 'Wave' AND p.lang IN ['en', 'de'] AND p.title =~ '.*wave.*' OR p.x = 1 "
+        "RETURN DISTINCT p.title LIMIT 10;"
+    )
+    assert plan.symbol("p").conditions == (
+        Condition("year", ">=", 2012),
+        Condition("title", "CONTAINS", "soliton"),
+        Condition("title", "STARTS WITH", "Wave"),
+        Condition("lang", "IN", ("en", "de")),
+        Condition("title", "=~", ".*wave.*"),
+    )
+    assert plan.target == "p" and plan.distinct and plan.limit == 10
+    reasons = " | ".join(d.reason for d in plan.dropped)
+    assert "IS [NOT] NULL" in reasons and "no OR" in reasons
+
+
+def test_bare_variables_type_alternatives_and_path_variables() -> None:
+    plan = parse("MATCH path = p-[:has_brand|:has_color]->(b:brand {name: 'Nike'}) RETURN p")
+    assert plan.triplets == (Triplet("p", ("has_brand", "has_color"), "b", "out"),)
+    assert any("path variables" in d.reason for d in plan.dropped)
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("MATCH (a)-[:r]->(b) CREATE (c:x) RETURN a", "CREATE is not a read clause"),
+        ("MATCH (a)-[:r]->(b) DETACH DELETE a", "DETACH is not a read clause"),
+        ("MATCH (a)-[:r]->(b) SET a.name = 'x' RETURN a", "SET is not a read clause"),
+        ("MATCH (a)-[:r]->(b) CALL db.labels() RETURN a", "CALL is not a read clause"),
+        ("MATCH (a)-[:r]->(b) LOAD CSV FROM 'file:///etc/passwd' AS l RETURN a", "LOAD is not a read clause"),
+        ("MATCH (a)-[:r]->(b) FOREACH (x IN [1] | CREATE (:y)) RETURN a", "FOREACH is not a read clause"),
+        ("MATCH (a)-[:r]->(b) WITH a RETURN a", "WITH is outside the supported subset"),
+        ("MATCH (a)-[:r*1..3]->(b) MATCH (a)-[:s]->(c) RETURN a", "variable-length"),
+    ],
+)
+def test_unsupported_clauses_are_dropped_with_a_reason(query: str, reason: str) -> None:
+    plan = parse(query)
+    assert any(reason in d.reason for d in plan.dropped), plan.dropped
+    assert plan.triplets  # what was usable is kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "no query here", "MATCH", "MATCH ()", "MATCH (a:`unterminated", "MATCH (a {name: 'x})", "x" * 300_000],
+)
+def test_unusable_input_raises_the_parsers_error(text: str) -> None:
+    with pytest.raises(CypherSyntaxError):
+        parse(text)
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    with pytest.raises(CypherSyntaxError):
+        parse("MATCH (a {x: " + "[" * 5000 + "1" + "]" * 5000 + "})-[:r]->(b) RETURN b")
+
+
+def test_comment_and_string_tricks_stay_values() -> None:
+    plan = parse("MATCH (a:disease {name: 'x\\' }) DETACH DELETE a //'})-[:r]->(b) /* */ RETURN b")
+    assert plan.symbol("a").conditions == (Condition("name", "=", "x' }) DETACH DELETE a //"),)
+
+
+SAMPLES = [FENCED, "MATCH (a:x {name:'n'})-[:r]->(b:y) WHERE b.year > 2000 RETURN b LIMIT 5"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_fuzz_arbitrary_text(text: str) -> None:
+    with contextlib.suppress(CypherSyntaxError):  # any other exception fails the test
+        parse(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SAMPLES), st.integers(0, 400), st.integers(0, 40), st.text(max_size=20))
+def test_fuzz_mutated_real_queries(sample: str, at: int, cut: int, insert: str) -> None:
+    at = min(at, len(sample))
+    mutated = sample[:at] + insert + sample[at + cut :]
+    with contextlib.suppress(CypherSyntaxError):  # any other exception fails the test
+        parse(mutated)
