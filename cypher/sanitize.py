@@ -1,0 +1,142 @@
+"""Sanitizer (method step 3, second half): check a plan against the live schema and repair near misses.
+
+Identifiers that leave this module come only from the schema, so compiled queries never carry an identifier the
+LLM invented. Strict mode (default) repairs only confident near misses and drops the rest with a reason; lenient mode
+maps every label and type to the most similar one in the schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Literal
+
+from cypher.errors import CypherSyntaxError
+from cypher.plan import NAME_PROPERTIES, Condition, Dropped, QueryPlan, Symbol, Triplet
+
+Mode = Literal["strict", "lenient"]
+CONFIDENT = 0.6
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class GraphSchema:
+    """The identifiers the live graph has (kgqa builds it from its store's schema)."""
+
+    labels: tuple[str, ...]
+    relationships: tuple[tuple[str, str, str], ...]
+    """(source label, type, target label)"""
+    properties: tuple[str, ...] = ("id", "name")
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for _, t, _ in self.relationships))
+
+
+@dataclass(frozen=True)
+class Repair:
+    kind: str
+    original: str
+    replacement: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class SanitizedPlan:
+    plan: QueryPlan
+    repairs: tuple[Repair, ...]
+    mode: Mode
+
+
+def similarity(a: str, b: str) -> float:
+    """Max of character similarity, word overlap and word containment, case-folded (``has_field_of_study`` ~
+    ``paper___has_topic___field_of_study`` and ``writes`` ~ ``author___writes___paper`` by words;
+    ``gene_protein`` ~ ``gene/protein`` by characters)."""
+    a_low, b_low = a.lower(), b.lower()
+    chars = SequenceMatcher(None, a_low, b_low).ratio()
+    wa, wb = set(_WORDS.findall(a_low)), set(_WORDS.findall(b_low))
+    words = len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+    contained = 0.7 + 0.3 * words if wa and wa <= wb else 0.0  # every written word is in the schema's name
+    return max(chars, words, contained)
+
+
+def _resolve(name: str, choices: tuple[str, ...], kind: str, mode: Mode, repairs: list[Repair]) -> str | None:
+    if name in choices:
+        return name
+    if not choices:
+        return None
+    best = max(choices, key=lambda c: (similarity(name, c), c))
+    score = similarity(name, best)
+    if mode == "lenient" or score >= CONFIDENT or best.lower() == name.lower():
+        repairs.append(Repair(kind, name, best, round(score, 3)))
+        return best
+    return None
+
+
+def sanitize(plan: QueryPlan, schema: GraphSchema, mode: Mode = "strict") -> SanitizedPlan:
+    repairs: list[Repair] = []
+    dropped = list(plan.dropped)
+    symbols: dict[str, Symbol] = {}
+    for symbol in plan.symbols:
+        labels = []
+        for label in symbol.labels:
+            resolved = _resolve(label, schema.labels, "label", mode, repairs)
+            if resolved is None:
+                dropped.append(Dropped(f"{symbol.name}:{label}", "label not in the schema"))
+            else:
+                labels.append(resolved)
+        symbols[symbol.name] = _conditions(
+            dataclasses.replace(symbol, labels=tuple(dict.fromkeys(labels[:1]))), schema, dropped
+        )
+
+    triplets = []
+    for triplet in plan.triplets:
+        types = [t for t in (_resolve(t, schema.types, "type", mode, repairs) for t in triplet.types) if t]
+        if not types:
+            dropped.append(Dropped(f"-[:{'|'.join(triplet.types)}]-", "relationship type not in the schema"))
+            continue
+        triplets.append(_orient(dataclasses.replace(triplet, types=tuple(dict.fromkeys(types))), symbols, schema,
+                                repairs))  # fmt: skip
+    if not triplets and not any(s.search_string for s in symbols.values()):
+        raise CypherSyntaxError("nothing of the query matches the schema")
+    plan = dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets), dropped=tuple(dropped))
+    return SanitizedPlan(plan, tuple(repairs), mode)
+
+
+def _conditions(symbol: Symbol, schema: GraphSchema, dropped: list[Dropped]) -> Symbol:
+    """Name/title equalities become the search string; unknown properties of a constant extend it (method step 3);
+    other conditions on properties the graph does not have are dropped."""
+    kept: list[Condition] = []
+    extra: list[str] = []
+    is_constant = symbol.search_string is not None
+    for condition in symbol.conditions:
+        prop = "name" if condition.property in NAME_PROPERTIES else condition.property
+        if prop in schema.properties:
+            kept.append(dataclasses.replace(condition, property=prop))
+        elif is_constant and isinstance(condition.value, str | int | float):
+            extra.append(str(condition.value))
+        else:
+            dropped.append(Dropped(f"{symbol.name}.{condition.property}", "property not in the schema"))
+    if extra:
+        first = next(i for i, c in enumerate(kept) if c.property == "name" and c.op == "=")
+        kept[first] = dataclasses.replace(kept[first], value=f"{kept[first].value} {' '.join(extra)}")
+    return dataclasses.replace(symbol, conditions=tuple(kept))
+
+
+def _orient(triplet: Triplet, symbols: dict[str, Symbol], schema: GraphSchema, repairs: list[Repair]) -> Triplet:
+    """Flip a written direction that the schema only has the other way round (LLMs often get it wrong)."""
+    if triplet.direction == "both":
+        return triplet
+    head = symbols[triplet.head].labels[:1]
+    tail = symbols[triplet.tail].labels[:1]
+    if not head or not tail:
+        return triplet
+    forward = any((head[0], t, tail[0]) in schema.relationships for t in triplet.types)
+    backward = any((tail[0], t, head[0]) in schema.relationships for t in triplet.types)
+    if backward and not forward:
+        repairs.append(Repair("direction", f"({triplet.head})->({triplet.tail})", f"({triplet.tail})->({triplet.head})",
+                              1.0))  # fmt: skip
+        return dataclasses.replace(triplet, head=triplet.tail, tail=triplet.head)
+    return triplet

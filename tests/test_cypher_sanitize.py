@@ -1,0 +1,78 @@
+"""The sanitizer: identifiers only from the schema, near misses repaired and recorded, the rest dropped."""
+
+import pytest
+
+from cypher.errors import CypherSyntaxError
+from cypher.parser import parse
+from cypher.sanitize import GraphSchema, sanitize, similarity
+
+MAG = GraphSchema(
+    ("author", "paper", "institution", "field_of_study"),
+    (
+        ("author", "author___writes___paper", "paper"),
+        ("paper", "paper___cites___paper", "paper"),
+        ("paper", "paper___has_topic___field_of_study", "field_of_study"),
+        ("author", "author___affiliated_with___institution", "institution"),
+    ),
+)
+
+
+def test_near_misses_are_repaired_and_recorded() -> None:
+    result = sanitize(parse("MATCH (p:Paper)-[:has_field_of_study]->(f:field_of_study {name: 'Physics'}) RETURN p"),
+                      MAG)  # fmt: skip
+    assert [(r.kind, r.original, r.replacement) for r in result.repairs] == [
+        ("label", "Paper", "paper"),
+        ("type", "has_field_of_study", "paper___has_topic___field_of_study"),
+    ]
+    assert result.plan.triplets[0].types == ("paper___has_topic___field_of_study",)
+
+
+def test_wrong_direction_is_flipped_when_the_schema_has_it_the_other_way() -> None:
+    result = sanitize(parse("MATCH (p:paper)-[:writes]->(a:author {name: 'Ann Lee'}) RETURN p"), MAG)
+    triplet = result.plan.triplets[0]
+    assert (triplet.head, triplet.types, triplet.tail) == ("a", ("author___writes___paper",), "p")
+    assert any(r.kind == "direction" for r in result.repairs)
+
+
+def test_unknown_properties_extend_a_constant_or_are_dropped() -> None:
+    plan = sanitize(
+        parse(
+            "MATCH (f:field_of_study {name: 'Physics', area: 'optics'})<-[:has_topic]-(p:paper) "
+            "WHERE p.year > 2000 RETURN p"
+        ),
+        MAG,
+    ).plan
+    assert plan.symbol("f").search_string == "Physics optics"
+    assert plan.symbol("p").conditions == ()
+    assert any(d.text == "p.year" and d.reason == "property not in the schema" for d in plan.dropped)
+
+
+def test_strict_drops_what_lenient_maps() -> None:
+    query = "MATCH (x:planet)-[:orbits]->(y:paper {name: 'A'}) RETURN x"
+    strict = sanitize(parse(query), MAG)
+    assert strict.plan.triplets == () and strict.plan.symbol("x").labels == ()
+    lenient = sanitize(parse(query), MAG, mode="lenient")
+    assert len(lenient.plan.triplets) == 1
+    assert all(t in MAG.types for t in lenient.plan.triplets[0].types)
+
+
+def test_nothing_matching_the_schema_is_an_error() -> None:
+    with pytest.raises(CypherSyntaxError, match="nothing of the query matches the schema"):
+        sanitize(parse("MATCH (x:planet)-[:orbits]->(y:star) RETURN x"), MAG)
+
+
+def test_identifiers_in_the_output_come_only_from_the_schema() -> None:
+    result = sanitize(parse("MATCH (a:`author) DETACH DELETE n //`)-[:`x``y`]->(p:paper {title: 'T'}) RETURN a"),
+                      MAG, mode="lenient")  # fmt: skip
+    for symbol in result.plan.symbols:
+        assert set(symbol.labels) <= set(MAG.labels)
+    for triplet in result.plan.triplets:
+        assert set(triplet.types) <= set(MAG.types)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "low"), [("gene_protein", "gene/protein", 0.8), ("writes", "author___writes___paper", 0.7)]
+)
+def test_similarity(a: str, b: str, low: float) -> None:
+    assert similarity(a, b) >= low
+    assert similarity(a, "completely different") < 0.6
