@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from cypher.errors import CypherSyntaxError
 
 MAX_INPUT = 200_000
+DIGITS = "0123456789"
 _OPERATORS = ("<>", "!=", "<=", ">=", "=~", "..", "(", ")", "[", "]", "{", "}", ":", ",", ".", "|", ";", "*",
               "=", "<", ">", "-", "+", "/", "%", "^")  # fmt: skip
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "'": "'", '"': '"', "\\": "\\"}
@@ -62,13 +63,13 @@ def tokenize(text: str) -> list[Token]:
                 break
             tokens.append(Token("QIDENT", "".join(parts), i))
             i = close + 1
-        elif c.isdigit():
+        elif c in DIGITS:  # ASCII only: str.isdigit() also accepts '²', which int() rejects
             j = i
-            while j < n and (text[j].isdigit() or (text[j] == "." and j + 1 < n and text[j + 1].isdigit())):
+            while j < n and (text[j] in DIGITS or (text[j] == "." and j + 1 < n and text[j + 1] in DIGITS)):
                 j += 1
-            if j < n and text[j] in "eE" and j + 1 < n and (text[j + 1].isdigit() or text[j + 1] in "+-"):
+            if j < n and text[j] in "eE" and j + 1 < n and (text[j + 1] in DIGITS or text[j + 1] in "+-"):
                 j += 2
-                while j < n and text[j].isdigit():
+                while j < n and text[j] in DIGITS:
                     j += 1
             tokens.append(Token("NUMBER", text[i:j], i))
             i = j

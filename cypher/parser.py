@@ -293,7 +293,7 @@ class _Parser:
                 self.next()
             text = self.next().value
             try:
-                number: int | float = int(text) if text.isdigit() else float(text)
+                number: int | float = int(text) if text.isascii() and text.isdigit() else float(text)
             except ValueError as exc:
                 raise _Skip(f"bad number {text!r}") from exc
             return sign * number
@@ -433,6 +433,6 @@ class _Parser:
             self.skip_clause(start, "ORDER BY/SKIP are not used; answers are ranked by similarity")
 
     def limit_clause(self) -> None:
-        if self.tok.kind != "NUMBER" or not self.tok.value.isdigit():
+        if self.tok.kind != "NUMBER" or not (self.tok.value.isascii() and self.tok.value.isdigit()):
             raise _Skip("LIMIT needs an integer")
         self.limit = int(self.next().value)

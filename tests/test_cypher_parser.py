@@ -119,3 +119,9 @@ def test_fuzz_mutated_real_queries(sample: str, at: int, cut: int, insert: str) 
     mutated = sample[:at] + insert + sample[at + cut :]
     with contextlib.suppress(CypherSyntaxError):  # any other exception fails the test
         parse(mutated)
+
+
+@pytest.mark.parametrize("text", ["MATCH (a)-[:r]->(b) RETURN b LIMIT ²5", "MATCH (a {x: ²})-[:r]->(b) RETURN b"])
+def test_non_ascii_digits_found_by_fuzzing(text: str) -> None:
+    with contextlib.suppress(CypherSyntaxError):
+        parse(text)
