@@ -1,0 +1,67 @@
+"""Compiler (method steps 4-5): a sanitized plan -> parameterized pattern queries.
+
+Every constant becomes a parameter holding the ids of its first ``l`` candidates (found by the name vector index),
+every other value a parameter too; variables are renamed ``v0, v1, ...`` and identifiers are quoted from the
+sanitized (schema-only) plan, so no text of the LLM's reaches the database. The pattern text is the same in both
+dialects; they differ in how candidates are looked up (see ``cypher/dialects``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cypher.errors import CypherSyntaxError
+from cypher.identifiers import quote
+from cypher.plan import QueryPlan
+
+_OPS = {"=": "=", "<>": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "CONTAINS": "CONTAINS",
+        "STARTS WITH": "STARTS WITH", "ENDS WITH": "ENDS WITH", "IN": "IN", "=~": "=~"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PatternQuery:
+    """The step-5 query: run it with ``params`` plus one id list per constant (``constant_params``)."""
+
+    text: str
+    params: dict[str, Any]
+    constant_params: dict[str, str]
+    """plan symbol name -> parameter name holding that constant's candidate ids"""
+    variables: dict[str, str]
+    """plan symbol name -> variable in the text"""
+
+
+def pattern_query(plan: QueryPlan) -> PatternQuery:
+    if plan.target is None:
+        raise CypherSyntaxError("the query returns no node variable to answer with")
+    names = {symbol.name: f"v{i}" for i, symbol in enumerate(plan.symbols)}
+    labels = {s.name: f":{quote(s.labels[0])}" if s.labels else "" for s in plan.symbols}
+    params: dict[str, Any] = {}
+    constant_params: dict[str, str] = {}
+    matches: list[str] = []
+    filters: list[str] = []
+    # Constants first, so the planner starts from their few candidates rather than from whole labels.
+    for symbol in plan.symbols:
+        if symbol.search_string is not None:
+            param = constant_params[symbol.name] = f"c{len(constant_params)}"
+            var = names[symbol.name]
+            matches.append(f"MATCH ({var}{labels[symbol.name]}) WHERE {var}.id IN ${param}")
+    in_triplets = {n for t in plan.triplets for n in (t.head, t.tail)}
+    for triplet in plan.triplets:
+        types = "|".join(quote(t) for t in triplet.types)
+        arrow = "->" if triplet.direction == "out" else "-"
+        head, tail = triplet.head, triplet.tail
+        matches.append(f"MATCH ({names[head]}{labels[head]})-[:{types}]{arrow}({names[tail]}{labels[tail]})")
+    if plan.target not in in_triplets and plan.target not in constant_params:
+        matches.append(f"MATCH ({names[plan.target]}{labels[plan.target]})")
+    for symbol in plan.symbols:
+        if symbol.search_string is not None:
+            continue
+        for condition in symbol.conditions:
+            param = f"p{len(params)}"
+            params[param] = list(condition.value) if isinstance(condition.value, tuple) else condition.value
+            filters.append(f"{names[symbol.name]}.{quote(condition.property)} {_OPS[condition.op]} ${param}")
+    target = names[plan.target]
+    where = f" WHERE {' AND '.join(filters)}" if filters else ""
+    text = " ".join(matches) + where + f" RETURN DISTINCT {target}.id AS id, {target}.name AS name"
+    return PatternQuery(text, params, constant_params, names)
