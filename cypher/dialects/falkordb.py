@@ -65,3 +65,8 @@ def neighbours(label: str) -> str:
         f"UNWIND $ids AS i MATCH (a:{quote(label)} {{{ID}: i}})-[r]-(b) "
         f"RETURN a.{ID} AS id, type(r) AS type, b.{ID} AS nb"
     )
+
+
+def exact_name(label: str) -> str:
+    """Nodes of ``label`` whose name equals ``$text`` ignoring case: they go before vector candidates (step 4)."""
+    return f"MATCH (n:{quote(label)}) WHERE toLower(n.{NAME}) = toLower($text) RETURN n.{ID} AS id, n.{NAME} AS name"

@@ -1,0 +1,99 @@
+"""Method steps 4-5: candidates for each constant, then the pattern with scope expansion (l = 1, 2, 3, 5, ...).
+
+One round trip per round; the LLM's text never reaches the store: only the compiled pattern (identifiers from the
+live schema) with candidate ids and values as parameters, through the store's read-only execution.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cypher.compile import PatternQuery, pattern_query
+from cypher.dialects import falkordb as q
+from cypher.plan import QueryPlan, Symbol
+from cypher.sanitize import GraphSchema
+from kgqa.store.base import GraphStore, Schema
+
+
+def expansion_schedule(l_max: int) -> list[int]:
+    """1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 100: the reference code's l <- int(1.5 l + 0.5), capped at l_max."""
+    steps, value = [], 1
+    while value < l_max:
+        steps.append(value)
+        value = int(1.5 * value + 0.5)
+    steps.append(l_max)
+    return steps
+
+
+def graph_schema(schema: Schema) -> GraphSchema:
+    return GraphSchema(
+        tuple(label.name for label in schema.labels),
+        tuple((r.source, r.type, r.target) for r in schema.relationships),
+        (q.ID, q.NAME),
+    )
+
+
+@dataclass(frozen=True)
+class Round:
+    scope: int
+    """l, the number of candidates per constant in this round"""
+    targets: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """A target node that satisfies the whole pattern, and the round (l) in which it first appeared."""
+
+    id: str
+    name: str
+    round_l: int
+
+
+@dataclass
+class GroundingResult:
+    query: PatternQuery
+    candidates: dict[str, list[str]]
+    """constant symbol -> candidate ids, best first (exact name matches, then name-vector similarity)"""
+    targets: list[Grounded] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+
+
+def constant_candidates(
+    store: GraphStore, skb: str, symbol: Symbol, vector: np.ndarray, labels: tuple[str, ...], l_max: int
+) -> list[str]:
+    """Exact (case-insensitive) name matches first, then the name index's nearest, up to ``l_max`` ids."""
+    text = symbol.search_string or ""
+    exact = [str(row[0]) for label in labels for row in store.read(skb, q.exact_name(label), {"text": text})]
+    hits = [hit for label in labels for hit in store.vector_top_k(skb, label, q.NAME_EMB, vector, l_max)]
+    hits.sort(key=lambda hit: -hit.similarity)
+    ordered = list(dict.fromkeys(exact + [str(hit.id) for hit in hits]))
+    return ordered[:l_max]
+
+
+def ground(
+    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
+    *, k: int, l_max: int,
+) -> GroundingResult:  # fmt: skip
+    query = pattern_query(plan)
+    candidates = {
+        name: constant_candidates(store, skb, plan.symbol(name), vectors[name],
+                                  plan.symbol(name).labels or all_labels, l_max)
+        for name in query.constant_params
+    }  # fmt: skip
+    result = GroundingResult(query, candidates)
+    seen: dict[str, Grounded] = {}
+    for scope in expansion_schedule(l_max):
+        params = {**query.params, **{query.constant_params[n]: ids[:scope] for n, ids in candidates.items()}}
+        start = time.perf_counter()
+        rows = store.read(skb, query.text, params)
+        for node_id, name in rows:
+            seen.setdefault(str(node_id), Grounded(str(node_id), name, scope))
+        result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
+        if len(seen) >= k or not query.constant_params:
+            break
+    result.targets = sorted(seen.values(), key=lambda g: g.round_l)
+    return result

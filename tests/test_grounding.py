@@ -1,0 +1,38 @@
+"""Steps 4-5 on the real embedded store: exact-name-first candidates and scope expansion rounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cypher.parser import parse
+from cypher.sanitize import sanitize
+from kgqa.app import Kgqa
+from kgqa.grounding import expansion_schedule, graph_schema, ground
+
+
+def test_schedule_matches_the_reference_code() -> None:
+    assert expansion_schedule(100) == [1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 100]
+    assert expansion_schedule(10) == [1, 2, 3, 5, 8, 10]
+    assert expansion_schedule(1) == [1]
+
+
+def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:
+    with Kgqa(config) as kg:
+        kg.load("prime", prime_dir)
+        schema = graph_schema(kg.schema("prime"))
+        plan = sanitize(parse("MATCH (y:drug)-[:indication]->(d:Disease {name: 'Strongyloidiasis'}) RETURN y"),
+                        schema).plan  # fmt: skip
+        vectors = {c.name: kg.embedder.embed_one(c.search_string or "") for c in plan.constants}
+        labels = tuple(label for label in schema.labels)
+        one = ground(kg.store, "prime", plan, vectors, labels, k=1, l_max=100)
+        assert one.candidates["d"][0] == "0"  # the exact (case-insensitive) name match comes first
+        assert [(t.id, t.name, t.round_l) for t in one.targets] == [("2", "ivermectin", 1)]
+        assert [r.scope for r in one.rounds] == [1]
+
+        two = ground(kg.store, "prime", plan, vectors, labels, k=2, l_max=100)
+        assert [t.name for t in two.targets] == ["ivermectin", "sumatriptan"]
+        assert two.targets[1].round_l == 2 and [r.scope for r in two.rounds] == [1, 2]
+
+        many = ground(kg.store, "prime", plan, vectors, labels, k=20, l_max=100)
+        assert [r.scope for r in many.rounds][-1] == 100  # not enough targets: expands to l_max
+        assert kg.schema("prime").node_count == 8  # reads only
