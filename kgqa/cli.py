@@ -203,5 +203,49 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     console.print(labels, rels, indexes)
 
 
+@main.command()
+@skb_option
+@click.option("--cypher", "cypher_text", required=True, help="The Cypher text to explain (as an LLM wrote it).")
+@click.option("--dialect", type=click.Choice(["falkordb"]), default="falkordb", show_default=True)
+@click.option("--l", "scope", type=click.IntRange(1, 1000), default=1, show_default=True,
+              help="Candidates per constant in the shown parameters.")  # fmt: skip
+@click.option("--lenient", is_flag=True, help="Map every label and type to the most similar one in the schema.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON; a rejected input prints {'error': ...}, exit 2.")
+@click.pass_context
+def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: str, scope: int, lenient: bool,
+            as_json: bool) -> None:  # fmt: skip
+    """Show the plan kgqa builds from a Cypher text, what it dropped or repaired, and the compiled query."""
+    from cypher.errors import CypherSyntaxError
+    from kgqa.explain import explain as build
+
+    try:
+        with _open(ctx) as kg:
+            result = build(kg, skb, cypher_text, scope=scope, mode="lenient" if lenient else "strict")
+    except (CypherSyntaxError, KgqaError) as exc:
+        if not as_json:
+            raise KgqaError(str(exc)) from exc
+        click.echo(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+        ctx.exit(2)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str))
+        return
+    console = Console()
+    plan = result.plan
+    console.print(f"[bold]target[/bold] {plan.target}")
+    for symbol in plan.symbols:
+        kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"
+        console.print(f"  ({symbol.name}:{'|'.join(symbol.labels) or '?'}) {kind}", markup=False)
+    for t in plan.triplets:
+        console.print(f"  ({t.head})-[:{'|'.join(t.types)}]{'->' if t.direction == 'out' else '-'}({t.tail})",
+                      markup=False)  # fmt: skip
+    for repair in result.repairs:
+        console.print(f"repaired {repair.kind} {repair.original!r} -> {repair.replacement!r} ({repair.similarity})")
+    for dropped in plan.dropped:
+        console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
+    console.print(f"[bold]query ({result.dialect})[/bold]")
+    console.print(result.query, markup=False)
+    console.print(json.dumps(result.params, ensure_ascii=False, default=str), markup=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -1,0 +1,114 @@
+"""``kgqa explain`` and the attack corpus: LLM text never reaches the store, which stays unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cypher.compile import pattern_query
+from cypher.errors import CypherSyntaxError
+from cypher.parser import parse
+from cypher.sanitize import sanitize
+from kgqa.cli import main
+from kgqa.grounding import graph_schema
+
+
+def _fullwidth(text: str) -> str:
+    """Full-width look-alikes of ASCII (U+FF01..U+FF5E), e.g. of the keyword MATCH."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+ATTACKS = [
+    "MATCH (n) DETACH DELETE n",
+    "CREATE (:drug {name: 'evil'})",
+    "MERGE (d:drug {name: 'x'}) RETURN d",
+    "MATCH (d:drug) SET d.name = 'pwned' RETURN d",
+    "MATCH (d:drug) REMOVE d.name RETURN d",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) DELETE d",
+    "CALL db.labels()",
+    "CALL dbms.security.createUser('a', 'b', false)",
+    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
+    "MATCH (d:drug) CALL apoc.load.json('http://evil') YIELD value RETURN d",
+    "MATCH (d:drug) CALL { MATCH (n) DETACH DELETE n } RETURN d",
+    "MATCH (d:drug) FOREACH (x IN [1] | CREATE (:evil)) RETURN d",
+    "USE system SHOW USERS",
+    "SHOW DATABASES",
+    "DROP DATABASE neo4j",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d // ; MATCH (n) DETACH DELETE n",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d /* */ ; CREATE (:evil)",
+    'MATCH (d:drug)-[:indication]->(x:disease {name: "m\' }) DETACH DELETE d //"}) RETURN d',
+    "MATCH (d:`drug`) DETACH DELETE d //`)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
+    "MATCH (d:drug)-[:`indication]->() DETACH DELETE d //`]->(x:disease {name: 'migraine'}) RETURN d",
+    _fullwidth("MATCH (n) DETACH DELETE n"),
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d " + _fullwidth("DELETE d"),
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'm\u0456graine'}) RETURN d",  # Cyrillic i look-alike
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'})) RETURN d",
+    "MATCH ((((d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 100_000 + "DETACH DELETE d",
+    "MATCH (d:drug {name: '" + "x" * 100_000 + "'})-[:indication]->(x:disease) RETURN d",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: $evil}) RETURN d",
+    "MATCH (d:drug)-[:indication]->(x:disease) WHERE x.name = 'migraine' WITH d MATCH (n) DETACH DELETE n",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) UNION MATCH (n) DETACH DELETE n RETURN n",
+]
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
+    assert result.exit_code == 0, result.stderr
+    return cli_env
+
+
+def _snapshot(env: dict[str, str]) -> str:
+    result = CliRunner().invoke(main, ["schema", "--skb", "prime", "--json"], env=env)
+    return json.dumps(json.loads(result.stdout)["schema"], sort_keys=True)
+
+
+def test_explain_json(loaded: dict[str, str]) -> None:
+    cypher = "MATCH (y:Drug)-[:indicated_for]->(d:disease {name: 'Migraine'}) RETURN y"
+    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", cypher, "--l", "2", "--json"],
+                                env=loaded)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert set(out) == {"plan", "dropped", "repairs", "dialect", "query", "params"}
+    assert out["plan"]["target"] == "y"
+    assert {(r["kind"], r["original"]) for r in out["repairs"]} >= {("label", "Drug"), ("type", "indicated_for")}
+    assert out["params"]["c0"][0] == "1"  # migraine's id, exact (case-insensitive) name match first
+    assert "$c0" in out["query"] and "Migraine" not in out["query"]
+
+
+def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
+    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", "DROP DATABASE x", "--json"],
+                                env=loaded)  # fmt: skip
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"error": {"type": "CypherSyntaxError", "message": "no MATCH clause found"}}
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=range(len(ATTACKS)))
+def test_attack_never_reaches_the_store_as_text(attack: str, prime_dir: Path, config) -> None:
+    """Whatever survives parsing is rebuilt from the schema; the compiled text holds no input text."""
+    from kgqa.app import Kgqa
+
+    with Kgqa(config) as kg:
+        kg.load("prime", prime_dir)
+        schema = graph_schema(kg.store.schema("prime"))
+        try:
+            query = pattern_query(sanitize(parse(attack), schema).plan)
+        except CypherSyntaxError:
+            return
+        for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
+            assert word not in query.text
+        assert all(len(value) < 200 for value in query.params.values() if isinstance(value, str)) or query.params
+
+
+def test_store_unchanged_after_all_attacks_through_explain(loaded: dict[str, str]) -> None:
+    before = _snapshot(loaded)
+    runner = CliRunner()
+    for attack in ATTACKS:
+        result = runner.invoke(main, ["explain", "--skb", "prime", "--cypher", attack, "--json"], env=loaded)
+        assert result.exit_code in (0, 2), (attack, result.output)
+        assert "Traceback" not in result.output
+    assert _snapshot(loaded) == before
