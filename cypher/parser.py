@@ -22,6 +22,8 @@ WRITE_OR_ADMIN = frozenset(CLAUSES[9:])
 MAX_DEPTH = 64
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|$)", re.DOTALL)
 _FIRST_MATCH = re.compile(r"\b(?:OPTIONAL\s+)?MATCH\b", re.IGNORECASE)
+_LABEL_STOPS = (":", "{", ")", "|")
+_TYPE_STOPS = ("]", "|", "*", "{")
 _CASE_FUNCTIONS = ("TOLOWER", "TOUPPER", "TRIM", "LOWER", "UPPER")
 
 
@@ -30,8 +32,9 @@ def extract_query(text: str) -> tuple[str, list[Dropped]]:
     dropped: list[Dropped] = []
     for block in _FENCE.findall(text):
         if _FIRST_MATCH.search(block):
-            if text.strip() != block.strip():
-                dropped.append(Dropped("text outside the code block", "prose around the query"))
+            outside = _FENCE.sub("", text).strip()
+            if outside:
+                dropped.append(Dropped(_short(outside), "prose around the query"))
             text = block
             break
     found = _FIRST_MATCH.search(text)
@@ -206,10 +209,11 @@ class _Parser:
         builder = self.variable_builder(name)
         while self.is_op(":"):
             self.next()
-            builder.labels.append(self.identifier("label"))
+            builder.labels.append(self.loose_name("label", _LABEL_STOPS))
             while self.is_op("|"):
                 self.next()
-                self.dropped.append(Dropped(f"|{self.identifier('label')}", "label alternatives: first label kept"))
+                alternative = self.loose_name("label", _LABEL_STOPS)
+                self.dropped.append(Dropped(f"|{alternative}", "label alternatives: first label kept"))
         if self.is_op("{"):
             builder.conditions.extend(Condition(key, "=", value) for key, value in self.map_literal())
         self.expect_op(")")
@@ -232,6 +236,30 @@ class _Parser:
             raise _Skip(f"expected a {what} name")
         return self.next().value
 
+    def loose_name(self, what: str, stops: tuple[str, ...]) -> str:
+        """A label or type as LLMs write it unquoted: ``gene/protein``, ``associated with``, ``off-label use``.
+
+        Words are joined by one space, ``/`` and ``-`` without spaces, up to a stop operator; a backticked name is
+        taken as is.
+        """
+        if self.tok.kind == "QIDENT":
+            return self.next().value
+        parts: list[str] = []
+        while self.tok.kind in ("IDENT", "NUMBER") or self.is_op("/", "-"):
+            if self.is_op("-") and (self.peek().kind == "OP" and self.peek().value in ("-", ">", "[", "(")):
+                break  # the dash starts the relationship arrow, not a name
+            token = self.next()
+            if token.kind == "OP" or (parts and parts[-1] in ("/", "-")):
+                parts.append(token.value)
+            else:
+                parts.append((" " if parts else "") + token.value)
+            if self.is_op(*stops):
+                break
+        name = "".join(parts).strip()
+        if not name or name.endswith(("/", "-")):
+            raise _Skip(f"expected a {what} name")
+        return name
+
     def relationship(self) -> tuple[tuple[str, ...], Direction]:
         left_arrow = self.is_op("<")
         if left_arrow:
@@ -245,12 +273,12 @@ class _Parser:
                 self.next()  # relationship variables are not used
             if self.is_op(":"):
                 self.next()
-                types.append(self.identifier("relationship type"))
+                types.append(self.loose_name("relationship type", _TYPE_STOPS))
                 while self.is_op("|"):
                     self.next()
                     if self.is_op(":"):
                         self.next()
-                    types.append(self.identifier("relationship type"))
+                    types.append(self.loose_name("relationship type", _TYPE_STOPS))
             if self.is_op("*"):
                 raise _Skip("variable-length relationships are outside the supported subset")
             if self.is_op("{"):

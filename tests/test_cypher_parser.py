@@ -125,3 +125,17 @@ def test_fuzz_mutated_real_queries(sample: str, at: int, cut: int, insert: str) 
 def test_non_ascii_digits_found_by_fuzzing(text: str) -> None:
     with contextlib.suppress(CypherSyntaxError):
         parse(text)
+
+
+def test_unquoted_slash_labels_and_multi_word_types_as_llms_write_them() -> None:
+    plan = parse(
+        "```cypher\nMATCH (y:drug)-[:off-label use]->(d:disease)-[:phenotype present]->(e:effect/phenotype "
+        '{name: "Fever"}),\n (y)-[:target|side effect]-(g:gene/protein)\nRETURN y\n```'
+    )
+    assert plan.triplets == (
+        Triplet("y", ("off-label use",), "d", "out"),
+        Triplet("d", ("phenotype present",), "e", "out"),
+        Triplet("y", ("target", "side effect"), "g", "both"),
+    )
+    assert plan.symbol("e").labels == ("effect/phenotype",) and plan.symbol("g").labels == ("gene/protein",)
+    assert plan.dropped == ()  # a reply that is only a fenced block has no prose to drop
