@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
-from cypher.sanitize import sanitize
+from cypher.sanitize import GraphSchema, sanitize
 from kgqa.cli import main
-from kgqa.grounding import graph_schema
+from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
 
 def _fullwidth(text: str) -> str:
@@ -53,6 +53,13 @@ ATTACKS = [
     "MATCH (d:drug)-[:indication]->(x:disease) WHERE x.name = 'migraine' WITH d MATCH (n) DETACH DELETE n",
     "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) UNION MATCH (n) DETACH DELETE n RETURN n",
 ]
+# The same payloads in the places an LLM reply can carry them: labels, types, property keys, values, RETURN.
+PAYLOADS = ["DETACH DELETE n", "CREATE (:evil)", "SET n.name = 'evil'", "CALL dbms.killQueries([])",
+            "LOAD CSV FROM 'http://evil' AS l", "MERGE (:evil)", "REMOVE n:drug", "FOREACH (x IN [1] | CREATE (:evil))",
+            "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})", "USE system"]  # fmt: skip
+ATTACKS += [f"MATCH (d:`drug {p}`)-[:indication]->(x:disease {{name: 'migraine'}}) RETURN d" for p in PAYLOADS]
+ATTACKS += [f"MATCH (d:drug)-[:`indication {p}`]->(x:disease {{name: 'migraine {p}'}}) RETURN d" for p in PAYLOADS]
+ATTACKS += [f"MATCH (d:drug)-[:indication]->(x:disease {{`{p}`: 'migraine'}}) RETURN d, {p}" for p in PAYLOADS]
 
 
 @pytest.fixture
@@ -87,21 +94,26 @@ def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
     assert json.loads(result.stdout) == {"error": {"type": "CypherSyntaxError", "message": "no MATCH clause found"}}
 
 
-@pytest.mark.parametrize("attack", ATTACKS, ids=range(len(ATTACKS)))
-def test_attack_never_reaches_the_store_as_text(attack: str, prime_dir: Path, config) -> None:
-    """Whatever survives parsing is rebuilt from the schema; the compiled text holds no input text."""
-    from kgqa.app import Kgqa
+FIXTURE_SCHEMA = GraphSchema(
+    tuple(NODE_TYPES.values()),
+    tuple(sorted({(NODE_TYPES[NODES[h][1]], EDGE_TYPES[e], NODE_TYPES[NODES[t][1]]) for h, t, e in EDGES})),
+)
 
-    with Kgqa(config) as kg:
-        kg.load("prime", prime_dir)
-        schema = graph_schema(kg.store.schema("prime"))
-        try:
-            query = pattern_query(sanitize(parse(attack), schema).plan)
-        except CypherSyntaxError:
-            return
-        for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
-            assert word not in query.text
-        assert all(len(value) < 200 for value in query.params.values() if isinstance(value, str)) or query.params
+
+def test_attack_corpus_size() -> None:
+    assert len(ATTACKS) >= 60
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=range(len(ATTACKS)))
+def test_attack_never_reaches_the_store_as_text(attack: str) -> None:
+    """Whatever survives parsing is rebuilt from the schema: the compiled text holds no word of the payloads."""
+    try:
+        query = pattern_query(sanitize(parse(attack), FIXTURE_SCHEMA, mode="lenient").plan)
+    except CypherSyntaxError:
+        return
+    for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
+        assert word not in query.text
+    assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | {"name"}
 
 
 def test_store_unchanged_after_all_attacks_through_explain(loaded: dict[str, str]) -> None:
