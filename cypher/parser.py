@@ -359,8 +359,10 @@ class _Parser:
                 self.next()
                 continue
             if self.tok.is_keyword("OR", "XOR"):
-                self.skip_predicate(self.i, "OR/XOR are not supported (method rule: no OR); later predicates dropped")
+                start = self.i
                 self.skip_to_clause()
+                text = _short(self.text[self.tokens[start].pos : self.tok.pos])
+                self.dropped.append(Dropped(text, "OR/XOR are not supported (method rule: no OR); the rest is dropped"))
             break
         if not self.at_clause():
             raise _Skip(f"unexpected '{self.tok.value}' in WHERE")

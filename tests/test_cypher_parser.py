@@ -56,6 +56,7 @@ def test_where_conjunction_keeps_usable_predicates_and_drops_the_rest() -> None:
     assert plan.target == "p" and plan.distinct and plan.limit == 10
     reasons = " | ".join(d.reason for d in plan.dropped)
     assert "IS [NOT] NULL" in reasons and "no OR" in reasons
+    assert plan.dropped[-1].text == "OR p.x = 1"
 
 
 def test_bare_variables_type_alternatives_and_path_variables() -> None:
@@ -139,3 +140,9 @@ def test_unquoted_slash_labels_and_multi_word_types_as_llms_write_them() -> None
     )
     assert plan.symbol("e").labels == ("effect/phenotype",) and plan.symbol("g").labels == ("gene/protein",)
     assert plan.dropped == ()  # a reply that is only a fenced block has no prose to drop
+
+
+def test_everything_after_or_is_reported() -> None:
+    plan = parse("MATCH (a:x)-[:r]->(b:y) WHERE a.k = 1 OR a.k = 2 AND b.j = 3 RETURN b")
+    assert plan.symbol("a").conditions == (Condition("k", "=", 1),)
+    assert plan.dropped[-1].text == "OR a.k = 2 AND b.j = 3"
