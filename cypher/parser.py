@@ -51,7 +51,15 @@ def parse(text: str) -> QueryPlan:
         raise CypherSyntaxError(f"expected text, got {type(text).__name__}")
     query, dropped = extract_query(text)
     try:
-        return _Parser(tokenize(query), query, dropped).run()
+        tokens = tokenize(query)
+    except CypherSyntaxError as exc:
+        if exc.position is None:
+            raise
+        # Replies cut off by a token limit end inside a string: keep what came before, as far as it parses.
+        tokens = tokenize(query[: exc.position])
+        dropped.append(Dropped(_short(query[exc.position :]), f"{exc.args[0]}; the reply looks truncated"))
+    try:
+        return _Parser(tokens, query, dropped).run()
     except RecursionError as exc:  # pragma: no cover - MAX_DEPTH stops nesting long before Python's limit
         raise CypherSyntaxError("query nested too deeply") from exc
 

@@ -146,3 +146,12 @@ def test_everything_after_or_is_reported() -> None:
     plan = parse("MATCH (a:x)-[:r]->(b:y) WHERE a.k = 1 OR a.k = 2 AND b.j = 3 RETURN b")
     assert plan.symbol("a").conditions == (Condition("k", "=", 1),)
     assert plan.dropped[-1].text == "OR a.k = 2 AND b.j = 3"
+
+
+def test_truncated_reply_keeps_the_complete_patterns() -> None:
+    """A reply cut off by the LLM's token limit inside a string (seen in the real corpus)."""
+    plan = parse(
+        '```cypher\nMATCH (y:product)-[:has_color]->(c:color {name: "blue"}),\n (y)-[:has_brand]->(b {name: "ja'
+    )
+    assert plan.triplets == (Triplet("y", ("has_color",), "c", "out"),)
+    assert any("unterminated string" in d.reason and "truncated" in d.reason for d in plan.dropped)
