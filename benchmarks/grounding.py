@@ -21,7 +21,7 @@ from cypher import quote
 from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import connect
-from kgqa.grounding import graph_schema, ground
+from kgqa.grounding import constant_vectors, graph_schema, ground
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE_START, TABLE_END = "<!-- grounding:start -->", "<!-- grounding:end -->"
@@ -53,7 +53,7 @@ def main() -> None:
             label, template = rng.choice(TEMPLATES)
             plan = sanitize(parse(template.format(name=json.dumps(rng.choice(names[label])))), schema).plan
             start = time.perf_counter()
-            vectors = {c.name: kg.embedder.embed_one(c.search_string or "") for c in plan.constants}
+            vectors = constant_vectors(kg.embedder, plan)
             embed_ms.append((time.perf_counter() - start) * 1000)
             start = time.perf_counter()
             result = ground(kg.store, args.skb, plan, vectors, schema.labels, k=args.k, l_max=args.l_max)

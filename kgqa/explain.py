@@ -10,7 +10,7 @@ from cypher.parser import parse
 from cypher.plan import QueryPlan
 from cypher.sanitize import Mode, Repair, sanitize
 from kgqa.app import Kgqa
-from kgqa.grounding import constant_candidates, graph_schema
+from kgqa.grounding import constant_vectors, graph_schema, plan_candidates
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,13 @@ class Explanation:
 
 def explain(kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict") -> Explanation:
     """Parse, sanitize against the live schema and compile; constants get their first ``scope`` candidates."""
-    kg.meta(skb)
-    schema = graph_schema(kg.store.schema(skb))
+    schema = graph_schema(kg.schema(skb))
     sanitized = sanitize(parse(cypher), schema, mode)
     query = pattern_query(sanitized.plan)
     params = dict(query.params)
     if query.constant_params:
         kg.store.await_indexes(skb)
-    for name, param in query.constant_params.items():
-        symbol = sanitized.plan.symbol(name)
-        vector = kg.embedder.embed_one(symbol.search_string or "")
-        params[param] = constant_candidates(kg.store, skb, symbol, vector, symbol.labels or schema.labels, scope)
+        vectors = constant_vectors(kg.embedder, sanitized.plan)
+        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope)
+        params.update({query.constant_params[name]: ids for name, ids in candidates.items()})
     return Explanation(sanitized.plan, sanitized.repairs, "falkordb", query.text, params)

@@ -15,6 +15,7 @@ from cypher.compile import PatternQuery, pattern_query
 from cypher.dialects import falkordb as q
 from cypher.plan import QueryPlan, Symbol
 from cypher.sanitize import GraphSchema
+from kgqa.embed import Embedder
 from kgqa.store.base import GraphStore, Schema
 
 
@@ -74,16 +75,28 @@ def constant_candidates(
     return ordered[:l_max]
 
 
+def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarray]:
+    """The name-space embedding of each constant's search string (input of step 4)."""
+    return {c.name: embedder.embed_one(c.search_string or "") for c in plan.constants}
+
+
+def plan_candidates(
+    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
+    l_max: int,
+) -> dict[str, list[str]]:  # fmt: skip
+    """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
+    return {
+        c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max)
+        for c in plan.constants
+    }
+
+
 def ground(
     store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
     *, k: int, l_max: int,
 ) -> GroundingResult:  # fmt: skip
     query = pattern_query(plan)
-    candidates = {
-        name: constant_candidates(store, skb, plan.symbol(name), vectors[name],
-                                  plan.symbol(name).labels or all_labels, l_max)
-        for name in query.constant_params
-    }  # fmt: skip
+    candidates = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
     result = GroundingResult(query, candidates)
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):

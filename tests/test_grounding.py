@@ -7,7 +7,7 @@ from pathlib import Path
 from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import Kgqa
-from kgqa.grounding import expansion_schedule, graph_schema, ground
+from kgqa.grounding import constant_vectors, expansion_schedule, graph_schema, ground
 
 
 def test_schedule_matches_the_reference_code() -> None:
@@ -22,7 +22,7 @@ def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:
         schema = graph_schema(kg.schema("prime"))
         plan = sanitize(parse("MATCH (y:drug)-[:indication]->(d:Disease {name: 'Strongyloidiasis'}) RETURN y"),
                         schema).plan  # fmt: skip
-        vectors = {c.name: kg.embedder.embed_one(c.search_string or "") for c in plan.constants}
+        vectors = constant_vectors(kg.embedder, plan)
         labels = tuple(label for label in schema.labels)
         one = ground(kg.store, "prime", plan, vectors, labels, k=1, l_max=100)
         assert one.candidates["d"][0] == "0"  # the exact (case-insensitive) name match comes first
