@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from rich.console import Console
@@ -27,6 +27,9 @@ from kgqa.app import Kgqa
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
 from kgqa.skbs import KNOWN, read_source
+
+if TYPE_CHECKING:
+    from kgqa.explain import Dialect
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -206,21 +209,25 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 @main.command()
 @skb_option
 @click.option("--cypher", "cypher_text", required=True, help="The Cypher text to explain (as an LLM wrote it).")
-@click.option("--dialect", type=click.Choice(["falkordb"]), default="falkordb", show_default=True)
+@click.option("--dialect", type=click.Choice(["falkordb", "neo4j"]), default="falkordb", show_default=True,
+              help="Whose Cypher to print; neo4j adds a block to paste into Neo4j Browser.")
+@click.option("--neo4j-version", default=None,
+              help="Neo4j release to write for (config neo4j_version); 2026.01+ uses the Cypher 25 SEARCH clause.")
 @click.option("--l", "scope", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="Candidates per constant in the shown parameters.")  # fmt: skip
 @click.option("--lenient", is_flag=True, help="Map every label and type to the most similar one in the schema.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON; a rejected input prints {'error': ...}, exit 2.")
 @click.pass_context
-def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: str, scope: int, lenient: bool,
-            as_json: bool) -> None:  # fmt: skip
+def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: Dialect, neo4j_version: str | None, scope: int,
+            lenient: bool, as_json: bool) -> None:  # fmt: skip
     """Show the plan kgqa builds from a Cypher text, what it dropped or repaired, and the compiled query."""
     from cypher.errors import CypherSyntaxError
     from kgqa.explain import explain as build
 
     try:
-        with _open(ctx) as kg:
-            result = build(kg, skb, cypher_text, scope=scope, mode="lenient" if lenient else "strict")
+        with _open(ctx, neo4j_version=neo4j_version) as kg:
+            result = build(kg, skb, cypher_text, scope=scope, mode="lenient" if lenient else "strict",
+                           dialect=dialect)  # fmt: skip
     except (CypherSyntaxError, KgqaError) as exc:
         if not as_json:
             raise KgqaError(str(exc)) from exc
@@ -245,6 +252,9 @@ def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: str, scope:
     console.print(f"[bold]query ({result.dialect})[/bold]")
     console.print(result.query, markup=False)
     console.print(json.dumps(result.params, ensure_ascii=False, default=str), markup=False)
+    if result.browser is not None:
+        console.print("[bold]Neo4j Browser[/bold] (paste both lines)")
+        console.print(result.browser, markup=False, soft_wrap=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from cypher.dialects.neo4j import syntax_for
 from kgqa.errors import ConfigError
 
 ENV_PREFIX = "KGQA_"
@@ -46,6 +47,9 @@ class Config:
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     server_start_timeout: float = 120.0
+    neo4j_version: str = "2025.05"
+    """Neo4j release the Neo4j dialect writes for (``kgqa explain --dialect neo4j``): 2026.01 and later get the
+    Cypher 25 ``SEARCH`` clause, older ones ``db.index.vector.queryNodes``. Default: the image in docker/."""
 
     @property
     def store_dir(self) -> Path:
@@ -129,5 +133,9 @@ def _validate(config: Config) -> None:
     for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size"):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
+    try:
+        syntax_for(config.neo4j_version)
+    except ValueError as exc:
+        raise ConfigError(f"'neo4j_version': {exc}") from exc
     if config.store != "falkordb":
         raise ConfigError(f"store '{config.store}' is not available yet (only 'falkordb')")

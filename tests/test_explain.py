@@ -12,7 +12,11 @@ from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.sanitize import GraphSchema, sanitize
+from kgqa.app import Kgqa
 from kgqa.cli import main
+from kgqa.config import Config
+from kgqa.grounding import constant_vectors, graph_schema, ground
+from tests import neo4j_lint
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
 
@@ -87,6 +91,37 @@ def test_explain_json(loaded: dict[str, str]) -> None:
     assert "$c0" in out["query"] and "Migraine" not in out["query"]
 
 
+def test_explain_neo4j_prints_a_browser_block_neo4j_accepts(loaded: dict[str, str]) -> None:
+    cypher = "MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) WHERE y.name <> \"it's\" RETURN y"
+    outputs = {}
+    for version in ("2025.05", "2026.01"):
+        result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", cypher, "--dialect", "neo4j",
+                                           "--neo4j-version", version, "--json"], env=loaded)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        outputs[version] = out = json.loads(result.stdout)
+        assert out["dialect"] == "neo4j"
+        params_line, query_line = out["browser"].split("\n")
+        assert query_line == out["query"] + ";"
+        assert params_line == ":params {p0: 'it\\'s', c0: ['1']};"
+    assert outputs["2026.01"]["query"] == "CYPHER 25 " + outputs["2025.05"]["query"]
+    if (reason := neo4j_lint.missing()) is not None:
+        pytest.skip(reason)
+    statements = [{"name": v, "query": out["browser"], "parameters": out["params"], "console": True}
+                  for v, out in outputs.items()]  # fmt: skip
+    schema = {"labels": list(FIXTURE_SCHEMA.labels), "relationshipTypes": list(FIXTURE_SCHEMA.types),
+              "propertyKeys": ["id", "name"]}  # fmt: skip
+    assert neo4j_lint.lint(statements, schema) == {"2025.05": [], "2026.01": []}
+
+
+def test_explain_refuses_a_bad_neo4j_version(loaded: dict[str, str]) -> None:
+    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", "MATCH (n) RETURN n", "--dialect",
+                                       "neo4j", "--neo4j-version", "latest", "--json"], env=loaded)  # fmt: skip
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"] == {
+        "type": "ConfigError", "message": "'neo4j_version': not a Neo4j version: 'latest' (expected e.g. 5.26, "
+        "2025.05 or 2026.01.0)"}  # fmt: skip
+
+
 def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
     result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", "DROP DATABASE x", "--json"],
                                 env=loaded)  # fmt: skip
@@ -116,11 +151,42 @@ def test_attack_never_reaches_the_store_as_text(attack: str) -> None:
     assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | {"name"}
 
 
-def test_store_unchanged_after_all_attacks_through_explain(loaded: dict[str, str]) -> None:
-    before = _snapshot(loaded)
+CONTENTS = (
+    "MATCH (n) RETURN labels(n)[0], n.id, n.name, n.doc, size(keys(n)) ORDER BY n.id",
+    "MATCH (a)-[r]->(b) RETURN a.id, type(r), b.id, size(keys(r)) ORDER BY a.id, type(r), b.id",
+)
+
+
+def _contents(config: Config) -> list[list[list[object]]]:
+    """Every node and edge with every property kgqa wrote, and the graph list: any write would show here."""
+    with Kgqa(config) as kg:
+        return [kg.store.graphs(), *(kg.store.read("prime", text) for text in CONTENTS)]
+
+
+def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
+    loaded: dict[str, str], config: Config
+) -> None:
+    before, schema_before = _contents(config), _snapshot(loaded)
     runner = CliRunner()
     for attack in ATTACKS:
-        result = runner.invoke(main, ["explain", "--skb", "prime", "--cypher", attack, "--json"], env=loaded)
-        assert result.exit_code in (0, 2), (attack, result.output)
-        assert "Traceback" not in result.output
-    assert _snapshot(loaded) == before
+        for dialect in ("falkordb", "neo4j"):
+            result = runner.invoke(main, ["explain", "--skb", "prime", "--cypher", attack, "--dialect", dialect,
+                                          "--json"], env=loaded)  # fmt: skip
+            assert result.exit_code in (0, 2), (attack, result.output)
+            assert "Traceback" not in result.output
+    executed = 0
+    with Kgqa(config) as kg:
+        schema = graph_schema(kg.schema("prime"))
+        kg.store.await_indexes("prime")
+        for attack in ATTACKS:
+            try:
+                plan = sanitize(parse(attack), schema, mode="lenient").plan
+                result = ground(kg.store, "prime", plan, constant_vectors(kg.embedder, plan), schema.labels,
+                                k=20, l_max=100)  # fmt: skip
+            except CypherSyntaxError:
+                continue
+            executed += 1
+            assert result.rounds, attack  # it really ran, at least one round trip
+    assert executed >= 30  # 37 of the 60 keep a usable pattern once their payload is stripped
+    assert _contents(config) == before
+    assert _snapshot(loaded) == schema_before

@@ -1,0 +1,165 @@
+"""Every Cypher text kgqa sends to Neo4j, the production backend.
+
+Neo4j changed how vector search is written, so this dialect has two syntaxes, chosen by the server's version
+(:func:`syntax_for`):
+
+- ``"5"`` (Neo4j 5.x and 2025.x): ``CALL db.index.vector.queryNodes(...)`` (deprecated from 2026.04, still served);
+- ``"25"`` (Neo4j 2026.01 and later): the Cypher 25 ``SEARCH`` subclause of ``MATCH``; every text is prefixed
+  ``CYPHER 25`` so that it means the same whatever the database's default language is.
+
+Neo4j names every index (FalkorDB does not): :func:`index_name` derives a stable, collision-free name from
+the label. Neo4j's cosine score is ``(1 + cos) / 2`` in [0, 1]; the queries turn it back into the cosine similarity
+(``2 * score - 1``) so that both dialects rank and report on the same scale. Everything here is linted by Neo4j's
+own parser and semantic analysis in the tests (tools/neo4j-lint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cypher.dialects.shared import (
+    DOC,
+    DOC_EMB,
+    EDGE_COUNTS,
+    ID,
+    NAME,
+    NAME_EMB,
+    NODE_COUNTS,
+    create_edges,
+    exact_name,
+    neighbours,
+)
+from cypher.identifiers import quote
+
+__all__ = [
+    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "LIST_INDEXES", "NAME", "NAME_EMB", "NODE_COUNTS", "SEARCH_SINCE",
+    "Syntax", "VectorQuery", "browser_block", "create_edges", "create_id_constraint", "create_nodes",
+    "create_vector_index", "cypher_literal", "exact_name", "index_name", "neighbours", "statement", "syntax_for",
+    "vector_top_k",
+]  # fmt: skip
+
+Syntax = Literal["5", "25"]
+
+SEARCH_SINCE = (2026, 1)
+"""The first Neo4j release with the Cypher 25 ``SEARCH`` clause for vector indexes."""
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)*(?:-[\w.]+)?")
+
+
+def syntax_for(version: str) -> Syntax:
+    """``"25"`` for Neo4j 2026.01 or later, ``"5"`` for 5.x and 2025.x: the version switch of this dialect."""
+    match = _VERSION.fullmatch(version.strip())
+    if match is None:
+        raise ValueError(f"not a Neo4j version: {version!r} (expected e.g. 5.26, 2025.05 or 2026.01.0)")
+    return "25" if (int(match[1]), int(match[2])) >= SEARCH_SINCE else "5"
+
+
+def statement(text: str, syntax: Syntax) -> str:
+    """``text`` as sent to a server of this syntax (the ``CYPHER 25`` prefix where needed)."""
+    return f"CYPHER 25 {text}" if syntax == "25" else text
+
+
+def index_name(label: str, prop: str) -> str:
+    """``kgqa_<label slug>_<property>_<8 hex of the label>``: readable in ``SHOW INDEXES`` and unique per label."""
+    slug = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")[:40] or "label"
+    digest = hashlib.sha256(label.encode()).hexdigest()[:8]
+    return f"kgqa_{slug}_{prop}_{digest}"
+
+
+def create_id_constraint(label: str) -> str:
+    """Unique ids per label; the constraint's index also serves the id lookups of the pattern queries."""
+    name = quote(index_name(label, ID))
+    return f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{quote(label)}) REQUIRE n.{ID} IS UNIQUE"
+
+
+def create_nodes(label: str) -> str:
+    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, name_emb, doc_emb}].
+
+    ``db.create.setNodeVectorProperty`` stores the vectors as float32 arrays (a plain SET would store float64).
+    """
+    return (
+        f"UNWIND $rows AS r CREATE (n:{quote(label)} {{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc}}) "
+        f"WITH n, r CALL db.create.setNodeVectorProperty(n, '{NAME_EMB}', r.{NAME_EMB}) "
+        f"CALL db.create.setNodeVectorProperty(n, '{DOC_EMB}', r.{DOC_EMB})"
+    )
+
+
+def create_vector_index(label: str, prop: str, dimension: int) -> str:
+    """Cosine vector index; the dimension is a validated int, not user text, so it may be inlined."""
+    return (
+        f"CREATE VECTOR INDEX {quote(index_name(label, prop))} IF NOT EXISTS "
+        f"FOR (n:{quote(label)}) ON (n.{quote(prop)}) OPTIONS {{indexConfig: "
+        f"{{`vector.dimensions`: {int(dimension)}, `vector.similarity_function`: 'cosine'}}}}"
+    )
+
+
+LIST_INDEXES = (
+    "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, state RETURN name, labelsOrTypes, properties, state"
+)
+
+_HIT_RETURN = f"RETURN node.{ID} AS id, node.{NAME} AS name, 2 * score - 1 AS similarity ORDER BY similarity DESC"
+
+
+@dataclass(frozen=True)
+class VectorQuery:
+    """A top-``$k`` query over one vector index: run ``text`` with ``params`` plus ``k`` and ``vector``."""
+
+    text: str
+    params: dict[str, Any]
+
+
+def vector_top_k(label: str, prop: str, syntax: Syntax) -> VectorQuery:
+    """Top ``$k`` nodes of ``label`` nearest to ``$vector`` by the index on ``prop``, with cosine similarity."""
+    index = index_name(label, prop)
+    if syntax == "25":
+        text = (
+            f"MATCH (node:{quote(label)}) SEARCH node IN (VECTOR INDEX {quote(index)} FOR $vector LIMIT $k) "
+            f"SCORE AS score {_HIT_RETURN}"
+        )
+        return VectorQuery(statement(text, syntax), {})
+    text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {_HIT_RETURN}"
+    return VectorQuery(text, {"index": index})
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _escape(ch: str) -> str:
+    """Printable characters as they are; others as ``\\uXXXX`` (UTF-16 surrogate pairs beyond the BMP, as Java)."""
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def cypher_literal(value: Any) -> str:
+    """A parameter value as a Cypher literal, for the ``:params`` line of a Neo4j Browser block (never sent by kgqa:
+    kgqa always sends values as driver parameters)."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int | float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{value!r} has no Cypher literal")
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+        escaped = "".join(map(_escape, escaped))
+        return f"'{escaped}'"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(cypher_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        keys = [k if _PLAIN_KEY.fullmatch(k) else quote(k) for k in map(str, value)]
+        return "{" + ", ".join(f"{k}: {cypher_literal(v)}" for k, v in zip(keys, value.values(), strict=True)) + "}"
+    raise TypeError(f"no Cypher literal for {type(value).__name__}")
+
+
+def browser_block(text: str, params: dict[str, Any]) -> str:
+    """``:params {...};`` then the query: paste both into Neo4j Browser to run exactly what kgqa runs (the ``;``
+    separates the two statements in Browser's multi-statement editor)."""
+    return f":params {cypher_literal(params)};\n{text};"
