@@ -13,6 +13,7 @@ from rich.progress import Progress
 from kgqa.config import Config, load_config
 from kgqa.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
+from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.load import LoadReport, load_skb
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import Schema, SkbMeta
@@ -59,6 +60,7 @@ class Kgqa:
             start_timeout=config.server_start_timeout,
         )
         self._embedder: Embedder | None = None
+        self._llm: CachedChat | None = None
 
     def __enter__(self) -> Kgqa:
         return self
@@ -72,6 +74,8 @@ class Kgqa:
         finally:
             if self._embedder is not None:
                 self._embedder.cache.close()
+            if self._llm is not None:
+                self._llm.cache.close()
 
     @property
     def embedder(self) -> Embedder:
@@ -81,6 +85,23 @@ class Kgqa:
                                    base_url=c.openai_base_url, api_key=c.openai_api_key)  # fmt: skip
             self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
         return self._embedder
+
+    @property
+    def llm(self) -> CachedChat | None:
+        """The configured chat model behind the on-disk response cache; None when ``llm`` is ``none``."""
+        if self._llm is None:
+            c = self.config
+            kind, model = parse_llm_spec(c.llm)
+            chat: ChatModel
+            if kind == "none":
+                return None
+            if kind == "openai":
+                chat = OpenAIChat(model, base_url=c.openai_base_url, api_key=c.openai_api_key, timeout=c.llm_timeout,
+                                  max_retries=c.llm_max_retries, reasoning_effort=c.llm_reasoning_effort)  # fmt: skip
+            else:
+                chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
+            self._llm = CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite"), salt=c.llm_reasoning_effort or "")
+        return self._llm
 
     def load(
         self,

@@ -208,7 +208,9 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 
 @main.command()
 @skb_option
-@click.option("--cypher", "cypher_text", required=True, help="The Cypher text to explain (as an LLM wrote it).")
+@click.argument("question", required=False)
+@click.option("--cypher", "cypher_text", help="The Cypher text to explain (as an LLM wrote it), instead of QUESTION.")
+@click.option("--llm", default=None, help="QUESTION mode: none | openai:MODEL | llama:PATH.gguf (config 'llm').")
 @click.option("--dialect", type=click.Choice(["falkordb", "neo4j"]), default="falkordb", show_default=True,
               help="Whose Cypher to print; neo4j adds a block to paste into Neo4j Browser.")
 @click.option("--neo4j-version", default=None,
@@ -218,16 +220,24 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 @click.option("--lenient", is_flag=True, help="Map every label and type to the most similar one in the schema.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON; a rejected input prints {'error': ...}, exit 2.")
 @click.pass_context
-def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: Dialect, neo4j_version: str | None, scope: int,
-            lenient: bool, as_json: bool) -> None:  # fmt: skip
-    """Show the plan kgqa builds from a Cypher text, what it dropped or repaired, and the compiled query."""
+def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str | None, llm: str | None,
+            dialect: Dialect, neo4j_version: str | None, scope: int, lenient: bool, as_json: bool) -> None:  # fmt: skip
+    """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
+    or repaired, and the compiled query with its parameters."""
     from cypher.errors import CypherSyntaxError
     from kgqa.explain import explain as build
+    from kgqa.explain import explain_question
 
+    if (question is None) == (cypher_text is None):
+        raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
+    mode = "lenient" if lenient else "strict"
     try:
-        with _open(ctx, neo4j_version=neo4j_version) as kg:
-            result = build(kg, skb, cypher_text, scope=scope, mode="lenient" if lenient else "strict",
-                           dialect=dialect)  # fmt: skip
+        with _open(ctx, neo4j_version=neo4j_version, llm=llm) as kg:
+            if cypher_text is not None:
+                result = build(kg, skb, cypher_text, scope=scope, mode=mode, dialect=dialect)
+            else:
+                assert question is not None
+                result = explain_question(kg, skb, question, scope=scope, mode=mode, dialect=dialect)
     except (CypherSyntaxError, KgqaError) as exc:
         if not as_json:
             raise KgqaError(str(exc)) from exc
@@ -238,6 +248,11 @@ def explain(ctx: click.Context, skb: str, cypher_text: str, dialect: Dialect, ne
         return
     console = Console()
     plan = result.plan
+    if result.generated is not None:
+        g = result.generated
+        console.print(f"[bold]{g.model}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
+                      f"{', cached' if g.usage.cached else ''}):")  # fmt: skip
+        console.print(g.reply, markup=False)
     console.print(f"[bold]target[/bold] {plan.target}")
     for symbol in plan.symbols:
         kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"

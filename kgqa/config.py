@@ -16,6 +16,7 @@ from typing import Any
 
 from cypher.dialects.neo4j import syntax_for
 from kgqa.errors import ConfigError
+from kgqa.llm import parse_llm_spec
 
 ENV_PREFIX = "KGQA_"
 
@@ -45,7 +46,19 @@ class Config:
     relation_names_per_type: int = 8
     """How many neighbour names per relation type the embedded document lists (method step 7)."""
     openai_base_url: str | None = None
+    """Base URL of an OpenAI-compatible endpoint (vLLM, Ollama, llama_cpp.server), for the LLM and embedder."""
     openai_api_key: str | None = None
+    llm: str = "none"
+    """``none``, ``openai:MODEL`` (any OpenAI-compatible endpoint; extra ``kgqa[openai]``) or ``llama:PATH.gguf``
+    (in-process llama.cpp; extra ``kgqa[llama]``)."""
+    llm_temperature: float = 0.0
+    llm_reasoning_effort: str | None = None
+    """Passed to reasoning models of the OpenAI API (``low``, ``medium``, ``high``); unset for others."""
+    llm_timeout: float = 120.0
+    """Seconds per LLM request before the client gives up (after its own retries)."""
+    llm_max_retries: int = 2
+    llm_context: int = 4096
+    """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
     neo4j_version: str = "2025.05"
     """Neo4j release the Neo4j dialect writes for (``kgqa explain --dialect neo4j``): 2026.01 and later get the
@@ -133,6 +146,9 @@ def _validate(config: Config) -> None:
     for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size"):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
+    parse_llm_spec(config.llm)
+    if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
+        raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
     try:
         syntax_for(config.neo4j_version)
     except ValueError as exc:

@@ -33,3 +33,7 @@ class StoreLockedError(StoreError):
 
 class EmbeddingError(KgqaError):
     """The embedding model could not be loaded or used."""
+
+
+class LlmError(KgqaError):
+    """The configured LLM failed: unreachable, timed out, refused the request, or could not be loaded."""

@@ -41,6 +41,16 @@ def test_golden_read_queries_take_values_as_parameters() -> None:
     )
 
 
+def test_golden_prompt_and_grounding_queries() -> None:
+    assert q.exact_name("disease") == (
+        "MATCH (n:`disease`) WHERE toLower(n.name) = toLower($text) RETURN n.id AS id, n.name AS name"
+    )
+    assert q.example_names("gene/protein") == (
+        "MATCH (n:`gene/protein`) WHERE n.name IS NOT NULL AND n.name <> '' "
+        "RETURN n.name AS name ORDER BY size(n.name), n.name LIMIT $n"
+    )
+
+
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

@@ -115,6 +115,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
             add(f"neighbours {label}", q.neighbours(label), {"ids": ["1"]})
             add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
+            add(f"example_names {label}", q.example_names(label), {"n": 3})
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 vector = q.vector_top_k(label, prop, syntax)

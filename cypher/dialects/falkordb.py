@@ -16,13 +16,15 @@ from cypher.dialects.shared import (
     NODE_COUNTS,
     create_edges,
     exact_name,
+    example_names,
     neighbours,
 )
 from cypher.identifiers import quote
 
 __all__ = [
     "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "LIST_INDEXES", "NAME", "NAME_EMB", "NODE_COUNTS", "VECTOR_TOP_K",
-    "create_edges", "create_id_index", "create_nodes", "create_vector_index", "exact_name", "neighbours",
+    "create_edges", "create_id_index", "create_nodes", "create_vector_index", "exact_name", "example_names",
+    "neighbours",
 ]  # fmt: skip
 
 

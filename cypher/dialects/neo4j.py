@@ -30,6 +30,7 @@ from cypher.dialects.shared import (
     NODE_COUNTS,
     create_edges,
     exact_name,
+    example_names,
     neighbours,
 )
 from cypher.identifiers import quote
@@ -37,8 +38,8 @@ from cypher.identifiers import quote
 __all__ = [
     "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "LIST_INDEXES", "NAME", "NAME_EMB", "NODE_COUNTS", "SEARCH_SINCE",
     "Syntax", "VectorQuery", "browser_block", "create_edges", "create_id_constraint", "create_nodes",
-    "create_vector_index", "cypher_literal", "exact_name", "index_name", "neighbours", "statement", "syntax_for",
-    "vector_top_k",
+    "create_vector_index", "cypher_literal", "exact_name", "example_names", "index_name", "neighbours", "statement",
+    "syntax_for", "vector_top_k",
 ]  # fmt: skip
 
 Syntax = Literal["5", "25"]

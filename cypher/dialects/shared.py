@@ -35,3 +35,12 @@ def neighbours(label: str) -> str:
 def exact_name(label: str) -> str:
     """Nodes of ``label`` whose name equals ``$text`` ignoring case: they go before vector candidates (step 4)."""
     return f"MATCH (n:{quote(label)}) WHERE toLower(n.{NAME}) = toLower($text) RETURN n.{ID} AS id, n.{NAME} AS name"
+
+
+def example_names(label: str) -> str:
+    """Up to ``$n`` names of ``label``, shortest first (well-known entities tend to have short names): the examples
+    of the step-2 prompt."""
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{NAME} IS NOT NULL AND n.{NAME} <> '' "
+        f"RETURN n.{NAME} AS name ORDER BY size(n.{NAME}), n.{NAME} LIMIT $n"
+    )

@@ -1,0 +1,101 @@
+"""``kgqa explain "QUESTION"``: step 2 with a scripted LLM (the real openai client on an in-memory endpoint), then
+the plan. Junk, empty, truncated and timed-out replies each give a clear error or a salvaged plan, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from click.testing import CliRunner, Result
+
+from kgqa.cli import main
+from tests.scripted_llm import ScriptedEndpoint
+
+QUESTION = "Which drugs are indicated for migraine?"
+GOOD = "Sure!\n```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"Migraine\"})\nRETURN y\n```\nDone."
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
+    assert result.exit_code == 0, result.stderr
+    return {**cli_env, "KGQA_OPENAI_BASE_URL": "http://scripted.invalid/v1", "KGQA_LLM_MAX_RETRIES": "0"}
+
+
+def run(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
+    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    return CliRunner().invoke(main, ["explain", "--skb", "prime", *args], env=env)
+
+
+def as_json(result: Result) -> dict[str, Any]:
+    assert "Traceback" not in result.output
+    return json.loads(result.stdout)
+
+
+def test_question_mode_builds_the_plan_from_the_llms_reply(loaded: dict[str, str], monkeypatch: Any) -> None:
+    endpoint = ScriptedEndpoint([GOOD])
+    result = run(loaded, endpoint, monkeypatch, QUESTION, "--llm", "openai:coder", "--json")
+    assert result.exit_code == 0, result.output
+    out = as_json(result)
+    assert out["generated"]["question"] == QUESTION and out["generated"]["reply"] == GOOD
+    assert out["generated"]["model"] == "openai:coder@http://scripted.invalid/v1"
+    assert out["generated"]["usage"]["calls"] == 1 and out["generated"]["usage"]["cached"] == 0
+    assert out["plan"]["target"] == "y" and out["params"]["c0"] == ["1"]  # migraine, exact name match
+    prompt = endpoint.requests[0]["messages"][0]["content"]
+    assert "(:drug)-[:indication]->(:disease)" in prompt and "- drug (e.g. ivermectin, sumatriptan)" in prompt
+    assert prompt.rstrip().endswith(f"Question: {QUESTION}")
+    # The same question again is answered from the response cache: no request, and the trace says so.
+    again = as_json(run(loaded, endpoint, monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
+    assert again["generated"]["usage"]["cached"] == 1 and len(endpoint.requests) == 1
+    assert again["query"] == out["query"]
+
+
+def test_question_mode_text_output(loaded: dict[str, str], monkeypatch: Any) -> None:
+    result = run(loaded, ScriptedEndpoint([GOOD]), monkeypatch, QUESTION, "--llm", "openai:coder")
+    assert result.exit_code == 0, result.output
+    assert "openai:coder@http://scripted.invalid/v1 wrote" in result.stdout and "RETURN DISTINCT" in result.stdout
+
+
+def test_truncated_reply_is_salvaged(loaded: dict[str, str], monkeypatch: Any) -> None:
+    cut = "```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"}),\n      (y)-[:target]->(g:`gene"
+    endpoint = ScriptedEndpoint([cut], finish_reason="length")
+    out = as_json(run(loaded, endpoint, monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
+    assert [t["types"] for t in out["plan"]["triplets"]] == [["indication"]]
+    assert out["plan"]["target"] == "y"
+    assert {"kind": "target", "original": "(no RETURN of a node)", "replacement": "y", "similarity": 1.0} in out[
+        "repairs"
+    ]
+    assert any("truncated" in d["reason"] for d in out["dropped"])
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "message"),
+    [
+        ("I am sorry, I cannot help with that.", "CypherSyntaxError", "no MATCH clause found in the LLM's reply 'I am"),
+        ("", "CypherSyntaxError", "in the LLM's reply ''"),
+        ("MATCH (y:drug) DETACH DELETE y", "CypherSyntaxError", "in the LLM's reply"),
+        (503, "LlmError", "answered HTTP 503"),
+        (httpx2.ReadTimeout("slow"), "LlmError", "timed out"),
+    ],
+    ids=["junk", "empty", "write", "http-503", "timeout"],
+)
+def test_bad_replies_give_one_json_error(loaded: dict[str, str], monkeypatch: Any, reply: Any, error: str,
+                                         message: str) -> None:  # fmt: skip
+    result = run(loaded, ScriptedEndpoint([reply]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json")
+    assert result.exit_code == 2, result.output
+    out = as_json(result)["error"]
+    assert out["type"] == error and message in out["message"], out
+
+
+def test_question_mode_needs_an_llm_and_excludes_cypher(loaded: dict[str, str], monkeypatch: Any) -> None:
+    result = run(loaded, ScriptedEndpoint([]), monkeypatch, QUESTION, "--json")
+    assert result.exit_code == 2
+    assert as_json(result)["error"]["message"].startswith("explaining a QUESTION needs an LLM")
+    both = run(loaded, ScriptedEndpoint([]), monkeypatch, QUESTION, "--cypher", "MATCH (y) RETURN y")
+    assert both.exit_code == 2 and "give either a QUESTION or --cypher TEXT" in both.output
+    neither = run(loaded, ScriptedEndpoint([]), monkeypatch)
+    assert neither.exit_code == 2 and "give either a QUESTION or --cypher TEXT" in neither.output

@@ -1,0 +1,103 @@
+"""The LLM layer: the real openai client against a scripted in-memory endpoint, the response cache, accounting,
+configuration errors, and (when installed) in-process llama.cpp with the tiny SmolLM2 model."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from kgqa.config import load_config
+from kgqa.errors import ConfigError, LlmError
+from kgqa.llm import CachedChat, LlamaCppChat, LlmCache, Message, Usage, parse_llm_spec
+from tests.scripted_llm import ScriptedEndpoint
+
+HELLO = [Message("user", "say hi")]
+
+
+def test_openai_chat_sends_the_request_and_reads_usage() -> None:
+    endpoint = ScriptedEndpoint(["MATCH (y) RETURN y"])
+    completion = endpoint.chat("m1", reasoning_effort="low").complete(HELLO, max_tokens=30, temperature=0.0)
+    assert (completion.text, completion.prompt_tokens, completion.completion_tokens) == ("MATCH (y) RETURN y", 2, 4)
+    assert completion.finish_reason == "stop" and not completion.cached
+    assert endpoint.requests == [{"model": "m1", "messages": [{"role": "user", "content": "say hi"}],
+                                  "max_tokens": 30, "temperature": 0.0, "reasoning_effort": "low"}]  # fmt: skip
+
+
+def test_server_errors_are_retried_by_the_client_then_reported() -> None:
+    endpoint = ScriptedEndpoint([500, "ok"])
+    assert endpoint.chat(max_retries=1).complete(HELLO, max_tokens=5, temperature=0).text == "ok"
+    assert len(endpoint.requests) == 2
+    endpoint = ScriptedEndpoint([500, 500])
+    with pytest.raises(LlmError, match=r"openai:scripted@http://scripted.invalid/v1 .* answered HTTP 500"):
+        endpoint.chat(max_retries=1).complete(HELLO, max_tokens=5, temperature=0)
+    with pytest.raises(LlmError, match="answered HTTP 401"):
+        ScriptedEndpoint([401]).chat().complete(HELLO, max_tokens=5, temperature=0)
+
+
+def test_timeouts_become_one_llm_error() -> None:
+    endpoint = ScriptedEndpoint([httpx2.ReadTimeout("slow")])
+    with pytest.raises(LlmError, match=r"timed out at http://scripted\.invalid/v1"):
+        endpoint.chat().complete(HELLO, max_tokens=5, temperature=0)
+
+
+def test_missing_api_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="needs an API key"):
+        ScriptedEndpoint([]).chat(api_key=None, base_url=None)
+
+
+def test_cache_answers_repeats_without_a_call_and_survives_a_restart(tmp_path: Path) -> None:
+    endpoint = ScriptedEndpoint(["first", "second"])
+    chat = CachedChat(endpoint.chat(), LlmCache(tmp_path / "llm.sqlite"))
+    one = chat.complete(HELLO, max_tokens=5, temperature=0.0)
+    again = chat.complete(HELLO, max_tokens=5, temperature=0.0)
+    assert (one.text, again.text, again.cached, again.seconds) == ("first", "first", True, 0.0)
+    assert (again.prompt_tokens, again.completion_tokens) == (one.prompt_tokens, one.completion_tokens)
+    assert chat.complete(HELLO, max_tokens=5, temperature=0.5).text == "second"  # other parameters, other key
+    chat.cache.close()
+    reopened = CachedChat(ScriptedEndpoint([]).chat(), LlmCache(tmp_path / "llm.sqlite"))
+    assert reopened.complete(HELLO, max_tokens=5, temperature=0.0).text == "first"
+    assert len(endpoint.requests) == 2
+
+
+def test_usage_adds_up() -> None:
+    endpoint = ScriptedEndpoint(["a b", "c"])
+    usage = Usage()
+    for _ in range(2):
+        usage.add(endpoint.chat().complete(HELLO, max_tokens=5, temperature=0))
+    assert (usage.calls, usage.cached, usage.prompt_tokens, usage.completion_tokens) == (2, 0, 4, 3)
+
+
+def test_llm_setting_is_validated() -> None:
+    assert parse_llm_spec("none") == ("none", "")
+    assert parse_llm_spec("openai:gpt-4o-mini") == ("openai", "gpt-4o-mini")
+    assert parse_llm_spec("llama:~/m.gguf") == ("llama", "~/m.gguf")
+    for bad in ("gpt-4o", "openai:", "llama: ", "claude:x"):
+        with pytest.raises(ConfigError, match=r"'llm' must be none, openai:MODEL or llama:PATH\.gguf"):
+            load_config({"llm": bad}, env={}, cwd=Path("/nonexistent"))
+    with pytest.raises(ConfigError, match="llm_timeout"):
+        load_config({"llm_timeout": 0}, env={}, cwd=Path("/nonexistent"))
+
+
+def test_llama_cpp_missing_model_file_is_a_config_error(tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
+    with pytest.raises(ConfigError, match="no such GGUF file"):
+        LlamaCppChat(tmp_path / "absent.gguf", context=512)
+
+
+SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
+
+
+def test_llama_cpp_in_process_end_to_end(tmp_path: Path) -> None:
+    """Real inference with the tiny SmolLM2 (junk text, but a real completion with real token counts)."""
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
+    if not SMOLLM2.is_file():
+        pytest.skip(f"no {SMOLLM2}: run ../shared/scripts/get-local-llm.sh smollm2 (or set KGQA_TEST_GGUF)")
+    chat = CachedChat(LlamaCppChat(SMOLLM2, context=512, threads=2), LlmCache(tmp_path / "llm.sqlite"))
+    completion = chat.complete([Message("user", "Write a Cypher query returning 1.")], max_tokens=16, temperature=0)
+    assert completion.prompt_tokens > 5 and 0 < completion.completion_tokens <= 16
+    assert completion.finish_reason in ("stop", "length") and isinstance(completion.text, str)
+    assert chat.complete([Message("user", "Write a Cypher query returning 1.")], max_tokens=16, temperature=0).cached
