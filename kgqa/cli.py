@@ -252,7 +252,7 @@ def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str
         g = result.generated
         console.print(f"[bold]{g.model}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
                       f"{', cached' if g.usage.cached else ''}):")  # fmt: skip
-        console.print(g.reply, markup=False)
+        console.print(g.reply, markup=False, soft_wrap=True)
     console.print(f"[bold]target[/bold] {plan.target}")
     for symbol in plan.symbols:
         kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"
@@ -265,7 +265,7 @@ def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str
     for dropped in plan.dropped:
         console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
     console.print(f"[bold]query ({result.dialect})[/bold]")
-    console.print(result.query, markup=False)
+    console.print(result.query, markup=False, soft_wrap=True)
     console.print(json.dumps(result.params, ensure_ascii=False, default=str), markup=False)
     if result.browser is not None:
         console.print("[bold]Neo4j Browser[/bold] (paste both lines)")
