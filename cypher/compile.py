@@ -21,7 +21,11 @@ _OPS = {"=": "=", "<>": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "CONTA
 
 @dataclass(frozen=True)
 class PatternQuery:
-    """The step-5 query: run it with ``params`` plus one id list per constant (``constant_params``)."""
+    """The step-5 query: run it with ``params`` plus one id list per constant (``constant_params``).
+
+    Rows are ``[id, name, label, m0, m1, ...]``: ``mN`` lists the ids of constant ``cN``'s candidates the target was
+    grounded through (the target's own constant, if it is one, has none).
+    """
 
     text: str
     params: dict[str, Any]
@@ -63,5 +67,10 @@ def pattern_query(plan: QueryPlan) -> PatternQuery:
             filters.append(f"{names[symbol.name]}.{quote(condition.property)} {_OPS[condition.op]} ${param}")
     target = names[plan.target]
     where = f" WHERE {' AND '.join(filters)}" if filters else ""
-    text = " ".join(matches) + where + f" RETURN DISTINCT {target}.id AS id, {target}.name AS name"
+    # One row per target: the constants' nodes it was grounded through are collected as evidence (m0, m1, ...).
+    evidence = [(symbol, param) for symbol, param in constant_params.items() if symbol != plan.target]
+    collected = "".join(f", collect(DISTINCT {names[s]}.id) AS m{p[1:]}" for s, p in evidence)
+    text = " ".join(matches) + where + (
+        f" RETURN {target}.id AS id, {target}.name AS name, labels({target})[0] AS label{collected}"
+    )
     return PatternQuery(text, params, constant_params, names)

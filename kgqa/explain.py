@@ -77,7 +77,7 @@ def explain_plan(
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
         candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope)
-        params.update({query.constant_params[name]: ids for name, ids in candidates.items()})
+        params.update({query.constant_params[name]: [node for node, _ in pairs] for name, pairs in candidates.items()})
     repairs = repairs + sanitized.repairs
     if dialect == "falkordb":
         return Explanation(sanitized.plan, repairs, dialect, query.text, params)

@@ -51,7 +51,10 @@ class Grounded:
 
     id: str
     name: str
+    label: str
     round_l: int
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(constant symbol, ids of its candidates this target was grounded through) in that round"""
 
 
 @dataclass
@@ -59,20 +62,24 @@ class GroundingResult:
     query: PatternQuery
     candidates: dict[str, list[str]]
     """constant symbol -> candidate ids, best first (exact name matches, then name-vector similarity)"""
+    names: dict[str, str] = field(default_factory=dict)
+    """candidate id -> name, for evidence"""
     targets: list[Grounded] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
 
 
 def constant_candidates(
     store: GraphStore, skb: str, symbol: Symbol, vector: np.ndarray, labels: tuple[str, ...], l_max: int
-) -> list[str]:
-    """Exact (case-insensitive) name matches first, then the name index's nearest, up to ``l_max`` ids."""
+) -> list[tuple[str, str]]:
+    """Exact (case-insensitive) name matches first, then the name index's nearest: up to ``l_max`` (id, name)."""
     text = symbol.search_string or ""
-    exact = [str(row[0]) for label in labels for row in store.read(skb, q.exact_name(label), {"text": text})]
+    exact = [(str(r[0]), str(r[1])) for label in labels for r in store.read(skb, q.exact_name(label), {"text": text})]
     hits = [hit for label in labels for hit in store.vector_top_k(skb, label, q.NAME_EMB, vector, l_max)]
     hits.sort(key=lambda hit: -hit.similarity)
-    ordered = list(dict.fromkeys(exact + [str(hit.id) for hit in hits]))
-    return ordered[:l_max]
+    ordered: dict[str, str] = {}
+    for node, name in exact + [(str(hit.id), hit.name) for hit in hits]:
+        ordered.setdefault(node, name)
+    return list(ordered.items())[:l_max]
 
 
 def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarray]:
@@ -83,7 +90,7 @@ def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarra
 def plan_candidates(
     store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
     l_max: int,
-) -> dict[str, list[str]]:  # fmt: skip
+) -> dict[str, list[tuple[str, str]]]:  # fmt: skip
     """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
     return {
         c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max)
@@ -96,15 +103,18 @@ def ground(
     *, k: int, l_max: int,
 ) -> GroundingResult:  # fmt: skip
     query = pattern_query(plan)
-    candidates = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
-    result = GroundingResult(query, candidates)
+    found = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
+    candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
+    result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs})
+    evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):
         params = {**query.params, **{query.constant_params[n]: ids[:scope] for n, ids in candidates.items()}}
         start = time.perf_counter()
         rows = store.read(skb, query.text, params)
-        for node_id, name in rows:
-            seen.setdefault(str(node_id), Grounded(str(node_id), name, scope))
+        for node_id, name, label, *matched in rows:
+            matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
+            seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches))
         result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
         if len(seen) >= k or not query.constant_params:
             break

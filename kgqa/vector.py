@@ -4,23 +4,12 @@ similar to the question, by each label's native vector index over document embed
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from cypher.dialects.falkordb import DOC_EMB
-from kgqa.store.base import GraphStore, NodeId
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One ranked answer and the evidence that put it there."""
-
-    id: NodeId
-    type: str
-    name: str
-    score: float
-    strand: str
+from kgqa.answers import Candidate
+from kgqa.store.base import GraphStore
 
 
 def vector_strand(
@@ -29,4 +18,4 @@ def vector_strand(
     """Top ``k`` over all ``types`` by cosine similarity; each label's index is asked for its own top ``k``."""
     hits = [hit for label in types for hit in store.vector_top_k(skb, label, DOC_EMB, question_vector, k)]
     hits.sort(key=lambda hit: (-hit.similarity, str(hit.id)))
-    return [Candidate(h.id, h.label, h.name, h.similarity, "vector") for h in hits[:k]]
+    return [Candidate(str(h.id), h.label, h.name, h.similarity, ("vector",)) for h in hits[:k]]

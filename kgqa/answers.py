@@ -1,0 +1,33 @@
+"""What kgqa answers with: ranked candidates, each with the evidence that put it there."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Strand = str
+"""``graph`` (grounded by the plan, method steps 4-6) or ``vector`` (document similarity, step 7)."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """Evidence of the graph strand: a constant of the plan and a node it was grounded to for this answer."""
+
+    symbol: str
+    search: str
+    """the constant's search string, as the LLM (or the entity linker) wrote it"""
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One ranked answer. ``score`` is the similarity that ranked it within its strand (before any rerank)."""
+
+    id: str
+    type: str
+    name: str
+    score: float
+    strands: tuple[Strand, ...]
+    round_l: int | None = None
+    """graph strand: the scope l at which it first satisfied the pattern"""
+    matches: tuple[Match, ...] = ()
