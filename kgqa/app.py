@@ -2,36 +2,30 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
 
-from kgqa.config import Config, load_config
+from kgqa.answers import Candidate
+from kgqa.config import Config, load_config, validate
 from kgqa.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
 from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.load import LoadReport, load_skb
+from kgqa.pipeline import Context, Options, run
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import Schema, SkbMeta
 from kgqa.store.falkordb import FalkorStore
-from kgqa.vector import Candidate, vector_strand
+from kgqa.trace import Trace
 from loaders.model import SkbData
 
 
-@dataclass(frozen=True)
-class Trace:
-    """What ran and how long each part took; printed by ``--json``."""
-
-    skb: str
-    strategy: str
-    types: tuple[str, ...]
-    k: int
-    embedder: str
-    seconds: dict[str, float] = field(default_factory=dict)
+def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
+    return {"rank": rank, "id": c.id, "type": c.type, "name": c.name, "score": round(c.score, 6),
+            "strands": list(c.strands), "round_l": c.round_l, "matches": [asdict(m) for m in c.matches]}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,10 +35,12 @@ class Answer:
     trace: Trace
 
     def to_json(self) -> dict[str, Any]:
+        trace = asdict(self.trace)
+        trace["usage"] = asdict(self.trace.usage)
         return {
             "question": self.question,
-            "answers": [{"id": c.id, "type": c.type, "name": c.name, "score": round(c.score, 6)} for c in self.answers],
-            "trace": asdict(self.trace),
+            "answers": [_answer_json(rank, c) for rank, c in enumerate(self.answers, 1)],
+            "trace": trace,
         }
 
 
@@ -61,6 +57,7 @@ class Kgqa:
         )
         self._embedder: Embedder | None = None
         self._llm: CachedChat | None = None
+        self._cross_encoder: Callable[[list[tuple[str, str]]], Sequence[float]] | None = None
 
     def __enter__(self) -> Kgqa:
         return self
@@ -100,7 +97,8 @@ class Kgqa:
                                   max_retries=c.llm_max_retries, reasoning_effort=c.llm_reasoning_effort)  # fmt: skip
             else:
                 chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
-            self._llm = CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite"), salt=c.llm_reasoning_effort or "")
+            cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
+            self._llm = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
         return self._llm
 
     def load(
@@ -127,14 +125,32 @@ class Kgqa:
         self.meta(skb)
         return self.store.schema(skb)
 
-    def ask(self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None) -> Answer:
-        """The vector strand (method step 7) over the candidate types, or over ``types`` when given."""
+    def cross_encoder(self) -> Callable[[list[tuple[str, str]]], Sequence[float]] | None:
+        """The configured sentence-transformers CrossEncoder's scoring function (loaded once, offline)."""
+        if self.config.cross_encoder is None:
+            return None
+        if self._cross_encoder is None:
+            from sentence_transformers import CrossEncoder
+
+            try:
+                model = CrossEncoder(str(Path(self.config.cross_encoder).expanduser()), device=self.config.device,
+                                     local_files_only=True)  # fmt: skip
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"cross_encoder '{self.config.cross_encoder}' could not be loaded: {exc}") from exc
+            self._cross_encoder = lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)]
+        return self._cross_encoder
+
+    def ask(
+        self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None,
+        steps: str | None = None,
+    ) -> Answer:  # fmt: skip
+        """Answer ``question`` with the method's steps (config ``steps``; ``vss`` is the vector strand alone) over the
+        candidate types of ``skb``, or over ``types`` when given."""
         if not question.strip():
             raise InputError("the question is empty")
         meta = self.meta(skb)
-        k = top_k or self.config.top_k
-        if k < 1:
-            raise InputError(f"--top-k must be >= 1, got {k}")
+        config = replace(self.config, **{k: v for k, v in {"top_k": top_k, "steps": steps}.items() if v is not None})
+        validate(config)
         chosen = tuple(types) if types else meta.candidate_types
         unknown = [t for t in chosen if t not in meta.candidate_types]
         if unknown:
@@ -144,17 +160,12 @@ class Kgqa:
                 f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
                 f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
             )
-        seconds: dict[str, float] = {}
-        start = time.perf_counter()
-        self.store.await_indexes(skb)
-        seconds["await_indexes"] = time.perf_counter() - start
-        start = time.perf_counter()
-        vector = self.embedder.embed_one(question)
-        seconds["embed_question"] = time.perf_counter() - start
-        start = time.perf_counter()
-        answers = vector_strand(self.store, skb, vector, chosen, k)
-        seconds["vector_strand"] = time.perf_counter() - start
-        trace = Trace(skb, "vector", chosen, k, self.embedder.name, {k_: round(v, 4) for k_, v in seconds.items()})
+        llm = self.llm if config.steps != "vss" else None
+        options = Options.from_config(config, chosen, has_llm=llm is not None)
+        needs_ce = config.steps == "full" and options.reranker == "cross-encoder"
+        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config,
+                      self.cross_encoder() if needs_ce else None)  # fmt: skip
+        answers, trace = run(ctx, question, options)
         return Answer(question, answers, trace)
 
 

@@ -23,6 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from kgqa.answers import Candidate
 from kgqa.app import Kgqa
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
@@ -152,22 +153,59 @@ def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batc
 @click.argument("question")
 @skb_option
 @click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
-@click.option("--top-k", type=int, help="Number of answers (default 20).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20).")
+@click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
+@click.option("--steps", type=click.Choice(["vss", "graph", "hybrid", "full"]), default=None,
+              help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).")
+@click.option("--reranker", type=click.Choice(["auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none"]),
+              default=None, help="Step 8 (auto: listwise with an LLM, else none).")
+@click.option("--cross-encoder", "cross_encoder", default=None, help="Local CrossEncoder path for --reranker.")
+@click.option("--alpha", type=click.FloatRange(0, 1), default=None, help="Graph strand share of k (2/3).")
+@click.option("--l-max", "l_max", type=click.IntRange(1, 1000), default=None, help="Most candidates per constant.")
+@click.option("--explain", "show_plan", is_flag=True, help="Also print the plan and the compiled query.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (answers with evidence, trace of all 8 steps).")
 @click.pass_context
-def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top_k: int | None, as_json: bool) -> None:
-    """Answer QUESTION with a ranked list of entities of the SKB."""
-    with _open(ctx, top_k=top_k) as kg:
+def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top_k: int | None, llm: str | None,
+        steps: str | None, reranker: str | None, cross_encoder: str | None, alpha: float | None, l_max: int | None,
+        show_plan: bool, as_json: bool) -> None:  # fmt: skip
+    """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence."""
+    flags = {"top_k": top_k, "llm": llm, "steps": steps, "reranker": reranker, "cross_encoder": cross_encoder,
+             "alpha": alpha, "l_max": l_max}  # fmt: skip
+    with _open(ctx, **flags) as kg:
         answer = kg.ask(question, skb, types=types or None)
+    trace = answer.trace
+    for record in trace.degraded:
+        _stderr().print(f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {record.detail}",
+                        markup=True, highlight=False, soft_wrap=True)  # fmt: skip
     if as_json:
-        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2, default=str))
         return
-    table = Table(title=f"{question}  [{skb}, {answer.trace.strategy} strand]")
-    for column in ("rank", "id", "type", "name", "score"):
+    console = Console()
+    if show_plan:
+        console.print(f"[bold]target type[/bold] {trace.target_type}")
+        console.print(json.dumps(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
+        console.print(f"[bold]query[/bold] {trace.query}", soft_wrap=True, highlight=False)
+        console.print(json.dumps(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
+    usage = trace.usage
+    title = (f"{question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
+             f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]")  # fmt: skip
+    table = Table(title=title)
+    for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
     for rank, c in enumerate(answer.answers, 1):
-        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}")
-    Console().print(table)
+        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c))
+    console.print(table)
+
+
+def _evidence(c: Candidate) -> str:
+    parts = ["+".join(c.strands)]
+    if c.round_l is not None:
+        parts.append(f"l={c.round_l}")
+    by_symbol: dict[str, list[str]] = {}
+    for match in c.matches:
+        by_symbol.setdefault(f"'{match.search}'", []).append(match.name or match.id)
+    parts += [f"{search} -> {', '.join(names)}" for search, names in by_symbol.items()]
+    return "; ".join(parts)
 
 
 @main.command()

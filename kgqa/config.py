@@ -40,6 +40,29 @@ class Config:
     """Token budget for document embeddings (names are short). MiniLM reads at most 256."""
     device: str = "cpu"
     top_k: int = 20
+    """k, the number of answers."""
+    steps: str = "full"
+    """``vss`` (vector strand only), ``graph`` (steps 1-6), ``hybrid`` (1-7) or ``full`` (1-8, with rerank)."""
+    reranker: str = "auto"
+    """``auto`` (listwise with an LLM, else none), ``listwise``, ``pairwise``, ``pointwise``, ``cross-encoder``,
+    ``none``."""
+    cross_encoder: str | None = None
+    """Local path (or cached name) of a sentence-transformers CrossEncoder for ``reranker = cross-encoder``."""
+    alpha: float = 2 / 3
+    """Share of the k slots for the graph strand (method step 6): round(alpha * k)."""
+    l_max: int = 100
+    """Most candidates per constant (method step 5)."""
+    cypher_mode: str = "strict"
+    """How the LLM's labels and types are mapped to the schema: ``strict`` (close matches) or ``lenient`` (all)."""
+    hidden_labels: str = ""
+    """Labels left out of the step-2 prompt, as ``skb:label`` items separated by commas (``mag:field_of_study``)."""
+    link_threshold: float = 0.85
+    """Without an LLM: how similar a question span must be to a node name to link it (name embeddings)."""
+    graph_rank_cap: int = 200
+    """Step 6 embeds at most this many grounded documents per question (they are cached)."""
+    rerank_budget_tokens: int = 3000
+    """Prompt budget of the LLM rerankers; longer candidate lists fall back to shorter documents."""
+    rerank_concurrency: int = 4
     ef_runtime: int = 200
     """HNSW search breadth of the vector indexes (recall vs latency)."""
     load_batch_size: int = 2000
@@ -57,6 +80,8 @@ class Config:
     llm_timeout: float = 120.0
     """Seconds per LLM request before the client gives up (after its own retries)."""
     llm_max_retries: int = 2
+    llm_cache: bool = True
+    """Keep LLM replies in ``cache/llm.sqlite`` and reuse them for the same model, prompt and parameters."""
     llm_context: int = 4096
     """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
@@ -88,6 +113,14 @@ def _coerce(name: str, raw: Any, source: str) -> Any:
             return int(raw)
         if kind == "float":
             return float(raw)
+        if kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            if str(raw).strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if str(raw).strip().lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
         if kind in ("str", "str | None"):
             if not isinstance(raw, str):
                 raise ValueError(raw)
@@ -138,15 +171,27 @@ def load_config(
     if overrides:
         merged.update(_from_mapping({k: v for k, v in overrides.items() if v is not None}, "command line"))
     config = dataclasses.replace(Config(), **merged)
-    _validate(config)
+    validate(config)
     return config
 
 
-def _validate(config: Config) -> None:
-    for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size"):
+def validate(config: Config) -> None:
+    """Raise a ConfigError naming the first invalid setting (also used after per-call overrides)."""
+    for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size", "l_max",
+                 "graph_rank_cap", "rerank_budget_tokens", "rerank_concurrency"):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
     parse_llm_spec(config.llm)
+    choices = {"steps": ("vss", "graph", "hybrid", "full"), "cypher_mode": ("strict", "lenient"),
+               "reranker": ("auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none")}  # fmt: skip
+    for name, allowed in choices.items():
+        if getattr(config, name) not in allowed:
+            raise ConfigError(f"'{name}' must be one of {', '.join(allowed)}, got {getattr(config, name)!r}")
+    if not 0.0 <= config.alpha <= 1.0:
+        raise ConfigError(f"'alpha' must be between 0 and 1, got {config.alpha}")
+    for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):
+        if ":" not in item:
+            raise ConfigError(f"'hidden_labels' items are skb:label, got {item!r}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
     try:
@@ -155,3 +200,9 @@ def _validate(config: Config) -> None:
         raise ConfigError(f"'neo4j_version': {exc}") from exc
     if config.store != "falkordb":
         raise ConfigError(f"store '{config.store}' is not available yet (only 'falkordb')")
+
+
+def hidden_labels(config: Config, skb: str) -> frozenset[str]:
+    """The labels ``hidden_labels`` hides from the step-2 prompt of ``skb``."""
+    items = (part.strip().split(":", 1) for part in config.hidden_labels.split(",") if part.strip())
+    return frozenset(label for name, label in items if name == skb)

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,8 +139,13 @@ class LlamaCppChat:
         except (ValueError, RuntimeError) as exc:
             raise LlmError(f"llama.cpp could not load {model_path}: {exc}") from exc
         self.name = f"llama:{model_path.name}"
+        self._lock = threading.Lock()  # one llama.cpp context: calls from the pointwise pool take turns
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+        with self._lock:
+            return self._complete(messages, max_tokens=max_tokens, temperature=temperature)
+
+    def _complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
         start = time.perf_counter()
         try:
             reply: Any = self._llm.create_chat_completion(
@@ -159,11 +165,15 @@ class LlamaCppChat:
 
 
 class LlmCache:
-    """(model, request) hash -> completion, in one SQLite file next to the embedding cache."""
+    """(model, request) hash -> completion, in one SQLite file next to the embedding cache (``None``: in memory,
+    for ``llm_cache = false``, which still answers a repeat within one run from memory)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
+    def __init__(self, path: Path | None) -> None:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        # Shared by the pointwise reranker's threads; the lock serialises them.
+        self._db = sqlite3.connect(path or ":memory:", check_same_thread=False)
+        self._lock = threading.Lock()
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS completion (key BLOB PRIMARY KEY, model TEXT NOT NULL, text TEXT NOT NULL, "
             "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, seconds REAL NOT NULL, "
@@ -172,19 +182,21 @@ class LlmCache:
         self._db.commit()
 
     def get(self, key: bytes) -> Completion | None:
-        row = self._db.execute(
-            "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason FROM completion WHERE key = ?",
-            (key,),
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, completion_tokens, seconds, finish_reason FROM completion WHERE key = ?",
+                (key,),
+            ).fetchone()
         return None if row is None else Completion(row[0], row[1], row[2], 0.0, row[4], cached=True)
 
     def put(self, key: bytes, model: str, completion: Completion) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO completion VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (key, model, completion.text, completion.prompt_tokens, completion.completion_tokens,
-             completion.seconds, completion.finish_reason),
-        )  # fmt: skip
-        self._db.commit()
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO completion VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, model, completion.text, completion.prompt_tokens, completion.completion_tokens,
+                 completion.seconds, completion.finish_reason),
+            )  # fmt: skip
+            self._db.commit()
 
     def close(self) -> None:
         self._db.close()

@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from cypher.dialects import falkordb as q
+from cypher.parser import parse
 from cypher.plan import QueryPlan
-from cypher.sanitize import Repair
+from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan, sanitize
 from kgqa.errors import InputError
 from kgqa.llm import ChatModel, Completion, Message
 from kgqa.store.base import GraphStore, Schema
@@ -41,21 +42,25 @@ class SchemaView:
     examples: Mapping[str, Sequence[str]]
 
 
-def schema_view(store: GraphStore, skb: str, schema: Schema, *, per_label: int = 3) -> SchemaView:
-    """The live schema of ``skb`` with ``per_label`` example names per label, read from the store."""
+def schema_view(
+    store: GraphStore, skb: str, schema: Schema, *, per_label: int = 3, hidden: frozenset[str] = frozenset()
+) -> SchemaView:
+    """The live schema of ``skb`` with ``per_label`` example names per label, read from the store; ``hidden``
+    labels (and their relationships) are left out (method step 2: hiding MAG's field_of_study helped)."""
+    labels = tuple(label.name for label in schema.labels if label.name not in hidden)
     examples = {
-        label.name: tuple(str(row[0]) for row in store.read(skb, q.example_names(label.name), {"n": per_label}))
-        for label in schema.labels
+        label: tuple(str(row[0]) for row in store.read(skb, q.example_names(label), {"n": per_label}))
+        for label in labels
     }
-    return SchemaView(
-        tuple(label.name for label in schema.labels),
-        tuple((r.source, r.type, r.target) for r in schema.relationships),
-        examples,
+    relationships = tuple(
+        (r.source, r.type, r.target) for r in schema.relationships if r.source not in hidden and r.target not in hidden
     )
+    return SchemaView(labels, relationships, examples)
 
 
-def cypher_messages(question: str, schema: SchemaView) -> list[Message]:
-    """The step-2 prompt (one user message: small local models follow a single message best)."""
+def cypher_messages(question: str, schema: SchemaView, target_type: str | None = None) -> list[Message]:
+    """The step-2 prompt (one user message: small local models follow a single message best); with the target type
+    of step 1 when there is one."""
     label_lines = "\n".join(
         f"- {label}" + (f" (e.g. {', '.join(schema.examples[label])})" if schema.examples.get(label) else "")
         for label in schema.labels
@@ -67,17 +72,34 @@ def cypher_messages(question: str, schema: SchemaView) -> list[Message]:
         f"Relationships:\n{rel_lines}\n"
         "Rules: use only MATCH, WHERE and RETURN; no OR, no negation, no quantifiers; write dates as YYYY-MM-DD; "
         "leave out what the schema cannot express; "
-        f"call the answer node {ANSWER_VARIABLE} and RETURN {ANSWER_VARIABLE}.\n\n"
+        + (f"the answer is a node of type {target_type}; " if target_type else "")
+        + f"call the answer node {ANSWER_VARIABLE} and RETURN {ANSWER_VARIABLE}.\n\n"
         f"Example:\n{EXAMPLE}\n\nQuestion: {question}\n"
     )
     return [Message("user", prompt)]
 
 
-def generate_cypher(llm: ChatModel, question: str, schema: SchemaView, *, temperature: float = 0.0) -> Completion:
+def generate_cypher(
+    llm: ChatModel, question: str, schema: SchemaView, *, target_type: str | None = None, temperature: float = 0.0
+) -> Completion:
     """Ask ``llm`` for Cypher answering ``question``; the raw reply (fences, prose and all) goes to the parser."""
     if not question.strip():
         raise InputError("the question is empty")
-    return llm.complete(cypher_messages(question, schema), max_tokens=MAX_TOKENS, temperature=temperature)
+    messages = cypher_messages(question, schema, target_type)
+    return llm.complete(messages, max_tokens=MAX_TOKENS, temperature=temperature)
+
+
+def plan_from_reply(reply: str, schema: GraphSchema, target_type: str, mode: Mode) -> SanitizedPlan:
+    """Method step 3: parse the reply, take ``y`` as the answer if the RETURN was lost, give an unlabelled answer
+    the target type of step 1, and sanitize against the live schema. Raises CypherSyntaxError if nothing usable."""
+    plan, repairs = with_answer_variable(parse(reply))
+    target = plan.target
+    if target is not None and any(s.name == target and not s.labels for s in plan.symbols):
+        symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)
+        plan = replace(plan, symbols=symbols)
+        repairs += (Repair("label", f"({target}) without a label", target_type, 1.0),)
+    sanitized = sanitize(plan, schema, mode)
+    return replace(sanitized, repairs=repairs + sanitized.repairs)
 
 
 def with_answer_variable(plan: QueryPlan) -> tuple[QueryPlan, tuple[Repair, ...]]:

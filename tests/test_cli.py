@@ -41,16 +41,23 @@ def test_load_twice_is_up_to_date_and_force_reuses_the_cache(loaded: dict[str, s
 
 
 def test_ask_json_shape(loaded: dict[str, str]) -> None:
-    result = run(loaded, "ask", "Which drug treats strongyloidiasis?", "--skb", "prime", "--top-k", "3", "--json")
+    """``--steps vss`` is the foundation's vector strand: top k over all candidate types, steps 1-6 and 8 skipped."""
+    result = run(loaded, "ask", "Which drug treats strongyloidiasis?", "--skb", "prime", "--top-k", "3", "--json",
+                 "--steps", "vss")  # fmt: skip
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["question"] == "Which drug treats strongyloidiasis?"
     assert len(out["answers"]) == 3
-    assert set(out["answers"][0]) == {"id", "type", "name", "score"}
+    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "matches"}
+    assert all(a["strands"] == ["vector"] for a in out["answers"])
     scores = [a["score"] for a in out["answers"]]
     assert scores == sorted(scores, reverse=True)
-    assert out["trace"]["strategy"] == "vector" and out["trace"]["k"] == 3
-    assert set(out["trace"]["seconds"]) == {"await_indexes", "embed_question", "vector_strand"}
+    trace = out["trace"]
+    assert trace["steps_mode"] == "vss" and trace["k"] == 3 and trace["llm"] == "none"
+    assert [(s["step"], s["status"]) for s in trace["steps"]] == [(n, "skipped") for n in range(1, 7)] + [
+        (7, "ran"), (8, "skipped")]  # fmt: skip
+    assert set(trace["seconds"]) == {"await_indexes", "embed_question"}
+    assert trace["usage"]["calls"] == 0
 
 
 def test_ask_type_filter_and_table(loaded: dict[str, str]) -> None:

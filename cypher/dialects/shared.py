@@ -44,3 +44,19 @@ def example_names(label: str) -> str:
         f"MATCH (n:{quote(label)}) WHERE n.{NAME} IS NOT NULL AND n.{NAME} <> '' "
         f"RETURN n.{NAME} AS name ORDER BY size(n.{NAME}), n.{NAME} LIMIT $n"
     )
+
+
+def documents(label: str) -> str:
+    """Name and document (without relations) of the nodes of ``label`` whose ids are in ``$ids`` (steps 6 and 8)."""
+    return f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc"
+
+
+def relations(label: str) -> str:
+    """Outgoing and incoming relations of the nodes of ``label`` whose ids are in ``$ids``, with the neighbour's id
+    and name and whether the edge points out of the node: the relations part of the rerank documents (step 8)."""
+    return (
+        f"MATCH (a:{quote(label)})-[r]->(b) WHERE a.{ID} IN $ids "
+        f"RETURN a.{ID} AS id, type(r) AS type, true AS out, b.{ID} AS nb, b.{NAME} AS nb_name "
+        f"UNION ALL MATCH (a:{quote(label)})<-[r]-(b) WHERE a.{ID} IN $ids "
+        f"RETURN a.{ID} AS id, type(r) AS type, false AS out, b.{ID} AS nb, b.{NAME} AS nb_name"
+    )

@@ -1,0 +1,92 @@
+"""Method steps 6-7: rank the grounded targets, then fill up with the vector strand (the hybrid merge).
+
+Step 6 orders grounded targets by (round l in which they appeared, similarity of the question to the node's document
+WITHOUT relations) and keeps ``round(alpha * k)``. Those documents are embedded on demand (through the embedding
+cache, so each only once): only the targets of the rounds that can reach the kept slots, at most ``cap`` of them.
+Step 7 fills the remaining slots with the vector strand over the target type, skipping what is taken; an answer
+found by both strands is tagged with both.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from cypher.dialects import falkordb as q
+from kgqa.answers import Candidate, Match
+from kgqa.embed import Embedder
+from kgqa.grounding import GroundingResult
+from kgqa.store.base import GraphStore
+
+
+@dataclass(frozen=True)
+class GraphRanking:
+    kept: list[Candidate]
+    grounded: dict[str, Candidate]
+    """every grounded target that was ranked, by id (so the vector strand can tag overlaps)"""
+    detail: str
+
+
+def _documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+    docs: dict[str, str] = {}
+    for label, ids in by_label.items():
+        for node_id, name, doc in store.read(skb, q.documents(label), {"ids": ids}):
+            docs[str(node_id)] = doc or name or ""
+    return docs
+
+
+def rank_graph_strand(
+    grounding: GroundingResult, searches: dict[str, str], store: GraphStore, skb: str, embedder: Embedder,
+    question_vector: np.ndarray, *, keep: int, cap: int,
+) -> GraphRanking:  # fmt: skip
+    """Step 6. ``searches``: constant symbol -> its search string, for the evidence."""
+    targets = sorted(grounding.targets, key=lambda g: g.round_l)
+    chosen, count = [], 0
+    for scope in dict.fromkeys(g.round_l for g in targets):
+        if count >= keep:
+            break
+        in_round = [g for g in targets if g.round_l == scope]
+        chosen.extend(in_round)
+        count += len(in_round)
+    note = ""
+    if len(chosen) > cap:
+        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap)"
+        chosen = chosen[:cap]
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for g in chosen:
+        by_label[g.label].append(g.id)
+    docs = _documents(store, skb, by_label)
+    vectors = embedder.embed([docs.get(g.id, g.name) for g in chosen]) if chosen else np.zeros((0, 1))
+    scores = vectors @ question_vector if chosen else np.zeros(0)
+    ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (pair[0].round_l, -float(pair[1])))
+    candidates = [
+        Candidate(g.id, g.label, g.name, float(score), ("graph",), g.round_l, tuple(
+            Match(symbol, searches.get(symbol, ""), node, grounding.names.get(node, ""))
+            for symbol, nodes in g.matches for node in nodes[:3]
+        ))
+        for g, score in ranked
+    ]  # fmt: skip
+    detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
+    return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
+
+
+def merge(graph: GraphRanking, vector: Sequence[Candidate], k: int) -> list[Candidate]:
+    """Step 7's merge: the kept graph answers, then vector answers not yet taken, up to ``k``; overlaps get both
+    strands (a vector answer that was grounded but not kept keeps its graph evidence)."""
+    vector_ids = {c.id for c in vector}
+    merged = [replace(c, strands=("graph", "vector")) if c.id in vector_ids else c for c in graph.kept]
+    taken = {c.id for c in merged}
+    for c in vector:
+        if len(merged) >= k:
+            break
+        if c.id in taken:
+            continue
+        grounded = graph.grounded.get(c.id)
+        if grounded is not None:
+            c = replace(c, strands=("vector", "graph"), round_l=grounded.round_l, matches=grounded.matches)
+        merged.append(c)
+        taken.add(c.id)
+    return merged

@@ -1,0 +1,220 @@
+"""Method step 8: rerank the k merged answers.
+
+- ``listwise`` (default with an LLM): one prompt with all candidates, asking for their numbers in order.
+- ``pairwise``: binary insertion sort, one prompt per comparison ("A or B"); best hit@1 in the paper, ~10x slower.
+- ``pointwise``: one 0-1 score per candidate, the calls run concurrently.
+- ``cross-encoder``: a sentence-transformers CrossEncoder (any local path or name), no LLM.
+
+LLM replies are never trusted blindly: a listwise reply that is not a clean permutation is repaired (unknown and
+repeated numbers dropped, missing ones appended in their prior order); a pairwise reply that names neither A nor B
+keeps the prior order; a pointwise reply without a number in [0, 1] scores as the candidate's prior rank would.
+Documents carry the node's text and its 1-hop relations; when the prompt exceeds the token budget the relations
+are cut to those between retrieved candidates, then dropped, then the documents shortened (the method's tiers).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Literal
+
+from cypher.dialects import falkordb as q
+from kgqa.answers import Candidate
+from kgqa.llm import ChatModel, Message, Usage
+from kgqa.store.base import GraphStore
+
+RerankerName = Literal["listwise", "pairwise", "pointwise", "cross-encoder", "none"]
+RERANKERS: tuple[str, ...] = ("listwise", "pairwise", "pointwise", "cross-encoder", "none")
+NAMES_PER_RELATION = 8
+CHARS_PER_TOKEN = 4
+"""Budget arithmetic uses ~4 characters per token (English text with BPE/WordPiece); it only picks the tier."""
+
+
+@dataclass(frozen=True)
+class Relation:
+    type: str
+    out: bool
+    neighbour: str
+    name: str
+
+
+@dataclass(frozen=True)
+class RerankDoc:
+    candidate: Candidate
+    text: str
+    relations: tuple[Relation, ...] = ()
+
+
+@dataclass
+class RerankOutcome:
+    order: list[Candidate]
+    detail: str = ""
+    repaired: bool = False
+    usage: Usage = field(default_factory=Usage)
+
+
+def rerank_documents(store: GraphStore, skb: str, candidates: Sequence[Candidate]) -> list[RerankDoc]:
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for c in candidates:
+        by_label[c.type].append(c.id)
+    texts: dict[str, str] = {}
+    relations: dict[str, list[Relation]] = defaultdict(list)
+    for label, ids in by_label.items():
+        for node_id, name, doc in store.read(skb, q.documents(label), {"ids": ids}):
+            texts[str(node_id)] = doc or name or ""
+        for node_id, rel_type, out, neighbour, name in store.read(skb, q.relations(label), {"ids": ids}):
+            relations[str(node_id)].append(Relation(rel_type, bool(out), str(neighbour), name or ""))
+    return [RerankDoc(c, texts.get(c.id, c.name), tuple(relations[c.id])) for c in candidates]
+
+
+def _relations_text(relations: Sequence[Relation]) -> str:
+    grouped: dict[tuple[str, bool], list[str]] = defaultdict(list)
+    for r in relations:
+        grouped[(r.type, r.out)].append(r.name)
+    parts = []
+    for (rel_type, out), names in grouped.items():
+        shown = ", ".join(names[:NAMES_PER_RELATION]) + (f" (+{len(names) - NAMES_PER_RELATION})"
+                                                          if len(names) > NAMES_PER_RELATION else "")  # fmt: skip
+        parts.append(f"{rel_type}{'' if out else ' (incoming)'}: {shown}")
+    return "; ".join(parts)
+
+
+def render(docs: Sequence[RerankDoc], budget_tokens: int) -> tuple[list[str], str]:
+    """One text per candidate, fitted to ``budget_tokens`` by the tiers; returns the texts and the tier used."""
+    retrieved = {d.candidate.id for d in docs}
+
+    def texts(tier: str, limit: int | None = None) -> list[str]:
+        out = []
+        for d in docs:
+            body = d.text if limit is None else d.text[:limit]
+            rels = d.relations if tier == "all relations" else tuple(
+                r for r in d.relations if r.neighbour in retrieved) if tier == "relations among candidates" else ()
+            extra = _relations_text(rels)
+            out.append(f"{d.candidate.name} ({d.candidate.type}): {body}" + (f" Relations: {extra}" if extra else ""))
+        return out  # fmt: skip
+
+    budget = budget_tokens * CHARS_PER_TOKEN
+    for tier in ("all relations", "relations among candidates", "no relations"):
+        rendered = texts(tier)
+        if sum(map(len, rendered)) <= budget:
+            return rendered, tier
+    limit = max(40, budget // max(1, len(docs)) - 40)
+    return texts("no relations", limit), f"no relations, documents cut to {limit} characters"
+
+
+def _listing(texts: Sequence[str]) -> str:
+    return "\n".join(f"[{i}] {text}" for i, text in enumerate(texts, 1))
+
+
+def parse_permutation(reply: str, n: int) -> tuple[list[int], bool]:
+    """0-based order from a reply naming candidates 1..n; (order, repaired)."""
+    seen: list[int] = []
+    for token in re.findall(r"\d+", reply):
+        index = int(token) - 1
+        if 0 <= index < n and index not in seen:
+            seen.append(index)
+    clean = len(seen) == n and len(re.findall(r"\d+", reply)) == n
+    return seen + [i for i in range(n) if i not in seen], not clean
+
+
+def rerank_listwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int,
+                    temperature: float) -> RerankOutcome:  # fmt: skip
+    texts, tier = render(docs, budget)
+    prompt = (
+        f"Question: {question}\n\nCandidate answers:\n{_listing(texts)}\n\n"
+        "Rank the candidates by how well each one answers the question, best first. Reply with the candidate "
+        "numbers only, separated by commas, e.g. 3, 1, 2."
+    )
+    completion = llm.complete([Message("user", prompt)], max_tokens=6 * len(docs) + 16, temperature=temperature)
+    order, repaired = parse_permutation(completion.text, len(docs))
+    outcome = RerankOutcome([docs[i].candidate for i in order], f"documents: {tier}", repaired)
+    outcome.usage.add(completion)
+    if repaired:
+        outcome.detail += f"; reply repaired ({completion.text.strip()[:60]!r})"
+    return outcome
+
+
+def parse_choice(reply: str) -> Literal["A", "B"] | None:
+    match = re.search(r"\b([AB])\b", reply.strip())
+    return match[1] if match else None  # type: ignore[return-value]
+
+
+def rerank_pairwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int,
+                    temperature: float) -> RerankOutcome:  # fmt: skip
+    """Binary insertion sort in prior order; a comparison the reply does not settle keeps the prior order."""
+    texts, tier = render(docs, budget)
+    outcome = RerankOutcome([], f"documents: {tier}")
+    invalid = 0
+
+    def better(new: int, placed: int) -> bool:
+        nonlocal invalid
+        prompt = (f"Question: {question}\n\nCandidate A: {texts[new]}\n\nCandidate B: {texts[placed]}\n\n"
+                  "Which candidate answers the question better? Reply with A or B only.")  # fmt: skip
+        completion = llm.complete([Message("user", prompt)], max_tokens=4, temperature=temperature)
+        outcome.usage.add(completion)
+        choice = parse_choice(completion.text)
+        if choice is None:
+            invalid += 1
+            return new < placed
+        return choice == "A"
+
+    ranked: list[int] = []
+    for i in range(len(docs)):
+        lo, hi = 0, len(ranked)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if better(i, ranked[mid]):
+                hi = mid
+            else:
+                lo = mid + 1
+        ranked.insert(lo, i)
+    outcome.order = [docs[i].candidate for i in ranked]
+    outcome.repaired = invalid > 0
+    outcome.detail += f"; {outcome.usage.calls} comparisons" + (f", {invalid} undecided replies" if invalid else "")
+    return outcome
+
+
+def parse_score(reply: str) -> float | None:
+    match = re.search(r"\d+(?:\.\d+)?", reply)
+    if match is None:
+        return None
+    value = float(match[0])
+    return value if 0.0 <= value <= 1.0 else None
+
+
+def rerank_pointwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int, temperature: float,
+                     concurrency: int) -> RerankOutcome:  # fmt: skip
+    texts, tier = render(docs, budget)
+
+    def score(text: str) -> tuple[float | None, object]:
+        prompt = (f"Question: {question}\n\nCandidate: {text}\n\nHow well does the candidate answer the question? "
+                  "Reply with one number from 0 (not at all) to 1 (perfectly).")  # fmt: skip
+        completion = llm.complete([Message("user", prompt)], max_tokens=8, temperature=temperature)
+        return parse_score(completion.text), completion
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        results = list(pool.map(score, texts))
+    outcome = RerankOutcome([], f"documents: {tier}")
+    n = len(docs)
+    keys = []
+    for prior, (value, completion) in enumerate(results):
+        outcome.usage.add(completion)  # type: ignore[arg-type]
+        fallback = 1.0 - prior / max(1, n)  # an unusable reply scores as its prior rank would
+        keys.append((-(value if value is not None else fallback), prior))
+    invalid = sum(value is None for value, _ in results)
+    outcome.order = [docs[prior].candidate for _, prior in sorted(keys)]
+    outcome.repaired = invalid > 0
+    if invalid:
+        outcome.detail += f"; {invalid} replies without a score in [0, 1]"
+    return outcome
+
+
+def rerank_cross_encoder(predict: Callable[[list[tuple[str, str]]], Sequence[float]], question: str,
+                         docs: Sequence[RerankDoc], *, budget: int) -> RerankOutcome:  # fmt: skip
+    texts, tier = render(docs, budget)
+    scores = list(predict([(question, text) for text in texts]))
+    order = sorted(range(len(docs)), key=lambda i: (-float(scores[i]), i))
+    return RerankOutcome([docs[i].candidate for i in order], f"documents: {tier}")

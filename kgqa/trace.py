@@ -1,0 +1,82 @@
+"""The trace of one question through the 8 steps: what ran, what ran degraded and why, seconds and LLM use."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from kgqa.llm import Usage
+
+Status = Literal["ran", "degraded", "skipped"]
+
+STEP_NAMES = {
+    1: "target type", 2: "cypher", 3: "plan", 4: "constant candidates", 5: "grounding",
+    6: "graph strand ranking", 7: "vector strand", 8: "rerank",
+}  # fmt: skip
+
+
+@dataclass
+class StepTrace:
+    step: int
+    name: str
+    status: Status = "ran"
+    detail: str = ""
+    seconds: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+
+    def degrade(self, why: str) -> None:
+        """Record that this step fell back (an LLM error, a junk reply); the pipeline goes on."""
+        self.status = "degraded"
+        self.detail = why
+
+
+@dataclass
+class Trace:
+    skb: str
+    steps_mode: str
+    llm: str
+    reranker: str
+    k: int
+    alpha: float
+    l_max: int
+    embedder: str
+    types: tuple[str, ...]
+    target_type: str | None = None
+    plan: dict[str, Any] | None = None
+    query: str | None = None
+    params: dict[str, Any] | None = None
+    steps: list[StepTrace] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """non-step parts (index wait, question embedding)"""
+
+    @contextmanager
+    def step(self, number: int, *, skipped: str | None = None) -> Iterator[StepTrace]:
+        """Time one step; ``skipped`` records a step that does not run in this mode, with the reason."""
+        record = StepTrace(number, STEP_NAMES[number])
+        self.steps.append(record)
+        if skipped is not None:
+            record.status, record.detail = "skipped", skipped
+        start = time.perf_counter()
+        try:
+            yield record
+        finally:
+            record.seconds = round(time.perf_counter() - start, 4)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for record in self.steps:
+            u = record.usage
+            total.calls += u.calls
+            total.cached += u.cached
+            total.prompt_tokens += u.prompt_tokens
+            total.completion_tokens += u.completion_tokens
+            total.seconds = round(total.seconds + u.seconds, 4)
+        return total
+
+    @property
+    def degraded(self) -> list[StepTrace]:
+        return [record for record in self.steps if record.status == "degraded"]

@@ -1,0 +1,203 @@
+"""The 8-step pipeline on the PRIME-style fixture, every LLM step driven by scripted replies through the real openai
+client (junk, empty, truncated, wrong-type and timed-out replies included): each gives an answer list with a trace
+that says what degraded, never a traceback. Also: no LLM at all, the cross-encoder, and llama.cpp when installed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from click.testing import CliRunner
+
+from kgqa.app import Answer, Kgqa
+from kgqa.cli import main
+from kgqa.config import load_config
+from kgqa.errors import ConfigError
+from kgqa.rerank import render, rerank_documents
+from tests.scripted_llm import ScriptedEndpoint
+from tests.tiny_model import build_tiny_cross_encoder
+
+QUESTION = "Which drugs are indicated for migraine?"
+CYPHER = "```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"})\nRETURN y\n```"
+# Fixture ids: 0 strongyloidiasis, 1 migraine (diseases); 2 ivermectin, 3 sumatriptan (drugs); 4 CYP3A4, 5 HTR1B;
+# 6 Headache, 7 Diarrhea. sumatriptan is indicated for migraine.
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
+    home = tmp_path_factory.mktemp("pipeline") / "home"
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+        kg.load("prime", prime_dir)
+    return home
+
+
+@pytest.fixture
+def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """ask(replies, **settings) -> (Answer, endpoint): one question through a fresh Kgqa with a scripted LLM."""
+
+    def run(replies: list[Any], question: str = QUESTION, types: list[str] | None = None,
+            **settings: Any) -> tuple[Answer, ScriptedEndpoint]:  # fmt: skip
+        endpoint = ScriptedEndpoint(list(replies))
+        monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+        overrides = {"home": home, "embedder": str(tiny_model), "llm": "openai:scripted", "top_k": 4,
+                     "openai_base_url": "http://scripted.invalid/v1", "llm_max_retries": 0,
+                     "llm_cache": False, **settings}  # fmt: skip
+        with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
+            return kg.ask(question, "prime", types=types), endpoint
+
+    yield run
+
+
+def status(answer: Answer) -> dict[int, str]:
+    return {s.step: s.status for s in answer.trace.steps}
+
+
+def ids(answer: Answer) -> list[str]:
+    return [c.id for c in answer.answers]
+
+
+def test_full_pipeline_with_listwise_rerank(ask: Any) -> None:
+    answer, endpoint = ask(["drug", CYPHER, "2, 1"])
+    assert status(answer) == {n: "ran" for n in range(1, 9)}
+    assert answer.trace.target_type == "drug"
+    assert ids(answer) == ["2", "3"]  # the listwise reply put the vector answer (ivermectin) first
+    sumatriptan = answer.answers[1]
+    assert sumatriptan.strands[0] == "graph" and sumatriptan.round_l == 1
+    assert [(m.symbol, m.search, m.id, m.name) for m in sumatriptan.matches] == [("d", "migraine", "1", "migraine")]
+    ivermectin = answer.answers[0]  # grounded at l=2, through the second candidate for 'migraine'
+    assert ivermectin.round_l == 2 and [m.name for m in ivermectin.matches] == ["strongyloidiasis"]
+    assert ivermectin.strands == sumatriptan.strands == ("graph", "vector")
+    assert answer.trace.usage.calls == 3 and len(endpoint.requests) == 3
+    rerank_prompt = endpoint.requests[2]["messages"][0]["content"]
+    assert "[1] sumatriptan (drug)" in rerank_prompt and "indication: migraine" in rerank_prompt
+    step2_prompt = endpoint.requests[1]["messages"][0]["content"]
+    assert "the answer is a node of type drug" in step2_prompt
+
+
+def test_step1_bad_replies_fall_back_to_embeddings(ask: Any) -> None:
+    for reply in ("I think it is a kind of medicine", "protein", "", httpx2.ReadTimeout("slow")):
+        answer, _ = ask([reply, CYPHER, "1, 2"])
+        first = answer.trace.steps[0]
+        assert first.status == "degraded", reply
+        assert answer.trace.target_type in ("disease", "drug", "gene/protein", "effect/phenotype")
+        assert ("timed out" if isinstance(reply, Exception) else "names no single known type") in first.detail
+        assert answer.answers  # the question still gets answers
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [("Sorry, I can't write Cypher.", "unusable Cypher: no MATCH clause found"),
+     ("", "unusable Cypher"),
+     ("MATCH (y:drug) DETACH DELETE y", "unusable Cypher"),
+     (503, "answered HTTP 503"),
+     (httpx2.ReadTimeout("slow"), "timed out")],
+    ids=["junk", "empty", "write", "http-503", "timeout"],
+)  # fmt: skip
+def test_step2_and_3_failures_leave_the_vector_strand(ask: Any, reply: Any, why: str) -> None:
+    answer, _ = ask(["drug", reply, "1, 2"])
+    degraded = {s.step: s.detail for s in answer.trace.steps if s.status == "degraded"}
+    assert any(why in detail for detail in degraded.values()), degraded
+    assert {s.step for s in answer.trace.steps if s.status == "skipped"} >= {4, 5, 6}
+    assert sorted(ids(answer)) == ["2", "3"] and all(c.strands == ("vector",) for c in answer.answers)
+
+
+def test_truncated_cypher_is_salvaged(ask: Any) -> None:
+    cut = "MATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"}), (y)-[:target]->(g:`gene"
+    answer, _ = ask(["drug", cut, "1, 2"])
+    assert status(answer)[3] == "ran" and "(no RETURN of a node)" in answer.trace.steps[2].detail
+    assert answer.answers[0].id == "3" and answer.answers[0].round_l == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "order", "repaired"),
+    [("2, 1", ["2", "3"], False), ("[2] is best", ["2", "3"], True), ("7, 7, 1", ["3", "2"], True),
+     ("no idea", ["3", "2"], True)],
+)  # fmt: skip
+def test_listwise_replies_are_repaired_into_a_permutation(ask: Any, reply: str, order: list[str],
+                                                          repaired: bool) -> None:  # fmt: skip
+    answer, _ = ask(["drug", CYPHER, reply])
+    assert ids(answer) == order
+    assert (status(answer)[8] == "degraded") == repaired
+
+
+def test_pairwise_and_pointwise(ask: Any) -> None:
+    answer, endpoint = ask(["drug", CYPHER, "A"], reranker="pairwise")
+    assert ids(answer) == ["2", "3"] and len(endpoint.requests) == 3  # one comparison for two candidates
+    assert "Candidate A: ivermectin" in endpoint.requests[2]["messages"][0]["content"]  # A: the one being inserted
+    answer, _ = ask(["drug", CYPHER, "maybe"], reranker="pairwise")
+    assert ids(answer) == ["3", "2"] and status(answer)[8] == "degraded"  # undecided: prior order kept
+    answer, endpoint = ask(["drug", CYPHER, "0.2", "0.9"], reranker="pointwise", rerank_concurrency=1)
+    assert ids(answer) == ["2", "3"] and answer.trace.steps[7].usage.calls == 2
+    # An unusable score falls back to the prior rank's (1.0 for the first of two), so sumatriptan stays first.
+    answer, _ = ask(["drug", CYPHER, "great", "0.9"], reranker="pointwise", rerank_concurrency=1)
+    assert ids(answer) == ["3", "2"] and "1 replies without a score" in answer.trace.steps[7].detail
+
+
+def test_rerank_timeout_keeps_the_merged_order(ask: Any) -> None:
+    answer, _ = ask(["drug", CYPHER, httpx2.ReadTimeout("slow")])
+    assert ids(answer) == ["3", "2"] and status(answer)[8] == "degraded"
+    assert "kept the merged order" in answer.trace.steps[7].detail
+
+
+def test_graph_and_hybrid_modes(ask: Any) -> None:
+    graph, _ = ask(["drug", CYPHER], steps="graph")
+    assert ids(graph) == ["3", "2"] and status(graph)[7] == "skipped" and status(graph)[8] == "skipped"
+    assert [c.strands for c in graph.answers] == [("graph",), ("graph",)]
+    hybrid, endpoint = ask(["drug", CYPHER], steps="hybrid")
+    assert ids(hybrid) == ["3", "2"] and len(endpoint.requests) == 2 and status(hybrid)[8] == "skipped"
+
+
+def test_no_llm_links_entities_and_says_it_ran_degraded(ask: Any) -> None:
+    """The tiny test model's vectors carry no meaning, so only an exact name links (similarity 1.0)."""
+    answer, endpoint = ask([], types=["drug"], llm="none", link_threshold=0.9999)
+    assert endpoint.requests == []
+    assert answer.trace.llm == "none" and answer.trace.reranker == "none"
+    assert status(answer)[2] == "degraded" and "'migraine' -> disease 'migraine'" in answer.trace.steps[1].detail
+    assert answer.answers[0].id == "3" and answer.answers[0].strands[0] == "graph"
+    assert [m.name for m in answer.answers[0].matches] == ["migraine"]
+
+
+def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model: Path) -> None:
+    from sentence_transformers import CrossEncoder
+
+    model = build_tiny_cross_encoder(tmp_path)
+    answer, _ = ask(["drug", CYPHER], reranker="cross-encoder", cross_encoder=str(model))
+    assert status(answer)[8] == "ran" and answer.trace.steps[7].detail.startswith("cross-encoder")
+    # The same documents scored by the model directly give the same order.
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+        texts, _ = render(rerank_documents(kg.store, "prime", answer.answers), 3000)
+    scores = CrossEncoder(str(model), local_files_only=True).predict([(QUESTION, t) for t in texts])
+    assert ids(answer) == [c.id for _, c in sorted(zip(-scores, answer.answers, strict=True), key=lambda p: p[0])]
+    assert len(set(map(float, scores))) == len(scores)  # no ties: the order is the model's, not the prior one
+
+
+def test_settings_that_cannot_work_are_config_errors(ask: Any) -> None:
+    with pytest.raises(ConfigError, match="reranker 'listwise' needs an LLM"):
+        ask([], llm="none", reranker="listwise")
+    with pytest.raises(ConfigError, match="needs 'cross_encoder'"):
+        ask([], reranker="cross-encoder")
+    with pytest.raises(ConfigError, match="'alpha' must be between 0 and 1"):
+        ask([], alpha=1.5)
+
+
+def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path, monkeypatch: Any) -> None:
+    endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
+    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "KGQA_OPENAI_BASE_URL": "http://x.invalid/v1",
+           "KGQA_LLM_MAX_RETRIES": "0", "KGQA_LLM_CACHE": "false", "COLUMNS": "250"}  # fmt: skip
+    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4",
+                                       "--explain"], env=env)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "graph+vector; l=1; 'migraine' -> migraine" in result.stdout
+    assert "MATCH (v1:`disease`) WHERE v1.id IN $c0" in result.stdout
+    endpoint = ScriptedEndpoint(["drug", "no cypher here", "1, 2"])
+    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--json"], env=env)
+    assert result.exit_code == 0 and "step 3 (plan) degraded: unusable Cypher" in result.stderr
+    out = json.loads(result.stdout)
+    assert [s["status"] for s in out["trace"]["steps"]][2] == "degraded"
+    assert out["trace"]["usage"]["calls"] == 3
