@@ -160,8 +160,9 @@ class Kgqa:
                 f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
                 f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
             )
-        llm = self.llm if config.steps != "vss" else None
-        options = Options.from_config(config, chosen, has_llm=llm is not None)
+        has_llm = parse_llm_spec(config.llm)[0] != "none"
+        options = Options.from_config(config, chosen, has_llm=has_llm)
+        llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
         needs_ce = config.steps == "full" and options.reranker == "cross-encoder"
         ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config,
                       self.cross_encoder() if needs_ce else None)  # fmt: skip

@@ -52,7 +52,7 @@ class Options:
 
     @classmethod
     def from_config(cls, config: Config, types: Sequence[str], has_llm: bool) -> Options:
-        reranker = config.reranker
+        reranker = config.reranker if config.steps == "full" else "none"  # only step 8 reranks
         if reranker == "auto":
             reranker = "listwise" if has_llm else ("cross-encoder" if config.cross_encoder else "none")
         if reranker in ("listwise", "pairwise", "pointwise") and not has_llm:

@@ -51,6 +51,15 @@ def test_golden_prompt_and_grounding_queries() -> None:
     )
 
 
+def test_golden_evidence_queries() -> None:
+    assert q.documents("drug") == "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc"
+    assert q.relations("drug") == (
+        "MATCH (a:`drug`)-[r]->(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, true AS out, b.id AS nb, "
+        "b.name AS nb_name UNION ALL MATCH (a:`drug`)<-[r]-(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, "
+        "false AS out, b.id AS nb, b.name AS nb_name"
+    )
+
+
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

@@ -116,6 +116,8 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"neighbours {label}", q.neighbours(label), {"ids": ["1"]})
             add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
             add(f"example_names {label}", q.example_names(label), {"n": 3})
+            add(f"documents {label}", q.documents(label), {"ids": ["1"]})
+            add(f"relations {label}", q.relations(label), {"ids": ["1"]})
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 vector = q.vector_top_k(label, prop, syntax)
