@@ -208,6 +208,57 @@ def _evidence(c: Candidate) -> str:
     return "; ".join(parts)
 
 
+@main.command("eval")
+@skb_option
+@click.option("--qa", "qa_path", required=True, type=click.Path(path_type=Path),
+              help="STaRK question CSV, or a STaRK QA folder (stark_qa/stark_qa.csv + split/*.index).")
+@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "val", "test", "human", "all"]))
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions of the split.")
+@click.option("--steps", type=click.Choice(["vss", "graph", "hybrid", "full"]), default=None)
+@click.option("--reranker", type=click.Choice(["auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none"]),
+              default=None)
+@click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
+@click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
+@click.option("--ablation", is_flag=True, help="The paper's rows: vector strand, graph strand, hybrid, + rerank.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("results.json"), show_default=True,
+              help="Results file; answered questions are kept in OUT.jsonl, so a re-run resumes.")
+@click.pass_context
+def eval_command(
+    ctx: click.Context, skb: str, qa_path: Path, split: str, limit: int | None, steps: str | None,
+    reranker: str | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
+) -> None:  # fmt: skip
+    """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
+    from kgqa.evaluate import ABLATION, ablation_table, results, run_eval
+    from kgqa.qa import load_questions
+
+    questions = load_questions(qa_path, split)[:limit]
+    _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False)
+    flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
+    with _open(ctx, **flags) as kg:
+        rows = list(ABLATION) if ablation else [(kg.config.steps, kg.config.steps)]
+        kg.meta(skb)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TextColumn("{task.fields[score]}"), console=_stderr()) as bar:  # fmt: skip
+            tasks = {row: bar.add_task(row, total=len(questions), score="") for row, _ in rows}
+
+            def advance(record: Any, so_far: list[Any]) -> None:
+                hit1 = sum(r.metrics["hit@1"] for r in so_far) / len(so_far)
+                bar.update(tasks[record.row], completed=len(so_far), score=f"hit@1 {hit1:.3f}")
+
+            records = run_eval(kg, skb, questions, rows, out, on_answer=advance)
+        settings = {"skb": skb, "qa": str(qa_path), "split": split, "limit": limit, "llm": kg.config.llm,
+                    "steps": [s for _, s in rows], "reranker": kg.config.reranker, "k": kg.config.top_k,
+                    "alpha": kg.config.alpha, "l_max": kg.config.l_max, "embedder": kg.embedder.name}  # fmt: skip
+    doc = results(records, rows, settings)
+    out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    table = Table(title=f"{skb} {split}: {len(questions)} questions -> {out}")
+    for column in ("row", "hit@1", "hit@5", "hit@20", "recall@20", "MRR", "n"):
+        table.add_column(column, justify="left" if column == "row" else "right")
+    for line in ablation_table(doc):
+        table.add_row(*line)
+    Console().print(table)
+
+
 @main.command()
 @skb_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")

@@ -1,0 +1,141 @@
+"""``kgqa eval``: run questions through the pipeline and score them as STaRK does, resumably.
+
+Every answered question is appended to ``<out>.jsonl`` as soon as it is done (with its ablation row, ranked ids,
+metrics, per-step seconds and statuses, LLM use), so a killed eval continues where it stopped; the LLM response
+cache makes even a half-done question cheap. ``results.json`` is written at the end from those records:
+``metrics`` (hit@1, hit@5, hit@20, recall@20, mrr, n), ``steps`` (per-step latency median/mean/max and how often
+each step ran, degraded or was skipped), ``llm`` (calls and tokens per question) and the per-question results;
+with ``--ablation`` one such section per row.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kgqa.app import Kgqa
+from kgqa.metrics import METRICS, evaluate, mean_metrics
+from kgqa.qa import Question
+
+ABLATION = (("vector strand", "vss"), ("graph strand", "graph"), ("hybrid", "hybrid"), ("hybrid + rerank", "full"))
+"""The paper's ablation rows (Table 8), as ``--steps`` settings."""
+
+
+@dataclass(frozen=True)
+class Record:
+    row: str
+    id: str
+    ranked: list[str]
+    metrics: dict[str, float]
+    seconds: float
+    steps: list[dict[str, Any]]
+    usage: dict[str, Any]
+
+
+def records_path(out: Path) -> Path:
+    return out.with_name(out.name + ".jsonl")
+
+
+def load_records(out: Path) -> list[Record]:
+    """Records of an earlier (possibly killed) run; a torn last line from a kill is ignored."""
+    path = records_path(out)
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(Record(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return records
+
+
+def run_eval(
+    kg: Kgqa, skb: str, questions: Sequence[Question], rows: Sequence[tuple[str, str]], out: Path,
+    *, on_answer: Callable[[Record, list[Record]], None] | None = None,
+) -> list[Record]:  # fmt: skip
+    """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval."""
+    kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
+    done = {(r.row, r.id): r for r in load_records(out)}
+    path = records_path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+    with path.open("a", encoding="utf-8") as sink:
+        if torn:
+            sink.write("\n")  # end a line a kill cut short, so the next record starts on its own line
+        for row, steps in rows:
+            for question in questions:
+                if (row, question.id) in done:
+                    continue
+                start = time.perf_counter()
+                answer = kg.ask(question.text, skb, steps=steps)
+                ranked = [c.id for c in answer.answers]
+                trace = answer.to_json()["trace"]
+                record = Record(row, question.id, ranked, evaluate(ranked, question.answers),
+                                round(time.perf_counter() - start, 4), trace["steps"], trace["usage"])  # fmt: skip
+                sink.write(json.dumps(asdict(record)) + "\n")
+                sink.flush()
+                done[(row, question.id)] = record
+                if on_answer is not None:
+                    on_answer(record, [r for r in done.values() if r.row == row])
+    wanted = {(row, q.id) for row, _ in rows for q in questions}
+    return [r for key, r in done.items() if key in wanted]
+
+
+def summarize(records: Sequence[Record]) -> dict[str, Any]:
+    """One results section: metrics, per-step figures, LLM use and the per-question results."""
+    seconds: dict[str, list[float]] = defaultdict(list)
+    statuses: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for record in records:
+        for step in record.steps:
+            key = f"{step['step']} {step['name']}"
+            statuses[key][step["status"]] += 1
+            if step["status"] != "skipped":
+                seconds[key].append(step["seconds"])
+    steps = {key: {"ran": counts.get("ran", 0), "degraded": counts.get("degraded", 0),
+                   "skipped": counts.get("skipped", 0), **_latency(seconds[key])}
+             for key, counts in sorted(statuses.items(), key=lambda item: int(item[0].split()[0]))}  # fmt: skip
+    n = max(1, len(records))
+    llm = {
+        "calls_per_question": round(sum(r.usage["calls"] for r in records) / n, 3),
+        "cached_calls_per_question": round(sum(r.usage["cached"] for r in records) / n, 3),
+        "prompt_tokens_per_question": round(sum(r.usage["prompt_tokens"] for r in records) / n, 1),
+        "completion_tokens_per_question": round(sum(r.usage["completion_tokens"] for r in records) / n, 1),
+    }
+    metrics = {k: round(v, 4) for k, v in mean_metrics([r.metrics for r in records]).items()}
+    return {
+        "metrics": metrics,
+        "seconds_per_question": _latency([r.seconds for r in records]),
+        "steps": steps,
+        "llm": llm,
+        "questions": [{"id": r.id, "ranked": r.ranked, "metrics": r.metrics, "seconds": r.seconds} for r in records],
+    }
+
+
+def _latency(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    return {"median_s": round(statistics.median(values), 4), "mean_s": round(statistics.mean(values), 4),
+            "max_s": round(max(values), 4)}  # fmt: skip
+
+
+def results(records: Sequence[Record], rows: Sequence[tuple[str, str]], settings: dict[str, Any]) -> dict[str, Any]:
+    """The results.json document: the last row's section at the top level, every row under ``ablation``."""
+    by_row = {row: summarize([r for r in records if r.row == row]) for row, _ in rows}
+    main = by_row[rows[-1][0]]
+    doc: dict[str, Any] = {"settings": settings, **main}
+    if len(rows) > 1:
+        doc["ablation"] = {row: section["metrics"] for row, section in by_row.items()}
+        doc["ablation_sections"] = {row: {k: v for k, v in s.items() if k != "questions"} for row, s in by_row.items()}
+    return doc
+
+
+def ablation_table(doc: dict[str, Any]) -> list[list[str]]:
+    rows = doc.get("ablation") or {"result": doc["metrics"]}
+    return [[row, *(f"{metrics[m]:.3f}" for m in METRICS), str(int(metrics["n"]))] for row, metrics in rows.items()]

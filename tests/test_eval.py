@@ -1,0 +1,160 @@
+"""``kgqa eval``: STaRK metrics against hand-computed values, the real STaRK question files, results.json, resuming."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kgqa.app import Kgqa
+from kgqa.cli import main
+from kgqa.config import load_config
+from kgqa.errors import InputError
+from kgqa.evaluate import ABLATION, load_records, records_path, run_eval
+from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
+from kgqa.qa import Question, load_questions, read_csv
+
+STARK = Path(__file__).resolve().parents[2] / "shared" / "data" / "stark_qa"
+
+
+def test_metrics_by_hand() -> None:
+    ranked = ["a", "b", "c", "d", "e", "f"]
+    # gold at ranks 2 and 6, one gold answer never retrieved
+    assert evaluate(ranked, {"b", "f", "z"}) == {"hit@1": 0.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 2 / 3,
+                                                 "mrr": 0.5}  # fmt: skip
+    assert evaluate(ranked, {"a"}) == {"hit@1": 1.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 1.0}
+    assert evaluate(ranked, {"f"})["hit@5"] == 0.0 and evaluate(ranked, {"f"})["mrr"] == pytest.approx(1 / 6)
+    assert evaluate([], {"a"}) == {"hit@1": 0.0, "hit@5": 0.0, "hit@20": 0.0, "recall@20": 0.0, "mrr": 0.0}
+    # recall@20 only counts the first 20
+    long = [str(i) for i in range(30)]
+    assert evaluate(long, {"5", "25"})["recall@20"] == 0.5 and evaluate(long, {"25"})["hit@20"] == 0.0
+
+
+def test_string_and_int_ids_compare_equal() -> None:
+    assert evaluate(["42", "7"], [7]) == evaluate([42, 7], ["7"]) == {
+        "hit@1": 0.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.5}  # fmt: skip
+
+
+def test_ties_keep_list_order() -> None:
+    assert rank_by_scores({"x": 0.5, "y": 0.9, "z": 0.5, "w": 0.9}) == ["y", "w", "x", "z"]
+    assert evaluate(rank_by_scores({"x": 0.5, "gold": 0.5}), {"gold"})["mrr"] == 0.5
+
+
+def test_mean_metrics() -> None:
+    rows = [evaluate(["a"], {"a"}), evaluate(["a", "b"], {"b"})]
+    assert mean_metrics(rows) == {"hit@1": 0.5, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.75, "n": 2}
+
+
+def test_real_stark_question_files_load() -> None:
+    if not STARK.is_dir():
+        pytest.skip(f"no STaRK question sets at {STARK}")
+    test = load_questions(STARK / "primekg", "test")
+    assert len(test) == 2801 and all(q.answers for q in test)
+    assert len(load_questions(STARK / "primekg", "human")) == 109
+    assert len(load_questions(STARK / "mag", "val")) > 0 and len(load_questions(STARK / "amazon", "test")) > 0
+
+
+def test_bad_question_files_are_input_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "q.csv"
+    bad.write_text("id,question\n1,x\n")
+    with pytest.raises(InputError, match="missing column"):
+        read_csv(bad)
+    bad.write_text("id,query,answer_ids\n1,hello,not a list\n")
+    with pytest.raises(InputError, match=r"q\.csv:2: answer_ids 'not a list' is not a list"):
+        read_csv(bad)
+    with pytest.raises(InputError, match="unknown split"):
+        load_questions(tmp_path, "dev")
+    with pytest.raises(InputError, match="no question file"):
+        load_questions(tmp_path, "test")
+
+
+def test_eval_on_an_unloaded_skb_fails_in_one_line(cli_env: dict[str, str]) -> None:
+    if not STARK.is_dir():
+        pytest.skip(f"no STaRK question sets at {STARK}")
+    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", str(STARK / "primekg")], env=cli_env)
+    assert result.exit_code == 1
+    assert "read 2801 questions (test)" in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "error: SKB 'prime' is not loaded; run: kgqa load stark --name prime --dir PROCESSED_DIR"
+    )
+
+
+QUESTIONS = [
+    Question("q1", "Which drugs are indicated for migraine?", ("3",)),
+    Question("q2", "Which drug treats strongyloidiasis?", ("2",)),
+    Question("q3", "Which genes do drugs target?", ("4", "5")),
+    Question("q4", "What presents with headache?", (1,)),  # type: ignore[arg-type]  # int ids as in STaRK CSVs
+]
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path, tmp_path: Path) -> dict[str, str]:
+    result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
+    assert result.exit_code == 0, result.stderr
+    csv = tmp_path / "qa.csv"
+    csv.write_text("id,query,answer_ids\n" + "".join(
+        f'{q.id},"{q.text}","{list(q.answers)}"\n' for q in QUESTIONS))  # fmt: skip
+    return {**cli_env, "QA": str(csv)}
+
+
+def test_eval_writes_results_with_all_sections(loaded: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--steps", "hybrid",
+                                       "--out", str(out)], env=loaded)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert set(doc["metrics"]) == {"hit@1", "hit@5", "hit@20", "recall@20", "mrr", "n"} and doc["metrics"]["n"] == 4
+    assert all(0.0 <= v <= 1.0 for k, v in doc["metrics"].items() if k != "n")
+    assert [q["id"] for q in doc["questions"]] == ["q1", "q2", "q3", "q4"]
+    assert doc["questions"][0]["metrics"] == evaluate(doc["questions"][0]["ranked"], {"3"})
+    assert set(doc["steps"]["7 vector strand"]) >= {"ran", "degraded", "skipped", "median_s", "mean_s", "max_s"}
+    assert doc["steps"]["8 rerank"]["skipped"] == 4
+    assert set(doc["llm"]) == {"calls_per_question", "cached_calls_per_question", "prompt_tokens_per_question",
+                               "completion_tokens_per_question"}  # fmt: skip
+    assert doc["settings"]["skb"] == "prime" and doc["settings"]["steps"] == ["hybrid"]
+    assert "hit@1" in result.stdout
+
+
+def test_ablation_rows(loaded: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "ablation.json"
+    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--ablation", "--limit", "2",
+                                       "--out", str(out)], env=loaded)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    assert list(doc["ablation"]) == [row for row, _ in ABLATION]
+    assert all(metrics["n"] == 2 for metrics in doc["ablation"].values())
+    for row in ("vector strand", "graph strand", "hybrid", "hybrid + rerank"):
+        assert row in result.stdout
+
+
+def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_model: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    out = tmp_path / "r.json"
+    asked: list[str] = []
+    real_ask = Kgqa.ask
+
+    def counting_ask(self: Kgqa, question: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(question)
+        return real_ask(self, question, *args, **kwargs)
+
+    monkeypatch.setattr(Kgqa, "ask", counting_ask)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+
+    def kill_after_two(record: Any, so_far: list[Any]) -> None:
+        if len(so_far) == 2:
+            raise KeyboardInterrupt  # as if killed right after the second answer was written
+
+    with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
+        run_eval(kg, "prime", QUESTIONS, [("hybrid", "hybrid")], out, on_answer=kill_after_two)
+    with records_path(out).open("a") as handle:
+        handle.write('{"row": "hybrid", "id": "q3", "ranked": [')  # a write torn by SIGKILL
+    assert [r.id for r in load_records(out)] == ["q1", "q2"]
+    asked.clear()
+    with Kgqa(config) as kg:
+        records = run_eval(kg, "prime", QUESTIONS, [("hybrid", "hybrid")], out)
+    assert asked == [q.text for q in QUESTIONS[2:]]  # only the unanswered ones
+    assert sorted(r.id for r in records) == ["q1", "q2", "q3", "q4"]
+    assert sorted(r.id for r in load_records(out)) == ["q1", "q2", "q3", "q4"]
