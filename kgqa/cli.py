@@ -208,6 +208,35 @@ def _evidence(c: Candidate) -> str:
     return "; ".join(parts)
 
 
+@main.command("questions")
+@skb_option
+@click.option("--n", "count", type=click.IntRange(1, 100000), default=100, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="STaRK CSV to write (+ .meta.json).")
+@click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
+@click.option("--llm", default=None, help="Paraphrase with this LLM (none | openai:MODEL | llama:PATH.gguf).")
+@click.pass_context
+def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: Path, types: tuple[str, ...],
+                      llm: str | None) -> None:  # fmt: skip
+    """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
+    from kgqa.questions import generate, write
+
+    with _open(ctx, llm=llm) as kg:
+        meta = kg.meta(skb)
+        chosen = types or meta.candidate_types
+        unknown = [t for t in chosen if t not in {label.name for label in kg.schema(skb).labels}]
+        if unknown:
+            raise KgqaError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
+        with _stderr().status(f"generating {count} questions"):
+            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm)
+        info = {"skb": skb, "seed": seed, "n": len(made), "types": list(chosen), "llm": kg.config.llm,
+                "source": meta.source}  # fmt: skip
+    meta_path = write(made, out, info)
+    paraphrased = sum(g.paraphrased for g in made)
+    _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)",
+                    highlight=False)  # fmt: skip
+
+
 @main.command("eval")
 @skb_option
 @click.option("--qa", "qa_path", required=True, type=click.Path(path_type=Path),

@@ -60,6 +60,19 @@ def test_golden_evidence_queries() -> None:
     )
 
 
+def test_golden_question_generator_queries() -> None:
+    hops = [("associated with", "disease"), ("phenotype present", "effect/phenotype")]
+    assert q.anchors("gene/protein", hops[:1]) == (
+        "MATCH (y:`gene/protein`)-[:`associated with`]-(a:`disease`) WHERE y.id = $id AND a <> y "
+        "RETURN DISTINCT a.id AS id, a.name AS name ORDER BY id LIMIT 500"
+    )
+    assert q.path_answers("gene/protein", hops) == (
+        "MATCH (y:`gene/protein`)-[:`associated with`]-(m0:`disease`)-[:`phenotype present`]-(a:`effect/phenotype`) "
+        "WHERE a.id = $anchor AND a <> y AND toLower(y.doc) CONTAINS $keyword RETURN DISTINCT y.id AS id ORDER BY id"
+    )
+    assert q.label_ids("disease") == "MATCH (n:`disease`) RETURN n.id AS id ORDER BY id"
+
+
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

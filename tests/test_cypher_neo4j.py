@@ -118,11 +118,17 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"example_names {label}", q.example_names(label), {"n": 3})
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
             add(f"relations {label}", q.relations(label), {"ids": ["1"]})
+            add(f"label_ids {label}", q.label_ids(label), {})
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 vector = q.vector_top_k(label, prop, syntax)
                 out.append({"name": f"{syntax}:vector_top_k {label} {prop}", "query": vector.text,
                             "parameters": {**vector.params, "k": 10, "vector": _VECTOR}})  # fmt: skip
+        for source, rel_type, target in rels[:4]:  # question-generator paths, 1 and 2 hops
+            hops = [(rel_type, target), (rel_type, source)]
+            for path in (hops[:1], hops):
+                add(f"anchors {source} {path}", q.anchors(source, path), {"id": "1"})
+                add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
         for source, rel_type, target in rels:
             add(f"create_edges {source} {rel_type} {target}", q.create_edges(source, rel_type, target),
                 {"rows": [["1", "2"]]})  # fmt: skip

@@ -14,11 +14,14 @@ from cypher.dialects.shared import (
     NAME,
     NAME_EMB,
     NODE_COUNTS,
+    anchors,
     create_edges,
     documents,
     exact_name,
     example_names,
+    label_ids,
     neighbours,
+    path_answers,
     relations,
 )
 from cypher.identifiers import quote
@@ -33,6 +36,7 @@ __all__ = [
     "NAME_EMB",
     "NODE_COUNTS",
     "VECTOR_TOP_K",
+    "anchors",
     "create_edges",
     "create_id_index",
     "create_nodes",
@@ -40,7 +44,9 @@ __all__ = [
     "documents",
     "exact_name",
     "example_names",
+    "label_ids",
     "neighbours",
+    "path_answers",
     "relations",
 ]  # fmt: skip
 

@@ -3,6 +3,8 @@ dialect module stays the complete list of what kgqa sends to that database (gold
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cypher.identifiers import quote
 
 # Property keys every kgqa node carries.
@@ -59,4 +61,35 @@ def relations(label: str) -> str:
         f"RETURN a.{ID} AS id, type(r) AS type, true AS out, b.{ID} AS nb, b.{NAME} AS nb_name "
         f"UNION ALL MATCH (a:{quote(label)})<-[r]-(b) WHERE a.{ID} IN $ids "
         f"RETURN a.{ID} AS id, type(r) AS type, false AS out, b.{ID} AS nb, b.{NAME} AS nb_name"
+    )
+
+
+def label_ids(label: str) -> str:
+    """Every id of ``label`` (the question generator samples gold answers from them)."""
+    return f"MATCH (n:{quote(label)}) RETURN n.{ID} AS id ORDER BY id"
+
+
+def _path(hops: Sequence[tuple[str, str]], start: str) -> str:
+    """``(y:start)-[:t1]-(m1:l1)-[:t2]-(a:l2)`` for ``hops`` = [(t1, l1), (t2, l2)]; undirected, like the method."""
+    parts = [f"(y:{quote(start)})"]
+    for number, (rel_type, label) in enumerate(hops):
+        var = "a" if number == len(hops) - 1 else f"m{number}"
+        parts.append(f"-[:{quote(rel_type)}]-({var}:{quote(label)})")
+    return "".join(parts)
+
+
+def anchors(start: str, hops: Sequence[tuple[str, str]]) -> str:
+    """Nodes reached from the node ``$id`` of ``start`` along ``hops`` (candidate anchors of a generated question)."""
+    return (
+        f"MATCH {_path(hops, start)} WHERE y.{ID} = $id AND a <> y "
+        f"RETURN DISTINCT a.{ID} AS id, a.{NAME} AS name ORDER BY id LIMIT 500"
+    )
+
+
+def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:
+    """Every node of ``start`` linked to the anchor ``$anchor`` along ``hops`` whose document contains ``$keyword``
+    (case-insensitive): the exact ground truth of a generated question."""
+    return (
+        f"MATCH {_path(hops, start)} WHERE a.{ID} = $anchor AND a <> y AND toLower(y.{DOC}) CONTAINS $keyword "
+        f"RETURN DISTINCT y.{ID} AS id ORDER BY id"
     )

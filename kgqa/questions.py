@@ -1,0 +1,134 @@
+"""``kgqa questions``: STaRK-style questions for any loaded SKB, with exact ground truth.
+
+STaRK's recipe, over the live schema and store: sample a 1- or 2-hop relational template ending at the answer type
+(``(y:T)-[r1]-(m:M)-[r2]-(a:A)``), pick a gold answer ``y`` and, among the nodes its template reaches, an anchor
+``a`` (named in the question); add a textual condition, a word of the gold answer's document; the ground truth is
+every node of type T that reaches the anchor along the template AND whose document contains the word, computed by
+one query. Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is
+configured (a paraphrase that drops the anchor's name or the word is not used). Output: STaRK's CSV
+(``id,query,answer_ids``) and a metadata JSON (template, anchor, word, gold answer, the templated text).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cypher.dialects import falkordb as q
+from kgqa.errors import InputError
+from kgqa.llm import ChatModel, LlmError, Message
+from kgqa.store.base import GraphStore, Schema
+
+MAX_ANSWERS = 20
+WORD = re.compile(r"[A-Za-z][a-z]{6,}")
+_COMMON = """because between another through without however include including associated characterized
+disorder disease patients usually typically several caused called either within different"""
+COMMON = frozenset(_COMMON.split())
+
+
+@dataclass(frozen=True)
+class Generated:
+    id: str
+    query: str
+    answer_ids: list[str]
+    template: str
+    anchor_id: str
+    anchor_name: str
+    word: str
+    gold_id: str
+    templated: str
+    paraphrased: bool
+
+
+def templates(schema: Schema, target: str) -> list[list[tuple[str, str]]]:
+    """All 1- and 2-hop paths (as (type, label) hops) from ``target`` over the schema, edges read undirected."""
+    steps: dict[str, list[tuple[str, str]]] = {}
+    for r in schema.relationships:
+        steps.setdefault(r.source, []).append((r.type, r.target))
+        if r.source != r.target:
+            steps.setdefault(r.target, []).append((r.type, r.source))
+    paths = [[hop] for hop in steps.get(target, [])]
+    paths += [[first, second] for first in steps.get(target, []) for second in steps.get(first[1], [])]
+    return paths
+
+
+def phrase(target: str, hops: Sequence[tuple[str, str]], anchor: str, word: str) -> str:
+    """A plain template sentence; names and the word are quoted exactly as in the graph."""
+    if len(hops) == 1:
+        relation = f"have a '{hops[0][0]}' relation with the {hops[0][1]} \"{anchor}\""
+    else:
+        relation = (f"have a '{hops[0][0]}' relation with a {hops[0][1]} that has a '{hops[1][0]}' relation with the "
+                    f"{hops[1][1]} \"{anchor}\"")  # fmt: skip
+    return f"Which {target} nodes {relation}, and mention \"{word}\"?"
+
+
+def paraphrase(llm: ChatModel, text: str, anchor: str, word: str) -> str | None:
+    prompt = (f"Rewrite this question as a person would ask it, in one sentence. Keep \"{anchor}\" and "
+              f"\"{word}\" exactly as written.\n\nQuestion: {text}\nRewritten question:")  # fmt: skip
+    try:
+        reply = llm.complete([Message("user", prompt)], max_tokens=80, temperature=0.0).text.strip()
+    except LlmError:
+        return None
+    reply = reply.splitlines()[0].strip().strip('"') if reply else ""
+    ok = anchor.lower() in reply.lower() and word.lower() in reply.lower() and reply.endswith("?")
+    return reply if ok else None
+
+
+def generate(
+    store: GraphStore, skb: str, schema: Schema, types: Sequence[str], n: int, seed: int,
+    llm: ChatModel | None = None, attempts_per_question: int = 50,
+) -> list[Generated]:  # fmt: skip
+    """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM."""
+    rng = random.Random(seed)
+    ids = {t: [str(row[0]) for row in store.read(skb, q.label_ids(t))] for t in types}
+    options = {t: templates(schema, t) for t in types if ids[t] and templates(schema, t)}
+    if not options:
+        raise InputError(f"SKB '{skb}' has no relationships from its answer types to sample questions from")
+    out: list[Generated] = []
+    seen: set[str] = set()
+    for _ in range(n * attempts_per_question):
+        if len(out) == n:
+            break
+        target = rng.choice(sorted(options))
+        hops = rng.choice(options[target])
+        gold = rng.choice(ids[target])
+        reached = store.read(skb, q.anchors(target, hops), {"id": gold})
+        docs = store.read(skb, q.documents(target), {"ids": [gold]})
+        if not reached or not docs:
+            continue
+        anchor_id, anchor_name = (str(v) for v in rng.choice(reached))
+        words = sorted({w for w in WORD.findall(docs[0][2] or "") if w.lower() not in COMMON})
+        if not words:
+            continue
+        word = rng.choice(words)
+        answers = [str(row[0]) for row in store.read(skb, q.path_answers(target, hops),
+                                                      {"anchor": anchor_id, "keyword": word.lower()})]  # fmt: skip
+        if not 1 <= len(answers) <= MAX_ANSWERS or gold not in answers:
+            continue
+        templated = phrase(target, hops, anchor_name, word)
+        if templated in seen:
+            continue
+        seen.add(templated)
+        text = paraphrase(llm, templated, anchor_name, word) if llm is not None else None
+        template = " / ".join([target, *(f"{t} {label}" for t, label in hops)])
+        out.append(Generated(str(len(out)), text or templated, answers, template, anchor_id, anchor_name, word,
+                             gold, templated, text is not None))  # fmt: skip
+    return out
+
+
+def write(questions: Sequence[Generated], out: Path, meta: dict[str, object]) -> Path:
+    """STaRK CSV at ``out`` and ``<out stem>.meta.json`` beside it; returns the metadata path."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "query", "answer_ids"])
+        for g in questions:
+            writer.writerow([g.id, g.query, json.dumps(g.answer_ids)])
+    meta_path = out.with_name(out.stem + ".meta.json")
+    meta_path.write_text(json.dumps({**meta, "questions": [asdict(g) for g in questions]}, indent=2) + "\n")
+    return meta_path
