@@ -194,3 +194,24 @@ def browser_block(text: str, params: dict[str, Any]) -> str:
     """``:params {...};`` then the query: paste both into Neo4j Browser to run exactly what kgqa runs (the ``;``
     separates the two statements in Browser's multi-statement editor)."""
     return f":params {cypher_literal(params)};\n{text};"
+
+
+SERVER_VERSION = "CALL dbms.components() YIELD versions RETURN versions[0] AS version"
+
+META_LABEL = "_KgqaMeta"
+"""Neo4j has no key-value side store: an SKB's metadata is one node with this label, written last by a load."""
+
+NODE_COUNTS_NEO4J = (
+    f"MATCH (n) WHERE NOT n:{META_LABEL} RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
+)
+READ_META = f"MATCH (m:{META_LABEL}) RETURN m.name AS name, m.json AS json ORDER BY name"
+WRITE_META = f"MERGE (m:{META_LABEL} {{name: $name}}) SET m.json = $json"
+CLEAR_GRAPH = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+"""Empties the database before a forced reload (an auto-commit query: IN TRANSACTIONS cannot run inside one)."""
+
+
+def explain(text: str) -> str:
+    """The ``EXPLAIN`` preflight of ``text`` (after a ``CYPHER 25`` prefix, which must stay first)."""
+    if text.startswith("CYPHER 25 "):
+        return "CYPHER 25 EXPLAIN " + text.removeprefix("CYPHER 25 ")
+    return "EXPLAIN " + text

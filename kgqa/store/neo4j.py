@@ -1,0 +1,195 @@
+"""The Neo4j store (production): the same :class:`~kgqa.store.base.GraphStore` interface over the official driver.
+
+One SKB per Neo4j database (``neo4j_database``; Community Edition has one, ``neo4j``). Every query text comes from
+``cypher/dialects/neo4j.py``; values are always driver parameters. Reads run only in managed read transactions
+(``session.execute_read``), each after an ``EXPLAIN`` preflight that must report query type ``r`` (read only), with a
+per-query timeout and a row cap, so even a text that slipped through could not write. Loads: uniqueness constraints
+first, batched ``UNWIND`` writes, vector indexes created after the data and awaited until ONLINE, and the metadata
+node written last (its presence means the load completed). Big graphs go through ``kgqa export --format
+neo4j-admin`` instead (kgqa/export.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from cypher.dialects import neo4j as q
+from kgqa.errors import ConfigError, StoreError
+from kgqa.store.base import (
+    IndexInfo,
+    LabelInfo,
+    NodeId,
+    NodeRow,
+    RelationshipInfo,
+    Schema,
+    SkbMeta,
+    VectorHit,
+    batched,
+)
+
+
+def _driver(uri: str, auth: tuple[str, str]) -> Any:
+    try:
+        import neo4j
+    except ImportError as exc:
+        raise ConfigError("store 'neo4j' needs the extra: pip install 'kgqa[neo4j]'") from exc
+    return neo4j.GraphDatabase.driver(uri, auth=auth)
+
+
+class Neo4jStore:
+    """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake)."""
+
+    def __init__(
+        self, uri: str, auth: tuple[str, str], *, database: str = "neo4j", version: str | None = None,
+        query_timeout: float = 60.0, row_cap: int = 100_000, batch_size: int = 2000, driver: Any = None,
+    ) -> None:  # fmt: skip
+        self.driver = driver if driver is not None else _driver(uri, auth)
+        self.database = database
+        self.query_timeout = query_timeout
+        self.row_cap = row_cap
+        self.batch_size = batch_size
+        self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
+
+    def __enter__(self) -> Neo4jStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def _server_version(self) -> str:
+        rows = self._read_rows(q.SERVER_VERSION, {})
+        return str(rows[0][0])
+
+    # -- reads ---------------------------------------------------------------------------------------------------
+
+    def _read_rows(self, text: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        import neo4j
+
+        def work(tx: Any) -> list[list[Any]]:
+            kind = tx.run(q.explain(text), params).consume().query_type
+            if kind != "r":
+                raise StoreError(f"refused: Neo4j plans this query as type {kind!r}, not read-only")
+            result = tx.run(text, params)
+            rows = []
+            for record in result:
+                if len(rows) == self.row_cap:
+                    raise StoreError(f"query returned more than row_cap = {self.row_cap} rows")
+                rows.append(list(record.values()))
+            return rows
+
+        work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
+        try:
+            with self.driver.session(database=self.database) as session:
+                return session.execute_read(work)
+        except neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
+        except neo4j.exceptions.DriverError as exc:
+            raise StoreError(f"Neo4j read failed: {exc}") from exc
+
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        self._check(graph)
+        return self._read_rows(q.statement(query, self.syntax), dict(params or {}))
+
+    def _check(self, graph: str) -> None:
+        if graph not in self.graphs():
+            raise StoreError(f"SKB '{graph}' is not in Neo4j database '{self.database}'")
+
+    def graphs(self) -> list[str]:
+        return [str(row[0]) for row in self._read_rows(q.READ_META, {})]
+
+    def meta(self, graph: str) -> SkbMeta | None:
+        for name, raw in self._read_rows(q.READ_META, {}):
+            if name == graph:
+                data = json.loads(raw)
+                data["candidate_types"] = tuple(data["candidate_types"])
+                return SkbMeta(**data)
+        return None
+
+    def _indexes(self) -> list[IndexInfo]:
+        rows = self._read_rows(q.LIST_INDEXES, {})
+        return [IndexInfo(labels[0], props[0], "VECTOR", state) for _, labels, props, state in rows if labels and props]
+
+    def schema(self, graph: str) -> Schema:
+        self._check(graph)
+        labels = tuple(LabelInfo(label, count) for label, count in self._read_rows(q.NODE_COUNTS_NEO4J, {}))
+        rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self._read_rows(q.EDGE_COUNTS, {}))
+        return Schema(labels, rels, tuple(self._indexes()))
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: np.ndarray, k: int) -> list[VectorHit]:
+        self._check(graph)
+        query = q.vector_top_k(label, prop, self.syntax)
+        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(query.text, params)
+        return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            pending = [i for i in self._indexes() if i.status != "ONLINE"]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                names = ", ".join(f"{i.label}.{i.property}" for i in pending)
+                raise StoreError(f"Neo4j vector indexes still populating after {timeout:.0f} s: {names}")
+            time.sleep(0.5)
+
+    # -- writes --------------------------------------------------------------------------------------------------
+
+    def _write(self, text: str, params: Mapping[str, Any]) -> None:
+        import neo4j
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                session.execute_write(lambda tx: tx.run(q.statement(text, self.syntax), params).consume())
+        except neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
+
+    def _autocommit(self, text: str) -> None:
+        with self.driver.session(database=self.database) as session:
+            session.run(text).consume()
+
+    @contextmanager
+    def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:
+        """Load into the database (emptied first if it held an SKB); the metadata node is written last."""
+        present = self.graphs()
+        if present and present != [graph]:
+            raise StoreError(f"Neo4j database '{self.database}' holds SKB '{present[0]}'; use another database")
+        self._autocommit(q.CLEAR_GRAPH)
+        writer = Neo4jWriter(self)
+        yield writer
+        self.await_indexes(graph)
+        self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta))})
+
+
+class Neo4jWriter:
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+        self._constrained: set[str] = set()
+
+    def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
+        if label not in self._constrained:
+            self._store._write(q.create_id_constraint(label), {})
+            self._constrained.add(label)
+        for batch in batched(rows, self._store.batch_size):
+            payload = [{"id": str(r.id), "name": r.name, "doc": r.doc, "name_emb": [float(x) for x in r.name_emb],
+                        "doc_emb": [float(x) for x in r.doc_emb]} for r in batch]  # fmt: skip
+            self._store._write(q.create_nodes(label), {"rows": payload})
+
+    def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
+        for batch in batched(pairs, self._store.batch_size * 10):
+            self._store._write(q.create_edges(source, rel_type, target), {"rows": [[str(a), str(b)] for a, b in batch]})
+
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int) -> None:
+        for label in labels:
+            for prop in (q.NAME_EMB, q.DOC_EMB):
+                self._store._write(q.create_vector_index(label, prop, dimension), {})

@@ -1,0 +1,187 @@
+"""The Neo4j store against a recording fake driver (no server): EXPLAIN preflight and read-only execution, the load
+sequence, version switch, and that values only ever travel as parameters. Every text it sent is then linted by
+Neo4j's own parser with the parameters it was sent with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cypher.dialects import neo4j as q
+from kgqa.errors import StoreError
+from kgqa.store.base import NodeRow, SkbMeta
+from kgqa.store.neo4j import Neo4jStore
+from tests import neo4j_lint
+
+META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
+
+
+@dataclass
+class Summary:
+    query_type: str
+
+
+@dataclass
+class Record:
+    row: list[Any]
+
+    def values(self) -> list[Any]:
+        return self.row
+
+
+@dataclass
+class Result:
+    rows: list[list[Any]]
+    query_type: str
+
+    def __iter__(self) -> Any:
+        return iter(Record(r) for r in self.rows)
+
+    def consume(self) -> Summary:
+        return Summary(self.query_type)
+
+
+@dataclass
+class FakeDriver:
+    """Answers by the first matching (text fragment -> rows); records (mode, text, params) of every query."""
+
+    answers: list[tuple[str, list[list[Any]]]] = field(default_factory=list)
+    sent: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    writes_in_reads: bool = False
+
+    def session(self, database: str) -> FakeSession:
+        return FakeSession(self)
+
+    def close(self) -> None:
+        pass
+
+    def respond(self, mode: str, text: str, params: dict[str, Any]) -> Result:
+        self.sent.append((mode, text, dict(params)))
+        kind = "w" if self.writes_in_reads or mode != "read" else "r"
+        if "EXPLAIN" in text:
+            return Result([], kind)
+        for fragment, rows in self.answers:
+            if fragment in text:
+                return Result(rows, kind)
+        return Result([], kind)
+
+
+@dataclass
+class FakeTx:
+    driver: FakeDriver
+    mode: str
+
+    def run(self, text: str, params: dict[str, Any] | None = None) -> Result:
+        return self.driver.respond(self.mode, text, params or {})
+
+
+@dataclass
+class FakeSession:
+    driver: FakeDriver
+
+    def __enter__(self) -> FakeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        return work(FakeTx(self.driver, "read"))
+
+    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        return work(FakeTx(self.driver, "write"))
+
+    def run(self, text: str) -> Result:
+        return self.driver.respond("autocommit", text, {})
+
+
+def store_with(driver: FakeDriver, version: str = "2025.05.0", **kwargs: Any) -> Neo4jStore:
+    driver.answers.insert(0, ("dbms.components", [[version]]))
+    return Neo4jStore("bolt://fake", ("neo4j", "x"), driver=driver, **kwargs)
+
+
+def test_version_switch_and_preflight_before_every_read() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("queryNodes", [["3", "sumatriptan", 0.9]]),
+                         ("SEARCH", [["3", "sumatriptan", 0.9]])])  # fmt: skip
+    old = store_with(driver)
+    assert old.syntax == "5"
+    hits = old.vector_top_k("prime", "drug", "name_emb", np.ones(4, dtype=np.float32), 5)
+    assert [(h.id, h.similarity) for h in hits] == [("3", 0.9)]
+    reads = [(text, params) for mode, text, params in driver.sent if mode == "read"]
+    for (first, p1), (second, p2) in zip(reads[::2], reads[1::2], strict=True):
+        assert first == q.explain(second) and p1 == p2  # each query is planned with EXPLAIN first
+    assert reads[-1][1] == {"index": q.index_name("drug", "name_emb"), "k": 5, "vector": [1.0] * 4}
+    new = store_with(FakeDriver(driver.answers), version="2026.01.0")
+    assert new.syntax == "25"
+    new.vector_top_k("prime", "drug", "name_emb", np.ones(4, dtype=np.float32), 5)
+    sent = [text for _, text, _ in new.driver.sent]
+    assert sent[-2].startswith("CYPHER 25 EXPLAIN MATCH (node:`drug`) SEARCH node IN")
+
+
+def test_a_query_neo4j_plans_as_a_write_is_refused() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]])])
+    store = store_with(driver)
+    driver.writes_in_reads = True
+    with pytest.raises(StoreError, match="refused: Neo4j plans this query as type 'w', not read-only"):
+        store.read("prime", "MATCH (n) RETURN n.id")
+    assert "MATCH (n) RETURN n.id" not in [text for _, text, _ in driver.sent]  # never run, only EXPLAINed
+
+
+def test_row_cap() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("RETURN n.id", [[str(i)] for i in range(11)])])
+    with pytest.raises(StoreError, match="more than row_cap = 10 rows"):
+        store_with(driver, row_cap=10).read("prime", "MATCH (n) RETURN n.id")
+
+
+def test_values_travel_only_as_parameters() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]])])
+    store = store_with(driver)
+    payload = "x' }) DETACH DELETE n //"
+    store.read("prime", q.exact_name("drug"), {"text": payload})
+    assert all(payload not in text for _, text, _ in driver.sent)
+    assert driver.sent[-1][2] == {"text": payload}
+
+
+def test_load_sequence() -> None:
+    driver = FakeDriver([("SHOW VECTOR INDEXES", [["i", ["drug"], ["name_emb"], "ONLINE"]])])
+    store = store_with(driver)
+    v = np.ones(4, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v), NodeRow("3", "sumatriptan", "d", v, v)])
+        writer.add_edges("drug", "synergistic interaction", "drug", [("2", "3")])
+        writer.create_vector_indexes(["drug"], 4)
+    steps = [(mode, text) for mode, text, _ in driver.sent if "EXPLAIN" not in text]
+    writes = [text for mode, text in steps if mode in ("write", "autocommit")]
+    assert writes[0] == q.CLEAR_GRAPH and writes[1] == q.create_id_constraint("drug")
+    assert writes[2] == q.create_nodes("drug")
+    assert writes[3] == q.create_edges("drug", "synergistic interaction", "drug")
+    assert writes[4:6] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
+    assert writes[-1] == q.WRITE_META  # the metadata node last: a killed load leaves no SKB behind
+    rows = next(p for _, text, p in driver.sent if text == q.create_nodes("drug"))["rows"]
+    assert rows[0] == {"id": "2", "name": "ivermectin", "doc": "d", "name_emb": [1.0] * 4, "doc_emb": [1.0] * 4}
+
+
+def test_everything_the_store_sent_passes_neo4js_lint() -> None:
+    if (reason := neo4j_lint.missing()) is not None:
+        pytest.skip(reason)
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", [])])
+    store = store_with(driver)
+    v = np.ones(4, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
+        writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
+        writer.create_vector_indexes(["drug"], 4)
+    store.schema("prime")
+    store.vector_top_k("prime", "drug", "doc_emb", v, 3)
+    store.read("prime", q.relations("drug"), {"ids": ["2"]})
+    statements = [{"name": str(i), "query": text, "parameters": params}
+                  for i, (_, text, params) in enumerate(driver.sent)]  # fmt: skip
+    schema = {"labels": ["drug", q.META_LABEL], "relationshipTypes": ["synergistic interaction"],
+              "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"]}  # fmt: skip
+    problems = {s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True)
+                if d}  # fmt: skip
+    assert problems == {}
