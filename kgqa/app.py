@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, 
 from kgqa.load import LoadReport, load_skb
 from kgqa.pipeline import Context, Options, run
 from kgqa.skbs import check_name, read_source
-from kgqa.store.base import Schema, SkbMeta
+from kgqa.store.base import GraphStore, Schema, SkbMeta
 from kgqa.store.falkordb import FalkorStore
 from kgqa.trace import Trace
 from loaders.model import SkbData
@@ -44,17 +45,29 @@ class Answer:
         }
 
 
+def open_store(config: Config) -> GraphStore:
+    """The configured store: the embedded FalkorDB in the data directory, or a Neo4j server."""
+    if config.store == "neo4j":
+        from kgqa.store.neo4j import Neo4jStore
+
+        user, password = config.neo4j_user, config.neo4j_password
+        if password is None and "/" in os.environ.get("NEO4J_AUTH", ""):
+            user, password = os.environ["NEO4J_AUTH"].split("/", 1)
+        if password is None:
+            raise ConfigError("store 'neo4j' needs neo4j_password (or NEO4J_AUTH=user/password)")
+        return Neo4jStore(config.neo4j_uri, (user, password), database=config.neo4j_database,
+                          query_timeout=config.neo4j_query_timeout, row_cap=config.neo4j_row_cap,
+                          batch_size=config.load_batch_size)  # fmt: skip
+    return FalkorStore(config.store_dir, ef_runtime=config.ef_runtime, batch_size=config.load_batch_size,
+                       start_timeout=config.server_start_timeout)  # fmt: skip
+
+
 class Kgqa:
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.store = FalkorStore(
-            config.store_dir,
-            ef_runtime=config.ef_runtime,
-            batch_size=config.load_batch_size,
-            start_timeout=config.server_start_timeout,
-        )
+        self.store: GraphStore = open_store(config)
         self._embedder: Embedder | None = None
         self._llm: CachedChat | None = None
         self._cross_encoder: Callable[[list[tuple[str, str]]], Sequence[float]] | None = None

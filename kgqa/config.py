@@ -32,7 +32,7 @@ class Config:
     home: Path = field(default_factory=_default_home)
     """Data directory: store files, embedding cache, logs."""
     store: str = "falkordb"
-    """Graph store backend. ``falkordb`` (embedded, default); ``neo4j`` comes with the Neo4j issue."""
+    """Graph store backend: ``falkordb`` (embedded, default) or ``neo4j`` (a server, see docs/neo4j.md)."""
     embedder: str = "minilm"
     """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, or ``openai:MODEL``."""
     embed_batch_size: int = 64
@@ -85,6 +85,14 @@ class Config:
     llm_context: int = 4096
     """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
+    neo4j_uri: str = "bolt://localhost:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: str | None = None
+    """Also read from ``NEO4J_AUTH`` (``user/password``, as the Neo4j image takes it)."""
+    neo4j_database: str = "neo4j"
+    """The database holding the SKB (one SKB per database)."""
+    neo4j_query_timeout: float = 60.0
+    neo4j_row_cap: int = 100_000
     neo4j_version: str = "2025.05"
     """Neo4j release the Neo4j dialect writes for (``kgqa explain --dialect neo4j``): 2026.01 and later get the
     Cypher 25 ``SEARCH`` clause, older ones ``db.index.vector.queryNodes``. Default: the image in docker/."""
@@ -198,8 +206,8 @@ def validate(config: Config) -> None:
         syntax_for(config.neo4j_version)
     except ValueError as exc:
         raise ConfigError(f"'neo4j_version': {exc}") from exc
-    if config.store != "falkordb":
-        raise ConfigError(f"store '{config.store}' is not available yet (only 'falkordb')")
+    if config.store not in ("falkordb", "neo4j"):
+        raise ConfigError(f"store must be falkordb or neo4j, got '{config.store}'")
 
 
 def hidden_labels(config: Config, skb: str) -> frozenset[str]:
