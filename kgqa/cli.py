@@ -208,6 +208,24 @@ def _evidence(c: Candidate) -> str:
     return "; ".join(parts)
 
 
+@main.command("export")
+@skb_option
+@click.option("--format", "fmt", type=click.Choice(["neo4j-admin"]), required=True)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Folder for the CSV files.")
+@click.pass_context
+def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
+    """Write a loaded SKB as CSVs for `neo4j-admin database import full` (the way to load big graphs into Neo4j)."""
+    from kgqa.export import export_neo4j_admin
+
+    with _open(ctx) as kg:
+        meta = kg.meta(skb)
+        with _stderr().status(f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
+            done = export_neo4j_admin(kg.store, skb, meta, out)
+    _stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False)
+    click.echo(f"1. {done.command}")
+    click.echo(f"2. start Neo4j, then: cypher-shell -u neo4j -p PASSWORD -f {done.post_import}")
+
+
 @main.command("questions")
 @skb_option
 @click.option("--n", "count", type=click.IntRange(1, 100000), default=100, show_default=True)

@@ -119,6 +119,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
             add(f"relations {label}", q.relations(label), {"ids": ["1"]})
             add(f"label_ids {label}", q.label_ids(label), {})
+            add(f"node_rows {label}", q.node_rows(label), {"ids": ["1"]})
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 vector = q.vector_top_k(label, prop, syntax)
@@ -130,6 +131,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                 add(f"anchors {source} {path}", q.anchors(source, path), {"id": "1"})
                 add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
         for source, rel_type, target in rels:
+            add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
             add(f"create_edges {source} {rel_type} {target}", q.create_edges(source, rel_type, target),
                 {"rows": [["1", "2"]]})  # fmt: skip
     return out

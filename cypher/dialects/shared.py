@@ -93,3 +93,19 @@ def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:
         f"MATCH {_path(hops, start)} WHERE a.{ID} = $anchor AND a <> y AND toLower(y.{DOC}) CONTAINS $keyword "
         f"RETURN DISTINCT y.{ID} AS id ORDER BY id"
     )
+
+
+def node_rows(label: str) -> str:
+    """Full rows (id, name, doc and both vectors) of the nodes of ``label`` whose ids are in ``$ids`` (export)."""
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{NAME_EMB} AS name_emb, n.{DOC_EMB} AS doc_emb"
+    )
+
+
+def edge_rows(src_label: str, rel_type: str, dst_label: str) -> str:
+    """Every edge of one (source label, type, target label) as (source id, target id) (export)."""
+    return (
+        f"MATCH (a:{quote(src_label)})-[:{quote(rel_type)}]->(b:{quote(dst_label)}) "
+        f"RETURN a.{ID} AS source, b.{ID} AS target"
+    )

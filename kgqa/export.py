@@ -1,0 +1,96 @@
+"""``kgqa export --format neo4j-admin``: a loaded SKB as CSV files for ``neo4j-admin database import full``.
+
+Online loading through Bolt is fine for HPO or PRIME; MAG's 40M edges want the offline importer. One header file and
+one data file per label and per (source, type, target); every label is its own ID space (STaRK ids are only unique
+per SKB, HPO's carry prefixes, and this keeps both safe); vectors are ``float[]`` with ``;`` between elements.
+``post_import.cypher`` holds what the importer cannot do (constraints, vector indexes, kgqa's metadata node), for
+cypher-shell; the exact commands are returned and printed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cypher.dialects import falkordb as q
+from cypher.dialects import neo4j
+from kgqa.store.base import GraphStore, SkbMeta, batched
+
+ARRAY_DELIMITER = ";"
+NODE_HEADER = ["id:ID({space})", "name", "doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"]
+EDGE_HEADER = [":START_ID({source})", ":END_ID({target})", ":TYPE"]
+
+
+@dataclass(frozen=True)
+class Export:
+    directory: Path
+    node_files: list[tuple[Path, Path]]
+    edge_files: list[tuple[Path, Path]]
+    post_import: Path
+    command: str
+    nodes: int
+    edges: int
+
+
+def id_space(label: str) -> str:
+    """A file- and CLI-safe ID space name for a label (``gene/protein`` -> ``gene_protein_1a2b3c``)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_") or "label"
+    return f"{slug}_{hashlib.sha256(label.encode()).hexdigest()[:6]}"
+
+
+def _floats(vector: list[float]) -> str:
+    return ARRAY_DELIMITER.join(repr(float(x)) for x in vector)
+
+
+def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *, batch: int = 2000) -> Export:
+    out.mkdir(parents=True, exist_ok=True)
+    schema = store.schema(skb)
+    node_files, edge_files, nodes, edges = [], [], 0, 0
+    for label in (info.name for info in schema.labels):
+        space = id_space(label)
+        header, data = out / f"nodes_{space}.header.csv", out / f"nodes_{space}.csv"
+        with header.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerow([h.format(space=space) for h in NODE_HEADER])
+        ids = [str(row[0]) for row in store.read(skb, q.label_ids(label))]
+        with data.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            for chunk in batched(ids, batch):
+                for node_id, name, doc, name_emb, doc_emb in store.read(skb, q.node_rows(label), {"ids": list(chunk)}):
+                    writer.writerow([node_id, name, doc, _floats(name_emb), _floats(doc_emb), label])
+                    nodes += 1
+        node_files.append((header, data))
+    for rel in schema.relationships:
+        name = f"edges_{id_space(rel.source)}_{id_space(rel.type)}_{id_space(rel.target)}"
+        header, data = out / f"{name}.header.csv", out / f"{name}.csv"
+        with header.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerow([h.format(source=id_space(rel.source), target=id_space(rel.target))
+                                         for h in EDGE_HEADER])  # fmt: skip
+        with data.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            for source, target in store.read(skb, q.edge_rows(rel.source, rel.type, rel.target)):
+                writer.writerow([source, target, rel.type])
+                edges += 1
+        edge_files.append((header, data))
+    post = out / "post_import.cypher"
+    labels = [info.name for info in schema.labels]
+    statements = [neo4j.create_id_constraint(label) for label in labels]
+    statements += [neo4j.create_vector_index(label, prop, meta.dimension) for label in labels
+                   for prop in (neo4j.NAME_EMB, neo4j.DOC_EMB)]  # fmt: skip
+    params = {"name": skb, "json": json.dumps(asdict(meta))}
+    post.write_text(
+        "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
+        + "".join(f"{s};\n" for s in statements)
+        + "".join(f":param {key} => {neo4j.cypher_literal(value)}\n" for key, value in params.items())
+        + f"{neo4j.WRITE_META};\n",
+        encoding="utf-8",
+    )
+    parts = [f"--nodes={h.name},{d.name}" for h, d in node_files] + [
+        f"--relationships={h.name},{d.name}" for h, d in edge_files
+    ]
+    command = (f"cd {out} && neo4j-admin database import full neo4j --overwrite-destination "
+               f"--array-delimiter='{ARRAY_DELIMITER}' " + " ".join(parts))  # fmt: skip
+    return Export(out, node_files, edge_files, post, command, nodes, edges)
