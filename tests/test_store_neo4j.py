@@ -147,7 +147,7 @@ def test_values_travel_only_as_parameters() -> None:
 
 
 def test_load_sequence() -> None:
-    driver = FakeDriver([("SHOW VECTOR INDEXES", [["i", ["drug"], ["name_emb"], "ONLINE"]])])
+    driver = FakeDriver([("SHOW VECTOR INDEXES", [["i", ["drug"], ["name_emb"], "ONLINE"]]), ("count(n)", [[0]])])
     store = store_with(driver)
     v = np.ones(4, dtype=np.float32)
     with store.writer("prime", META) as writer:
@@ -156,19 +156,30 @@ def test_load_sequence() -> None:
         writer.create_vector_indexes(["drug"], 4)
     steps = [(mode, text) for mode, text, _ in driver.sent if "EXPLAIN" not in text]
     writes = [text for mode, text in steps if mode in ("write", "autocommit")]
-    assert writes[0] == q.CLEAR_GRAPH and writes[1] == q.create_id_constraint("drug")
-    assert writes[2] == q.create_nodes("drug")
-    assert writes[3] == q.create_edges("drug", "synergistic interaction", "drug")
-    assert writes[4:6] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
+    assert writes[:3] == [q.CLEAR_GRAPH, q.WRITE_META, q.create_id_constraint("drug")]  # marker, then data
+    assert writes[3] == q.create_nodes("drug")
+    assert writes[4] == q.create_edges("drug", "synergistic interaction", "drug")
+    assert writes[5:7] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
     assert writes[-1] == q.WRITE_META  # the metadata node last: a killed load leaves no SKB behind
     rows = next(p for _, text, p in driver.sent if text == q.create_nodes("drug"))["rows"]
     assert rows[0] == {"id": "2", "name": "ivermectin", "doc": "d", "name_emb": [1.0] * 4, "doc_emb": [1.0] * 4}
 
 
+def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:
+    foreign = FakeDriver([("count(n)", [[12]])])
+    with pytest.raises(StoreError, match="holds data kgqa did not load"), store_with(foreign).writer("prime", META):
+        pass
+    other = FakeDriver([("_KgqaMeta", [["mag", "{}"]])])
+    with pytest.raises(StoreError, match="holds SKB 'mag'"), store_with(other).writer("prime", META):
+        pass
+    for driver in (foreign, other):
+        assert q.CLEAR_GRAPH not in [text for _, text, _ in driver.sent]
+
+
 def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
-    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", [])])
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", []), ("count(n)", [[0]])])
     store = store_with(driver)
     v = np.ones(4, dtype=np.float32)
     with store.writer("prime", META) as writer:

@@ -209,6 +209,8 @@ NODE_COUNTS_NEO4J = (
     f"MATCH (n) WHERE NOT n:{META_LABEL} RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
 )
 READ_META = f"MATCH (m:{META_LABEL}) RETURN m.name AS name, m.json AS json ORDER BY name"
+"""An empty ``json`` marks a load in progress (or killed): the SKB is not there yet, but the data is kgqa's."""
+NODE_TOTAL = "MATCH (n) RETURN count(n) AS count"
 WRITE_META = f"MERGE (m:{META_LABEL} {{name: $name}}) SET m.json = $json"
 CLEAR_GRAPH = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
 """Empties the database before a forced reload (an auto-commit query: IN TRANSACTIONS cannot run inside one)."""

@@ -55,6 +55,7 @@ class Neo4jStore:
         self.query_timeout = query_timeout
         self.row_cap = row_cap
         self.batch_size = batch_size
+        self._known: set[str] = set()
         self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
 
     def __enter__(self) -> Neo4jStore:
@@ -101,15 +102,19 @@ class Neo4jStore:
         return self._read_rows(q.statement(query, self.syntax), dict(params or {}))
 
     def _check(self, graph: str) -> None:
+        """The SKB must be in this database; checked once per store (a load in progress is not an SKB yet)."""
+        if graph in self._known:
+            return
         if graph not in self.graphs():
             raise StoreError(f"SKB '{graph}' is not in Neo4j database '{self.database}'")
+        self._known.add(graph)
 
     def graphs(self) -> list[str]:
-        return [str(row[0]) for row in self._read_rows(q.READ_META, {})]
+        return [str(name) for name, raw in self._read_rows(q.READ_META, {}) if raw]
 
     def meta(self, graph: str) -> SkbMeta | None:
         for name, raw in self._read_rows(q.READ_META, {}):
-            if name == graph:
+            if name == graph and raw:
                 data = json.loads(raw)
                 data["candidate_types"] = tuple(data["candidate_types"])
                 return SkbMeta(**data)
@@ -160,11 +165,19 @@ class Neo4jStore:
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:
-        """Load into the database (emptied first if it held an SKB); the metadata node is written last."""
-        present = self.graphs()
-        if present and present != [graph]:
-            raise StoreError(f"Neo4j database '{self.database}' holds SKB '{present[0]}'; use another database")
+        """Load into the database (emptied first if it held this SKB); the metadata node is written last.
+
+        A database with data kgqa did not load, or another SKB, is refused: kgqa never deletes data it did not write.
+        """
+        present = {str(name) for name, _ in self._read_rows(q.READ_META, {})}
+        if present - {graph}:
+            raise StoreError(f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
+                             "database (neo4j_database)")  # fmt: skip
+        if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
+            raise StoreError(f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database")
+        self._known.discard(graph)
         self._autocommit(q.CLEAR_GRAPH)
+        self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
         writer = Neo4jWriter(self)
         yield writer
         self.await_indexes(graph)
