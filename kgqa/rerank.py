@@ -86,15 +86,20 @@ def render(docs: Sequence[RerankDoc], budget_tokens: int) -> tuple[list[str], st
     """One text per candidate, fitted to ``budget_tokens`` by the tiers; returns the texts and the tier used."""
     retrieved = {d.candidate.id for d in docs}
 
+    def kept(d: RerankDoc, tier: str) -> tuple[Relation, ...]:
+        if tier == "all relations":
+            return d.relations
+        if tier == "relations among candidates":
+            return tuple(r for r in d.relations if r.neighbour in retrieved)
+        return ()
+
     def texts(tier: str, limit: int | None = None) -> list[str]:
         out = []
         for d in docs:
             body = d.text if limit is None else d.text[:limit]
-            rels = d.relations if tier == "all relations" else tuple(
-                r for r in d.relations if r.neighbour in retrieved) if tier == "relations among candidates" else ()
-            extra = _relations_text(rels)
+            extra = _relations_text(kept(d, tier))
             out.append(f"{d.candidate.name} ({d.candidate.type}): {body}" + (f" Relations: {extra}" if extra else ""))
-        return out  # fmt: skip
+        return out
 
     budget = budget_tokens * CHARS_PER_TOKEN
     for tier in ("all relations", "relations among candidates", "no relations"):
