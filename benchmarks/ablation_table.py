@@ -1,0 +1,49 @@
+"""Render `kgqa eval --ablation` results (benchmarks/results/ablation_hpo_*.json) into docs/results.md.
+
+    kgqa eval --skb hpo --qa benchmarks/results/hpo_generated.csv --ablation --llm none \\
+        --out benchmarks/results/ablation_hpo_none.json
+    python benchmarks/ablation_table.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+DOC = ROOT / "docs" / "results.md"
+PAPER = {  # AF-Retriever paper, STaRK synthetic test sets, GPT-OSS-120B + text-embedding-3-small: H@1 / H@5 / MRR
+    "PRIME": (46.2, 63.7, 54.0), "MAG": (78.6, 91.4, 84.0), "AMAZON": (61.2, 75.2, 67.3),
+}  # fmt: skip
+
+
+def main() -> None:
+    lines = []
+    for path in sorted(RESULTS.glob("ablation_hpo_*.json")):
+        doc = json.loads(path.read_text())
+        settings = doc["settings"]
+        source = Path(settings["qa"]).name
+        lines += [f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`, "
+                  f"llm `{settings['llm']}`, k = {settings['k']}, embedder {settings['embedder']}.", "",
+                  "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q |",
+                  "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for row, metrics in doc["ablation"].items():
+            section = doc["ablation_sections"][row]
+            lines.append(f"| {row} | {metrics['hit@1']:.3f} | {metrics['hit@5']:.3f} | {metrics['hit@20']:.3f} | "
+                         f"{metrics['recall@20']:.3f} | {metrics['mrr']:.3f} | "
+                         f"{section['seconds_per_question'].get('median_s', 0):.2f} | "
+                         f"{section['llm']['calls_per_question']} |")  # fmt: skip
+        lines.append("")
+    lines += ["For orientation only (different data and models): the paper's full pipeline on STaRK's synthetic test "
+              "sets, hit@1 / hit@5 / MRR in %: " + "; ".join(f"{k} {v[0]} / {v[1]} / {v[2]}" for k, v in PAPER.items())
+              + "."]  # fmt: skip
+    start, end = "<!-- ablation_hpo:start -->", "<!-- ablation_hpo:end -->"
+    text = DOC.read_text(encoding="utf-8")
+    if start not in text:
+        text += f"\n## Ablation on generated HPO questions (`kgqa eval --ablation`)\n\n{start}\n{end}\n"
+    DOC.write_text(text[: text.index(start) + len(start)] + "\n" + "\n".join(lines) + "\n" + text[text.index(end) :])
+
+
+if __name__ == "__main__":
+    main()
