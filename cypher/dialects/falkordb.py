@@ -6,52 +6,13 @@ FalkorDB specifics: vectors are stored with ``vecf32(...)``; ``db.idx.vector.que
 
 from __future__ import annotations
 
-from cypher.dialects.shared import (
-    DOC,
-    DOC_EMB,
-    EDGE_COUNTS,
-    ID,
-    NAME,
-    NAME_EMB,
-    NODE_COUNTS,
-    anchors,
-    create_edges,
-    documents,
-    edge_rows,
-    exact_name,
-    example_names,
-    label_ids,
-    neighbours,
-    node_rows,
-    path_answers,
-    relations,
-)
+from cypher.dialects import shared
+from cypher.dialects.shared import *  # noqa: F403  (re-exported: this module lists every text)
+from cypher.dialects.shared import DOC, DOC_EMB, ID, NAME, NAME_EMB
 from cypher.identifiers import quote
 
 __all__ = [
-    "DOC",
-    "DOC_EMB",
-    "EDGE_COUNTS",
-    "ID",
-    "LIST_INDEXES",
-    "NAME",
-    "NAME_EMB",
-    "NODE_COUNTS",
-    "VECTOR_TOP_K",
-    "anchors",
-    "create_edges",
-    "create_id_index",
-    "create_nodes",
-    "create_vector_index",
-    "documents",
-    "edge_rows",
-    "exact_name",
-    "example_names",
-    "label_ids",
-    "neighbours",
-    "node_rows",
-    "path_answers",
-    "relations",
+    *shared.__all__, "LIST_INDEXES", "VECTOR_TOP_K", "create_id_index", "create_nodes", "create_vector_index",
 ]  # fmt: skip
 
 

@@ -20,59 +20,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from cypher.dialects.shared import (
-    DOC,
-    DOC_EMB,
-    EDGE_COUNTS,
-    ID,
-    NAME,
-    NAME_EMB,
-    NODE_COUNTS,
-    anchors,
-    create_edges,
-    documents,
-    edge_rows,
-    exact_name,
-    example_names,
-    label_ids,
-    neighbours,
-    node_rows,
-    path_answers,
-    relations,
-)
+from cypher.dialects import shared
+from cypher.dialects.shared import *  # noqa: F403  (re-exported: this module lists every text)
+from cypher.dialects.shared import DOC, DOC_EMB, ID, NAME, NAME_EMB
 from cypher.identifiers import quote
 
 __all__ = [
-    "DOC",
-    "DOC_EMB",
-    "EDGE_COUNTS",
-    "ID",
-    "LIST_INDEXES",
-    "NAME",
-    "NAME_EMB",
-    "NODE_COUNTS",
-    "SEARCH_SINCE",
-    "Syntax",
-    "VectorQuery",
-    "anchors",
-    "browser_block",
-    "create_edges",
-    "create_id_constraint",
-    "create_nodes",
-    "create_vector_index",
-    "cypher_literal",
-    "documents",
-    "edge_rows",
-    "exact_name",
-    "example_names",
-    "index_name",
-    "label_ids",
-    "neighbours",
-    "node_rows",
-    "path_answers",
-    "relations",
-    "statement",
-    "syntax_for",
+    *shared.__all__, "CLEAR_GRAPH", "LIST_INDEXES", "META_LABEL", "NODE_COUNTS_NEO4J", "NODE_TOTAL", "READ_META",
+    "SEARCH_SINCE", "SERVER_VERSION", "WRITE_META", "Syntax", "VectorQuery", "browser_block", "create_id_constraint",
+    "create_nodes", "create_vector_index", "cypher_literal", "explain", "index_name", "statement", "syntax_for",
     "vector_top_k",
 ]  # fmt: skip
 

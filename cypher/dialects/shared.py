@@ -7,6 +7,11 @@ from collections.abc import Sequence
 
 from cypher.identifiers import quote
 
+__all__ = [
+    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "NAME", "NAME_EMB", "NODE_COUNTS", "anchors", "create_edges", "documents",
+    "edge_rows", "exact_name", "example_names", "label_ids", "neighbours", "node_rows", "path_answers", "relations",
+]  # fmt: skip
+
 # Property keys every kgqa node carries.
 ID, NAME, DOC, NAME_EMB, DOC_EMB = "id", "name", "doc", "name_emb", "doc_emb"
 
