@@ -100,10 +100,12 @@ def plan_candidates(
 
 def ground(
     store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
-    *, k: int, l_max: int,
+    *, k: int, l_max: int, found: dict[str, list[tuple[str, str]]] | None = None,
 ) -> GroundingResult:  # fmt: skip
+    """Step 5 (and step 4 unless its candidates are given as ``found``)."""
     query = pattern_query(plan)
-    found = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
+    if found is None:
+        found = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
     candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
     result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs})
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]

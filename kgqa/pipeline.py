@@ -21,7 +21,7 @@ from kgqa.answers import Candidate
 from kgqa.config import Config, hidden_labels
 from kgqa.embed import Embedder
 from kgqa.errors import ConfigError, LlmError
-from kgqa.grounding import constant_vectors, graph_schema, ground
+from kgqa.grounding import constant_vectors, graph_schema, ground, plan_candidates
 from kgqa.hybrid import GraphRanking, merge, rank_graph_strand
 from kgqa.linking import link_entities, schema_guided_plan
 from kgqa.llm import ChatModel
@@ -200,13 +200,14 @@ def _graph_strand(
             with trace.step(number, skipped="no plan"):
                 pass
         return empty
+    labels = tuple(label.name for label in ctx.schema.labels)
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
-        record.detail = f"{len(vectors)} constant(s)"
+        found = plan_candidates(ctx.store, ctx.skb, plan, vectors, labels, options.l_max)
+        record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:
         try:
-            result = ground(ctx.store, ctx.skb, plan, vectors, tuple(label.name for label in ctx.schema.labels),
-                            k=options.k, l_max=options.l_max)  # fmt: skip
+            result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max, found=found)
         except CypherSyntaxError as exc:  # e.g. the plan returns no node
             record.degrade(str(exc))
             with trace.step(6, skipped="nothing grounded"):
