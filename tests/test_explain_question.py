@@ -57,7 +57,7 @@ def test_question_mode_builds_the_plan_from_the_llms_reply(loaded: dict[str, str
 def test_question_mode_text_output(loaded: dict[str, str], monkeypatch: Any) -> None:
     result = run(loaded, ScriptedEndpoint([GOOD]), monkeypatch, QUESTION, "--llm", "openai:coder")
     assert result.exit_code == 0, result.output
-    assert "openai:coder@http://scripted.invalid/v1 wrote" in result.stdout and "RETURN DISTINCT" in result.stdout
+    assert "openai:coder@http://scripted.invalid/v1 wrote" in result.stdout and "RETURN v0.id AS id" in result.stdout
 
 
 def test_truncated_reply_is_salvaged(loaded: dict[str, str], monkeypatch: Any) -> None:
