@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,18 @@ from kgqa.evaluate import ABLATION, load_records, records_path, run_eval
 from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.qa import Question, load_questions, read_csv
 
-STARK = Path(__file__).resolve().parents[2] / "shared" / "data" / "stark_qa"
+
+def _stark_qa() -> Path:
+    """The real STaRK question sets: $STARK_QA_DIR, else ``shared/data/stark_qa`` beside any parent of this repo."""
+    if os.environ.get("STARK_QA_DIR"):
+        return Path(os.environ["STARK_QA_DIR"])
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "data" / "stark_qa").is_dir():
+            return parent / "shared" / "data" / "stark_qa"
+    return Path("/work/shared/data/stark_qa")
+
+
+STARK = _stark_qa()
 
 
 def test_metrics_by_hand() -> None:
