@@ -2,7 +2,8 @@
 
 Entities are linked by the name index: every word n-gram of the question (1-6 words, not starting or ending with a
 stop word) is embedded and looked up in the name vector index of each label; n-grams whose best match is at least
-``threshold`` similar are links, taken greedily, best first, without overlapping. For each link the plan gets one
+``threshold`` similar are links, taken greedily without overlapping: well-matching longer spans first, then by
+similarity (see ``_priority``). For each link the plan gets one
 triplet between the answer ``y`` (of the target type) and the linked entity, over every relationship type the schema
 has between the two labels, in either direction. The linked entity becomes a constant whose search string is the
 node's own name, so its exact match comes first in step 4 and scope expansion still works.
@@ -23,8 +24,10 @@ from kgqa.store.base import GraphStore
 MAX_NGRAM = 6
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
 their them these this those to was what when where which who whom whose why with would you your any all also some
-find list show give tell name please associated related linked known"""
+find list show give tell name please associated related linked known both either neither"""
 STOP_WORDS = frozenset(_STOP.split())
+CONJUNCTIONS = frozenset({"and", "or", "but", "nor"})
+LONG_SPAN_SIMILARITY = 0.9
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,21 @@ def link_entities(
             for hit in store.vector_top_k(skb, label, q.NAME_EMB, vector, 1):
                 if hit.similarity >= threshold:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
-    # Best first; among equals the longer span (a full name beats a word of it).
-    found.sort(key=lambda link: (-round(link.similarity, 3), -(link.end - link.start), link.start))
+    found.sort(key=_priority)
     taken: list[Link] = []
     for link in found:
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
+
+
+def _priority(link: Link) -> tuple[int, float, int]:
+    """Longer spans first when they match well and join no two phrases: a full name beats a word of it even when
+    the word alone is a node's exact name (HPO's modifier "Generalized" inside "generalized tonic-clonic
+    seizures"), but "Arachnoid cyst and Acute" must not beat "Arachnoid cyst". Then the most similar."""
+    words = set(link.span.lower().split())
+    whole = link.similarity >= LONG_SPAN_SIMILARITY and not words & CONJUNCTIONS
+    return (-(link.end - link.start) if whole else 0, -link.similarity, link.start)
 
 
 def schema_guided_plan(links: Sequence[Link], target_type: str, schema: GraphSchema) -> QueryPlan | None:

@@ -34,3 +34,14 @@ def test_schema_guided_plan() -> None:
         ("y", ("contraindication", "indication"), "e0", "both"), ("y", ("target",), "e1", "both")]  # fmt: skip
     assert plan.symbol("e0").search_string == "migraine"
     assert schema_guided_plan(links, "disease", GraphSchema(("disease",), ())) is None
+
+
+def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
+    from kgqa.linking import _priority
+
+    word = Link("generalized", 4, 5, "effect/phenotype", "1", "Generalized", 1.0)
+    whole = Link("generalized tonic-clonic seizures", 4, 7, "effect/phenotype", "2", "Generalized clonic seizure", 0.92)
+    assert sorted([word, whole], key=_priority) == [whole, word]
+    exact = Link("Arachnoid cyst", 5, 7, "disease", "3", "Arachnoid cyst", 1.0)
+    joined = Link("Arachnoid cyst and Acute", 5, 9, "disease", "3", "Arachnoid cyst", 0.88)
+    assert sorted([joined, exact], key=_priority) == [exact, joined]
