@@ -30,7 +30,8 @@ class GraphRanking:
     detail: str
 
 
-def _documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+    """id -> document WITHOUT relations (the name when a node has none), one query per label (steps 6 and 8)."""
     docs: dict[str, str] = {}
     for label, ids in by_label.items():
         for node_id, name, doc in store.read(skb, q.documents(label), {"ids": ids}):
@@ -58,7 +59,7 @@ def rank_graph_strand(
     by_label: dict[str, list[str]] = defaultdict(list)
     for g in chosen:
         by_label[g.label].append(g.id)
-    docs = _documents(store, skb, by_label)
+    docs = node_documents(store, skb, by_label)
     vectors = embedder.embed([docs.get(g.id, g.name) for g in chosen]) if chosen else np.zeros((0, 1))
     scores = vectors @ question_vector if chosen else np.zeros(0)
     ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (pair[0].round_l, -float(pair[1])))

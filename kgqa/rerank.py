@@ -23,6 +23,7 @@ from typing import Literal
 
 from cypher.dialects import falkordb as q
 from kgqa.answers import Candidate
+from kgqa.hybrid import node_documents
 from kgqa.llm import ChatModel, Message, Usage
 from kgqa.store.base import GraphStore
 
@@ -60,11 +61,9 @@ def rerank_documents(store: GraphStore, skb: str, candidates: Sequence[Candidate
     by_label: dict[str, list[str]] = defaultdict(list)
     for c in candidates:
         by_label[c.type].append(c.id)
-    texts: dict[str, str] = {}
+    texts = node_documents(store, skb, by_label)
     relations: dict[str, list[Relation]] = defaultdict(list)
     for label, ids in by_label.items():
-        for node_id, name, doc in store.read(skb, q.documents(label), {"ids": ids}):
-            texts[str(node_id)] = doc or name or ""
         for node_id, rel_type, out, neighbour, name in store.read(skb, q.relations(label), {"ids": ids}):
             relations[str(node_id)].append(Relation(rel_type, bool(out), str(neighbour), name or ""))
     return [RerankDoc(c, texts.get(c.id, c.name), tuple(relations[c.id])) for c in candidates]
