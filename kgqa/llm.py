@@ -62,6 +62,14 @@ class Usage:
     completion_tokens: int = 0
     seconds: float = 0.0
 
+    def merge(self, other: Usage) -> None:
+        """Add another step's (or question's) usage to this one."""
+        self.calls += other.calls
+        self.cached += other.cached
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.seconds = round(self.seconds + other.seconds, 4)
+
     def add(self, completion: Completion) -> None:
         self.calls += 1
         self.cached += completion.cached

@@ -69,12 +69,7 @@ class Trace:
     def usage(self) -> Usage:
         total = Usage()
         for record in self.steps:
-            u = record.usage
-            total.calls += u.calls
-            total.cached += u.cached
-            total.prompt_tokens += u.prompt_tokens
-            total.completion_tokens += u.completion_tokens
-            total.seconds = round(total.seconds + u.seconds, 4)
+            total.merge(record.usage)
         return total
 
     @property
