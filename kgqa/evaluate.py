@@ -69,8 +69,8 @@ def run_eval(
     with path.open("a", encoding="utf-8") as sink:
         if torn:
             sink.write("\n")  # end a line a kill cut short, so the next record starts on its own line
-        for row, steps in rows:
-            for question in questions:
+        for question in questions:  # question-major: a killed ablation leaves every row on the same questions
+            for row, steps in rows:
                 if (row, question.id) in done:
                     continue
                 start = time.perf_counter()

@@ -170,3 +170,24 @@ def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_
     assert asked == [q.text for q in QUESTIONS[2:]]  # only the unanswered ones
     assert sorted(r.id for r in records) == ["q1", "q2", "q3", "q4"]
     assert sorted(r.id for r in load_records(out)) == ["q1", "q2", "q3", "q4"]
+
+
+def test_a_killed_ablation_leaves_every_row_on_the_same_questions(loaded: dict[str, str], tiny_model: Path,
+                                                                  tmp_path: Path) -> None:  # fmt: skip
+    """Rows go question by question, so the rows of a partial ablation compare on the same questions."""
+    out = tmp_path / "a.json"
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    rows = [("vector strand", "vss"), ("graph strand", "graph")]
+    written: list[tuple[str, str]] = []
+
+    def kill_after_three(record: Any, so_far: list[Any]) -> None:
+        written.append((record.row, record.id))
+        if len(written) == 3:
+            raise KeyboardInterrupt
+
+    with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
+        run_eval(kg, "prime", QUESTIONS, rows, out, on_answer=kill_after_three)
+    assert written == [("vector strand", "q1"), ("graph strand", "q1"), ("vector strand", "q2")]
+    with Kgqa(config) as kg:
+        records = run_eval(kg, "prime", QUESTIONS, rows, out)
+    assert sorted((r.row, r.id) for r in records) == sorted((row, q.id) for row, _ in rows for q in QUESTIONS)
