@@ -233,9 +233,11 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="STaRK CSV to write (+ .meta.json).")
 @click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
 @click.option("--llm", default=None, help="Paraphrase with this LLM (none | openai:MODEL | llama:PATH.gguf).")
+@click.option("--max-word-share", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+              help="Never use a word found in more than this share of the answer type's documents.")
 @click.pass_context
 def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: Path, types: tuple[str, ...],
-                      llm: str | None) -> None:  # fmt: skip
+                      llm: str | None, max_word_share: float) -> None:  # fmt: skip
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
     from kgqa.questions import generate, write
 
@@ -246,9 +248,9 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
         if unknown:
             raise KgqaError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
         with _stderr().status(f"generating {count} questions"):
-            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm)
+            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm, max_word_share=max_word_share)
         info = {"skb": skb, "seed": seed, "n": len(made), "types": list(chosen), "llm": kg.config.llm,
-                "source": meta.source}  # fmt: skip
+                "max_word_share": max_word_share, "source": meta.source}  # fmt: skip
     meta_path = write(made, out, info)
     paraphrased = sum(g.paraphrased for g in made)
     _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)",

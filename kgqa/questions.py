@@ -5,7 +5,9 @@ STaRK's recipe, over the live schema and store: sample a 1- or 2-hop relational 
 ``a`` (named in the question); add a textual condition, a word of the gold answer's document; the ground truth is
 every node of type T that reaches the anchor along the template AND whose document contains the word, computed by
 one query. Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is
-configured (a paraphrase that drops the anchor's name or the word is not used). Output: STaRK's CSV
+configured (a paraphrase that drops the anchor's name or the word is not used). The word must be specific, as
+STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's documents
+("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV
 (``id,query,answer_ids``) and a metadata JSON (template, anchor, word, gold answer, the templated text).
 """
 
@@ -15,6 +17,7 @@ import csv
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +28,8 @@ from kgqa.llm import ChatModel, LlmError, Message
 from kgqa.store.base import GraphStore, Schema
 
 MAX_ANSWERS = 20
+MAX_WORD_SHARE = 0.05
+"""Default: a word in more than 5% of the answer type's documents is too generic to be a textual condition."""
 WORD = re.compile(r"[A-Za-z][a-z]{6,}")
 _COMMON = """because between another through without however include including associated characterized
 disorder disease patients usually typically several caused called either within different"""
@@ -79,13 +84,32 @@ def paraphrase(llm: ChatModel, text: str, anchor: str, word: str) -> str | None:
     return reply if ok else None
 
 
+def candidate_words(doc: str) -> set[str]:
+    """The words of a document that may become a textual condition: 7+ letters, not a common word."""
+    return {w for w in WORD.findall(doc) if w.lower() not in COMMON}
+
+
+def document_frequencies(docs: Sequence[str]) -> Counter[str]:
+    """In how many of ``docs`` each candidate word occurs (case-insensitive, once per document)."""
+    return Counter(w for doc in docs for w in {w.lower() for w in candidate_words(doc)})
+
+
+def specific_words(doc: str, frequencies: Counter[str], total: int, max_share: float) -> list[str]:
+    """The candidate words of ``doc`` found in at most ``max_share`` of the ``total`` documents (at least 1)."""
+    limit = max(1, int(max_share * total))
+    return sorted(w for w in candidate_words(doc) if frequencies[w.lower()] <= limit)
+
+
 def generate(
     store: GraphStore, skb: str, schema: Schema, types: Sequence[str], n: int, seed: int,
-    llm: ChatModel | None = None, attempts_per_question: int = 50,
+    llm: ChatModel | None = None, attempts_per_question: int = 50, max_word_share: float = MAX_WORD_SHARE,
 ) -> list[Generated]:  # fmt: skip
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM."""
+    if not 0 < max_word_share <= 1:
+        raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
     rng = random.Random(seed)
     ids = {t: [str(row[0]) for row in store.read(skb, q.label_ids(t))] for t in types}
+    frequencies: dict[str, Counter[str]] = {}
     options = {t: templates(schema, t) for t in types if ids[t] and templates(schema, t)}
     if not options:
         raise InputError(f"SKB '{skb}' has no relationships from its answer types to sample questions from")
@@ -102,7 +126,10 @@ def generate(
         if not reached or not docs:
             continue
         anchor_id, anchor_name = (str(v) for v in rng.choice(reached))
-        words = sorted({w for w in WORD.findall(docs[0][2] or "") if w.lower() not in COMMON})
+        if target not in frequencies:  # one pass over the type's documents, the first time it is sampled
+            rows = store.read(skb, q.documents(target), {"ids": ids[target]})
+            frequencies[target] = document_frequencies([row[2] or "" for row in rows])
+        words = specific_words(docs[0][2] or "", frequencies[target], len(ids[target]), max_word_share)
         if not words:
             continue
         word = rng.choice(words)

@@ -12,6 +12,8 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.qa import read_csv
+from kgqa.questions import document_frequencies, specific_words
+from loaders.stark import _document
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
 
@@ -74,3 +76,35 @@ def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_mod
                                 env=loaded)  # fmt: skip
     assert scored.exit_code == 0, scored.output
     assert json.loads((tmp_path / "r.json").read_text())["metrics"]["n"] == len(questions)
+
+
+def test_generic_words_are_never_the_textual_condition() -> None:
+    docs = ["The protein binds calcium.", "A protein of the kinesin family.", "Protein with zinc fingers.",
+            "Membrane protein, calcium channel.", "Kinesin motor protein."]  # fmt: skip
+    frequencies = document_frequencies(docs)
+    assert frequencies["protein"] == 5 and frequencies["calcium"] == 2 and frequencies["kinesin"] == 2
+    # 'protein' (in 5 of 5 documents) is too generic; 'calcium' (2 of 5) passes at a 40% share, not at 20%
+    assert specific_words(docs[3], frequencies, len(docs), 0.4) == ["Membrane", "calcium", "channel"]
+    assert specific_words(docs[3], frequencies, len(docs), 0.2) == ["Membrane", "channel"]
+    assert specific_words(docs[0], frequencies, len(docs), 1.0) == ["calcium", "protein"]
+
+
+def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "gen.csv"
+    result = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "4", "--seed", "1", "--out", str(out),
+                                       "--max-word-share", "0.5"], env=loaded)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    meta = json.loads(out.with_name("gen.meta.json").read_text())
+    assert meta["max_word_share"] == 0.5 and meta["questions"]
+    docs_by_type: dict[str, list[str]] = {}  # the fixture's documents as the loader writes them
+    for name, type_index, _, info in NODES:
+        label = NODE_TYPES[type_index]
+        docs_by_type.setdefault(label, []).append(_document(info, label, name).lower())
+    # with --max-word-share 1 field names such as 'description' (in every document of their type) are chosen here
+    for info in meta["questions"]:
+        target = info["template"].split(" / ")[0]
+        share = sum(info["word"].lower() in doc for doc in docs_by_type[target]) / len(docs_by_type[target])
+        assert share <= 0.5, (info["word"], target)
+    bad = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "1", "--out", str(out),
+                                    "--max-word-share", "0"], env=loaded)  # fmt: skip
+    assert bad.exit_code == 2 and "--max-word-share" in bad.output
