@@ -196,3 +196,46 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     problems = {s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True)
                 if d}  # fmt: skip
     assert problems == {}
+
+
+@dataclass
+class PopulatingDriver(FakeDriver):
+    """SHOW VECTOR INDEXES answers the next of ``states`` each time (the last one repeats)."""
+
+    states: list[str] = field(default_factory=list)
+
+    def respond(self, mode: str, text: str, params: dict[str, Any]) -> Result:
+        if "SHOW VECTOR INDEXES" in text and "EXPLAIN" not in text:
+            self.sent.append((mode, text, dict(params)))
+            state = self.states.pop(0) if len(self.states) > 1 else self.states[0]
+            return Result([["i", ["drug"], ["doc_emb"], state]], "r")
+        return super().respond(mode, text, params)
+
+
+def _load(driver: FakeDriver) -> None:
+    v = np.ones(4, dtype=np.float32)
+    with store_with(driver).writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
+        writer.create_vector_indexes(["drug"], 4)
+
+
+def test_the_load_waits_until_the_indexes_are_online(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kgqa.store.neo4j.time.sleep", lambda seconds: None)
+    driver = PopulatingDriver([("count(n)", [[0]])], states=["POPULATING", "POPULATING", "ONLINE"])
+    _load(driver)
+    texts = [text for _, text, _ in driver.sent if "EXPLAIN" not in text]
+    polls = [i for i, text in enumerate(texts) if "SHOW VECTOR INDEXES" in text]
+    assert len(polls) == 3 and texts[-1] == q.WRITE_META and polls[-1] < len(texts) - 1  # meta after ONLINE only
+
+
+def test_a_failed_index_stops_the_load_without_marking_the_skb_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kgqa.store.neo4j.time.sleep", lambda seconds: None)
+    driver = PopulatingDriver([("count(n)", [[0]])], states=["POPULATING", "FAILED"])
+    with pytest.raises(StoreError, match=r"population FAILED for drug\.doc_emb"):
+        _load(driver)
+    metas = [p for _, text, p in driver.sent if text == q.WRITE_META]
+    assert metas == [{"name": "prime", "json": ""}]  # only the loading marker: no SKB metadata was written
+    stuck = PopulatingDriver([("count(n)", [[0]])], states=["POPULATING"])
+    store = store_with(stuck)
+    with pytest.raises(StoreError, match=r"still populating after 0 s: drug\.doc_emb"):
+        store.await_indexes("prime", timeout=0.0)

@@ -138,9 +138,16 @@ class Neo4jStore:
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
+        """Wait until every vector index is ONLINE: Neo4j populates them in the background, and a query against a
+        POPULATING index fails, so the SKB is only marked loaded (metadata node) once they are all usable."""
         deadline = time.monotonic() + timeout
         while True:
-            pending = [i for i in self._indexes() if i.status != "ONLINE"]
+            indexes = self._indexes()
+            failed = [f"{i.label}.{i.property}" for i in indexes if i.status == "FAILED"]
+            if failed:  # a failed population never comes ONLINE: say so now instead of waiting out the timeout
+                raise StoreError(f"Neo4j vector index population FAILED for {', '.join(failed)}; see SHOW "
+                                 "INDEXES (failureMessage) and the server's debug.log, then load again")  # fmt: skip
+            pending = [i for i in indexes if i.status != "ONLINE"]
             if not pending:
                 return
             if time.monotonic() > deadline:
