@@ -56,6 +56,10 @@ def test_golden_load_and_schema_queries() -> None:
     assert q.create_id_constraint("disease") == (
         f"CREATE CONSTRAINT `{q.index_name('disease', 'id')}` IF NOT EXISTS FOR (n:`disease`) REQUIRE n.id IS UNIQUE"
     )
+    assert q.drop_vector_index(gene) == f"DROP INDEX `{gene}` IF EXISTS"
+    for foreign in ("movies_embedding", "kgqa_x`_drop_0123abcd", f"{gene} "):
+        with pytest.raises(ValueError, match="not a kgqa index name"):
+            q.drop_vector_index(foreign)
     assert q.LIST_INDEXES == (
         "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, state RETURN name, labelsOrTypes, properties, state"
     )
@@ -122,6 +126,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"node_rows {label}", q.node_rows(label), {"ids": ["1"]})
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
+                add(f"drop_vector_index {label} {prop}", q.drop_vector_index(q.index_name(label, prop)), {})
                 vector = q.vector_top_k(label, prop, syntax)
                 out.append({"name": f"{syntax}:vector_top_k {label} {prop}", "query": vector.text,
                             "parameters": {**vector.params, "k": 10, "vector": _VECTOR}})  # fmt: skip

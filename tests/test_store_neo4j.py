@@ -239,3 +239,15 @@ def test_a_failed_index_stops_the_load_without_marking_the_skb_loaded(monkeypatc
     store = store_with(stuck)
     with pytest.raises(StoreError, match=r"still populating after 0 s: drug\.doc_emb"):
         store.await_indexes("prime", timeout=0.0)
+
+
+def test_a_reload_drops_only_kgqas_own_vector_indexes_first() -> None:
+    """Else ``IF NOT EXISTS`` would keep an index of the earlier embedder's dimension (or a FAILED one)."""
+    own = q.index_name("drug", "doc_emb")
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("count(n)", [[5]]),
+                         ("SHOW VECTOR INDEXES", [[own, ["drug"], ["doc_emb"], "ONLINE"],
+                                                  ["movies_plot", ["Movie"], ["plot_emb"], "ONLINE"]])])  # fmt: skip
+    _load(driver)
+    writes = [text for mode, text, _ in driver.sent if mode in ("write", "autocommit")]
+    assert writes[:2] == [q.drop_vector_index(own), q.CLEAR_GRAPH]
+    assert not any("movies_plot" in text for text in writes)

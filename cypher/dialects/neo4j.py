@@ -28,8 +28,8 @@ from cypher.identifiers import quote
 __all__ = [
     *shared.__all__, "CLEAR_GRAPH", "LIST_INDEXES", "META_LABEL", "NODE_COUNTS_NEO4J", "NODE_TOTAL", "READ_META",
     "SEARCH_SINCE", "SERVER_VERSION", "WRITE_META", "Syntax", "VectorQuery", "browser_block", "create_id_constraint",
-    "create_nodes", "create_vector_index", "cypher_literal", "explain", "index_name", "statement", "syntax_for",
-    "vector_top_k",
+    "create_nodes", "create_vector_index", "cypher_literal", "drop_vector_index", "explain", "index_name",
+    "is_kgqa_index", "statement", "syntax_for", "vector_top_k",
 ]  # fmt: skip
 
 Syntax = Literal["5", "25"]
@@ -85,6 +85,22 @@ def create_vector_index(label: str, prop: str, dimension: int) -> str:
         f"FOR (n:{quote(label)}) ON (n.{quote(prop)}) OPTIONS {{indexConfig: "
         f"{{`vector.dimensions`: {int(dimension)}, `vector.similarity_function`: 'cosine'}}}}"
     )
+
+
+_KGQA_INDEX = re.compile(r"kgqa_[a-z0-9_]+_[0-9a-f]{8}")
+
+
+def is_kgqa_index(name: str) -> bool:
+    """Whether an index name (as ``SHOW INDEXES`` lists it) is one :func:`index_name` makes."""
+    return _KGQA_INDEX.fullmatch(name) is not None
+
+
+def drop_vector_index(name: str) -> str:
+    """Drops one of kgqa's own vector indexes before a reload: ``IF NOT EXISTS`` would otherwise keep an index of
+    an earlier embedder's dimension, or a FAILED one. Only names :func:`index_name` makes are accepted."""
+    if not is_kgqa_index(name):
+        raise ValueError(f"not a kgqa index name: {name!r}")
+    return f"DROP INDEX {quote(name)} IF EXISTS"
 
 
 LIST_INDEXES = (

@@ -183,6 +183,9 @@ class Neo4jStore:
         if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
             raise StoreError(f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database")
         self._known.discard(graph)
+        for name, *_ in self._read_rows(q.LIST_INDEXES, {}):
+            if q.is_kgqa_index(str(name)):  # this SKB's own vector indexes: rebuilt for the new data and embedder
+                self._write(q.drop_vector_index(str(name)), {})
         self._autocommit(q.CLEAR_GRAPH)
         self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
         writer = Neo4jWriter(self)
