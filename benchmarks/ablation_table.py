@@ -24,7 +24,8 @@ def main() -> None:
         doc = json.loads(path.read_text())
         settings = doc["settings"]
         source = Path(settings["qa"]).name
-        lines += [f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`, "
+        first = f" (the first {settings['limit']})" if settings.get("limit") else ""
+        lines += [f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`{first}, "
                   f"llm `{settings['llm']}`, k = {settings['k']}, embedder {settings['embedder']}.", "",
                   "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q |",
                   "|---|---|---|---|---|---|---|---|"]  # fmt: skip
