@@ -26,7 +26,9 @@ def main() -> None:
         source = Path(settings["qa"]).name
         first = f" (the first {settings['limit']})" if settings.get("limit") else ""
         lines += [f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`{first}, "
-                  f"llm `{settings['llm']}`, k = {settings['k']}, embedder {settings['embedder']}.", "",
+                  f"llm `{settings['llm']}`, k = {settings['top_k']}, "
+                  f"rerank budget {settings['rerank_budget_tokens']} tokens, "
+                  f"embedder {settings['embedder_model']}.", "",
                   "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q |",
                   "|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for row, metrics in doc["ablation"].items():

@@ -277,7 +277,7 @@ def eval_command(
     reranker: str | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
 ) -> None:  # fmt: skip
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
-    from kgqa.evaluate import ABLATION, ablation_table, results, run_eval
+    from kgqa.evaluate import ABLATION, ablation_table, eval_settings, results, run_eval
     from kgqa.qa import load_questions
 
     questions = load_questions(qa_path, split)[:limit]
@@ -294,11 +294,9 @@ def eval_command(
                 hit1 = sum(r.metrics["hit@1"] for r in so_far) / len(so_far)
                 bar.update(tasks[record.row], completed=len(so_far), score=f"hit@1 {hit1:.3f}")
 
-            records = run_eval(kg, skb, questions, rows, out, on_answer=advance)
-        settings = {"skb": skb, "qa": str(qa_path), "split": split, "limit": limit, "llm": kg.config.llm,
-                    "steps": [s for _, s in rows], "reranker": kg.config.reranker, "k": kg.config.top_k,
-                    "alpha": kg.config.alpha, "l_max": kg.config.l_max, "embedder": kg.embedder.name}  # fmt: skip
-    doc = results(records, rows, settings)
+            settings = eval_settings(kg, skb, str(qa_path), split, rows)
+            records = run_eval(kg, skb, questions, rows, out, settings=settings, on_answer=advance)
+    doc = results(records, rows, {**settings, "limit": limit})
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     table = Table(title=f"{skb} {split}: {len(questions)} questions -> {out}")
     for column in ("row", "hit@1", "hit@5", "hit@20", "recall@20", "MRR", "n"):

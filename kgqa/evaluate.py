@@ -2,10 +2,13 @@
 
 Every answered question is appended to ``<out>.jsonl`` as soon as it is done (with its ablation row, ranked ids,
 metrics, per-step seconds and statuses, LLM use), so a killed eval continues where it stopped; the LLM response
-cache makes even a half-done question cheap. ``results.json`` is written at the end from those records:
-``metrics`` (hit@1, hit@5, hit@20, recall@20, mrr, n), ``steps`` (per-step latency median/mean/max and how often
-each step ran, degraded or was skipped), ``llm`` (calls and tokens per question) and the per-question results;
-with ``--ablation`` one such section per row.
+cache makes even a half-done question cheap. The settings that shape answers are kept beside them in
+``<out>.settings.json``: resuming with other settings (another LLM, k, embedder ...) is refused, since mixing
+answers from two configurations into one table would be silently wrong.
+
+``results.json`` is written at the end from those records: ``metrics`` (hit@1, hit@5, hit@20, recall@20, mrr, n),
+``steps`` (per-step latency median/mean/max and how often each step ran, degraded or was skipped), ``llm`` (calls
+and tokens per question) and the per-question results; with ``--ablation`` one such section per row.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.app import Kgqa
+from kgqa.errors import InputError
 from kgqa.metrics import METRICS, evaluate, mean_metrics
 from kgqa.qa import Question
 
@@ -38,8 +42,45 @@ class Record:
     usage: dict[str, Any]
 
 
+ANSWER_SETTINGS = (
+    "store", "embedder", "doc_max_tokens", "top_k", "reranker", "cross_encoder", "alpha", "l_max", "cypher_mode",
+    "hidden_labels", "link_threshold", "graph_rank_cap", "rerank_budget_tokens", "ef_runtime",
+    "relation_names_per_type", "llm", "llm_temperature", "llm_reasoning_effort", "llm_context",
+)  # fmt: skip
+"""The configuration keys that can change an answer (not timeouts, caches or paths)."""
+
+
 def records_path(out: Path) -> Path:
     return out.with_name(out.name + ".jsonl")
+
+
+def settings_path(out: Path) -> Path:
+    return out.with_name(out.name + ".settings.json")
+
+
+def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Everything an eval's answers depend on: the questions, the rows and the answer-shaping configuration."""
+    config = {key: getattr(kg.config, key) for key in ANSWER_SETTINGS}
+    return {"skb": skb, "qa": qa, "split": split, "steps": [steps for _, steps in rows], **config,
+            "embedder_model": kg.embedder.name}  # fmt: skip
+
+
+def _check_settings(out: Path, settings: dict[str, Any]) -> None:
+    """Refuse to add to records made with other settings; remember the settings of a new eval."""
+    path, records = settings_path(out), records_path(out)
+    if path.exists():
+        before = json.loads(path.read_text(encoding="utf-8"))
+        changed = [f"{key}: {before.get(key)!r} then, {value!r} now" for key, value in settings.items()
+                   if before.get(key) != value]  # fmt: skip
+        if changed:
+            raise InputError(f"{records} holds answers made with other settings ({'; '.join(changed)}); use another "
+                             f"--out, or delete {records.name} and {path.name} to start over")  # fmt: skip
+        return
+    if records.exists() and records.stat().st_size > 0:
+        raise InputError(f"{records} has answers but no {path.name}, so their settings are unknown; use another "
+                         f"--out, or delete {records.name} to start over")  # fmt: skip
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
 
 def load_records(out: Path) -> list[Record]:
@@ -58,10 +99,13 @@ def load_records(out: Path) -> list[Record]:
 
 def run_eval(
     kg: Kgqa, skb: str, questions: Sequence[Question], rows: Sequence[tuple[str, str]], out: Path,
-    *, on_answer: Callable[[Record, list[Record]], None] | None = None,
+    *, settings: dict[str, Any], on_answer: Callable[[Record, list[Record]], None] | None = None,
 ) -> list[Record]:  # fmt: skip
-    """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval."""
+    """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval.
+
+    ``settings`` (:func:`eval_settings`) must equal those the existing records were made with."""
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
+    _check_settings(out, settings)
     done = {(r.row, r.id): r for r in load_records(out)}
     path = records_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import InputError
-from kgqa.evaluate import ABLATION, load_records, records_path, run_eval
+from kgqa.evaluate import ABLATION, eval_settings, load_records, records_path, run_eval, settings_path
 from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.qa import Question, load_questions, read_csv
 
@@ -142,6 +142,13 @@ def test_ablation_rows(loaded: dict[str, str], tmp_path: Path) -> None:
         assert row in result.stdout
 
 
+HYBRID = [("hybrid", "hybrid")]
+
+
+def _settings(kg: Kgqa, rows: list[tuple[str, str]] = HYBRID) -> dict[str, Any]:
+    return eval_settings(kg, "prime", "qa.csv", "test", rows)
+
+
 def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_model: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     out = tmp_path / "r.json"
@@ -160,13 +167,13 @@ def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_
             raise KeyboardInterrupt  # as if killed right after the second answer was written
 
     with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
-        run_eval(kg, "prime", QUESTIONS, [("hybrid", "hybrid")], out, on_answer=kill_after_two)
+        run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg), on_answer=kill_after_two)
     with records_path(out).open("a") as handle:
         handle.write('{"row": "hybrid", "id": "q3", "ranked": [')  # a write torn by SIGKILL
     assert [r.id for r in load_records(out)] == ["q1", "q2"]
     asked.clear()
     with Kgqa(config) as kg:
-        records = run_eval(kg, "prime", QUESTIONS, [("hybrid", "hybrid")], out)
+        records = run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
     assert asked == [q.text for q in QUESTIONS[2:]]  # only the unanswered ones
     assert sorted(r.id for r in records) == ["q1", "q2", "q3", "q4"]
     assert sorted(r.id for r in load_records(out)) == ["q1", "q2", "q3", "q4"]
@@ -186,8 +193,26 @@ def test_a_killed_ablation_leaves_every_row_on_the_same_questions(loaded: dict[s
             raise KeyboardInterrupt
 
     with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
-        run_eval(kg, "prime", QUESTIONS, rows, out, on_answer=kill_after_three)
+        run_eval(kg, "prime", QUESTIONS, rows, out, settings=_settings(kg, rows), on_answer=kill_after_three)
     assert written == [("vector strand", "q1"), ("graph strand", "q1"), ("vector strand", "q2")]
     with Kgqa(config) as kg:
-        records = run_eval(kg, "prime", QUESTIONS, rows, out)
+        records = run_eval(kg, "prime", QUESTIONS, rows, out, settings=_settings(kg, rows))
     assert sorted((r.row, r.id) for r in records) == sorted((row, q.id) for row, _ in rows for q in QUESTIONS)
+
+
+def test_resuming_with_other_settings_is_refused(loaded: dict[str, str], tiny_model: Path, tmp_path: Path) -> None:
+    """Answers made with another k (or LLM, embedder, ...) must never be mixed into one table."""
+    out = tmp_path / "r.json"
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    with Kgqa(config) as kg:
+        run_eval(kg, "prime", QUESTIONS[:1], HYBRID, out, settings=_settings(kg))
+    assert json.loads(settings_path(out).read_text())["top_k"] == 20
+    other = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model), "top_k": 5}, env={}, cwd=tmp_path)
+    with Kgqa(other) as kg, pytest.raises(InputError, match="top_k: 20 then, 5 now"):
+        run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
+    assert len(load_records(out)) == 1  # nothing added, nothing lost
+    settings_path(out).unlink()
+    with Kgqa(config) as kg, pytest.raises(InputError, match="settings are unknown"):
+        run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
+    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--out", str(out)], env=loaded)
+    assert result.exit_code != 0 and "settings are unknown" in result.output and "Traceback" not in result.output
