@@ -68,6 +68,7 @@ def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[tuple[
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Refuse to add to records made with other settings; remember the settings of a new eval."""
     path, records = settings_path(out), records_path(out)
+    settings = json.loads(json.dumps(settings))  # compare as stored: tuples become lists
     if path.exists():
         before = json.loads(path.read_text(encoding="utf-8"))
         changed = [f"{key}: {before.get(key)!r} then, {value!r} now" for key, value in settings.items()
