@@ -3,10 +3,13 @@
 Entities are linked by the name index: every word n-gram of the question (1-6 words, not starting or ending with a
 stop word) is embedded and looked up in the name vector index of each label; n-grams whose best match is at least
 ``threshold`` similar are links, taken greedily without overlapping: well-matching longer spans first, then by
-similarity (see ``_priority``). For each link the plan gets one
-triplet between the answer ``y`` (of the target type) and the linked entity, over every relationship type the schema
-has between the two labels, in either direction. The linked entity becomes a constant whose search string is the
-node's own name, so its exact match comes first in step 4 and scope expansion still works.
+similarity (see ``_priority``). For each link the plan gets a path
+from the answer ``y`` (of the target type) to the linked entity, in either direction: one triplet over every
+relationship type the schema has between the two labels, or two through an intermediate type when the question names
+one before the entity ("diseases with a *phenotype* that is associated with the gene ERLIN2") or the schema offers
+exactly one when the two labels are not adjacent. Relationship types the question names (``'phenotype present'``)
+narrow a hop to them. The linked entity becomes a constant whose search string is the node's own name, so its exact
+match comes first in step 4 and scope expansion still works.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from cypher.plan import Condition, QueryPlan, Symbol, Triplet
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
 from kgqa.store.base import GraphStore
+from kgqa.target_type import type_words
 
 MAX_NGRAM = 6
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
@@ -42,8 +46,12 @@ class Link:
     similarity: float
 
 
+def words_of(question: str) -> list[str]:
+    return re.findall(r"[\w][\w'/-]*", question)
+
+
 def ngrams(question: str) -> list[tuple[int, int, str]]:
-    words = re.findall(r"[\w][\w'/-]*", question)
+    words = words_of(question)
     out = []
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):
@@ -85,17 +93,73 @@ def _priority(link: Link) -> tuple[int, float, int]:
     return (-(link.end - link.start) if whole else 0, -link.similarity, link.start)
 
 
-def schema_guided_plan(links: Sequence[Link], target_type: str, schema: GraphSchema) -> QueryPlan | None:
-    """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type."""
+def label_mentions(question: str, labels: Sequence[str]) -> list[tuple[int, str]]:
+    """(word position, label) for every place the question names a type (singular, plural, or a word of it)."""
+    words = [w.lower() for w in words_of(question)]
+    found = []
+    for label in labels:
+        for form in type_words(label):
+            size = len(form.split())
+            found += [(i, label) for i in range(len(words) - size + 1) if " ".join(words[i : i + size]) == form]
+    return sorted(set(found))
+
+
+def _types(schema: GraphSchema, a: str, b: str, question: str) -> tuple[str, ...]:
+    """Relationship types between labels ``a`` and ``b`` (either direction); those the question names, if any."""
+    types = sorted({t for s, t, d in schema.relationships if {s, d} == {a, b}})
+    lowered = question.lower()
+    named = [t for t in types if re.search(rf"(?<!\w){re.escape(t.lower())}(?!\w)", lowered)]
+    return tuple(named or types)
+
+
+OWN_LABEL_WORDS = 2
+"""A type named this close before a linked span ("the gene/protein ERLIN2") is the entity's own, not a hop."""
+
+
+def _path(
+    link: Link, target: str, schema: GraphSchema, question: str, after: int
+) -> list[tuple[tuple[str, ...], str]] | None:
+    """The hops [(types, label), ...] from the target type to the link's label, or None if the schema has none.
+    An intermediate type counts when the question names it between word ``after`` and the link."""
+
+    def joins(middle: str) -> bool:
+        return bool(_types(schema, target, middle, question)) and bool(_types(schema, middle, link.label, question))
+
+    named = [label for position, label in label_mentions(question, schema.labels)
+             if after <= position < link.start - OWN_LABEL_WORDS]  # fmt: skip
+    via = [m for m in reversed(named) if joins(m)]
+    direct = _types(schema, target, link.label, question)
+    if not via and not direct:  # not adjacent: the one intermediate type the schema offers, if there is just one
+        via = [m for m in schema.labels if joins(m)]
+        via = via if len(via) == 1 else []
+    if via:
+        first, second = _types(schema, target, via[0], question), _types(schema, via[0], link.label, question)
+        return [(first, via[0]), (second, link.label)]
+    return [(direct, link.label)] if direct else None
+
+
+def schema_guided_plan(
+    links: Sequence[Link], target_type: str, schema: GraphSchema, question: str = ""
+) -> QueryPlan | None:
+    """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
+    through ``(m_i:label)`` where the question names an intermediate type (see the module docstring)."""
     symbols = [Symbol("y", (target_type,))]
     triplets = []
+    answer = next((position for position, label in label_mentions(question, schema.labels) if label == target_type), -1)
+    after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     for number, link in enumerate(links):
-        types = tuple(sorted({t for s, t, d in schema.relationships if {s, d} == {target_type, link.label}}))
-        if not types:
+        path = _path(link, target_type, schema, question, after)
+        after = link.end
+        if path is None:
             continue
         name = f"e{number}"
+        if len(path) == 2:
+            middle = f"m{number}"
+            symbols.append(Symbol(middle, (path[0][1],)))
+            triplets += [Triplet("y", path[0][0], middle, "both"), Triplet(middle, path[1][0], name, "both")]
+        else:
+            triplets.append(Triplet("y", path[0][0], name, "both"))
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.name),)))
-        triplets.append(Triplet("y", types, name, "both"))
     if not triplets:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y")

@@ -33,7 +33,7 @@ from kgqa.rerank import (
     rerank_pointwise,
 )
 from kgqa.store.base import GraphStore, Schema
-from kgqa.target_type import predict_target_type
+from kgqa.target_type import fallback_type, predict_target_type
 from kgqa.text2cypher import generate_cypher, plan_from_reply, schema_view
 from kgqa.trace import StepTrace, Trace
 from kgqa.vector import vector_strand
@@ -133,13 +133,12 @@ def _target_type(
         choice = predict_target_type(question, options.types, llm=ctx.llm, embedder=ctx.embedder,
                                      question_vector=question_vector, temperature=temperature)  # fmt: skip
     except LlmError as exc:
-        choice = predict_target_type(question, options.types, llm=None, embedder=ctx.embedder,
-                                     question_vector=question_vector)  # fmt: skip
-        record.degrade(f"{exc}; by embedding: {choice.label}")
+        choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc))
+        record.degrade(f"{choice.detail}: {choice.label}")
         return choice.label
     if choice.completion is not None:
         record.usage.add(choice.completion)
-    if (choice.method == "embedding" and ctx.llm is not None) or ctx.llm is None:
+    if choice.method in ("named", "embedding"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
     else:
         record.detail = f"{choice.label} ({choice.method})"
@@ -156,7 +155,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
             found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
             record.degrade(f"no LLM: entities linked by the name index: {found or 'none'}")
         with trace.step(3) as record:
-            plan = schema_guided_plan(links, target, schema)
+            plan = schema_guided_plan(links, target, schema, question)
             if plan is None:
                 record.degrade("no LLM: no linked entity is connected to the target type by the schema")
             else:

@@ -1,15 +1,16 @@
 """Method step 1: which node type answers the question.
 
 With one candidate type there is nothing to choose. Otherwise the LLM picks; a reply that is not exactly one known
-type (after stripping quotes, backticks, punctuation and case) falls back to the type whose name is most similar
-to the question by embedding, and the trace records which way it went. Without an LLM the embedding choice is used.
+type (after stripping quotes, backticks, punctuation and case) falls back, as does a run without an LLM: first to the
+type the question itself names near its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), then to
+the type whose name is most similar to the question by embedding. The trace records which way it went.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -17,7 +18,9 @@ import numpy as np
 from kgqa.embed import Embedder
 from kgqa.llm import ChatModel, Completion, Message
 
-Method = Literal["only", "given", "llm", "embedding"]
+Method = Literal["only", "given", "llm", "named", "embedding"]
+NAMED_WITHIN = 8
+"""A type counts as named by the question when one of its words is among the question's first 8 words."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,31 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
+def type_words(label: str) -> set[str]:
+    """How a question may name a type: ``gene/protein`` -> gene(s), protein(s), gene/protein(s);
+    ``field_of_study`` -> field_of_study(s), field of study(s)."""
+    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower())}
+    forms |= set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set()
+    plurals = {f + "s" for f in forms} | {f + "es" for f in forms} | {f[:-1] + "ies" for f in forms if f.endswith("y")}
+    return {f for f in forms | plurals if f}
+
+
+def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
+    """The type whose name (or a word of it, singular or plural) comes first among the question's first
+    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there."""
+    words = re.findall(r"[\w][\w/-]*", question.lower())[:NAMED_WITHIN]
+    best: tuple[int, int, str, str] | None = None
+    for label in types:
+        for form in type_words(label):
+            size = len(form.split())
+            for start in range(len(words) - size + 1):
+                if " ".join(words[start : start + size]) == form:
+                    candidate = (start, -size, label, form)
+                    best = candidate if best is None or candidate < best else best
+                    break
+    return (best[2], best[3]) if best is not None else None
+
+
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:
     """The type whose name (``gene/protein`` read as "gene protein") is closest to the question."""
     names = [re.sub(r"[_/]+", " ", t) for t in types]
@@ -67,12 +95,22 @@ def predict_target_type(
 ) -> TargetType:  # fmt: skip
     if len(types) == 1:
         return TargetType(types[0], "only")
-    fallback, score = type_by_embedding(question_vector, types, embedder)
     if llm is None:
-        return TargetType(fallback, "embedding", f"no LLM; closest type name ({score:.3f})")
+        return fallback_type(question, types, embedder, question_vector, "no LLM")
     completion = llm.complete(type_messages(question, types), max_tokens=16, temperature=temperature)
     chosen = parse_type(completion.text, types)
     if chosen is None:
-        why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type; closest type name ({score:.3f})"
-        return TargetType(fallback, "embedding", why, completion)
+        why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
+        return replace(fallback_type(question, types, embedder, question_vector, why), completion=completion)
     return TargetType(chosen, "llm", "", completion)
+
+
+def fallback_type(
+    question: str, types: Sequence[str], embedder: Embedder, question_vector: np.ndarray, why: str
+) -> TargetType:
+    """Without a usable LLM answer: the type the question names, else the closest type name by embedding."""
+    named = type_named_in_question(question, types)
+    if named is not None:
+        return TargetType(named[0], "named", f"{why}; the question names it ({named[1]!r})")
+    fallback, score = type_by_embedding(question_vector, types, embedder)
+    return TargetType(fallback, "embedding", f"{why}; closest type name ({score:.3f})")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from cypher.sanitize import GraphSchema
-from kgqa.linking import Link, ngrams, schema_guided_plan
-from kgqa.target_type import parse_type
+from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
+from kgqa.target_type import parse_type, type_named_in_question
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
 
@@ -15,6 +15,20 @@ def test_parse_type() -> None:
     assert parse_type("The answer is a disease.", TYPES) == "disease"
     assert parse_type("a drug or a disease", TYPES) is None  # two types named: not trusted
     assert parse_type("protein", TYPES) is None and parse_type("", TYPES) is None
+
+
+def test_the_type_a_question_names() -> None:
+    types = [*TYPES, "molecular_function"]
+    assert type_named_in_question("Which drugs target CYP3A4 and treat strongyloidiasis?", types) == ("drug", "drugs")
+    assert type_named_in_question("What are the genes associated with X?", types) == ("gene/protein", "genes")
+    assert type_named_in_question("Could you list the diseases linked to gene X?", types) == ("disease", "diseases")
+    assert type_named_in_question("Which effect/phenotype nodes ...", types) == ("effect/phenotype", "effect/phenotype")
+    assert type_named_in_question("Which molecular functions has X?", types) == ("molecular_function",
+                                                                                 "molecular functions")  # fmt: skip
+    # the earliest named type wins; one named only late in a long question, or not at all, does not count
+    assert type_named_in_question("Which diseases present the phenotype X?", types) == ("disease", "diseases")
+    assert type_named_in_question("What is known about aspirin and its many uses in the drug trade?", types) is None
+    assert type_named_in_question("What treats migraine?", types) is None
 
 
 def test_ngrams_skip_stop_word_edges() -> None:
@@ -45,3 +59,53 @@ def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
     exact = Link("Arachnoid cyst", 5, 7, "disease", "3", "Arachnoid cyst", 1.0)
     joined = Link("Arachnoid cyst and Acute", 5, 9, "disease", "3", "Arachnoid cyst", 0.88)
     assert sorted([joined, exact], key=_priority) == [exact, joined]
+
+
+PHENOTYPE = "effect/phenotype"
+HPO = GraphSchema(("disease", "gene/protein", PHENOTYPE),
+                  (("disease", "phenotype present", PHENOTYPE), ("disease", "phenotype absent", PHENOTYPE),
+                   ("gene/protein", "associated with", "disease"), ("gene/protein", "associated with", PHENOTYPE),
+                   (PHENOTYPE, "parent-child", PHENOTYPE)))  # fmt: skip
+
+
+def link(question: str, span: str, label: str) -> Link:
+    """A link of ``span`` at its real word positions in ``question`` (as the linker would make it)."""
+    words, size = words_of(question), len(span.split())
+    start = next(i for i in range(len(words)) if " ".join(words[i : i + size]) == span)
+    return Link(span, start, start + size, label, span.lower(), span, 1.0)
+
+
+def _hops(question: str, links: list[Link], target: str) -> list[tuple[str, tuple[str, ...], str, str]]:
+    plan = schema_guided_plan(links, target, HPO, question)
+    assert plan is not None
+    labels = {s.name: s.labels[0] for s in plan.symbols}
+    return [(labels[t.head], t.types, labels[t.tail], t.tail) for t in plan.triplets]
+
+
+def test_schema_guided_plan_goes_through_the_type_the_question_names() -> None:
+    question = ("Which disease nodes have a 'phenotype present' relation with a effect/phenotype that has a "
+                "'associated with' relation with the gene/protein ERLIN2?")  # fmt: skip
+    assert _hops(question, [link(question, "ERLIN2", "gene/protein")], "disease") == [
+        ("disease", ("phenotype present",), "effect/phenotype", "m0"),  # the named relation type only
+        ("effect/phenotype", ("associated with",), "gene/protein", "e0")]  # fmt: skip
+    # the same two labels, adjacent in the schema: one hop when the question names no type between them
+    direct = "Which diseases are linked to ERLIN2?"
+    assert _hops(direct, [link(direct, "ERLIN2", "gene/protein")], "disease") == [
+        ("disease", ("associated with",), "gene/protein", "e0")]  # fmt: skip
+    # disease-disease: not adjacent, and the question names the gene in between
+    twice = "Which diseases share a gene with the disease Ceroid lipofuscinosis?"
+    hops = _hops(twice, [link(twice, "Ceroid lipofuscinosis", "disease")], "disease")
+    assert [label for _, _, label, _ in hops] == ["gene/protein", "disease"]
+    # the target's own type named again is an intermediate: phenotypes whose child phenotype a disease presents
+    nested = "Which phenotypes have a child phenotype that is present in the disease Ceroid lipofuscinosis?"
+    assert _hops(nested, [link(nested, "Ceroid lipofuscinosis", "disease")], PHENOTYPE) == [
+        ("effect/phenotype", ("parent-child",), "effect/phenotype", "m0"),
+        ("effect/phenotype", ("phenotype absent", "phenotype present"), "disease", "e0")]  # fmt: skip
+
+
+def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
+    question = "Which phenotypes are children of the phenotype Choanal stenosis and mention Bilateral?"
+    links = [link(question, "Choanal stenosis", PHENOTYPE), link(question, "Bilateral", PHENOTYPE)]
+    assert _hops(question, links, PHENOTYPE) == [
+        ("effect/phenotype", ("parent-child",), "effect/phenotype", "e0"),
+        ("effect/phenotype", ("parent-child",), "effect/phenotype", "e1")]  # fmt: skip
