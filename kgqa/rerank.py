@@ -138,6 +138,8 @@ def rerank_listwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *,
     outcome.usage.add(completion)
     if repaired:
         outcome.detail += f"; reply repaired ({completion.text.strip()[:60]!r})"
+    elif len(docs) > 1 and order == list(range(len(docs))):  # small models often echo 1..n: say it changed nothing
+        outcome.detail += "; the LLM kept the order it was given"
     return outcome
 
 

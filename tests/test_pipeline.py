@@ -115,14 +115,15 @@ def test_truncated_cypher_is_salvaged(ask: Any) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "order", "repaired"),
-    [("2, 1", ["2", "3"], False), ("[2] is best", ["2", "3"], True), ("7, 7, 1", ["3", "2"], True),
-     ("no idea", ["3", "2"], True)],
+    [("2, 1", ["2", "3"], False), ("1, 2", ["3", "2"], False), ("[2] is best", ["2", "3"], True),
+     ("7, 7, 1", ["3", "2"], True), ("no idea", ["3", "2"], True)],
 )  # fmt: skip
 def test_listwise_replies_are_repaired_into_a_permutation(ask: Any, reply: str, order: list[str],
                                                           repaired: bool) -> None:  # fmt: skip
     answer, _ = ask(["drug", CYPHER, reply])
     assert ids(answer) == order
     assert (status(answer)[8] == "degraded") == repaired
+    assert ("kept the order it was given" in answer.trace.steps[7].detail) == (reply == "1, 2")
 
 
 def test_pairwise_and_pointwise(ask: Any) -> None:
