@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -248,13 +249,24 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
         if unknown:
             raise KgqaError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
         with _stderr().status(f"generating {count} questions"):
-            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm, max_word_share=max_word_share)
+            rejected: Counter[tuple[str, str]] = Counter()
+            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm, max_word_share=max_word_share,
+                            rejected=rejected)  # fmt: skip
         info = {"skb": skb, "seed": seed, "n": len(made), "types": list(chosen), "llm": kg.config.llm,
                 "max_word_share": max_word_share, "source": meta.source}  # fmt: skip
+    unasked = {}
+    for label in chosen:
+        if not any(g.template.split(" / ")[0] == label for g in made):
+            reasons = [(k, v) for (t, k), v in rejected.most_common() if t == label]
+            unasked[label] = f"; most attempts failed with: {reasons[0][0]} ({reasons[0][1]}x)" if reasons else ""
+    if not made:
+        raise KgqaError("no question could be generated: " + "; ".join(f"'{t}'{why}" for t, why in unasked.items()))
     meta_path = write(made, out, info)
     paraphrased = sum(g.paraphrased for g in made)
     _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)",
                     highlight=False)  # fmt: skip
+    for label, why in unasked.items():
+        _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
 
 
 @main.command("eval")

@@ -103,8 +103,13 @@ def specific_words(doc: str, frequencies: Counter[str], total: int, max_share: f
 def generate(
     store: GraphStore, skb: str, schema: Schema, types: Sequence[str], n: int, seed: int,
     llm: ChatModel | None = None, attempts_per_question: int = 50, max_word_share: float = MAX_WORD_SHARE,
+    rejected: Counter[tuple[str, str]] | None = None,
 ) -> list[Generated]:  # fmt: skip
-    """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM."""
+    """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
+
+    ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
+    short result can say why (HPO gene documents, for one, have no word specific enough to ask about)."""
+    rejected = Counter() if rejected is None else rejected
     if not 0 < max_word_share <= 1:
         raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
     rng = random.Random(seed)
@@ -124,6 +129,7 @@ def generate(
         reached = store.read(skb, q.anchors(target, hops), {"id": gold})
         docs = store.read(skb, q.documents(target), {"ids": [gold]})
         if not reached or not docs:
+            rejected[target, "the gold answer has no node along the template"] += 1
             continue
         anchor_id, anchor_name = (str(v) for v in rng.choice(reached))
         if target not in frequencies:  # one pass over the type's documents, the first time it is sampled
@@ -131,14 +137,17 @@ def generate(
             frequencies[target] = document_frequencies([row[2] or "" for row in rows])
         words = specific_words(docs[0][2] or "", frequencies[target], len(ids[target]), max_word_share)
         if not words:
+            rejected[target, f"no document word in at most {max_word_share:g} of its type's documents"] += 1
             continue
         word = rng.choice(words)
         answers = [str(row[0]) for row in store.read(skb, q.path_answers(target, hops),
                                                       {"anchor": anchor_id, "keyword": word.lower()})]  # fmt: skip
         if not 1 <= len(answers) <= MAX_ANSWERS or gold not in answers:
+            rejected[target, f"not 1-{MAX_ANSWERS} answers"] += 1
             continue
         templated = phrase(target, hops, anchor_name, word)
         if templated in seen:
+            rejected[target, "a question already made"] += 1
             continue
         seen.add(templated)
         text = paraphrase(llm, templated, anchor_name, word) if llm is not None else None

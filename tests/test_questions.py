@@ -108,3 +108,15 @@ def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, 
     bad = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "1", "--out", str(out),
                                     "--max-word-share", "0"], env=loaded)  # fmt: skip
     assert bad.exit_code == 2 and "--max-word-share" in bad.output
+
+
+def test_a_type_without_questions_is_explained(loaded: dict[str, str], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """As with HPO's gene documents (name and ids only): no word specific enough, so no question of that type."""
+    monkeypatch.setattr("kgqa.questions.specific_words", lambda *args: [])
+    out = tmp_path / "gen.csv"
+    result = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "2", "--seed", "1", "--out", str(out),
+                                       "--type", "drug"], env=loaded)  # fmt: skip
+    said = " ".join(result.output.split())  # rich wraps lines at the terminal width
+    assert result.exit_code == 1 and "Traceback" not in said and not out.exists()
+    assert "no question could be generated: 'drug'; most attempts failed with: no document word in at most 0.05" in said
