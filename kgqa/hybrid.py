@@ -3,6 +3,9 @@
 Step 6 orders grounded targets by (round l in which they appeared, similarity of the question to the node's document
 WITHOUT relations) and keeps ``round(alpha * k)``. Those documents are embedded on demand (through the embedding
 cache, so each only once): only the targets of the rounds that can reach the kept slots, at most ``cap`` of them.
+When a round grounds more than ``cap`` targets (a 2-hop pattern through a hub: thousands of diseases), the ``cap``
+embedded are those the stored document vectors already rank closest to the question (one vector-index lookup per
+label), not an arbitrary first ``cap``.
 Step 7 fills the remaining slots with the vector strand over the target type, skipping what is taken; an answer
 found by both strands is tagged with both.
 """
@@ -18,7 +21,7 @@ import numpy as np
 from cypher.dialects import falkordb as q
 from kgqa.answers import Candidate, Match
 from kgqa.embed import Embedder
-from kgqa.grounding import GroundingResult
+from kgqa.grounding import Grounded, GroundingResult
 from kgqa.store.base import GraphStore
 
 
@@ -54,8 +57,8 @@ def rank_graph_strand(
         count += len(in_round)
     note = ""
     if len(chosen) > cap:
-        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap)"
-        chosen = chosen[:cap]
+        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by document vectors)"
+        chosen = _preselect(chosen, store, skb, question_vector, cap)
     by_label: dict[str, list[str]] = defaultdict(list)
     for g in chosen:
         by_label[g.label].append(g.id)
@@ -72,6 +75,22 @@ def rank_graph_strand(
     ]  # fmt: skip
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
     return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
+
+
+PRESELECT_FACTOR = 10
+"""The vector-index lookup that preselects over-cap targets fetches this many times ``cap`` nearest documents."""
+
+
+def _preselect(chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray,
+               cap: int) -> list[Grounded]:  # fmt: skip
+    """The ``cap`` targets to rank: earlier rounds first, within a round those whose stored document vector is
+    nearest the question (targets beyond the lookup's reach come last, in grounding order)."""
+    nearness: dict[str, int] = {}
+    for label in dict.fromkeys(g.label for g in chosen):
+        hits = store.vector_top_k(skb, label, q.DOC_EMB, question_vector, cap * PRESELECT_FACTOR)
+        nearness.update((str(hit.id), rank) for rank, hit in enumerate(hits))
+    far = len(nearness) + 1
+    return sorted(chosen, key=lambda g: (g.round_l, nearness.get(g.id, far)))[:cap]
 
 
 def merge(graph: GraphRanking, vector: Sequence[Candidate], k: int) -> list[Candidate]:

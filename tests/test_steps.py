@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from cypher.sanitize import GraphSchema
+from kgqa.grounding import Grounded, GroundingResult
+from kgqa.hybrid import rank_graph_strand
 from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
+from kgqa.store.base import VectorHit
 from kgqa.target_type import parse_type, type_named_in_question
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
@@ -109,3 +116,29 @@ def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
     assert _hops(question, links, PHENOTYPE) == [
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "e0"),
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "e1")]  # fmt: skip
+
+
+class _Store:
+    """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>'."""
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        assert prop == "doc_emb" and k >= 2
+        return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
+
+    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        return [[i, i, f"doc {i}"] for i in params["ids"]]
+
+
+class _Embedder:
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.array([[1.0, float(text[-1])] for text in texts])  # 'doc d2' -> [1, 2]
+
+
+def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> None:
+    """A 2-hop pattern through a hub grounds thousands of targets; the ones embedded must not be the first few."""
+    grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
+    result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
+    ranking = rank_graph_strand(result, {}, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
+                                keep=2, cap=3)  # fmt: skip
+    assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
+    assert set(ranking.grounded) == {"d4", "d2", "d0"} and "preselected by document vectors" in ranking.detail

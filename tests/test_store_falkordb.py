@@ -73,6 +73,8 @@ def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
     assert [h.id for h in hits] == [f"D{i}" for i in exact]
     assert hits[0].similarity == pytest.approx(float(docs[exact[0]] @ query), abs=1e-5)
     assert all(h.label == "disease" for h in hits)
+    everything = store.vector_top_k("g", "disease", "doc_emb", query, 2000)  # k beyond the label's size (step 6)
+    assert [h.id for h in everything] == [f"D{i}" for i in np.argsort(-(docs @ query))]
 
 
 def test_read_refuses_writes(store: FalkorStore) -> None:
