@@ -289,7 +289,7 @@ def eval_command(
     reranker: str | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
 ) -> None:  # fmt: skip
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
-    from kgqa.evaluate import ABLATION, ablation_table, eval_settings, results, run_eval
+    from kgqa.evaluate import ABLATION, ablation_table, eval_settings, load_records, results, run_eval
     from kgqa.qa import load_questions
 
     questions = load_questions(qa_path, split)[:limit]
@@ -300,7 +300,9 @@ def eval_command(
         kg.meta(skb)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), TextColumn("{task.fields[score]}"), console=_stderr()) as bar:  # fmt: skip
-            tasks = {row: bar.add_task(row, total=len(questions), score="") for row, _ in rows}
+            asked = {q.id for q in questions}
+            resumed = Counter(r.row for r in load_records(out) if r.id in asked)  # a resumed eval starts where it was
+            tasks = {row: bar.add_task(row, total=len(questions), completed=resumed[row], score="") for row, _ in rows}
 
             def advance(record: Any, so_far: list[Any]) -> None:
                 hit1 = sum(r.metrics["hit@1"] for r in so_far) / len(so_far)

@@ -108,6 +108,7 @@ def run_eval(
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
     _check_settings(out, settings)
     done = {(r.row, r.id): r for r in load_records(out)}
+    asked = {q.id for q in questions}
     path = records_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
@@ -128,7 +129,7 @@ def run_eval(
                 sink.flush()
                 done[(row, question.id)] = record
                 if on_answer is not None:
-                    on_answer(record, [r for r in done.values() if r.row == row])
+                    on_answer(record, [r for r in done.values() if r.row == row and r.id in asked])
     wanted = {(row, q.id) for row, _ in rows for q in questions}
     return [r for key, r in done.items() if key in wanted]
 
