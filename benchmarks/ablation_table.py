@@ -23,6 +23,8 @@ PAPER_ABLATION = (("vector strand (VSS only)", 15.1), ("steps 1-6 (graph strand)
 def main() -> None:
     lines = []
     for path in sorted(RESULTS.glob("ablation_hpo_*.json")):
+        if path.name.endswith(".settings.json"):  # the eval's settings file beside its records, not a result
+            continue
         doc = json.loads(path.read_text())
         settings = doc["settings"]
         source = Path(settings["qa"]).name
