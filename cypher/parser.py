@@ -449,6 +449,8 @@ class _Parser:
             depth = 0
             head = self.tok if self.tok.kind in ("IDENT", "QIDENT") else None
             while not (depth == 0 and (self.is_op(",") or self.at_clause())):
+                if self.tok.kind == "EOF":  # an opened bracket never closed: next() stays on EOF, so stop here
+                    raise _Skip("unbalanced brackets in RETURN")
                 if self.is_op("(", "[", "{"):
                     depth += 1
                 elif self.is_op(")", "]", "}"):
