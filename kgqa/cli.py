@@ -254,7 +254,7 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
                             rejected=rejected)  # fmt: skip
         info = {"skb": skb, "seed": seed, "n": len(made), "types": list(chosen), "llm": kg.config.llm,
                 "max_word_share": max_word_share, "source": meta.source}  # fmt: skip
-    unasked = {}
+    unasked: dict[str, str] = {}  # answer type -> why no question has it
     for label in chosen:
         if not any(g.template.split(" / ")[0] == label for g in made):
             reasons = [(k, v) for (t, k), v in rejected.most_common() if t == label]
