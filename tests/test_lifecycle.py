@@ -32,11 +32,17 @@ def _wait_for(predicate, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def _default_sigint() -> None:
+    """A runner started in the background (``cmd &``, nohup) passes SIGINT on as ignored, and Python then keeps it
+    ignored; the test is about kgqa's handling of Ctrl-C, so the child starts with the default disposition."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
 def test_no_orphan_server_when_kgqa_is_signalled(cli_env, home: Path, sig: signal.Signals) -> None:
     """Signal ``kgqa load hpo`` while it embeds (the server is up for a minute then)."""
     proc = subprocess.Popen([*KGQA, "load", "hpo"], env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+                            text=True, preexec_fn=_default_sigint)  # fmt: skip
 
     def server_up() -> bool:
         if proc.poll() is not None:
