@@ -23,7 +23,7 @@ from cypher.plan import Condition, QueryPlan, Symbol, Triplet
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
 from kgqa.store.base import GraphStore
-from kgqa.target_type import type_words
+from kgqa.target_type import type_mentions
 
 MAX_NGRAM = 6
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
@@ -94,14 +94,10 @@ def _priority(link: Link) -> tuple[int, float, int]:
 
 
 def label_mentions(question: str, labels: Sequence[str]) -> list[tuple[int, str]]:
-    """(word position, label) for every place the question names a type (singular, plural, or a word of it)."""
+    """(word position, label) for every place the question names a type (singular, plural, or a word of it),
+    positions counted as :func:`words_of` counts them (the links' positions)."""
     words = [w.lower() for w in words_of(question)]
-    found = []
-    for label in labels:
-        for form in type_words(label):
-            size = len(form.split())
-            found += [(i, label) for i in range(len(words) - size + 1) if " ".join(words[i : i + size]) == form]
-    return sorted(set(found))
+    return sorted({(m.position, m.label) for m in type_mentions(words, labels)})
 
 
 def _types(schema: GraphSchema, a: str, b: str, question: str) -> tuple[str, ...]:
@@ -117,16 +113,15 @@ OWN_LABEL_WORDS = 2
 
 
 def _path(
-    link: Link, target: str, schema: GraphSchema, question: str, after: int
+    link: Link, target: str, schema: GraphSchema, question: str, mentions: Sequence[tuple[int, str]], after: int
 ) -> list[tuple[tuple[str, ...], str]] | None:
     """The hops [(types, label), ...] from the target type to the link's label, or None if the schema has none.
-    An intermediate type counts when the question names it between word ``after`` and the link."""
+    An intermediate type counts when the question names it (``mentions``) between word ``after`` and the link."""
 
     def joins(middle: str) -> bool:
         return bool(_types(schema, target, middle, question)) and bool(_types(schema, middle, link.label, question))
 
-    named = [label for position, label in label_mentions(question, schema.labels)
-             if after <= position < link.start - OWN_LABEL_WORDS]  # fmt: skip
+    named = [label for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
     via = [m for m in reversed(named) if joins(m)]
     direct = _types(schema, target, link.label, question)
     if not via and not direct:  # not adjacent: the one intermediate type the schema offers, if there is just one
@@ -145,10 +140,11 @@ def schema_guided_plan(
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring)."""
     symbols = [Symbol("y", (target_type,))]
     triplets = []
-    answer = next((position for position, label in label_mentions(question, schema.labels) if label == target_type), -1)
+    mentions = label_mentions(question, schema.labels)
+    answer = next((position for position, label in mentions if label == target_type), -1)
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     for number, link in enumerate(links):
-        path = _path(link, target_type, schema, question, after)
+        path = _path(link, target_type, schema, question, mentions, after)
         after = link.end
         if path is None:
             continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -64,20 +64,31 @@ def type_words(label: str) -> set[str]:
     return {f for f in forms | plurals if f}
 
 
-def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
-    """The type whose name (or a word of it, singular or plural) comes first among the question's first
-    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there."""
-    words = re.findall(r"[\w][\w/-]*", question.lower())[:NAMED_WITHIN]
-    best: tuple[int, int, str, str] | None = None
+class Mention(NamedTuple):
+    """Where a question names a type: ordered by position, then the longer form (so sorting picks the first)."""
+
+    position: int
+    minus_size: int
+    label: str
+    form: str
+
+
+def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
+    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted."""
+    found = set()
     for label in types:
         for form in type_words(label):
             size = len(form.split())
-            for start in range(len(words) - size + 1):
-                if " ".join(words[start : start + size]) == form:
-                    candidate = (start, -size, label, form)
-                    best = candidate if best is None or candidate < best else best
-                    break
-    return (best[2], best[3]) if best is not None else None
+            found |= {Mention(i, -size, label, form) for i in range(len(words) - size + 1)
+                      if " ".join(words[i : i + size]) == form}  # fmt: skip
+    return sorted(found)
+
+
+def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
+    """The type whose name (or a word of it, singular or plural) comes first among the question's first
+    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there."""
+    mentions = type_mentions(re.findall(r"[\w][\w/-]*", question.lower())[:NAMED_WITHIN], types)
+    return (mentions[0].label, mentions[0].form) if mentions else None
 
 
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:
