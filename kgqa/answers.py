@@ -31,3 +31,6 @@ class Candidate:
     round_l: int | None = None
     """graph strand: the scope l at which it first satisfied the pattern"""
     matches: tuple[Match, ...] = ()
+    plan: str | None = None
+    """graph strand: whose plan grounded it, ``llm`` (steps 2-3) or ``linked`` (the schema-guided plan of the
+    entities linked in the question: without an LLM, or filling in where the LLM's plan grounded too few)"""

@@ -26,7 +26,8 @@ from loaders.model import SkbData
 
 def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
     return {"rank": rank, "id": c.id, "type": c.type, "name": c.name, "score": round(c.score, 6),
-            "strands": list(c.strands), "round_l": c.round_l, "matches": [asdict(m) for m in c.matches]}  # fmt: skip
+            "strands": list(c.strands), "round_l": c.round_l, "plan": c.plan,
+            "matches": [asdict(m) for m in c.matches]}  # fmt: skip
 
 
 @dataclass(frozen=True)

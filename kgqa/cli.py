@@ -187,6 +187,9 @@ def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top
         console.print(json.dumps(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
         console.print(f"[bold]query[/bold] {trace.query}", soft_wrap=True, highlight=False)
         console.print(json.dumps(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
+        if trace.fallback is not None:
+            console.print(f"[bold]fallback query[/bold] {trace.fallback['query']}", soft_wrap=True, highlight=False)
+            console.print(json.dumps(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
     title = (f"{question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
              f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]")  # fmt: skip
@@ -201,7 +204,7 @@ def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top
 def _evidence(c: Candidate) -> str:
     parts = ["+".join(c.strands)]
     if c.round_l is not None:
-        parts.append(f"l={c.round_l}")
+        parts.append(f"l={c.round_l}" + (" (linked plan)" if c.plan == "linked" else ""))
     by_symbol: dict[str, list[str]] = {}
     for match in c.matches:
         by_symbol.setdefault(f"'{match.search}'", []).append(match.name or match.id)

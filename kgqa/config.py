@@ -58,6 +58,9 @@ class Config:
     """Labels left out of the step-2 prompt, as ``skb:label`` items separated by commas (``mag:field_of_study``)."""
     link_threshold: float = 0.85
     """Without an LLM: how similar a question span must be to a node name to link it (name embeddings)."""
+    plan_fallback: bool = True
+    """With an LLM: when its plan is unusable or grounds fewer than k targets, the schema-guided plan of the linked
+    entities (what runs without an LLM) fills the graph strand after it. Off: the method as published."""
     graph_rank_cap: int = 200
     """Step 6 embeds at most this many grounded documents per question (they are cached)."""
     rerank_budget_tokens: int = 3000

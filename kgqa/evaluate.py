@@ -44,7 +44,7 @@ class Record:
 
 ANSWER_SETTINGS = (
     "store", "embedder", "doc_max_tokens", "top_k", "reranker", "cross_encoder", "alpha", "l_max", "cypher_mode",
-    "hidden_labels", "link_threshold", "graph_rank_cap", "rerank_budget_tokens", "ef_runtime",
+    "hidden_labels", "link_threshold", "plan_fallback", "graph_rank_cap", "rerank_budget_tokens", "ef_runtime",
     "relation_names_per_type", "llm", "llm_temperature", "llm_reasoning_effort", "llm_context",
 )  # fmt: skip
 """The configuration keys that can change an answer (not timeouts, caches or paths)."""

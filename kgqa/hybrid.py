@@ -44,9 +44,10 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
 
 def rank_graph_strand(
     grounding: GroundingResult, searches: dict[str, str], store: GraphStore, skb: str, embedder: Embedder,
-    question_vector: np.ndarray, *, keep: int, cap: int,
+    question_vector: np.ndarray, *, keep: int, cap: int, plan: str = "llm",
 ) -> GraphRanking:  # fmt: skip
-    """Step 6. ``searches``: constant symbol -> its search string, for the evidence."""
+    """Step 6. ``searches``: constant symbol -> its search string, for the evidence; ``plan``: whose plan it was
+    (``llm`` or ``linked``, see Candidate.plan)."""
     targets = sorted(grounding.targets, key=lambda g: g.round_l)
     chosen, count = [], 0
     for scope in dict.fromkeys(g.round_l for g in targets):
@@ -70,7 +71,7 @@ def rank_graph_strand(
         Candidate(g.id, g.label, g.name, float(score), ("graph",), g.round_l, tuple(
             Match(symbol, searches.get(symbol, ""), node, grounding.names.get(node, ""))
             for symbol, nodes in g.matches for node in nodes[:3]
-        ))
+        ), plan)
         for g, score in ranked
     ]  # fmt: skip
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
@@ -91,6 +92,14 @@ def _preselect(chosen: list[Grounded], store: GraphStore, skb: str, question_vec
         nearness.update((str(hit.id), rank) for rank, hit in enumerate(hits))
     far = len(nearness) + 1
     return sorted(chosen, key=lambda g: (g.round_l, nearness.get(g.id, far)))[:cap]
+
+
+def fill_graph_strand(first: GraphRanking, then: GraphRanking, keep: int) -> GraphRanking:
+    """``first``'s kept answers, then ``then``'s not among them, up to ``keep`` (the LLM's plan, then the linked
+    entities' plan: pipeline._fill_from_linked_plan)."""
+    taken = {c.id for c in first.kept}
+    kept = first.kept + [c for c in then.kept if c.id not in taken][: max(0, keep - len(first.kept))]
+    return GraphRanking(kept, {**then.grounded, **first.grounded}, f"{first.detail}; then {then.detail}")
 
 
 def merge(graph: GraphRanking, vector: Sequence[Candidate], k: int) -> list[Candidate]:

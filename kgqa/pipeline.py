@@ -3,8 +3,14 @@
 Each step is one function in its own module; this module only wires them and records the trace. Modes
 (``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types); ``graph`` = steps 1-6;
 ``hybrid`` = 1-7; ``full`` = 1-8. A failing LLM never loses the question: step 1 falls back to embeddings, a
-step-2/3 failure leaves the graph strand empty (the vector strand fills all k), a step-8 failure keeps the merged
-order; each such step is marked ``degraded`` with the reason. Errors of the store or the embedder still raise.
+step-2/3 failure falls back to the schema-guided plan of the entities linked in the question (what runs without an
+LLM; with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a step-8 failure
+keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or the embedder
+still raise.
+
+The same fallback fills the graph strand when the LLM's plan grounds fewer than k targets even at l_max: a small
+local model often invents a relation or turns the question's free-text condition into a node constant, and its
+pattern then matches nothing; the linked entities' plan answers after the LLM's own (measured in docs/results.md).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from kgqa.config import Config, hidden_labels
 from kgqa.embed import Embedder
 from kgqa.errors import ConfigError, LlmError
 from kgqa.grounding import constant_vectors, graph_schema, ground, plan_candidates
-from kgqa.hybrid import GraphRanking, merge, rank_graph_strand
+from kgqa.hybrid import GraphRanking, fill_graph_strand, merge, rank_graph_strand
 from kgqa.linking import link_entities, schema_guided_plan
 from kgqa.llm import ChatModel
 from kgqa.rerank import (
@@ -101,8 +107,14 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
         target = _target_type(ctx, question, options, question_vector, record)
     trace.target_type = target
     plan = _plan(ctx, question, target, trace)
+    source, fallback = ("llm", ctx.config.plan_fallback) if ctx.llm is not None else ("linked", False)
+    if plan is None and fallback:
+        plan = _linked_plan_instead(ctx, question, target, trace)
+        source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
-    ranking = _graph_strand(ctx, plan, question_vector, options, keep, trace)
+    ranking, grounded = _graph_strand(ctx, plan, source, question_vector, options, keep, trace)
+    if fallback and grounded < options.k:
+        ranking = _fill_from_linked_plan(ctx, question, target, question_vector, options, keep, ranking, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -150,12 +162,9 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
     schema = graph_schema(ctx.schema)
     if ctx.llm is None:
         with trace.step(2) as record:
-            links = link_entities(question, ctx.store, ctx.skb, schema.labels, ctx.embedder,
-                                  threshold=ctx.config.link_threshold)  # fmt: skip
-            found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
-            record.degrade(f"no LLM: entities linked by the name index: {found or 'none'}")
+            plan, links = _linked_plan(ctx, question, target)
+            record.degrade(f"no LLM: entities linked by the name index: {links}")
         with trace.step(3) as record:
-            plan = schema_guided_plan(links, target, schema, question)
             if plan is None:
                 record.degrade("no LLM: no linked entity is connected to the target type by the schema")
             else:
@@ -190,15 +199,75 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         return sanitized.plan
 
 
+def _linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
+    """The schema-guided plan of the entities the name index links in the question (kgqa.linking), and what was
+    linked, for the trace: the plan without an LLM, and the fallback when the LLM's plan fails."""
+    schema = graph_schema(ctx.schema)
+    links = link_entities(question, ctx.store, ctx.skb, schema.labels, ctx.embedder,
+                          threshold=ctx.config.link_threshold)  # fmt: skip
+    found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
+    return schema_guided_plan(links, target, schema, question), found or "none"
+
+
+def _linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
+    """Steps 2-3 gave no usable plan: take the linked entities' plan, noted on step 3 (which stays degraded)."""
+    record = trace.record(3)
+    start = time.perf_counter()
+    plan, links = _linked_plan(ctx, question, target)
+    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    if plan is None:
+        record.degrade(f"{record.detail}; no fallback: no linked entity ({links}) is connected to {target}")
+        return None
+    record.degrade(f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
+                   f"{len(plan.triplets)} triplet(s)")  # fmt: skip
+    trace.plan = asdict(plan)
+    return plan
+
+
+def _fill_from_linked_plan(
+    ctx: Context, question: str, target: str, question_vector: np.ndarray, options: Options, keep: int,
+    ranking: GraphRanking, trace: Trace,
+) -> GraphRanking:  # fmt: skip
+    """The LLM's plan grounded fewer than k targets: ground the linked entities' plan too and let its targets fill
+    the graph strand after the LLM's (steps 4-6 once more; noted and timed on step 6)."""
+    record = trace.record(6)
+    start = time.perf_counter()
+    plan, links = _linked_plan(ctx, question, target)
+    kept_before = len(ranking.kept)
+    if plan is None:
+        note = f"no fallback plan: no linked entity ({links}) is connected to {target}"
+    else:
+        labels = tuple(label.name for label in ctx.schema.labels)
+        vectors = constant_vectors(ctx.embedder, plan)
+        result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max)
+        searches = {c.name: c.search_string or "" for c in plan.constants}
+        extra = rank_graph_strand(result, searches, ctx.store, ctx.skb, ctx.embedder, question_vector,
+                                  keep=keep, cap=ctx.config.graph_rank_cap, plan="linked")  # fmt: skip
+        ranking = fill_graph_strand(ranking, extra, keep)
+        rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+        note = (f"{len(ranking.kept) - kept_before} kept from the schema-guided plan of the linked entities ({links}; "
+                f"{rounds})")  # fmt: skip
+        trace.fallback = {"plan": asdict(plan), "query": result.query.text, "params": result.query.params}
+    detail = f"{record.detail}; the LLM's plan grounded fewer than k={options.k}: {note}"
+    if plan is not None and len(ranking.kept) > kept_before:
+        record.degrade(detail)  # answers the LLM's plan did not find: say so where degraded steps are shown
+    else:
+        record.detail = detail
+    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    return ranking
+
+
 def _graph_strand(
-    ctx: Context, plan: QueryPlan | None, question_vector: np.ndarray, options: Options, keep: int, trace: Trace
-) -> GraphRanking:
+    ctx: Context, plan: QueryPlan | None, source: str, question_vector: np.ndarray, options: Options, keep: int,
+    trace: Trace,
+) -> tuple[GraphRanking, int]:  # fmt: skip
+    """Steps 4-6: the ranking, and how many targets the plan grounded. ``source``: whose plan (Candidate.plan)."""
     empty = GraphRanking([], {}, "no plan")
     if plan is None:
         for number in (4, 5, 6):
             with trace.step(number, skipped="no plan"):
                 pass
-        return empty
+        return empty, 0
     labels = tuple(label.name for label in ctx.schema.labels)
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
@@ -211,15 +280,15 @@ def _graph_strand(
             record.degrade(str(exc))
             with trace.step(6, skipped="nothing grounded"):
                 pass
-            return empty
+            return empty, 0
         trace.query, trace.params = result.query.text, result.query.params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
     with trace.step(6) as record:
         searches = {c.name: c.search_string or "" for c in plan.constants}
         ranking = rank_graph_strand(result, searches, ctx.store, ctx.skb, ctx.embedder, question_vector,
-                                    keep=keep, cap=ctx.config.graph_rank_cap)  # fmt: skip
+                                    keep=keep, cap=ctx.config.graph_rank_cap, plan=source)  # fmt: skip
         record.detail = ranking.detail
-    return ranking
+    return ranking, len(result.targets)
 
 
 def _rerank(

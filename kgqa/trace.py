@@ -48,6 +48,8 @@ class Trace:
     plan: dict[str, Any] | None = None
     query: str | None = None
     params: dict[str, Any] | None = None
+    fallback: dict[str, Any] | None = None
+    """plan, query and params of the linked entities' plan when it filled the graph strand after the LLM's"""
     steps: list[StepTrace] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     """non-step parts (index wait, question embedding)"""
@@ -64,6 +66,10 @@ class Trace:
             yield record
         finally:
             record.seconds = round(time.perf_counter() - start, 4)
+
+    def record(self, number: int) -> StepTrace:
+        """The record of step ``number`` (the last one, if a step was recorded twice)."""
+        return next(record for record in reversed(self.steps) if record.step == number)
 
     @property
     def usage(self) -> Usage:

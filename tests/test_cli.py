@@ -48,8 +48,9 @@ def test_ask_json_shape(loaded: dict[str, str]) -> None:
     out = json.loads(result.stdout)
     assert out["question"] == "Which drug treats strongyloidiasis?"
     assert len(out["answers"]) == 3
-    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "matches"}
-    assert all(a["strands"] == ["vector"] for a in out["answers"])
+    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "plan",
+                                      "matches"}  # fmt: skip
+    assert all(a["strands"] == ["vector"] and a["plan"] is None for a in out["answers"])
     scores = [a["score"] for a in out["answers"]]
     assert scores == sorted(scores, reverse=True)
     trace = out["trace"]

@@ -98,12 +98,55 @@ def test_step1_bad_replies_fall_back_to_embeddings(ask: Any) -> None:
      (httpx2.ReadTimeout("slow"), "timed out")],
     ids=["junk", "empty", "write", "http-503", "timeout"],
 )  # fmt: skip
-def test_step2_and_3_failures_leave_the_vector_strand(ask: Any, reply: Any, why: str) -> None:
-    answer, _ = ask(["drug", reply, "1, 2"])
+def test_step2_and_3_failures_fall_back_to_the_linked_plan(ask: Any, reply: Any, why: str) -> None:
+    """No usable Cypher: the schema-guided plan of the linked entities runs instead (what runs without an LLM);
+    with plan_fallback off, the vector strand alone answers (the method as published)."""
+    answer, _ = ask(["drug", reply, "1, 2"], link_threshold=0.9999)
+    plan_step = answer.trace.record(3)
+    assert plan_step.status == "degraded" and "fell back to the schema-guided plan" in plan_step.detail
+    assert "'migraine' -> disease 'migraine'" in plan_step.detail
     degraded = {s.step: s.detail for s in answer.trace.steps if s.status == "degraded"}
     assert any(why in detail for detail in degraded.values()), degraded
+    assert {s.step: s.status for s in answer.trace.steps if s.step in (4, 5, 6)} == {4: "ran", 5: "ran", 6: "ran"}
+    sumatriptan = answer.answers[0]  # the linked plan grounds the drug indicated for migraine at l=1
+    assert (sumatriptan.id, sumatriptan.round_l, sumatriptan.plan) == ("3", 1, "linked")
+    assert answer.trace.plan is not None and answer.trace.fallback is None
+
+    answer, _ = ask(["drug", reply, "1, 2"], link_threshold=0.9999, plan_fallback=False)
+    degraded = {s.step: s.detail for s in answer.trace.steps if s.status == "degraded"}
+    assert any(why in detail for detail in degraded.values()), degraded
+    assert "fell back" not in answer.trace.record(3).detail
     assert {s.step for s in answer.trace.steps if s.status == "skipped"} >= {4, 5, 6}
     assert sorted(ids(answer)) == ["2", "3"] and all(c.strands == ("vector",) for c in answer.answers)
+
+
+# Grounds only sumatriptan, and only at l=2: the LLM wrote a gene-disease constraint the question never asked for.
+NARROW = ("MATCH (y:drug)-[:indication]->(d:disease {name: \"strongyloidiasis\"}), "
+          "(y)-[:target]->(g:`gene/protein`)-[:`associated with`]->(d) RETURN y")  # fmt: skip
+
+
+def test_linked_plan_fills_where_the_llm_plan_grounds_too_few(ask: Any) -> None:
+    answer, _ = ask(["drug", NARROW, "1, 2, 3"], steps="graph", link_threshold=0.9999)
+    by_id = {c.id: c for c in answer.answers}
+    assert ids(answer) == ["3", "2"]  # the LLM's plan's target first, then the linked plan's
+    assert (by_id["3"].plan, by_id["3"].round_l) == ("llm", 2)
+    assert (by_id["2"].plan, by_id["2"].round_l) == ("linked", 2)  # ivermectin: via the 2nd candidate for migraine
+    grounding = answer.trace.record(6)
+    assert grounding.status == "degraded"
+    assert "the LLM's plan grounded fewer than k=4: 1 kept from the schema-guided plan" in grounding.detail
+    assert answer.trace.fallback is not None and "$" in answer.trace.fallback["query"]
+    assert answer.trace.query != answer.trace.fallback["query"]
+
+    off, _ = ask(["drug", NARROW, "1, 2, 3"], steps="graph", link_threshold=0.9999, plan_fallback=False)
+    assert ids(off) == ["3"] and off.trace.record(6).status == "ran" and off.trace.fallback is None
+
+
+def test_linked_plan_that_adds_nothing_leaves_step6_as_it_ran(ask: Any) -> None:
+    """Both drugs grounded by the LLM's plan: k=4 is out of reach, the linked plan is tried, adds nothing."""
+    answer, _ = ask(["drug", CYPHER], steps="graph", link_threshold=0.9999)
+    grounding = answer.trace.record(6)
+    assert grounding.status == "ran" and "0 kept from the schema-guided plan" in grounding.detail
+    assert [c.plan for c in answer.answers] == ["llm", "llm"]
 
 
 def test_truncated_cypher_is_salvaged(ask: Any) -> None:
