@@ -59,8 +59,8 @@ class Config:
     link_threshold: float = 0.85
     """Without an LLM: how similar a question span must be to a node name to link it (name embeddings)."""
     plan_fallback: bool = True
-    """With an LLM: when its plan is unusable or grounds fewer than k targets, the schema-guided plan of the linked
-    entities (what runs without an LLM) fills the graph strand after it. Off: the method as published."""
+    """With an LLM: the schema-guided plan of the linked entities (what runs without an LLM) stands in for an unusable
+    plan, and joins one that grounds fewer than k targets at l = 1 (ranked by round). Off: the method as published."""
     graph_rank_cap: int = 200
     """Step 6 embeds at most this many grounded documents per question (they are cached)."""
     rerank_budget_tokens: int = 3000

@@ -7,7 +7,7 @@ live schema) with candidate ids and values as parameters, through the store's re
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -55,6 +55,8 @@ class Grounded:
     round_l: int
     matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(constant symbol, ids of its candidates this target was grounded through) in that round"""
+    plan: str = "llm"
+    """whose plan grounded it: ``llm`` (steps 2-3) or ``linked`` (kgqa.linking's schema-guided plan)"""
 
 
 @dataclass
@@ -66,6 +68,13 @@ class GroundingResult:
     """candidate id -> name, for evidence"""
     targets: list[Grounded] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
+    searches: dict[str, str] = field(default_factory=dict)
+    """constant symbol -> its search string, for the evidence"""
+
+    @property
+    def at_first_scope(self) -> int:
+        """Targets grounded with one candidate per constant (l = 1): the plan matched the graph as written."""
+        return self.rounds[0].targets if self.rounds else 0
 
 
 def constant_candidates(
@@ -100,14 +109,15 @@ def plan_candidates(
 
 def ground(
     store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
-    *, k: int, l_max: int, found: dict[str, list[tuple[str, str]]] | None = None,
+    *, k: int, l_max: int, found: dict[str, list[tuple[str, str]]] | None = None, source: str = "llm",
 ) -> GroundingResult:  # fmt: skip
-    """Step 5 (and step 4 unless its candidates are given as ``found``)."""
+    """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan)."""
     query = pattern_query(plan)
     if found is None:
         found = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
     candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
-    result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs})
+    result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs},
+                             searches={c.name: c.search_string or "" for c in plan.constants})  # fmt: skip
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):
@@ -116,9 +126,23 @@ def ground(
         rows = store.read(skb, query.text, params)
         for node_id, name, label, *matched in rows:
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
-            seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches))
+            seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))
         result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
         if len(seen) >= k or not query.constant_params:
             break
     result.targets = sorted(seen.values(), key=lambda g: g.round_l)
     return result
+
+
+def merge_groundings(first: GroundingResult, then: GroundingResult, prefix: str) -> GroundingResult:
+    """``first`` (the LLM's plan) with the targets of ``then`` (the linked entities' plan): a target both grounded
+    keeps the earlier round (``first``'s on a tie). ``then``'s constant symbols get ``prefix`` in the evidence, as
+    both plans may name a constant ``e0``. The query and rounds stay ``first``'s (the trace shows both)."""
+    best = {g.id: g for g in first.targets}
+    for g in then.targets:
+        mine = replace(g, matches=tuple((prefix + symbol, ids) for symbol, ids in g.matches))
+        if g.id not in best or g.round_l < best[g.id].round_l:
+            best[g.id] = mine
+    searches = {**first.searches, **{prefix + symbol: text for symbol, text in then.searches.items()}}
+    return GroundingResult(first.query, first.candidates, {**then.names, **first.names},
+                           sorted(best.values(), key=lambda g: g.round_l), first.rounds, searches)  # fmt: skip

@@ -1,7 +1,8 @@
 """Method steps 6-7: rank the grounded targets, then fill up with the vector strand (the hybrid merge).
 
-Step 6 orders grounded targets by (round l in which they appeared, similarity of the question to the node's document
-WITHOUT relations) and keeps ``round(alpha * k)``. Those documents are embedded on demand (through the embedding
+Step 6 orders grounded targets by (round l in which they appeared, whose plan: the LLM's before the linked
+entities' fallback plan, similarity of the question to the node's document WITHOUT relations) and keeps
+``round(alpha * k)``. Those documents are embedded on demand (through the embedding
 cache, so each only once): only the targets of the rounds that can reach the kept slots, at most ``cap`` of them.
 When a round grounds more than ``cap`` targets (a 2-hop pattern through a hub: thousands of diseases), the ``cap``
 embedded are those the stored document vectors already rank closest to the question (one vector-index lookup per
@@ -42,18 +43,25 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
     return docs
 
 
+PLAN_ORDER = {"llm": 0, "linked": 1}
+"""Within a round, the LLM's plan's targets before the linked entities' plan's (pipeline: plan_fallback)."""
+
+
+def _round(g: Grounded) -> tuple[int, int]:
+    return g.round_l, PLAN_ORDER.get(g.plan, len(PLAN_ORDER))
+
+
 def rank_graph_strand(
-    grounding: GroundingResult, searches: dict[str, str], store: GraphStore, skb: str, embedder: Embedder,
-    question_vector: np.ndarray, *, keep: int, cap: int, plan: str = "llm",
+    grounding: GroundingResult, store: GraphStore, skb: str, embedder: Embedder, question_vector: np.ndarray,
+    *, keep: int, cap: int,
 ) -> GraphRanking:  # fmt: skip
-    """Step 6. ``searches``: constant symbol -> its search string, for the evidence; ``plan``: whose plan it was
-    (``llm`` or ``linked``, see Candidate.plan)."""
-    targets = sorted(grounding.targets, key=lambda g: g.round_l)
+    """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan)."""
+    targets = sorted(grounding.targets, key=_round)
     chosen, count = [], 0
-    for scope in dict.fromkeys(g.round_l for g in targets):
+    for scope in dict.fromkeys(map(_round, targets)):
         if count >= keep:
             break
-        in_round = [g for g in targets if g.round_l == scope]
+        in_round = [g for g in targets if _round(g) == scope]
         chosen.extend(in_round)
         count += len(in_round)
     note = ""
@@ -66,12 +74,12 @@ def rank_graph_strand(
     docs = node_documents(store, skb, by_label)
     vectors = embedder.embed([docs.get(g.id, g.name) for g in chosen]) if chosen else np.zeros((0, 1))
     scores = vectors @ question_vector if chosen else np.zeros(0)
-    ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (pair[0].round_l, -float(pair[1])))
+    ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
     candidates = [
         Candidate(g.id, g.label, g.name, float(score), ("graph",), g.round_l, tuple(
-            Match(symbol, searches.get(symbol, ""), node, grounding.names.get(node, ""))
+            Match(symbol, grounding.searches.get(symbol, ""), node, grounding.names.get(node, ""))
             for symbol, nodes in g.matches for node in nodes[:3]
-        ), plan)
+        ), g.plan)
         for g, score in ranked
     ]  # fmt: skip
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
@@ -91,15 +99,7 @@ def _preselect(chosen: list[Grounded], store: GraphStore, skb: str, question_vec
         hits = store.vector_top_k(skb, label, q.DOC_EMB, question_vector, cap * PRESELECT_FACTOR)
         nearness.update((str(hit.id), rank) for rank, hit in enumerate(hits))
     far = len(nearness) + 1
-    return sorted(chosen, key=lambda g: (g.round_l, nearness.get(g.id, far)))[:cap]
-
-
-def fill_graph_strand(first: GraphRanking, then: GraphRanking, keep: int) -> GraphRanking:
-    """``first``'s kept answers, then ``then``'s not among them, up to ``keep`` (the LLM's plan, then the linked
-    entities' plan: pipeline._fill_from_linked_plan)."""
-    taken = {c.id for c in first.kept}
-    kept = first.kept + [c for c in then.kept if c.id not in taken][: max(0, keep - len(first.kept))]
-    return GraphRanking(kept, {**then.grounded, **first.grounded}, f"{first.detail}; then {then.detail}")
+    return sorted(chosen, key=lambda g: (*_round(g), nearness.get(g.id, far)))[:cap]
 
 
 def merge(graph: GraphRanking, vector: Sequence[Candidate], k: int) -> list[Candidate]:

@@ -8,9 +8,11 @@ LLM; with ``plan_fallback`` off the graph strand stays empty and the vector stra
 keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or the embedder
 still raise.
 
-The same fallback fills the graph strand when the LLM's plan grounds fewer than k targets even at l_max: a small
-local model often invents a relation or turns the question's free-text condition into a node constant, and its
-pattern then matches nothing; the linked entities' plan answers after the LLM's own (measured in docs/results.md).
+The same plan joins the graph strand when the LLM's plan grounds fewer than k targets at l = 1, i.e. does not
+match the graph as written: a small local model often invents a relation or turns the question's free-text
+condition into a node constant, and its pattern then matches nothing until the scope is widened far. The two
+plans' targets are ranked by round (the scope l that grounded them: the method's measure of how well a plan
+fits), the LLM's first within a round (measured in docs/results.md).
 """
 
 from __future__ import annotations
@@ -27,8 +29,15 @@ from kgqa.answers import Candidate
 from kgqa.config import Config, hidden_labels
 from kgqa.embed import Embedder
 from kgqa.errors import ConfigError, LlmError
-from kgqa.grounding import constant_vectors, graph_schema, ground, plan_candidates
-from kgqa.hybrid import GraphRanking, fill_graph_strand, merge, rank_graph_strand
+from kgqa.grounding import (
+    GroundingResult,
+    constant_vectors,
+    graph_schema,
+    ground,
+    merge_groundings,
+    plan_candidates,
+)
+from kgqa.hybrid import GraphRanking, merge, rank_graph_strand
 from kgqa.linking import link_entities, schema_guided_plan
 from kgqa.llm import ChatModel
 from kgqa.rerank import (
@@ -112,9 +121,8 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
         plan = _linked_plan_instead(ctx, question, target, trace)
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
-    ranking, grounded = _graph_strand(ctx, plan, source, question_vector, options, keep, trace)
-    if fallback and grounded < options.k:
-        ranking = _fill_from_linked_plan(ctx, question, target, question_vector, options, keep, ranking, trace)
+    linked = (question, target) if fallback else None
+    ranking = _graph_strand(ctx, plan, source, linked, question_vector, options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -196,6 +204,9 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         if not sanitized.plan.triplets and not sanitized.plan.constants:
             record.degrade("the plan has no triplet and no constant: nothing to ground")
             return None
+        if sanitized.plan.target is None:
+            record.degrade("the query returns no node variable to answer with")
+            return None
         return sanitized.plan
 
 
@@ -224,71 +235,62 @@ def _linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace)
     return plan
 
 
-def _fill_from_linked_plan(
-    ctx: Context, question: str, target: str, question_vector: np.ndarray, options: Options, keep: int,
-    ranking: GraphRanking, trace: Trace,
-) -> GraphRanking:  # fmt: skip
-    """The LLM's plan grounded fewer than k targets: ground the linked entities' plan too and let its targets fill
-    the graph strand after the LLM's (steps 4-6 once more; noted and timed on step 6)."""
-    record = trace.record(6)
-    start = time.perf_counter()
+def _ground_linked_too(
+    ctx: Context, question: str, target: str, options: Options, result: GroundingResult, trace: Trace
+) -> tuple[GroundingResult, str]:
+    """The LLM's plan grounded fewer than k targets at l = 1 (it did not match the graph as written): ground the
+    linked entities' plan too and merge its targets by round (grounding.merge_groundings). Returns the merged
+    result and what happened, for step 5's trace."""
     plan, links = _linked_plan(ctx, question, target)
-    kept_before = len(ranking.kept)
+    why = f"the LLM's plan grounded {result.at_first_scope} (< k={options.k}) at l=1"
     if plan is None:
-        note = f"no fallback plan: no linked entity ({links}) is connected to {target}"
-    else:
-        labels = tuple(label.name for label in ctx.schema.labels)
-        vectors = constant_vectors(ctx.embedder, plan)
-        result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max)
-        searches = {c.name: c.search_string or "" for c in plan.constants}
-        extra = rank_graph_strand(result, searches, ctx.store, ctx.skb, ctx.embedder, question_vector,
-                                  keep=keep, cap=ctx.config.graph_rank_cap, plan="linked")  # fmt: skip
-        ranking = fill_graph_strand(ranking, extra, keep)
-        rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
-        note = (f"{len(ranking.kept) - kept_before} kept from the schema-guided plan of the linked entities ({links}; "
-                f"{rounds})")  # fmt: skip
-        trace.fallback = {"plan": asdict(plan), "query": result.query.text, "params": result.query.params}
-    detail = f"{record.detail}; the LLM's plan grounded fewer than k={options.k}: {note}"
-    if plan is not None and len(ranking.kept) > kept_before:
-        record.degrade(detail)  # answers the LLM's plan did not find: say so where degraded steps are shown
-    else:
-        record.detail = detail
-    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
-    return ranking
+        return result, f"{why}; no fallback plan: no linked entity ({links}) is connected to {target}"
+    labels = tuple(label.name for label in ctx.schema.labels)
+    linked = ground(ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), labels, k=options.k,
+                    l_max=options.l_max, source="linked")  # fmt: skip
+    trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
+    rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
+    merged = merge_groundings(result, linked, LINKED_PREFIX)
+    return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"
+
+
+LINKED_PREFIX = "linked."
+"""Prefix of the linked plan's constant symbols in merged evidence (both plans may name a constant e0)."""
 
 
 def _graph_strand(
-    ctx: Context, plan: QueryPlan | None, source: str, question_vector: np.ndarray, options: Options, keep: int,
-    trace: Trace,
-) -> tuple[GraphRanking, int]:  # fmt: skip
-    """Steps 4-6: the ranking, and how many targets the plan grounded. ``source``: whose plan (Candidate.plan)."""
+    ctx: Context, plan: QueryPlan | None, source: str, linked: tuple[str, str] | None, question_vector: np.ndarray,
+    options: Options, keep: int, trace: Trace,
+) -> GraphRanking:  # fmt: skip
+    """Steps 4-6. ``source``: whose plan (Candidate.plan); ``linked``: (question, target type) when the linked
+    entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback)."""
     empty = GraphRanking([], {}, "no plan")
     if plan is None:
         for number in (4, 5, 6):
             with trace.step(number, skipped="no plan"):
                 pass
-        return empty, 0
+        return empty
     labels = tuple(label.name for label in ctx.schema.labels)
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
         found = plan_candidates(ctx.store, ctx.skb, plan, vectors, labels, options.l_max)
         record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:
-        try:
-            result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max, found=found)
-        except CypherSyntaxError as exc:  # e.g. the plan returns no node
-            record.degrade(str(exc))
-            with trace.step(6, skipped="nothing grounded"):
-                pass
-            return empty, 0
+        result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max, found=found,
+                        source=source)  # a plan without a target never gets here (_plan)  # fmt: skip
         trace.query, trace.params = result.query.text, result.query.params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+        if linked is not None and result.at_first_scope < options.k:
+            result, note = _ground_linked_too(ctx, *linked, options, result, trace)
+            record.detail = f"{record.detail}; {note}"
     with trace.step(6) as record:
-        searches = {c.name: c.search_string or "" for c in plan.constants}
-        ranking = rank_graph_strand(result, searches, ctx.store, ctx.skb, ctx.embedder, question_vector,
-                                    keep=keep, cap=ctx.config.graph_rank_cap, plan=source)  # fmt: skip
+        ranking = rank_graph_strand(result, ctx.store, ctx.skb, ctx.embedder, question_vector,
+                                    keep=keep, cap=ctx.config.graph_rank_cap)  # fmt: skip
         record.detail = ranking.detail
-    return ranking, len(result.targets)
+        from_linked = sum(c.plan == "linked" for c in ranking.kept)
+        if source == "llm" and from_linked:  # answers the LLM's plan did not put there: shown as degraded
+            record.degrade(f"{ranking.detail}; {from_linked} of them from the linked entities' plan")
+    return ranking
 
 
 def _rerank(

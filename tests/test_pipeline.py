@@ -123,37 +123,38 @@ def test_step2_and_3_failures_fall_back_to_the_linked_plan(ask: Any, reply: Any,
 # Grounds only sumatriptan, and only at l=2: the LLM wrote a gene-disease constraint the question never asked for.
 NARROW = ("MATCH (y:drug)-[:indication]->(d:disease {name: \"strongyloidiasis\"}), "
           "(y)-[:target]->(g:`gene/protein`)-[:`associated with`]->(d) RETURN y")  # fmt: skip
+# Grounds ivermectin at l=1 and sumatriptan at l=2: the wrong disease.
+WRONG_DISEASE = "MATCH (y:drug)-[:indication]->(d:disease {name: \"strongyloidiasis\"}) RETURN y"
 
 
-def test_linked_plan_fills_where_the_llm_plan_grounds_too_few(ask: Any) -> None:
-    answer, _ = ask(["drug", NARROW, "1, 2, 3"], steps="graph", link_threshold=0.9999)
+def test_linked_plan_joins_where_the_llm_plan_grounds_too_few_at_first_scope(ask: Any) -> None:
+    answer, _ = ask(["drug", NARROW], steps="graph", link_threshold=0.9999)
+    assert ids(answer) == ["3", "2"]
     by_id = {c.id: c for c in answer.answers}
-    assert ids(answer) == ["3", "2"]  # the LLM's plan's target first, then the linked plan's
-    assert (by_id["3"].plan, by_id["3"].round_l) == ("llm", 2)
-    assert (by_id["2"].plan, by_id["2"].round_l) == ("linked", 2)  # ivermectin: via the 2nd candidate for migraine
-    grounding = answer.trace.record(6)
-    assert grounding.status == "degraded"
-    assert "the LLM's plan grounded fewer than k=4: 1 kept from the schema-guided plan" in grounding.detail
-    assert answer.trace.fallback is not None and "$" in answer.trace.fallback["query"]
-    assert answer.trace.query != answer.trace.fallback["query"]
+    # sumatriptan: the linked plan grounded it at l=1, the LLM's only at l=2: the earlier round is its evidence
+    assert (by_id["3"].plan, by_id["3"].round_l) == ("linked", 1)
+    assert [(m.symbol, m.search, m.name) for m in by_id["3"].matches] == [("linked.e0", "migraine", "migraine")]
+    assert (by_id["2"].plan, by_id["2"].round_l) == ("linked", 2)  # ivermectin: the 2nd candidate for migraine
+    grounding = answer.trace.record(5)
+    assert "the LLM's plan grounded 0 (< k=4) at l=1; merged by round with the schema-guided plan" in grounding.detail
+    assert answer.trace.record(6).status == "degraded" and "2 of them from the linked" in answer.trace.record(6).detail
+    assert answer.trace.fallback is not None and answer.trace.query != answer.trace.fallback["query"]
 
-    off, _ = ask(["drug", NARROW, "1, 2, 3"], steps="graph", link_threshold=0.9999, plan_fallback=False)
-    assert ids(off) == ["3"] and off.trace.record(6).status == "ran" and off.trace.fallback is None
+    off, _ = ask(["drug", NARROW], steps="graph", link_threshold=0.9999, plan_fallback=False)
+    assert ids(off) == ["3"] and off.answers[0].round_l == 2 and off.trace.fallback is None
+    assert off.trace.record(6).status == "ran" and "merged" not in off.trace.record(5).detail
+
+
+def test_within_a_round_the_llm_plan_comes_first(ask: Any) -> None:
+    answer, _ = ask(["drug", WRONG_DISEASE], steps="graph", link_threshold=0.9999)
+    assert [(c.id, c.plan, c.round_l) for c in answer.answers] == [("2", "llm", 1), ("3", "linked", 1)]
 
 
 def test_linked_plan_that_adds_nothing_leaves_step6_as_it_ran(ask: Any) -> None:
-    """Both drugs grounded by the LLM's plan: k=4 is out of reach, the linked plan is tried, adds nothing."""
+    """The LLM's plan grounds both drugs (k=4 is out of reach); the linked plan, the same pattern, adds nothing."""
     answer, _ = ask(["drug", CYPHER], steps="graph", link_threshold=0.9999)
-    grounding = answer.trace.record(6)
-    assert grounding.status == "ran" and "0 kept from the schema-guided plan" in grounding.detail
-    assert [c.plan for c in answer.answers] == ["llm", "llm"]
-
-
-def test_truncated_cypher_is_salvaged(ask: Any) -> None:
-    cut = "MATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"}), (y)-[:target]->(g:`gene"
-    answer, _ = ask(["drug", cut, "1, 2"])
-    assert status(answer)[3] == "ran" and "(no RETURN of a node)" in answer.trace.steps[2].detail
-    assert answer.answers[0].id == "3" and answer.answers[0].round_l == 1
+    assert "merged by round" in answer.trace.record(5).detail and answer.trace.record(6).status == "ran"
+    assert [(c.id, c.plan, c.round_l) for c in answer.answers] == [("3", "llm", 1), ("2", "llm", 2)]
 
 
 @pytest.mark.parametrize(

@@ -138,7 +138,7 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     """A 2-hop pattern through a hub grounds thousands of targets; the ones embedded must not be the first few."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
-    ranking = rank_graph_strand(result, {}, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
+    ranking = rank_graph_strand(result, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
                                 keep=2, cap=3)  # fmt: skip
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
     assert set(ranking.grounded) == {"d4", "d2", "d0"} and "preselected by document vectors" in ranking.detail
