@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from cypher.sanitize import GraphSchema
-from kgqa.grounding import Grounded, GroundingResult
+from kgqa.grounding import Grounded, GroundingResult, merge_groundings
 from kgqa.hybrid import rank_graph_strand
 from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
 from kgqa.store.base import VectorHit
@@ -142,3 +142,24 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
                                 keep=2, cap=3)  # fmt: skip
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
     assert set(ranking.grounded) == {"d4", "d2", "d0"} and "preselected by document vectors" in ranking.detail
+
+
+def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_within_a_round() -> None:
+    llm = GroundingResult(query=None, candidates={}, names={"c1": "migraine"}, searches={"e0": "migrane"},  # type: ignore[arg-type]
+                          targets=[Grounded("d1", "d1", "disease", 1, (("e0", ("c1",)),)),
+                                   Grounded("d2", "d2", "disease", 3, (("e0", ("c1",)),))])  # fmt: skip
+    linked = GroundingResult(query=None, candidates={}, names={"c9": "Migraine"}, searches={"e0": "migraine"},  # type: ignore[arg-type]
+                             targets=[Grounded("d3", "d3", "disease", 1, (("e0", ("c9",)),), "linked"),
+                                      Grounded("d2", "d2", "disease", 1, (("e0", ("c9",)),), "linked"),
+                                      Grounded("d1", "d1", "disease", 1, (("e0", ("c9",)),), "linked")])  # fmt: skip
+    merged = merge_groundings(llm, linked, "linked.")
+    by_id = {g.id: g for g in merged.targets}
+    assert (by_id["d1"].plan, by_id["d1"].matches) == ("llm", (("e0", ("c1",)),))  # a tie keeps the LLM's evidence
+    assert (by_id["d2"].plan, by_id["d2"].round_l) == ("linked", 1)  # the linked plan found it two rounds earlier
+    assert by_id["d2"].matches == (("linked.e0", ("c9",)),)
+    assert merged.searches == {"e0": "migrane", "linked.e0": "migraine"} and merged.names["c9"] == "Migraine"
+    ranking = rank_graph_strand(merged, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
+                                keep=3, cap=10)  # fmt: skip
+    # round 1 of the LLM's plan (d1), then round 1 of the linked plan (d3 and d2, by document similarity)
+    assert [(c.id, c.plan) for c in ranking.kept] == [("d1", "llm"), ("d3", "linked"), ("d2", "linked")]
+    assert [m.search for m in ranking.kept[2].matches] == ["migraine"]
