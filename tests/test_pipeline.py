@@ -247,6 +247,15 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     out = json.loads(result.stdout)
     assert [s["status"] for s in out["trace"]["steps"]][2] == "degraded"
     assert out["trace"]["usage"]["calls"] == 3
+    assert out["answers"][0]["plan"] == "linked" and out["trace"]["plan"] is not None
+    endpoint = ScriptedEndpoint(["drug", NARROW])
+    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4",
+                                       "--steps", "graph", "--explain"],
+                                env={**env, "KGQA_LINK_THRESHOLD": "0.9999"})  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "graph; l=1 (linked plan); 'migraine' -> migraine" in result.stdout
+    assert "step 6 (graph strand ranking) degraded" in result.stderr and "fallback query" in result.stdout
 
 
 SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
