@@ -20,12 +20,39 @@ PAPER_ABLATION = (("vector strand (VSS only)", 15.1), ("steps 1-6 (graph strand)
                   ("with rerank", 46.2))  # PRIME hit@1 in %, same paper and models  # fmt: skip
 
 
+METRICS = ("hit@1", "hit@5", "hit@20", "recall@20", "mrr")
+
+
+def row_metrics(records: Path, ids: set[str]) -> dict[str, dict[str, float]]:
+    """Mean metrics per ablation row over the questions ``ids``, from an eval's records (OUT.jsonl)."""
+    per_row: dict[str, list[dict[str, float]]] = {}
+    for line in records.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["id"] in ids:
+            per_row.setdefault(record["row"], []).append(record["metrics"])
+    return {row: {m: sum(x[m] for x in ms) / len(ms) for m in METRICS} | {"n": len(ms)} for row, ms in per_row.items()}
+
+
+def same_questions(partial: Path, doc: dict, others: list[tuple[Path, dict]]) -> list[str]:
+    """Rows of the complete runs on the questions of a partial one, so the comparison is like for like."""
+    ids = {q["id"] for q in doc["questions"]}
+    lines = []
+    for path, other in others:
+        if other["metrics"]["n"] <= len(ids):
+            continue
+        rows = row_metrics(path.with_name(path.name + ".jsonl"), ids)
+        lines += [f"`{path.name}` on the same {len(ids)} questions as `{partial.name}`:", "",
+                  "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR |", "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {row} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |" for row, m in rows.items()]
+        lines.append("")
+    return lines
+
+
 def main() -> None:
     lines = []
-    for path in sorted(RESULTS.glob("ablation_hpo_*.json")):
-        if path.name.endswith(".settings.json"):  # the eval's settings file beside its records, not a result
-            continue
-        doc = json.loads(path.read_text())
+    docs = [(path, json.loads(path.read_text())) for path in sorted(RESULTS.glob("ablation_hpo_*.json"))
+            if not path.name.endswith(".settings.json")]  # the eval's settings file beside its records, not a result
+    for path, doc in docs:
         settings = doc["settings"]
         source = Path(settings["qa"]).name
         first = f" (the first {settings['limit']})" if settings.get("limit") else ""
@@ -42,6 +69,7 @@ def main() -> None:
                          f"{section['seconds_per_question'].get('median_s', 0):.2f} | "
                          f"{section['llm']['calls_per_question']} |")  # fmt: skip
         lines.append("")
+        lines += same_questions(path, doc, [(p, d) for p, d in docs if p != path])
     lines += ["For orientation only (different data and models): the paper's full pipeline on STaRK's synthetic test "
               "sets, hit@1 / hit@5 / MRR in %: " + "; ".join(f"{k} {v[0]} / {v[1]} / {v[2]}" for k, v in PAPER.items())
               + ". The paper's ablation on PRIME, hit@1 in %: "
