@@ -33,4 +33,5 @@ class Candidate:
     matches: tuple[Match, ...] = ()
     plan: str | None = None
     """graph strand: whose plan grounded it, ``llm`` (steps 2-3) or ``linked`` (the schema-guided plan of the
-    entities linked in the question: without an LLM, or filling in where the LLM's plan grounded too few)"""
+    entities linked in the question: without an LLM, instead of an unusable LLM plan, or beside one that grounded
+    fewer than k targets at l = 1; see kgqa.pipeline)"""

@@ -2,8 +2,8 @@
 
 Step 6 orders grounded targets by (round l in which they appeared, whose plan: the LLM's before the linked
 entities' fallback plan, similarity of the question to the node's document WITHOUT relations) and keeps
-``round(alpha * k)``. Those documents are embedded on demand (through the embedding
-cache, so each only once): only the targets of the rounds that can reach the kept slots, at most ``cap`` of them.
+``round(alpha * k)``. Those documents are embedded on demand (through the embedding cache, so each only once):
+only the targets of the rounds that can reach the kept slots, at most ``cap`` of them.
 When a round grounds more than ``cap`` targets (a 2-hop pattern through a hub: thousands of diseases), the ``cap``
 embedded are those the stored document vectors already rank closest to the question (one vector-index lookup per
 label), not an arbitrary first ``cap``.
