@@ -197,14 +197,16 @@ def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
     for rank, c in enumerate(answer.answers, 1):
-        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c))
+        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c, trace.llm != "none"))
     console.print(table)
 
 
-def _evidence(c: Candidate) -> str:
+def _evidence(c: Candidate, with_llm: bool) -> str:
+    """Strands, round and constants; with an LLM, an answer of the linked entities' plan says so (without one,
+    every graph answer is)."""
     parts = ["+".join(c.strands)]
     if c.round_l is not None:
-        parts.append(f"l={c.round_l}" + (" (linked plan)" if c.plan == "linked" else ""))
+        parts.append(f"l={c.round_l}" + (" (linked plan)" if with_llm and c.plan == "linked" else ""))
     by_symbol: dict[str, list[str]] = {}
     for match in c.matches:
         by_symbol.setdefault(f"'{match.search}'", []).append(match.name or match.id)

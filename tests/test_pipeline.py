@@ -256,6 +256,10 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert result.exit_code == 0, result.output
     assert "graph; l=1 (linked plan); 'migraine' -> migraine" in result.stdout
     assert "step 6 (graph strand ranking) degraded" in result.stderr and "fallback query" in result.stdout
+    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "none", "--type", "drug"],
+                                env={**env, "KGQA_LINK_THRESHOLD": "0.9999"})  # fmt: skip
+    assert result.exit_code == 0, result.output  # without an LLM every graph answer is the linked plan's: unmarked
+    assert "; l=1; 'migraine' -> migraine" in result.stdout and "linked plan" not in result.stdout
 
 
 SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
