@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
 from kgqa.grounding import Grounded, GroundingResult, merge_groundings
@@ -163,3 +165,23 @@ def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_wi
     # round 1 of the LLM's plan (d1), then round 1 of the linked plan (d3 and d2, by document similarity)
     assert [(c.id, c.plan) for c in ranking.kept] == [("d1", "llm"), ("d3", "linked"), ("d2", "linked")]
     assert [m.search for m in ranking.kept[2].matches] == ["migraine"]
+
+
+_ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)
+
+
+@given(_ROUNDS, _ROUNDS)
+def test_merged_groundings_hold_each_target_once_at_its_earliest_round(llm: dict[str, int],
+                                                                      linked: dict[str, int]) -> None:  # fmt: skip
+    def result(rounds: dict[str, int], plan: str) -> GroundingResult:
+        targets = [Grounded(i, i, "disease", r, (("e0", ("c",)),), plan) for i, r in rounds.items()]
+        return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]
+
+    merged = merge_groundings(result(llm, "llm"), result(linked, "linked"), "linked.")
+    assert sorted(g.id for g in merged.targets) == sorted(llm.keys() | linked.keys())
+    for g in merged.targets:
+        earliest = min(r for r in (llm.get(g.id), linked.get(g.id)) if r is not None)
+        assert g.round_l == earliest
+        assert g.plan == ("llm" if llm.get(g.id) == earliest else "linked")  # a tie keeps the LLM's
+        assert g.matches == ((("e0" if g.plan == "llm" else "linked.e0"), ("c",)),)
+    assert [g.round_l for g in merged.targets] == sorted(g.round_l for g in merged.targets)
