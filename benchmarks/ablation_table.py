@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kgqa.evaluate import load_records
+from kgqa.metrics import METRICS, mean_metrics
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 DOC = ROOT / "docs" / "results.md"
@@ -20,17 +23,13 @@ PAPER_ABLATION = (("vector strand (VSS only)", 15.1), ("steps 1-6 (graph strand)
                   ("with rerank", 46.2))  # PRIME hit@1 in %, same paper and models  # fmt: skip
 
 
-METRICS = ("hit@1", "hit@5", "hit@20", "recall@20", "mrr")
-
-
-def row_metrics(records: Path, ids: set[str]) -> dict[str, dict[str, float]]:
-    """Mean metrics per ablation row over the questions ``ids``, from an eval's records (OUT.jsonl)."""
+def row_metrics(out: Path, ids: set[str]) -> dict[str, dict[str, float]]:
+    """Mean metrics per ablation row over the questions ``ids``, from the records of the eval that wrote ``out``."""
     per_row: dict[str, list[dict[str, float]]] = {}
-    for line in records.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if record["id"] in ids:
-            per_row.setdefault(record["row"], []).append(record["metrics"])
-    return {row: {m: sum(x[m] for x in ms) / len(ms) for m in METRICS} | {"n": len(ms)} for row, ms in per_row.items()}
+    for record in load_records(out):
+        if record.id in ids:
+            per_row.setdefault(record.row, []).append(record.metrics)
+    return {row: mean_metrics(metrics) for row, metrics in per_row.items()}
 
 
 def same_questions(partial: Path, doc: dict, others: list[tuple[Path, dict]]) -> list[str]:
@@ -40,7 +39,7 @@ def same_questions(partial: Path, doc: dict, others: list[tuple[Path, dict]]) ->
     for path, other in others:
         if other["metrics"]["n"] <= len(ids):
             continue
-        rows = row_metrics(path.with_name(path.name + ".jsonl"), ids)
+        rows = row_metrics(path, ids)
         lines += [f"`{path.name}` on the same {len(ids)} questions as `{partial.name}`:", "",
                   "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR |", "|---|---|---|---|---|---|"]  # fmt: skip
         lines += [f"| {row} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS) + " |" for row, m in rows.items()]
