@@ -13,6 +13,8 @@ each with 1-20 answers. Modes, run in this order so the LLM steps 1-2 are comput
 docs/results.md. Resumable: answered questions are kept in benchmarks/results/pipeline_hpo.partial.jsonl.
 
     python benchmarks/pipeline_hpo.py --llm llama:~/.cache/kgqa/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+
+After a change that alters answers, ``--redo hybrid,full`` drops those modes' kept answers and measures them again.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from kgqa.app import Kgqa
 from kgqa.config import load_config
+from kgqa.metrics import evaluate
 from loaders.hpo import read_hpo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,16 +79,6 @@ def generate(n: int, seed: int) -> list[dict[str, Any]]:
         out.append({"question": f"Which genes are associated with {names[d]}?", "answers": sorted(genes_of[d]),
                     "template": "genes of a disease"})  # fmt: skip
     return out
-
-
-def metrics(ranked: list[str], answers: set[str]) -> dict[str, float]:
-    first = next((i for i, node in enumerate(ranked, 1) if node in answers), None)
-    return {
-        "hit@1": float(bool(ranked[:1]) and ranked[0] in answers),
-        "hit@5": float(any(node in answers for node in ranked[:5])),
-        "recall@20": len(answers & set(ranked[:20])) / len(answers),
-        "mrr": 1.0 / first if first else 0.0,
-    }
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -163,12 +156,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--rerank-budget", type=int, default=1500)
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--redo", default="", help="modes whose kept answers are dropped and measured again "
+                        "(after a change that alters answers), e.g. hybrid,full")  # fmt: skip
     args = parser.parse_args()
     RESULTS.mkdir(parents=True, exist_ok=True)
     if not QUESTIONS.exists():
         QUESTIONS.write_text("".join(json.dumps(q) + "\n" for q in generate(args.questions, args.seed)))
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines()][: args.questions]
     done = [json.loads(line) for line in PARTIAL.read_text().splitlines()] if PARTIAL.exists() else []
+    redo = set(filter(None, args.redo.split(",")))
+    if redo - set(MODES):
+        parser.error(f"--redo: unknown mode(s) {', '.join(sorted(redo - set(MODES)))}; modes are {', '.join(MODES)}")
+    if redo:
+        done = [r for r in done if r["mode"] not in redo]
+        PARTIAL.write_text("".join(json.dumps(r, default=str) + "\n" for r in done))
     finished = {(r["mode"], r["question"]) for r in done}
     for mode in args.modes.split(","):
         llm = "none" if mode in ("vss", "none") else args.llm
@@ -182,7 +183,7 @@ def main() -> None:
                 answer = kg.ask(q["question"], "hpo")
                 seconds = round(time.perf_counter() - start, 2)
                 ranked = [c.id for c in answer.answers]
-                scores = metrics(ranked, set(q["answers"]))
+                scores = evaluate(ranked, q["answers"])
                 record = {"mode": mode, "question": q["question"], "seconds": seconds, "ranked": ranked,
                           "metrics": scores, "trace": answer.to_json()["trace"]}  # fmt: skip
                 with PARTIAL.open("a") as handle:

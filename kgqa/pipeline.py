@@ -20,11 +20,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 
 import numpy as np
 
 from cypher.errors import CypherSyntaxError
 from cypher.plan import QueryPlan
+from cypher.sanitize import GraphSchema
 from kgqa.answers import Candidate
 from kgqa.config import Config, hidden_labels
 from kgqa.embed import Embedder
@@ -88,6 +90,11 @@ class Context:
     llm: ChatModel | None
     config: Config
     cross_encoder: Callable[[list[tuple[str, str]]], Sequence[float]] | None = None
+
+    @cached_property
+    def graph(self) -> GraphSchema:
+        """The schema as the Cypher package sees it (labels, relationship triples), computed once per context."""
+        return graph_schema(self.schema)
 
 
 def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate], Trace]:
@@ -167,7 +174,6 @@ def _target_type(
 
 def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
     """Steps 2-3 with an LLM; without one, the schema-guided plan from linked entities (recorded as degraded)."""
-    schema = graph_schema(ctx.schema)
     if ctx.llm is None:
         with trace.step(2) as record:
             plan, links = _linked_plan(ctx, question, target)
@@ -193,7 +199,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         record.detail = completion.text
     with trace.step(3) as record:
         try:
-            sanitized = plan_from_reply(completion.text, schema, target, ctx.config.cypher_mode)  # type: ignore[arg-type]
+            sanitized = plan_from_reply(completion.text, ctx.graph, target, ctx.config.cypher_mode)  # type: ignore[arg-type]
         except CypherSyntaxError as exc:
             record.degrade(f"unusable Cypher: {exc}")
             return None
@@ -213,11 +219,14 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
 def _linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
     """The schema-guided plan of the entities the name index links in the question (kgqa.linking), and what was
     linked, for the trace: the plan without an LLM, and the fallback when the LLM's plan fails."""
-    schema = graph_schema(ctx.schema)
-    links = link_entities(question, ctx.store, ctx.skb, schema.labels, ctx.embedder,
+    links = link_entities(question, ctx.store, ctx.skb, ctx.graph.labels, ctx.embedder,
                           threshold=ctx.config.link_threshold)  # fmt: skip
     found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
-    return schema_guided_plan(links, target, schema, question), found or "none"
+    return schema_guided_plan(links, target, ctx.graph, question), found or "none"
+
+
+def _unconnected(links: str, target: str) -> str:
+    return f"no linked entity ({links}) is connected to {target}"
 
 
 def _linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
@@ -227,7 +236,7 @@ def _linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace)
     plan, links = _linked_plan(ctx, question, target)
     record.seconds = round(record.seconds + time.perf_counter() - start, 4)
     if plan is None:
-        record.degrade(f"{record.detail}; no fallback: no linked entity ({links}) is connected to {target}")
+        record.degrade(f"{record.detail}; no fallback: {_unconnected(links, target)}")
         return None
     record.degrade(f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
                    f"{len(plan.triplets)} triplet(s)")  # fmt: skip
@@ -244,9 +253,8 @@ def _ground_linked_too(
     plan, links = _linked_plan(ctx, question, target)
     why = f"the LLM's plan grounded {result.at_first_scope} (< k={options.k}) at l=1"
     if plan is None:
-        return result, f"{why}; no fallback plan: no linked entity ({links}) is connected to {target}"
-    labels = tuple(label.name for label in ctx.schema.labels)
-    linked = ground(ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), labels, k=options.k,
+        return result, f"{why}; no fallback plan: {_unconnected(links, target)}"
+    linked = ground(ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), ctx.graph.labels, k=options.k,
                     l_max=options.l_max, source="linked")  # fmt: skip
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
@@ -270,7 +278,7 @@ def _graph_strand(
             with trace.step(number, skipped="no plan"):
                 pass
         return empty
-    labels = tuple(label.name for label in ctx.schema.labels)
+    labels = ctx.graph.labels
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
         found = plan_candidates(ctx.store, ctx.skb, plan, vectors, labels, options.l_max)
