@@ -78,12 +78,27 @@ class Usage:
         self.seconds = round(self.seconds + completion.seconds, 4)
 
 
+REASONING_HEADROOM = 25_000
+"""Tokens added to a call's visible budget for the hidden reasoning of a reasoning model: OpenAI's reasoning guide
+recommends reserving at least 25,000 tokens for reasoning and output when starting out. It is a ceiling, not a
+charge (only generated tokens are billed), and too small a one returns an empty reply cut at ``length``."""
+
+
 class OpenAIChat:
-    """Chat completions through the official ``openai`` client (extra ``kgqa[openai]``)."""
+    """Chat completions through the official ``openai`` client (extra ``kgqa[openai]``).
+
+    Two request shapes. Without ``reasoning_effort`` (local servers, GPT-4-class models) the request carries
+    ``max_tokens`` and ``temperature`` as llama.cpp server, vLLM and Ollama expect. With it, the model is taken to be
+    an OpenAI reasoning model (o1, o3, o4-mini, gpt-5), which rejects ``max_tokens`` and any non-default
+    ``temperature``: the request carries ``reasoning_effort`` and ``max_completion_tokens`` = ``max_tokens`` +
+    ``reasoning_headroom`` (:data:`REASONING_HEADROOM` unless given), since that limit counts the hidden reasoning
+    tokens too, and no ``temperature``. The cache key needs nothing new: it already holds ``max_tokens`` and, as
+    :class:`CachedChat`'s salt, the reasoning effort (a non-default headroom should go into that salt as well).
+    """
 
     def __init__(
         self, model: str, *, base_url: str | None, api_key: str | None, timeout: float, max_retries: int,
-        reasoning_effort: str | None = None, http_client: Any = None,
+        reasoning_effort: str | None = None, reasoning_headroom: int = REASONING_HEADROOM, http_client: Any = None,
     ) -> None:  # fmt: skip
         try:
             from openai import OpenAI
@@ -97,20 +112,23 @@ class OpenAIChat:
                               http_client=http_client)  # fmt: skip
         self._model = model
         self._reasoning_effort = reasoning_effort
+        self._reasoning_headroom = reasoning_headroom
         self._where = base_url or "api.openai.com"
         self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
         import openai
 
-        extra: dict[str, Any] = {}
-        if self._reasoning_effort:
-            extra["reasoning_effort"] = self._reasoning_effort
+        limits: dict[str, Any]
+        if self._reasoning_effort:  # a reasoning model: see the class docstring
+            limits = {"reasoning_effort": self._reasoning_effort,
+                      "max_completion_tokens": max_tokens + self._reasoning_headroom}  # fmt: skip
+        else:
+            limits = {"max_tokens": max_tokens, "temperature": temperature}
         start = time.perf_counter()
         try:
             reply = self._client.chat.completions.create(
-                model=self._model, messages=[{"role": m.role, "content": m.content} for m in messages],
-                max_tokens=max_tokens, temperature=temperature, **extra,
+                model=self._model, messages=[{"role": m.role, "content": m.content} for m in messages], **limits,
             )  # fmt: skip
         except openai.APITimeoutError as exc:
             raise LlmError(f"LLM {self.name} timed out at {self._where}") from exc

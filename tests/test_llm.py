@@ -19,11 +19,56 @@ HELLO = [Message("user", "say hi")]
 
 def test_openai_chat_sends_the_request_and_reads_usage() -> None:
     endpoint = ScriptedEndpoint(["MATCH (y) RETURN y"])
-    completion = endpoint.chat("m1", reasoning_effort="low").complete(HELLO, max_tokens=30, temperature=0.0)
+    completion = endpoint.chat("m1").complete(HELLO, max_tokens=30, temperature=0.0)
     assert (completion.text, completion.prompt_tokens, completion.completion_tokens) == ("MATCH (y) RETURN y", 2, 4)
     assert completion.finish_reason == "stop" and not completion.cached
     assert endpoint.requests == [{"model": "m1", "messages": [{"role": "user", "content": "say hi"}],
-                                  "max_tokens": 30, "temperature": 0.0, "reasoning_effort": "low"}]  # fmt: skip
+                                  "max_tokens": 30, "temperature": 0.0}]  # fmt: skip
+
+
+# Which body keys each kind of model takes, as the documentation states them (not as kgqa builds them):
+# - openai-python, chat.completions.create: ``max_tokens`` "is now deprecated in favor of `max_completion_tokens`,
+#   and is not compatible with o-series models"; ``max_completion_tokens`` is "an upper bound for the number of
+#   tokens that can be generated for a completion, including visible output tokens and reasoning tokens".
+# - Azure OpenAI reasoning models guide (MicrosoftDocs/azure-ai-docs, openai/how-to/reasoning.md): "Reasoning models
+#   will only work with the `max_completion_tokens` parameter when using the Chat Completions API", and "Not
+#   Supported ... with reasoning models: `temperature`, `top_p`, ..., `max_tokens`".
+# - Non-reasoning models: the same docstring documents ``max_tokens`` and ``temperature`` for them, and this is the
+#   request OpenAI-compatible local servers (llama.cpp server, vLLM, Ollama) were built against; ``reasoning_effort``
+#   is for "reasoning models" only, and ``max_completion_tokens`` is the newer field such servers may not know.
+DOCUMENTED_BODY_KEYS = {
+    "reasoning": {"required": {"max_completion_tokens", "reasoning_effort"},
+                  "forbidden": {"max_tokens", "temperature"}},
+    "non-reasoning": {"required": {"max_tokens", "temperature"},
+                      "forbidden": {"max_completion_tokens", "reasoning_effort"}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "options"), [("reasoning", {"reasoning_effort": "low"}), ("non-reasoning", {})])
+def test_request_body_follows_the_documented_parameters_of_each_model_kind(kind: str, options: dict) -> None:
+    """The HTTP body the real openai client sends holds the keys the docs require for the model kind and none of
+    the ones they reject (sources above :data:`DOCUMENTED_BODY_KEYS`): reasoning models (o1, o3, o4-mini, gpt-5)
+    take ``max_completion_tokens`` and ``reasoning_effort`` and reject ``max_tokens`` and ``temperature``; local
+    OpenAI-compatible servers get ``max_tokens`` and ``temperature``."""
+    endpoint = ScriptedEndpoint(["ok"])
+    endpoint.chat("o4-mini" if kind == "reasoning" else "local", **options).complete(HELLO, max_tokens=4,
+                                                                                     temperature=0.0)  # fmt: skip
+    (body,) = endpoint.requests
+    rules = DOCUMENTED_BODY_KEYS[kind]
+    assert rules["required"] <= body.keys(), f"{kind}: missing {rules['required'] - body.keys()}"
+    assert not rules["forbidden"] & body.keys(), f"{kind}: sends {rules['forbidden'] & body.keys()}"
+
+
+def test_reasoning_models_get_headroom_for_hidden_reasoning_tokens() -> None:
+    """``max_completion_tokens`` counts reasoning tokens too (openai-python docstring), and OpenAI's reasoning guide
+    recommends reserving at least 25,000 tokens for reasoning and output: a 4-token rerank budget sent as is would
+    come back empty. The visible budget is kept on top of the headroom, which a caller may set."""
+    endpoint = ScriptedEndpoint(["ok", "ok"])
+    endpoint.chat("o4-mini", reasoning_effort="low").complete(HELLO, max_tokens=4, temperature=0.0)
+    endpoint.chat("o4-mini", reasoning_effort="high", reasoning_headroom=2_000).complete(HELLO, max_tokens=8,
+                                                                                          temperature=0.5)  # fmt: skip
+    assert endpoint.requests[0]["max_completion_tokens"] >= 25_000 + 4
+    assert (endpoint.requests[1]["max_completion_tokens"], endpoint.requests[1]["reasoning_effort"]) == (2_008, "high")
 
 
 def test_server_errors_are_retried_by_the_client_then_reported() -> None:
