@@ -22,7 +22,7 @@ from cypher.parser import parse
 from cypher.sanitize import GraphSchema, sanitize
 from tests import neo4j_lint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "llm_cypher"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher"
 
 
 def test_version_switch() -> None:

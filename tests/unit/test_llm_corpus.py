@@ -12,7 +12,7 @@ from pathlib import Path
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 
-REPLIES = Path(__file__).parent / "fixtures" / "llm_cypher" / "replies.jsonl"
+REPLIES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher" / "replies.jsonl"
 
 
 def test_at_least_90_percent_of_real_replies_yield_a_triplet() -> None:
