@@ -8,7 +8,11 @@ answers from two configurations into one table would be silently wrong.
 
 ``results.json`` is written at the end from those records: ``metrics`` (hit@1, hit@5, hit@20, recall@20, mrr, n),
 ``steps`` (per-step latency median/mean/max and how often each step ran, degraded or was skipped), ``llm`` (calls
-and tokens per question) and the per-question results; with ``--ablation`` one such section per row.
+and tokens per question) and the per-question results; with ``--ablation`` one such section per row. So that every
+figure can be traced to its code (:mod:`kgqa.provenance`), each record keeps the git commit it was made at (and
+whether the code had uncommitted changes), and results.json holds ``provenance`` (commit, dirty, versions, date),
+``commits`` (records per commit: more than one when a resumed eval spans commits), ``dirty_records`` and, under
+``settings.config``, every configuration field (secrets redacted).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,6 +29,7 @@ from typing import Any
 from kgqa.app import Kgqa
 from kgqa.errors import InputError
 from kgqa.metrics import METRICS, evaluate, mean_metrics
+from kgqa.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.qa import Question
 
 ABLATION = (("vector strand", "vss"), ("graph strand", "graph"), ("hybrid", "hybrid"), ("hybrid + rerank", "full"))
@@ -40,6 +45,10 @@ class Record:
     seconds: float
     steps: list[dict[str, Any]]
     usage: dict[str, Any]
+    commit: str | None = None
+    """The git commit the answer was made at (None: unknown, or a record written before commits were kept)."""
+    dirty: bool | None = None
+    """Whether the answer-shaping code (:data:`kgqa.provenance.CODE_PATHS`) had uncommitted changes then."""
 
 
 ANSWER_SETTINGS = (
@@ -48,6 +57,9 @@ ANSWER_SETTINGS = (
     "relation_names_per_type", "llm", "llm_temperature", "llm_reasoning_effort", "llm_context",
 )  # fmt: skip
 """The configuration keys that can change an answer (not timeouts, caches or paths)."""
+RECORDED_ONLY = ("config",)
+"""Settings written into results.json but not compared on resume: the full configuration also holds keys that do
+not change answers (timeouts, paths), and a resumed eval must not be refused for those."""
 
 
 def records_path(out: Path) -> Path:
@@ -59,16 +71,18 @@ def settings_path(out: Path) -> Path:
 
 
 def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Everything an eval's answers depend on: the questions, the rows and the answer-shaping configuration."""
+    """Everything an eval's answers depend on: the questions, the rows and the answer-shaping configuration (compared
+    on resume), plus every configuration field under ``config`` (only recorded, see :data:`RECORDED_ONLY`)."""
     config = {key: getattr(kg.config, key) for key in ANSWER_SETTINGS}
     return {"skb": skb, "qa": qa, "split": split, "steps": [steps for _, steps in rows], **config,
-            "embedder_model": kg.embedder.name}  # fmt: skip
+            "embedder_model": kg.embedder.name, "config": config_settings(kg.config)}  # fmt: skip
 
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Refuse to add to records made with other settings; remember the settings of a new eval."""
     path, records = settings_path(out), records_path(out)
-    settings = json.loads(json.dumps(settings))  # compare as stored: tuples become lists
+    settings = {k: v for k, v in json.loads(json.dumps(settings)).items()  # compare as stored: tuples become lists
+                if k not in RECORDED_ONLY}  # fmt: skip
     if path.exists():
         before = json.loads(path.read_text(encoding="utf-8"))
         changed = [f"{key}: {before.get(key)!r} then, {value!r} now" for key, value in settings.items()
@@ -104,9 +118,13 @@ def run_eval(
 ) -> list[Record]:  # fmt: skip
     """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval.
 
-    ``settings`` (:func:`eval_settings`) must equal those the existing records were made with."""
+    ``settings`` (:func:`eval_settings`) must equal those the existing records were made with. New records keep
+    the commit of the code answering them (taken once: the code of a running process does not change)."""
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
     _check_settings(out, settings)
+    made_at = provenance()
+    commit = made_at["commit"]
+    dirty = code_dirty(made_at, CODE_PATHS) if commit else None
     done = {(r.row, r.id): r for r in load_records(out)}
     asked = {q.id for q in questions}
     path = records_path(out)
@@ -124,7 +142,8 @@ def run_eval(
                 ranked = [c.id for c in answer.answers]
                 trace = answer.to_json()["trace"]
                 record = Record(row, question.id, ranked, evaluate(ranked, question.answers),
-                                round(time.perf_counter() - start, 4), trace["steps"], trace["usage"])  # fmt: skip
+                                round(time.perf_counter() - start, 4), trace["steps"], trace["usage"], commit,
+                                dirty)  # fmt: skip
                 sink.write(json.dumps(asdict(record)) + "\n")
                 sink.flush()
                 done[(row, question.id)] = record
@@ -156,12 +175,18 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     }
     metrics = {k: round(v, 4) for k, v in mean_metrics([r.metrics for r in records]).items()}
     return {
+        "commits": commits(records),
         "metrics": metrics,
         "seconds_per_question": _latency([r.seconds for r in records]),
         "steps": steps,
         "llm": llm,
         "questions": [{"id": r.id, "ranked": r.ranked, "metrics": r.metrics, "seconds": r.seconds} for r in records],
     }
+
+
+def commits(records: Sequence[Record]) -> dict[str, int]:
+    """How many records were made at each commit (``unknown``: no commit recorded), most first."""
+    return dict(Counter(r.commit or "unknown" for r in records).most_common())
 
 
 def _latency(values: Sequence[float]) -> dict[str, float]:
@@ -172,10 +197,13 @@ def _latency(values: Sequence[float]) -> dict[str, float]:
 
 
 def results(records: Sequence[Record], rows: Sequence[tuple[str, str]], settings: dict[str, Any]) -> dict[str, Any]:
-    """The results.json document: the last row's section at the top level, every row under ``ablation``."""
+    """The results.json document: the provenance of this summary, the settings, the commits of all records, then the
+    last row's section at the top level and every row under ``ablation``."""
     by_row = {row: summarize([r for r in records if r.row == row]) for row, _ in rows}
     main = by_row[rows[-1][0]]
-    doc: dict[str, Any] = {"settings": settings, **main}
+    doc: dict[str, Any] = {"provenance": provenance(), "settings": settings, "commits": commits(records),
+                           "dirty_records": sum(bool(r.dirty) for r in records),
+                           **{k: v for k, v in main.items() if k != "commits"}}  # fmt: skip
     if len(rows) > 1:
         doc["ablation"] = {row: section["metrics"] for row, section in by_row.items()}
         doc["ablation_sections"] = {row: {k: v for k, v in s.items() if k != "questions"} for row, s in by_row.items()}
