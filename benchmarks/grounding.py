@@ -24,7 +24,8 @@ from cypher import quote
 from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import connect
-from kgqa.grounding import constant_vectors, graph_schema, ground
+from kgqa.grounding import constant_vectors, ground
+from kgqa.store.base import graph_schema
 from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,7 @@ def measure(args: argparse.Namespace) -> dict:
             vectors = constant_vectors(kg.embedder, plan)
             embed_ms.append((time.perf_counter() - start) * 1000)
             start = time.perf_counter()
-            result = ground(kg.store, args.skb, plan, vectors, schema.labels, k=args.k, l_max=args.l_max)
+            result = ground(kg.store, args.skb, plan, vectors, schema, k=args.k, l_max=args.l_max)
             ground_ms.append((time.perf_counter() - start) * 1000)
             rounds.append(len(result.rounds))
             found.append(len(result.targets))

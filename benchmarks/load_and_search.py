@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from cypher.dialects import falkordb as q
 from kgqa.provenance import origin, provenance, replace_block
 from kgqa.store.base import NodeRow, SkbMeta, batched
 from kgqa.store.falkordb import FalkorStore
@@ -97,7 +96,7 @@ def main() -> None:
         knn_ms, recalls, recalls_10 = [], [], []
         for query in queries:
             start = time.perf_counter()
-            hits = store.vector_top_k("bench", LABEL, q.DOC_EMB, query, args.k)
+            hits = store.vector_top_k("bench", LABEL, "doc", query, args.k)
             knn_ms.append((time.perf_counter() - start) * 1000)
             exact = [str(i) for i in np.argsort(-(docs @ query))[: args.k].tolist()]
             found = [h.id for h in hits]
@@ -107,7 +106,7 @@ def main() -> None:
         for _ in range(30):
             seeds = [str(i) for i in rng.choice(args.nodes, 100, replace=False).tolist()]
             start = time.perf_counter()
-            store.read("bench", q.neighbours(LABEL), {"ids": seeds})
+            store.relations("bench", LABEL, seeds)
             hop_ms.append((time.perf_counter() - start) * 1000)
         server_rss = server.memory_info().rss
 

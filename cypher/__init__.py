@@ -1,7 +1,8 @@
-"""Cypher that kgqa writes, one module per dialect. Pure Python: this package imports no database driver.
+"""The front end for LLM-written Cypher (method step 3): lexer, parser, query plan, sanitizer and compiler.
 
-Identifiers (labels, relationship types, property keys) are always backtick-quoted by :func:`quote`; values are
-always query parameters (``$name``), never text.
+Pure Python: this package imports no database driver and nothing from ``kgqa``; the Cypher kgqa itself sends lives
+with the stores (``kgqa/store/*_queries.py``). Identifiers (labels, relationship types, property keys) are always
+backtick-quoted by :func:`quote`; values are always query parameters (``$name``), never text.
 """
 
 from cypher.identifiers import quote

@@ -13,7 +13,7 @@ from typing import Any
 
 from cypher.errors import CypherSyntaxError
 from cypher.identifiers import quote
-from cypher.plan import QueryPlan
+from cypher.plan import NodeKeys, QueryPlan
 
 _OPS = {"=": "=", "<>": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "CONTAINS": "CONTAINS",
         "STARTS WITH": "STARTS WITH", "ENDS WITH": "ENDS WITH", "IN": "IN", "=~": "=~"}  # fmt: skip
@@ -35,9 +35,11 @@ class PatternQuery:
     """plan symbol name -> variable in the text"""
 
 
-def pattern_query(plan: QueryPlan) -> PatternQuery:
+def pattern_query(plan: QueryPlan, keys: NodeKeys) -> PatternQuery:
+    """The step-5 query of ``plan``; ``keys``: the graph's id and name properties (``GraphSchema.keys``)."""
     if plan.target is None:
         raise CypherSyntaxError("the query returns no node variable to answer with")
+    node_id, name = quote(keys.id), quote(keys.name)
     names = {symbol.name: f"v{i}" for i, symbol in enumerate(plan.symbols)}
     labels = {s.name: f":{quote(s.labels[0])}" if s.labels else "" for s in plan.symbols}
     params: dict[str, Any] = {}
@@ -49,7 +51,7 @@ def pattern_query(plan: QueryPlan) -> PatternQuery:
         if symbol.search_string is not None:
             param = constant_params[symbol.name] = f"c{len(constant_params)}"
             var = names[symbol.name]
-            matches.append(f"MATCH ({var}{labels[symbol.name]}) WHERE {var}.id IN ${param}")
+            matches.append(f"MATCH ({var}{labels[symbol.name]}) WHERE {var}.{node_id} IN ${param}")
     in_triplets = {n for t in plan.triplets for n in (t.head, t.tail)}
     for triplet in plan.triplets:
         types = "|".join(quote(t) for t in triplet.types)
@@ -69,8 +71,8 @@ def pattern_query(plan: QueryPlan) -> PatternQuery:
     where = f" WHERE {' AND '.join(filters)}" if filters else ""
     # One row per target: the constants' nodes it was grounded through are collected as evidence (m0, m1, ...).
     evidence = [(symbol, param) for symbol, param in constant_params.items() if symbol != plan.target]
-    collected = "".join(f", collect(DISTINCT {names[s]}.id) AS m{p[1:]}" for s, p in evidence)
+    collected = "".join(f", collect(DISTINCT {names[s]}.{node_id}) AS m{p[1:]}" for s, p in evidence)
     text = " ".join(matches) + where + (
-        f" RETURN {target}.id AS id, {target}.name AS name, labels({target})[0] AS label{collected}"
+        f" RETURN {target}.{node_id} AS id, {target}.{name} AS name, labels({target})[0] AS label{collected}"
     )
     return PatternQuery(text, params, constant_params, names)

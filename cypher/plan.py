@@ -13,6 +13,15 @@ NAME_PROPERTIES = ("name", "title")
 
 
 @dataclass(frozen=True)
+class NodeKeys:
+    """The property keys holding a node's id and its name in the graph. The store decides them
+    (``kgqa.store.base.NODE_KEYS``); the sanitizer and the compiler take them from the schema, never as literals."""
+
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
 class Condition:
     """``symbol.property <op> value`` from an inline map or a WHERE clause."""
 

@@ -14,7 +14,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from cypher.errors import CypherSyntaxError
-from cypher.plan import NAME_PROPERTIES, Condition, Dropped, QueryPlan, Symbol, Triplet
+from cypher.plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan, Symbol, Triplet
 
 Mode = Literal["strict", "lenient"]
 CONFIDENT = 0.6
@@ -28,7 +28,13 @@ class GraphSchema:
     labels: tuple[str, ...]
     relationships: tuple[tuple[str, str, str], ...]
     """(source label, type, target label)"""
-    properties: tuple[str, ...] = ("id", "name")
+    keys: NodeKeys
+    """the id and name property keys of every node"""
+
+    @property
+    def properties(self) -> tuple[str, ...]:
+        """The node properties a condition may test (others are dropped or extend a constant's search string)."""
+        return (self.keys.id, self.keys.name)
 
     @property
     def types(self) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -11,12 +11,15 @@ from typing import Any
 from rich.progress import Progress
 
 from kgqa.answers import Candidate
+from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
+from kgqa.context import Context, Options
 from kgqa.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
 from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.load import LoadReport, load_skb
-from kgqa.pipeline import Context, Options, run
+from kgqa.pipeline import run
+from kgqa.rerank import CrossEncoderScores
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import GraphStore, Schema, SkbMeta
 from kgqa.store.falkordb import FalkorStore
@@ -71,7 +74,7 @@ class Kgqa:
         self.store: GraphStore = open_store(config)
         self._embedder: Embedder | None = None
         self._llm: CachedChat | None = None
-        self._cross_encoder: Callable[[list[tuple[str, str]]], Sequence[float]] | None = None
+        self._cross_encoder: CrossEncoderScores | None = None
 
     def __enter__(self) -> Kgqa:
         return self
@@ -139,7 +142,7 @@ class Kgqa:
         self.meta(skb)
         return self.store.schema(skb)
 
-    def cross_encoder(self) -> Callable[[list[tuple[str, str]]], Sequence[float]] | None:
+    def cross_encoder(self) -> CrossEncoderScores | None:
         """The configured sentence-transformers CrossEncoder's scoring function (loaded once, offline)."""
         if self.config.cross_encoder is None:
             return None
@@ -154,16 +157,13 @@ class Kgqa:
             self._cross_encoder = lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)]
         return self._cross_encoder
 
-    def ask(
-        self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None,
-        steps: str | None = None,
-    ) -> Answer:  # fmt: skip
-        """Answer ``question`` with the method's steps (config ``steps``; ``vss`` is the vector strand alone) over the
-        candidate types of ``skb``, or over ``types`` when given."""
-        if not question.strip():
-            raise InputError("the question is empty")
+    def prepare(
+        self, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None, steps: Steps | None = None,
+    ) -> tuple[Context, Options]:  # fmt: skip
+        """The context and options of a question over ``skb`` (config ``steps``; ``vss`` is the vector strand
+        alone), over its candidate types or ``types``: what :meth:`ask` runs with, and ``kgqa explain`` too."""
         meta = self.meta(skb)
-        config = replace(self.config, **{k: v for k, v in {"top_k": top_k, "steps": steps}.items() if v is not None})
+        config = replace(self.config, top_k=top_k or self.config.top_k, steps=steps or self.config.steps)
         validate(config)
         chosen = tuple(types) if types else meta.candidate_types
         unknown = [t for t in chosen if t not in meta.candidate_types]
@@ -180,6 +180,16 @@ class Kgqa:
         needs_ce = config.steps == "full" and options.reranker == "cross-encoder"
         ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config,
                       self.cross_encoder() if needs_ce else None)  # fmt: skip
+        return ctx, options
+
+    def ask(
+        self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None,
+        steps: Steps | None = None,
+    ) -> Answer:  # fmt: skip
+        """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`)."""
+        if not question.strip():
+            raise InputError("the question is empty")
+        ctx, options = self.prepare(skb, types=types, top_k=top_k, steps=steps)
         answers, trace = run(ctx, question, options)
         return Answer(question, answers, trace)
 

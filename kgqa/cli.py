@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
@@ -26,12 +26,10 @@ from rich.table import Table
 
 from kgqa.answers import Candidate
 from kgqa.app import Kgqa
+from kgqa.choices import RERANKER_SETTINGS, STEPS, STORES, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
 from kgqa.skbs import KNOWN, read_source
-
-if TYPE_CHECKING:
-    from kgqa.explain import Dialect
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -156,10 +154,10 @@ def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batc
 @click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
 @click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20).")
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
-@click.option("--steps", type=click.Choice(["vss", "graph", "hybrid", "full"]), default=None,
+@click.option("--steps", type=click.Choice(STEPS), default=None,
               help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).")
-@click.option("--reranker", type=click.Choice(["auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none"]),
-              default=None, help="Step 8 (auto: listwise with an LLM, else none).")
+@click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None,
+              help="Step 8 (auto: listwise with an LLM, else none).")
 @click.option("--cross-encoder", "cross_encoder", default=None, help="Local CrossEncoder path for --reranker.")
 @click.option("--alpha", type=click.FloatRange(0, 1), default=None, help="Graph strand share of k (2/3).")
 @click.option("--l-max", "l_max", type=click.IntRange(1, 1000), default=None, help="Most candidates per constant.")
@@ -167,8 +165,8 @@ def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batc
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (answers with evidence, trace of all 8 steps).")
 @click.pass_context
 def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top_k: int | None, llm: str | None,
-        steps: str | None, reranker: str | None, cross_encoder: str | None, alpha: float | None, l_max: int | None,
-        show_plan: bool, as_json: bool) -> None:  # fmt: skip
+        steps: Steps | None, reranker: RerankerSetting | None, cross_encoder: str | None, alpha: float | None,
+        l_max: int | None, show_plan: bool, as_json: bool) -> None:  # fmt: skip
     """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence."""
     flags = {"top_k": top_k, "llm": llm, "steps": steps, "reranker": reranker, "cross_encoder": cross_encoder,
              "alpha": alpha, "l_max": l_max}  # fmt: skip
@@ -280,9 +278,8 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
               help="STaRK question CSV, or a STaRK QA folder (stark_qa/stark_qa.csv + split/*.index).")
 @click.option("--split", default="test", show_default=True, type=click.Choice(["train", "val", "test", "human", "all"]))
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions of the split.")
-@click.option("--steps", type=click.Choice(["vss", "graph", "hybrid", "full"]), default=None)
-@click.option("--reranker", type=click.Choice(["auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none"]),
-              default=None)
+@click.option("--steps", type=click.Choice(STEPS), default=None)
+@click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None)
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
 @click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
 @click.option("--ablation", is_flag=True, help="The paper's rows: vector strand, graph strand, hybrid, + rerank.")
@@ -290,8 +287,8 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
               help="Results file; answered questions are kept in OUT.jsonl, so a re-run resumes.")
 @click.pass_context
 def eval_command(
-    ctx: click.Context, skb: str, qa_path: Path, split: str, limit: int | None, steps: str | None,
-    reranker: str | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
+    ctx: click.Context, skb: str, qa_path: Path, split: str, limit: int | None, steps: Steps | None,
+    reranker: RerankerSetting | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
 ) -> None:  # fmt: skip
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
     from kgqa.evaluate import ABLATION, ablation_table, eval_settings, load_records, results, run_eval
@@ -366,7 +363,8 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 @click.argument("question", required=False)
 @click.option("--cypher", "cypher_text", help="The Cypher text to explain (as an LLM wrote it), instead of QUESTION.")
 @click.option("--llm", default=None, help="QUESTION mode: none | openai:MODEL | llama:PATH.gguf (config 'llm').")
-@click.option("--dialect", type=click.Choice(["falkordb", "neo4j"]), default="falkordb", show_default=True,
+@click.option("--type", "types", multiple=True, help="QUESTION mode: answer type(s), as for kgqa ask.")
+@click.option("--dialect", type=click.Choice(STORES), default="falkordb", show_default=True,
               help="Whose Cypher to print; neo4j adds a block to paste into Neo4j Browser.")
 @click.option("--neo4j-version", default=None,
               help="Neo4j release to write for (config neo4j_version); 2026.01+ uses the Cypher 25 SEARCH clause.")
@@ -376,7 +374,8 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON; a rejected input prints {'error': ...}, exit 2.")
 @click.pass_context
 def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str | None, llm: str | None,
-            dialect: Dialect, neo4j_version: str | None, scope: int, lenient: bool, as_json: bool) -> None:  # fmt: skip
+            types: tuple[str, ...], dialect: StoreKind, neo4j_version: str | None, scope: int, lenient: bool,
+            as_json: bool) -> None:  # fmt: skip
     """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
     or repaired, and the compiled query with its parameters."""
     from cypher.errors import CypherSyntaxError
@@ -385,14 +384,14 @@ def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str
 
     if (question is None) == (cypher_text is None):
         raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
-    mode = "lenient" if lenient else "strict"
     try:
-        with _open(ctx, neo4j_version=neo4j_version, llm=llm) as kg:
+        flags = {"neo4j_version": neo4j_version, "llm": llm, "cypher_mode": "lenient" if lenient else None}
+        with _open(ctx, **flags) as kg:
             if cypher_text is not None:
-                result = build(kg, skb, cypher_text, scope=scope, mode=mode, dialect=dialect)
+                result = build(kg, skb, cypher_text, scope=scope, mode=kg.config.cypher_mode, dialect=dialect)
             else:
                 assert question is not None
-                result = explain_question(kg, skb, question, scope=scope, mode=mode, dialect=dialect)
+                result = explain_question(kg, skb, question, scope=scope, types=types or None, dialect=dialect)
     except (CypherSyntaxError, KgqaError) as exc:
         if not as_json:
             raise KgqaError(str(exc)) from exc

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from cypher.dialects.neo4j import syntax_for
+from kgqa.choices import CHOICES, CypherMode, RerankerSetting, Steps, StoreKind
 from kgqa.errors import ConfigError
 from kgqa.llm import parse_llm_spec
+from kgqa.store.neo4j import syntax_for
 
 ENV_PREFIX = "KGQA_"
 
@@ -31,7 +32,7 @@ class Config:
 
     home: Path = field(default_factory=_default_home)
     """Data directory: store files, embedding cache, logs."""
-    store: str = "falkordb"
+    store: StoreKind = "falkordb"
     """Graph store backend: ``falkordb`` (embedded, default) or ``neo4j`` (a server, see docs/neo4j.md)."""
     embedder: str = "minilm"
     """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, or ``openai:MODEL``."""
@@ -41,9 +42,9 @@ class Config:
     device: str = "cpu"
     top_k: int = 20
     """k, the number of answers."""
-    steps: str = "full"
+    steps: Steps = "full"
     """``vss`` (vector strand only), ``graph`` (steps 1-6), ``hybrid`` (1-7) or ``full`` (1-8, with rerank)."""
-    reranker: str = "auto"
+    reranker: RerankerSetting = "auto"
     """``auto`` (listwise with an LLM, else none), ``listwise``, ``pairwise``, ``pointwise``, ``cross-encoder``,
     ``none``."""
     cross_encoder: str | None = None
@@ -52,7 +53,7 @@ class Config:
     """Share of the k slots for the graph strand (method step 6): round(alpha * k)."""
     l_max: int = 100
     """Most candidates per constant (method step 5)."""
-    cypher_mode: str = "strict"
+    cypher_mode: CypherMode = "strict"
     """How the LLM's labels and types are mapped to the schema: ``strict`` (close matches) or ``lenient`` (all)."""
     hidden_labels: str = ""
     """Labels left out of the step-2 prompt, as ``skb:label`` items separated by commas (``mag:field_of_study``)."""
@@ -113,8 +114,9 @@ _FIELDS = {f.name: f for f in fields(Config)}
 
 
 def _coerce(name: str, raw: Any, source: str) -> Any:
-    """Convert a raw value (TOML value or env string) to the field's type, or raise naming the key."""
-    kind = str(_FIELDS[name].type)
+    """Convert a raw value (TOML value or env string) to the field's type, or raise naming the key (an enumerated
+    setting is read as a string here and checked against its choices by :func:`validate`)."""
+    kind = "str" if name in CHOICES else str(_FIELDS[name].type)
     try:
         if kind == "Path":
             return Path(str(raw)).expanduser()
@@ -193,9 +195,7 @@ def validate(config: Config) -> None:
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
     parse_llm_spec(config.llm)
-    choices = {"steps": ("vss", "graph", "hybrid", "full"), "cypher_mode": ("strict", "lenient"),
-               "reranker": ("auto", "listwise", "pairwise", "pointwise", "cross-encoder", "none")}  # fmt: skip
-    for name, allowed in choices.items():
+    for name, allowed in CHOICES.items():
         if getattr(config, name) not in allowed:
             raise ConfigError(f"'{name}' must be one of {', '.join(allowed)}, got {getattr(config, name)!r}")
     if not 0.0 <= config.alpha <= 1.0:
@@ -209,8 +209,6 @@ def validate(config: Config) -> None:
         syntax_for(config.neo4j_version)
     except ValueError as exc:
         raise ConfigError(f"'neo4j_version': {exc}") from exc
-    if config.store not in ("falkordb", "neo4j"):
-        raise ConfigError(f"store must be falkordb or neo4j, got '{config.store}'")
 
 
 def hidden_labels(config: Config, skb: str) -> frozenset[str]:

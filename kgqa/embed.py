@@ -40,7 +40,7 @@ class SentenceTransformerEncoder:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # its weight-loading bar would interleave with kgqa's own bars
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # its weight-loading bar would interleave with kgqa's own bars
 
         path = _resolve_model(model)
         try:
@@ -52,7 +52,9 @@ class SentenceTransformerEncoder:
         if dimension is None:
             raise EmbeddingError(f"model '{model}' does not report its embedding dimension")
         self.dimension = int(dimension)
-        self._default_max = self._model.max_seq_length
+        if self._model.max_seq_length is None:
+            raise EmbeddingError(f"model '{model}' does not report its maximum sequence length")
+        self._default_max: int = self._model.max_seq_length
         self._batch_size = batch_size
 
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
@@ -87,7 +89,8 @@ class OpenAIEncoder:
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
         response = self._client.embeddings.create(model=self._model, input=list(texts))
         vectors = np.asarray([item.embedding for item in response.data], dtype=np.float32)
-        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        normalized: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        return normalized
 
 
 @dataclass
@@ -183,7 +186,8 @@ class Embedder:
         return out
 
     def embed_one(self, text: str, max_tokens: int | None = None) -> np.ndarray:
-        return self.embed([text], max_tokens)[0]
+        vector: np.ndarray = self.embed([text], max_tokens)[0]
+        return vector
 
 
 def make_encoder(spec: str, *, device: str, batch_size: int, base_url: str | None, api_key: str | None) -> Encoder:

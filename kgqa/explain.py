@@ -1,23 +1,50 @@
-"""``kgqa explain``: what kgqa makes of a Cypher text: plan, drops, repairs, and the compiled query with parameters."""
+"""``kgqa explain``: what kgqa makes of a Cypher text: plan, drops, repairs, and the compiled query with parameters.
+
+With a QUESTION instead of a Cypher text it runs method steps 1-3 through the very functions ``kgqa ask`` runs
+(kgqa.pipeline.target_type, kgqa.text2cypher.write_cypher and plan_from_reply, on the context of
+:meth:`kgqa.app.Kgqa.prepare`), so it shows exactly the prompt, reply and plan of ``kgqa ask`` for the same question
+and settings. It explains the LLM's plan: where that plan is unusable it says so, where ``kgqa ask`` would fall back
+to the linked entities' plan (``kgqa ask --explain`` shows that one).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from cypher.compile import pattern_query
-from cypher.dialects import neo4j
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.plan import QueryPlan
-from cypher.sanitize import Mode, Repair, sanitize
+from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan, sanitize
 from kgqa.app import Kgqa
+from kgqa.choices import StoreKind
+from kgqa.config import hidden_labels
 from kgqa.errors import ConfigError
-from kgqa.grounding import constant_vectors, graph_schema, plan_candidates
+from kgqa.grounding import constant_vectors, plan_candidates
 from kgqa.llm import Usage
-from kgqa.text2cypher import generate_cypher, schema_view, with_answer_variable
+from kgqa.pipeline import target_type
+from kgqa.store.base import graph_schema
+from kgqa.store.neo4j import browser_statement
+from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
+from kgqa.trace import STEP_NAMES, StepTrace
 
-Dialect = Literal["falkordb", "neo4j"]
+Dialect = StoreKind
+"""Whose Cypher to show: each store speaks its own dialect."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """QUESTION mode: steps 1-2 as ``kgqa ask`` runs them."""
+
+    question: str
+    target_type: str
+    model: str
+    prompt: str
+    reply: str
+    usage: Usage
+    """LLM use of steps 1 and 2"""
 
 
 @dataclass(frozen=True)
@@ -44,64 +71,62 @@ class Explanation:
         return out
 
 
-@dataclass(frozen=True)
-class Generated:
-    question: str
-    model: str
-    reply: str
-    usage: Usage
-
-
 def explain(
     kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
 ) -> Explanation:
     """Parse, sanitize against the live schema and compile; constants get their first ``scope`` candidates."""
-    return explain_plan(kg, skb, parse(cypher), scope=scope, mode=mode, dialect=dialect)
+    schema = graph_schema(kg.schema(skb))
+    return compile_plan(kg, skb, schema, sanitize(parse(cypher), schema, mode), scope=scope, dialect=dialect)
 
 
-def explain_plan(
-    kg: Kgqa, skb: str, parsed: QueryPlan, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb",
-    repairs: tuple[Repair, ...] = (),
-) -> Explanation:  # fmt: skip
-    """Sanitize a parsed plan against the live schema and compile it (``repairs``: those made before sanitizing).
+def compile_plan(
+    kg: Kgqa, skb: str, schema: GraphSchema, sanitized: SanitizedPlan, *, scope: int, dialect: Dialect = "falkordb"
+) -> Explanation:
+    """Compile a sanitized plan as step 5 does, with each constant's first ``scope`` candidates (step 4).
 
     The candidates always come from the SKB loaded in the embedded store, whatever the dialect: the Neo4j text is
     what kgqa would send to a Neo4j (release ``config.neo4j_version``) holding the same SKB, with the same
     parameters.
     """
-    schema = graph_schema(kg.schema(skb))
-    sanitized = sanitize(parsed, schema, mode)
-    query = pattern_query(sanitized.plan)
+    query = pattern_query(sanitized.plan, schema.keys)
     params = dict(query.params)
     if query.constant_params:
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
         candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope)
         params.update({query.constant_params[name]: [node for node, _ in pairs] for name, pairs in candidates.items()})
-    repairs = repairs + sanitized.repairs
     if dialect == "falkordb":
-        return Explanation(sanitized.plan, repairs, dialect, query.text, params)
-    syntax = neo4j.syntax_for(kg.config.neo4j_version)
-    text = neo4j.statement(query.text, syntax)
-    return Explanation(sanitized.plan, repairs, dialect, text, params, neo4j.browser_block(text, params))
+        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params)
+    text, browser = browser_statement(query.text, params, kg.config.neo4j_version)
+    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser)
 
 
 def explain_question(
-    kg: Kgqa, skb: str, question: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
-) -> Explanation:
-    """Step 2 (the configured LLM writes Cypher for ``question``), then :func:`explain` of its reply."""
-    llm = kg.llm
-    if llm is None:
+    kg: Kgqa, skb: str, question: str, *, scope: int, types: Sequence[str] | None = None,
+    dialect: Dialect = "falkordb",
+) -> Explanation:  # fmt: skip
+    """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan.
+    Raises LlmError when the LLM fails, CypherSyntaxError when its reply gives no usable plan."""
+    ctx, options = kg.prepare(skb, types=types)
+    if ctx.llm is None:
         raise ConfigError("explaining a QUESTION needs an LLM: set 'llm' (--llm openai:MODEL or llama:PATH.gguf), "
                           "or pass the Cypher with --cypher")  # fmt: skip
-    view = schema_view(kg.store, skb, kg.schema(skb))
-    completion = generate_cypher(llm, question, view, temperature=kg.config.llm_temperature)
+    step1 = StepTrace(1, STEP_NAMES[1])
+    target = target_type(ctx, question, options, kg.embedder.embed_one(question), step1)
+    reply = write_cypher(ctx.llm, ctx.store, skb, ctx.schema, question, target, hidden=hidden_labels(ctx.config, skb),
+                         temperature=ctx.config.llm_temperature)  # fmt: skip
     usage = Usage()
-    usage.add(completion)
-    generated = Generated(question, llm.name, completion.text, usage)
+    usage.merge(step1.usage)
+    usage.add(reply.completion)
+    text = reply.completion.text
+    generated = Generated(question, target, ctx.llm.name, reply.prompt, text, usage)
+    fallback = " (kgqa ask falls back to the linked entities' plan: see kgqa ask --explain)"
     try:
-        plan, repairs = with_answer_variable(parse(completion.text))
-        result = explain_plan(kg, skb, plan, scope=scope, mode=mode, dialect=dialect, repairs=repairs)
+        sanitized = plan_from_reply(text, ctx.graph, target, ctx.config.cypher_mode)
+        why = unusable(sanitized.plan)
+        if why is not None:
+            raise CypherSyntaxError(why)
+        result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)
     except CypherSyntaxError as exc:
-        raise CypherSyntaxError(f"{exc} in the LLM's reply {completion.text[:300]!r}") from exc
+        raise CypherSyntaxError(f"{exc} in the LLM's reply {text[:300]!r}{fallback}") from exc
     return replace(result, generated=generated)

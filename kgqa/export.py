@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from cypher.dialects import falkordb as q
-from cypher.dialects import neo4j
 from kgqa.store.base import GraphStore, SkbMeta, batched
+from kgqa.store.neo4j import post_import_script
 
 ARRAY_DELIMITER = ";"
 NODE_HEADER = ["id:ID({space})", "name", "doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"]
@@ -55,11 +53,11 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
         header, data = out / f"nodes_{space}.header.csv", out / f"nodes_{space}.csv"
         with header.open("w", newline="", encoding="utf-8") as handle:
             csv.writer(handle).writerow([h.format(space=space) for h in NODE_HEADER])
-        ids = [str(row[0]) for row in store.read(skb, q.label_ids(label))]
+        ids = store.label_ids(skb, label)
         with data.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             for chunk in batched(ids, batch):
-                for node_id, name, doc, name_emb, doc_emb in store.read(skb, q.node_rows(label), {"ids": list(chunk)}):
+                for node_id, name, doc, name_emb, doc_emb in store.node_rows(skb, label, chunk):
                     writer.writerow([node_id, name, doc, _floats(name_emb), _floats(doc_emb), label])
                     nodes += 1
         node_files.append((header, data))
@@ -71,23 +69,12 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
                                          for h in EDGE_HEADER])  # fmt: skip
         with data.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
-            for source, target in store.read(skb, q.edge_rows(rel.source, rel.type, rel.target)):
+            for source, target in store.edge_rows(skb, rel.source, rel.type, rel.target):
                 writer.writerow([source, target, rel.type])
                 edges += 1
         edge_files.append((header, data))
     post = out / "post_import.cypher"
-    labels = [info.name for info in schema.labels]
-    statements = [neo4j.create_id_constraint(label) for label in labels]
-    statements += [neo4j.create_vector_index(label, prop, meta.dimension) for label in labels
-                   for prop in (neo4j.NAME_EMB, neo4j.DOC_EMB)]  # fmt: skip
-    params = {"name": skb, "json": json.dumps(asdict(meta))}
-    post.write_text(
-        "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
-        + "".join(f"{s};\n" for s in statements)
-        + "".join(f":param {key} => {neo4j.cypher_literal(value)}\n" for key, value in params.items())
-        + f"{neo4j.WRITE_META};\n",
-        encoding="utf-8",
-    )
+    post.write_text(post_import_script([info.name for info in schema.labels], meta), encoding="utf-8")
     parts = [f"--nodes={h.name},{d.name}" for h, d in node_files] + [
         f"--relationships={h.name},{d.name}" for h, d in edge_files
     ]

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from cypher.compile import PatternQuery, pattern_query
-from cypher.dialects import falkordb as q
 from cypher.plan import QueryPlan, Symbol
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
-from kgqa.store.base import GraphStore, Schema
+from kgqa.store.base import GraphStore
 
 
 def expansion_schedule(l_max: int) -> list[int]:
@@ -27,14 +26,6 @@ def expansion_schedule(l_max: int) -> list[int]:
         value = int(1.5 * value + 0.5)
     steps.append(l_max)
     return steps
-
-
-def graph_schema(schema: Schema) -> GraphSchema:
-    return GraphSchema(
-        tuple(label.name for label in schema.labels),
-        tuple((r.source, r.type, r.target) for r in schema.relationships),
-        (q.ID, q.NAME),
-    )
 
 
 @dataclass(frozen=True)
@@ -82,8 +73,8 @@ def constant_candidates(
 ) -> list[tuple[str, str]]:
     """Exact (case-insensitive) name matches first, then the name index's nearest: up to ``l_max`` (id, name)."""
     text = symbol.search_string or ""
-    exact = [(str(r[0]), str(r[1])) for label in labels for r in store.read(skb, q.exact_name(label), {"text": text})]
-    hits = [hit for label in labels for hit in store.vector_top_k(skb, label, q.NAME_EMB, vector, l_max)]
+    exact = [pair for label in labels for pair in store.exact_name(skb, label, text)]
+    hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
     hits.sort(key=lambda hit: -hit.similarity)
     ordered: dict[str, str] = {}
     for node, name in exact + [(str(hit.id), hit.name) for hit in hits]:
@@ -108,13 +99,13 @@ def plan_candidates(
 
 
 def ground(
-    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
+    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], schema: GraphSchema,
     *, k: int, l_max: int, found: dict[str, list[tuple[str, str]]] | None = None, source: str = "llm",
 ) -> GroundingResult:  # fmt: skip
     """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan)."""
-    query = pattern_query(plan)
+    query = pattern_query(plan, schema.keys)
     if found is None:
-        found = plan_candidates(store, skb, plan, vectors, all_labels, l_max)
+        found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max)
     candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
     result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs},
                              searches={c.name: c.search_string or "" for c in plan.constants})  # fmt: skip

@@ -18,7 +18,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cypher.dialects import falkordb as q
 from cypher.plan import Condition, QueryPlan, Symbol, Triplet
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
@@ -73,7 +72,7 @@ def link_entities(
     found: list[Link] = []
     for (start, end, text), vector in zip(grams, vectors, strict=True):
         for label in labels:
-            for hit in store.vector_top_k(skb, label, q.NAME_EMB, vector, 1):
+            for hit in store.vector_top_k(skb, label, "name", vector, 1):
                 if hit.similarity >= threshold:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
     found.sort(key=_priority)

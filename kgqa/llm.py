@@ -127,9 +127,8 @@ class OpenAIChat:
             limits = {"max_tokens": max_tokens, "temperature": temperature}
         start = time.perf_counter()
         try:
-            reply = self._client.chat.completions.create(
-                model=self._model, messages=[{"role": m.role, "content": m.content} for m in messages], **limits,
-            )  # fmt: skip
+            chat: list[Any] = [{"role": m.role, "content": m.content} for m in messages]
+            reply = self._client.chat.completions.create(model=self._model, messages=chat, **limits)
         except openai.APITimeoutError as exc:
             raise LlmError(f"LLM {self.name} timed out at {self._where}") from exc
         except openai.APIStatusError as exc:
@@ -175,7 +174,7 @@ class LlamaCppChat:
         start = time.perf_counter()
         try:
             reply: Any = self._llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],  # type: ignore[misc]
+                messages=[{"role": m.role, "content": m.content} for m in messages],
                 max_tokens=max_tokens, temperature=temperature,
             )  # fmt: skip
         except (ValueError, RuntimeError) as exc:  # e.g. a prompt longer than the context window

@@ -1,100 +1,39 @@
-"""The AF-Retriever pipeline (../shared/docs/method.md), steps 1-8, with whatever LLM is configured, or none.
+"""The AF-Retriever pipeline (method steps 1-8, as in the AF-Retriever paper), with whatever LLM is configured,
+or none.
 
-Each step is one function in its own module; this module only wires them and records the trace. Modes
-(``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types); ``graph`` = steps 1-6;
-``hybrid`` = 1-7; ``full`` = 1-8. A failing LLM never loses the question: step 1 falls back to embeddings, a
-step-2/3 failure falls back to the schema-guided plan of the entities linked in the question (what runs without an
-LLM; with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a step-8 failure
-keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or the embedder
-still raise.
-
-The same plan joins the graph strand when the LLM's plan grounds fewer than k targets at l = 1, i.e. does not
-match the graph as written: a small local model often invents a relation or turns the question's free-text
-condition into a node constant, and its pattern then matches nothing until the scope is widened far. The two
-plans' targets are ranked by round (the scope l that grounded them: the method's measure of how well a plan
-fits), the LLM's first within a round (measured in docs/results.md).
+Each step is one function in its own module; this module only wires them and records the trace:
+1 kgqa.target_type, 2 kgqa.text2cypher.write_cypher, 3 kgqa.text2cypher.plan_from_reply (without an LLM, or as the
+fallback of an unusable plan: kgqa.fallback), 4-5 kgqa.grounding, 6 kgqa.graph_ranking, 7 kgqa.hybrid,
+8 kgqa.rerank.rerank. Modes (``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types);
+``graph`` = steps 1-6; ``hybrid`` = 1-7; ``full`` = 1-8. A failing LLM never loses the question: step 1 falls back
+to the type the question names or embeddings, a step-2/3 failure to the schema-guided plan of the entities linked
+in the question (with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a
+step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or
+the embedder still raise.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from functools import cached_property
+from dataclasses import asdict
 
 import numpy as np
 
 from cypher.errors import CypherSyntaxError
 from cypher.plan import QueryPlan
-from cypher.sanitize import GraphSchema
 from kgqa.answers import Candidate
-from kgqa.config import Config, hidden_labels
-from kgqa.embed import Embedder
-from kgqa.errors import ConfigError, LlmError
-from kgqa.grounding import (
-    GroundingResult,
-    constant_vectors,
-    graph_schema,
-    ground,
-    merge_groundings,
-    plan_candidates,
-)
-from kgqa.hybrid import GraphRanking, merge, rank_graph_strand
-from kgqa.linking import link_entities, schema_guided_plan
-from kgqa.llm import ChatModel
-from kgqa.rerank import (
-    rerank_cross_encoder,
-    rerank_documents,
-    rerank_listwise,
-    rerank_pairwise,
-    rerank_pointwise,
-)
-from kgqa.store.base import GraphStore, Schema
+from kgqa.config import hidden_labels
+from kgqa.context import Context, Options
+from kgqa.errors import LlmError
+from kgqa.fallback import ground_linked_too, linked_plan, linked_plan_instead
+from kgqa.graph_ranking import GraphRanking, rank_graph_strand
+from kgqa.grounding import constant_vectors, ground, plan_candidates
+from kgqa.hybrid import hybrid_merge
+from kgqa.rerank import rerank, rerank_documents
 from kgqa.target_type import fallback_type, predict_target_type
-from kgqa.text2cypher import generate_cypher, plan_from_reply, schema_view
+from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.trace import StepTrace, Trace
 from kgqa.vector import vector_strand
-
-
-@dataclass(frozen=True)
-class Options:
-    """Per-question settings; defaults come from the configuration (file, environment, flags)."""
-
-    steps: str
-    reranker: str
-    k: int
-    alpha: float
-    l_max: int
-    types: tuple[str, ...]
-
-    @classmethod
-    def from_config(cls, config: Config, types: Sequence[str], has_llm: bool) -> Options:
-        reranker = config.reranker if config.steps == "full" else "none"  # only step 8 reranks
-        if reranker == "auto":
-            reranker = "listwise" if has_llm else ("cross-encoder" if config.cross_encoder else "none")
-        if reranker in ("listwise", "pairwise", "pointwise") and not has_llm:
-            raise ConfigError(f"reranker '{reranker}' needs an LLM: set 'llm', or use cross-encoder or none")
-        if reranker == "cross-encoder" and not config.cross_encoder:
-            raise ConfigError("reranker 'cross-encoder' needs 'cross_encoder' (a local CrossEncoder path)")
-        return cls(config.steps, reranker, config.top_k, config.alpha, config.l_max, tuple(types))
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the steps share: the store, the embedder, the optional LLM and cross-encoder, the configuration."""
-
-    store: GraphStore
-    skb: str
-    schema: Schema
-    embedder: Embedder
-    llm: ChatModel | None
-    config: Config
-    cross_encoder: Callable[[list[tuple[str, str]]], Sequence[float]] | None = None
-
-    @cached_property
-    def graph(self) -> GraphSchema:
-        """The schema as the Cypher package sees it (labels, relationship triples), computed once per context."""
-        return graph_schema(self.schema)
 
 
 def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate], Trace]:
@@ -120,12 +59,12 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
         return answers, trace
 
     with trace.step(1) as record:
-        target = _target_type(ctx, question, options, question_vector, record)
+        target = target_type(ctx, question, options, question_vector, record)
     trace.target_type = target
     plan = _plan(ctx, question, target, trace)
     source, fallback = ("llm", ctx.config.plan_fallback) if ctx.llm is not None else ("linked", False)
     if plan is None and fallback:
-        plan = _linked_plan_instead(ctx, question, target, trace)
+        plan = linked_plan_instead(ctx, question, target, trace)
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
@@ -136,8 +75,7 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
         answers = ranking.kept
     else:
         with trace.step(7) as record:
-            vector = vector_strand(ctx.store, ctx.skb, question_vector, (target,), options.k + len(ranking.kept))
-            answers = merge(ranking, vector, options.k)
+            answers = hybrid_merge(ctx.store, ctx.skb, question_vector, target, ranking, options.k)
             from_vector = sum(c.strands[0] == "vector" for c in answers)
             record.detail = f"{from_vector} of {len(answers)} answers from the vector strand over {target}"
     if options.steps != "full" or options.reranker == "none":
@@ -149,9 +87,8 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
     return answers, trace
 
 
-def _target_type(
-    ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace
-) -> str:
+def target_type(ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace) -> str:
+    """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type)."""
     if len(options.types) == 1:
         record.detail = f"{options.types[0]} (the only candidate type)"
         return options.types[0]
@@ -176,7 +113,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
     """Steps 2-3 with an LLM; without one, the schema-guided plan from linked entities (recorded as degraded)."""
     if ctx.llm is None:
         with trace.step(2) as record:
-            plan, links = _linked_plan(ctx, question, target)
+            plan, links = linked_plan(ctx, question, target)
             record.degrade(f"no LLM: entities linked by the name index: {links}")
         with trace.step(3) as record:
             if plan is None:
@@ -187,19 +124,18 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         return plan
     with trace.step(2) as record:
         try:
-            view = schema_view(ctx.store, ctx.skb, ctx.schema, hidden=hidden_labels(ctx.config, ctx.skb))
-            completion = generate_cypher(ctx.llm, question, view, target_type=target,
-                                         temperature=ctx.config.llm_temperature)  # fmt: skip
+            reply = write_cypher(ctx.llm, ctx.store, ctx.skb, ctx.schema, question, target,
+                                 hidden=hidden_labels(ctx.config, ctx.skb), temperature=ctx.config.llm_temperature)
         except LlmError as exc:
             record.degrade(str(exc))
             with trace.step(3, skipped="no Cypher from step 2"):
                 pass
             return None
-        record.usage.add(completion)
-        record.detail = completion.text
+        record.usage.add(reply.completion)
+        record.detail = reply.completion.text
     with trace.step(3) as record:
         try:
-            sanitized = plan_from_reply(completion.text, ctx.graph, target, ctx.config.cypher_mode)  # type: ignore[arg-type]
+            sanitized = plan_from_reply(reply.completion.text, ctx.graph, target, ctx.config.cypher_mode)
         except CypherSyntaxError as exc:
             record.degrade(f"unusable Cypher: {exc}")
             return None
@@ -207,63 +143,11 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         parts = [f"{r.kind} {r.original!r} -> {r.replacement!r}" for r in sanitized.repairs]
         parts += [f"dropped {d.text!r}: {d.reason}" for d in sanitized.plan.dropped]
         record.detail = "; ".join(parts)
-        if not sanitized.plan.triplets and not sanitized.plan.constants:
-            record.degrade("the plan has no triplet and no constant: nothing to ground")
-            return None
-        if sanitized.plan.target is None:
-            record.degrade("the query returns no node variable to answer with")
+        why = unusable(sanitized.plan)
+        if why is not None:
+            record.degrade(why)
             return None
         return sanitized.plan
-
-
-def _linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
-    """The schema-guided plan of the entities the name index links in the question (kgqa.linking), and what was
-    linked, for the trace: the plan without an LLM, and the fallback when the LLM's plan fails."""
-    links = link_entities(question, ctx.store, ctx.skb, ctx.graph.labels, ctx.embedder,
-                          threshold=ctx.config.link_threshold)  # fmt: skip
-    found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
-    return schema_guided_plan(links, target, ctx.graph, question), found or "none"
-
-
-def _unconnected(links: str, target: str) -> str:
-    return f"no linked entity ({links}) is connected to {target}"
-
-
-def _linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
-    """Steps 2-3 gave no usable plan: take the linked entities' plan, noted on step 3 (which stays degraded)."""
-    record = trace.record(3)
-    start = time.perf_counter()
-    plan, links = _linked_plan(ctx, question, target)
-    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
-    if plan is None:
-        record.degrade(f"{record.detail}; no fallback: {_unconnected(links, target)}")
-        return None
-    record.degrade(f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
-                   f"{len(plan.triplets)} triplet(s)")  # fmt: skip
-    trace.plan = asdict(plan)
-    return plan
-
-
-def _ground_linked_too(
-    ctx: Context, question: str, target: str, options: Options, result: GroundingResult, trace: Trace
-) -> tuple[GroundingResult, str]:
-    """The LLM's plan grounded fewer than k targets at l = 1 (it did not match the graph as written): ground the
-    linked entities' plan too and merge its targets by round (grounding.merge_groundings). Returns the merged
-    result and what happened, for step 5's trace."""
-    plan, links = _linked_plan(ctx, question, target)
-    why = f"the LLM's plan grounded {result.at_first_scope} (< k={options.k}) at l=1"
-    if plan is None:
-        return result, f"{why}; no fallback plan: {_unconnected(links, target)}"
-    linked = ground(ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), ctx.graph.labels, k=options.k,
-                    l_max=options.l_max, source="linked")  # fmt: skip
-    trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
-    rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
-    merged = merge_groundings(result, linked, LINKED_PREFIX)
-    return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"
-
-
-LINKED_PREFIX = "linked."
-"""Prefix of the linked plan's constant symbols in merged evidence (both plans may name a constant e0)."""
 
 
 def _graph_strand(
@@ -278,18 +162,17 @@ def _graph_strand(
             with trace.step(number, skipped="no plan"):
                 pass
         return empty
-    labels = ctx.graph.labels
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
-        found = plan_candidates(ctx.store, ctx.skb, plan, vectors, labels, options.l_max)
+        found = plan_candidates(ctx.store, ctx.skb, plan, vectors, ctx.graph.labels, options.l_max)
         record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:
-        result = ground(ctx.store, ctx.skb, plan, vectors, labels, k=options.k, l_max=options.l_max, found=found,
+        result = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=options.k, l_max=options.l_max, found=found,
                         source=source)  # a plan without a target never gets here (_plan)  # fmt: skip
         trace.query, trace.params = result.query.text, result.query.params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
         if linked is not None and result.at_first_scope < options.k:
-            result, note = _ground_linked_too(ctx, *linked, options, result, trace)
+            result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
     with trace.step(6) as record:
         ranking = rank_graph_strand(result, ctx.store, ctx.skb, ctx.embedder, question_vector,
@@ -304,21 +187,12 @@ def _graph_strand(
 def _rerank(
     ctx: Context, question: str, answers: list[Candidate], options: Options, record: StepTrace
 ) -> list[Candidate]:
+    """Step 8 over the merged answers; an LLM failure keeps the merged order (recorded as degraded)."""
     docs = rerank_documents(ctx.store, ctx.skb, answers)
-    budget, temperature = ctx.config.rerank_budget_tokens, ctx.config.llm_temperature
     try:
-        if options.reranker == "cross-encoder":
-            assert ctx.cross_encoder is not None
-            outcome = rerank_cross_encoder(ctx.cross_encoder, question, docs, budget=budget)
-        else:
-            assert ctx.llm is not None
-            if options.reranker == "listwise":
-                outcome = rerank_listwise(ctx.llm, question, docs, budget=budget, temperature=temperature)
-            elif options.reranker == "pairwise":
-                outcome = rerank_pairwise(ctx.llm, question, docs, budget=budget, temperature=temperature)
-            else:
-                outcome = rerank_pointwise(ctx.llm, question, docs, budget=budget, temperature=temperature,
-                                           concurrency=ctx.config.rerank_concurrency)  # fmt: skip
+        outcome = rerank(options.reranker, question, docs, llm=ctx.llm, cross_encoder=ctx.cross_encoder,
+                         budget=ctx.config.rerank_budget_tokens, temperature=ctx.config.llm_temperature,
+                         concurrency=ctx.config.rerank_concurrency)  # fmt: skip
     except LlmError as exc:
         record.degrade(f"{exc}; kept the merged order")
         return answers

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cypher.dialects import falkordb as q
-from kgqa.errors import InputError
-from kgqa.llm import ChatModel, LlmError, Message
+from kgqa.errors import InputError, LlmError
+from kgqa.llm import ChatModel, Message
 from kgqa.store.base import GraphStore, Schema
 
 MAX_ANSWERS = 20
@@ -113,7 +112,7 @@ def generate(
     if not 0 < max_word_share <= 1:
         raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
     rng = random.Random(seed)
-    ids = {t: [str(row[0]) for row in store.read(skb, q.label_ids(t))] for t in types}
+    ids = {t: store.label_ids(skb, t) for t in types}
     frequencies: dict[str, Counter[str]] = {}
     options = {t: templates(schema, t) for t in types if ids[t] and templates(schema, t)}
     if not options:
@@ -126,22 +125,20 @@ def generate(
         target = rng.choice(sorted(options))
         hops = rng.choice(options[target])
         gold = rng.choice(ids[target])
-        reached = store.read(skb, q.anchors(target, hops), {"id": gold})
-        docs = store.read(skb, q.documents(target), {"ids": [gold]})
+        reached = store.reachable(skb, target, hops, gold)
+        docs = store.documents(skb, target, [gold])
         if not reached or not docs:
             rejected[target, "the gold answer has no node along the template"] += 1
             continue
-        anchor_id, anchor_name = (str(v) for v in rng.choice(reached))
+        anchor_id, anchor_name = rng.choice(reached)
         if target not in frequencies:  # one pass over the type's documents, the first time it is sampled
-            rows = store.read(skb, q.documents(target), {"ids": ids[target]})
-            frequencies[target] = document_frequencies([row[2] or "" for row in rows])
-        words = specific_words(docs[0][2] or "", frequencies[target], len(ids[target]), max_word_share)
+            frequencies[target] = document_frequencies([d.doc for d in store.documents(skb, target, ids[target])])
+        words = specific_words(docs[0].doc, frequencies[target], len(ids[target]), max_word_share)
         if not words:
             rejected[target, f"no document word in at most {max_word_share:g} of its type's documents"] += 1
             continue
         word = rng.choice(words)
-        answers = [str(row[0]) for row in store.read(skb, q.path_answers(target, hops),
-                                                      {"anchor": anchor_id, "keyword": word.lower()})]  # fmt: skip
+        answers = store.path_answers(skb, target, hops, anchor_id, word.lower())
         if not 1 <= len(answers) <= MAX_ANSWERS or gold not in answers:
             rejected[target, f"not 1-{MAX_ANSWERS} answers"] += 1
             continue

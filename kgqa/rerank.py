@@ -21,25 +21,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
-from cypher.dialects import falkordb as q
 from kgqa.answers import Candidate
-from kgqa.hybrid import node_documents
+from kgqa.choices import Reranker
+from kgqa.graph_ranking import node_documents
 from kgqa.llm import ChatModel, Message, Usage
-from kgqa.store.base import GraphStore
+from kgqa.store.base import GraphStore, Relation
 
-RerankerName = Literal["listwise", "pairwise", "pointwise", "cross-encoder", "none"]
-RERANKERS: tuple[str, ...] = ("listwise", "pairwise", "pointwise", "cross-encoder", "none")
+CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
+"""A cross-encoder's scoring function: (question, document) pairs in, one relevance score each out."""
 NAMES_PER_RELATION = 8
 CHARS_PER_TOKEN = 4
 """Budget arithmetic uses ~4 characters per token (English text with BPE/WordPiece); it only picks the tier."""
-
-
-@dataclass(frozen=True)
-class Relation:
-    type: str
-    out: bool
-    neighbour: str
-    name: str
 
 
 @dataclass(frozen=True)
@@ -57,6 +49,28 @@ class RerankOutcome:
     usage: Usage = field(default_factory=Usage)
 
 
+def rerank(
+    reranker: Reranker, question: str, docs: Sequence[RerankDoc], *, llm: ChatModel | None,
+    cross_encoder: CrossEncoderScores | None, budget: int, temperature: float, concurrency: int,
+) -> RerankOutcome:  # fmt: skip
+    """Step 8: order ``docs`` with ``reranker`` (``none`` keeps their order). Raises LlmError when the LLM fails
+    (the pipeline then keeps the merged order). The model a reranker needs was checked with the options
+    (kgqa.context.Options.from_config); its absence here is a bug."""
+    if reranker == "none":
+        return RerankOutcome([d.candidate for d in docs], "reranker=none")
+    if reranker == "cross-encoder":
+        if cross_encoder is None:
+            raise ValueError("reranker 'cross-encoder' called without a cross-encoder")
+        return rerank_cross_encoder(cross_encoder, question, docs, budget=budget)
+    if llm is None:
+        raise ValueError(f"reranker '{reranker}' called without an LLM")
+    if reranker == "listwise":
+        return rerank_listwise(llm, question, docs, budget=budget, temperature=temperature)
+    if reranker == "pairwise":
+        return rerank_pairwise(llm, question, docs, budget=budget, temperature=temperature)
+    return rerank_pointwise(llm, question, docs, budget=budget, temperature=temperature, concurrency=concurrency)
+
+
 def rerank_documents(store: GraphStore, skb: str, candidates: Sequence[Candidate]) -> list[RerankDoc]:
     by_label: dict[str, list[str]] = defaultdict(list)
     for c in candidates:
@@ -64,8 +78,8 @@ def rerank_documents(store: GraphStore, skb: str, candidates: Sequence[Candidate
     texts = node_documents(store, skb, by_label)
     relations: dict[str, list[Relation]] = defaultdict(list)
     for label, ids in by_label.items():
-        for node_id, rel_type, out, neighbour, name in store.read(skb, q.relations(label), {"ids": ids}):
-            relations[str(node_id)].append(Relation(rel_type, bool(out), str(neighbour), name or ""))
+        for relation in store.relations(skb, label, ids):
+            relations[relation.node].append(relation)
     return [RerankDoc(c, texts.get(c.id, c.name), tuple(relations[c.id])) for c in candidates]
 
 
@@ -218,7 +232,7 @@ def rerank_pointwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *
     return outcome
 
 
-def rerank_cross_encoder(predict: Callable[[list[tuple[str, str]]], Sequence[float]], question: str,
+def rerank_cross_encoder(predict: CrossEncoderScores, question: str,
                          docs: Sequence[RerankDoc], *, budget: int) -> RerankOutcome:  # fmt: skip
     texts, tier = render(docs, budget)
     scores = list(predict([(question, text) for text in texts]))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from cypher.dialects import falkordb as q
 from cypher.parser import parse
 from cypher.plan import QueryPlan
 from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan, sanitize
@@ -48,10 +47,7 @@ def schema_view(
     """The live schema of ``skb`` with ``per_label`` example names per label, read from the store; ``hidden``
     labels (and their relationships) are left out (method step 2: hiding MAG's field_of_study helped)."""
     labels = tuple(label.name for label in schema.labels if label.name not in hidden)
-    examples = {
-        label: tuple(str(row[0]) for row in store.read(skb, q.example_names(label), {"n": per_label}))
-        for label in labels
-    }
+    examples = {label: tuple(store.example_names(skb, label, per_label)) for label in labels}
     relationships = tuple(
         (r.source, r.type, r.target) for r in schema.relationships if r.source not in hidden and r.target not in hidden
     )
@@ -79,14 +75,33 @@ def cypher_messages(question: str, schema: SchemaView, target_type: str | None =
     return [Message("user", prompt)]
 
 
+@dataclass(frozen=True)
+class CypherReply:
+    """Step 2's exchange: the prompt the LLM was given and its completion."""
+
+    prompt: str
+    completion: Completion
+
+
 def generate_cypher(
     llm: ChatModel, question: str, schema: SchemaView, *, target_type: str | None = None, temperature: float = 0.0
-) -> Completion:
+) -> CypherReply:
     """Ask ``llm`` for Cypher answering ``question``; the raw reply (fences, prose and all) goes to the parser."""
     if not question.strip():
         raise InputError("the question is empty")
     messages = cypher_messages(question, schema, target_type)
-    return llm.complete(messages, max_tokens=MAX_TOKENS, temperature=temperature)
+    completion = llm.complete(messages, max_tokens=MAX_TOKENS, temperature=temperature)
+    return CypherReply("\n\n".join(m.content for m in messages), completion)
+
+
+def write_cypher(
+    llm: ChatModel, store: GraphStore, skb: str, schema: Schema, question: str, target_type: str, *,
+    hidden: frozenset[str], temperature: float,
+) -> CypherReply:  # fmt: skip
+    """Method step 2, as ``kgqa ask`` and ``kgqa explain`` both run it: the live schema without the SKB's hidden
+    labels, the target type of step 1, then the LLM. Raises LlmError when the LLM fails."""
+    view = schema_view(store, skb, schema, hidden=hidden)
+    return generate_cypher(llm, question, view, target_type=target_type, temperature=temperature)
 
 
 def plan_from_reply(reply: str, schema: GraphSchema, target_type: str, mode: Mode) -> SanitizedPlan:
@@ -100,6 +115,15 @@ def plan_from_reply(reply: str, schema: GraphSchema, target_type: str, mode: Mod
         repairs += (Repair("label", f"({target}) without a label", target_type, 1.0),)
     sanitized = sanitize(plan, schema, mode)
     return replace(sanitized, repairs=repairs + sanitized.repairs)
+
+
+def unusable(plan: QueryPlan) -> str | None:
+    """Why step 3's plan cannot be grounded (the pipeline then falls back), or None when it can."""
+    if not plan.triplets and not plan.constants:
+        return "the plan has no triplet and no constant: nothing to ground"
+    if plan.target is None:
+        return "the query returns no node variable to answer with"
+    return None
 
 
 def with_answer_variable(plan: QueryPlan) -> tuple[QueryPlan, tuple[Repair, ...]]:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cypher.dialects.falkordb import DOC_EMB
 from kgqa.answers import Candidate
 from kgqa.store.base import GraphStore
 
@@ -16,6 +15,6 @@ def vector_strand(
     store: GraphStore, skb: str, question_vector: np.ndarray, types: Sequence[str], k: int
 ) -> list[Candidate]:
     """Top ``k`` over all ``types`` by cosine similarity; each label's index is asked for its own top ``k``."""
-    hits = [hit for label in types for hit in store.vector_top_k(skb, label, DOC_EMB, question_vector, k)]
+    hits = [hit for label in types for hit in store.vector_top_k(skb, label, "doc", question_vector, k)]
     hits.sort(key=lambda hit: (-hit.similarity, str(hit.id)))
     return [Candidate(str(h.id), h.label, h.name, h.similarity, ("vector",)) for h in hits[:k]]

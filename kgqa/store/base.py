@@ -9,11 +9,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from cypher.plan import NodeKeys
+from cypher.sanitize import GraphSchema
+
 NodeId = str | int
+
+NODE_KEYS = NodeKeys(id="id", name="name")
+"""The id and name properties of every node kgqa writes: the one place the stores' catalogues and the compiled
+pattern queries (through :func:`graph_schema`) take them from."""
+
+VectorIndex = Literal["name", "doc"]
+"""The two vector indexes of every label: node names (constants, method step 4) and documents (answers, step 7)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,15 @@ class Schema:
         return sum(rel.count for rel in self.relationships)
 
 
+def graph_schema(schema: Schema) -> GraphSchema:
+    """The schema as the Cypher front end sees it: labels, (source, type, target) triples and the node keys."""
+    return GraphSchema(
+        tuple(label.name for label in schema.labels),
+        tuple((r.source, r.type, r.target) for r in schema.relationships),
+        NODE_KEYS,
+    )
+
+
 @dataclass(frozen=True)
 class SkbMeta:
     """What kgqa records about a loaded SKB, written atomically with the graph."""
@@ -88,6 +107,26 @@ class VectorHit:
     name: str
     label: str
     similarity: float
+
+
+@dataclass(frozen=True)
+class NodeText:
+    """A node's name and its document without relations (steps 6 and 8, the question generator)."""
+
+    id: str
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One edge at a node: its type, whether it points out of the node, and the neighbour's id and name."""
+
+    node: str
+    type: str
+    out: bool
+    neighbour: str
+    name: str
 
 
 class GraphWriter(Protocol):
@@ -113,9 +152,50 @@ class GraphStore(Protocol):
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None: ...
 
-    def vector_top_k(self, graph: str, label: str, prop: str, vector: np.ndarray, k: int) -> list[VectorHit]: ...
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        ...
 
-    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]: ...
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""
+        ...
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        """(id, name) of the nodes of ``label`` named ``text``, ignoring case (they go first in step 4)."""
+        ...
+
+    def example_names(self, graph: str, label: str, n: int) -> list[str]:
+        """Up to ``n`` names of ``label``, shortest first: the examples of the step-2 prompt."""
+        ...
+
+    def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]: ...
+
+    def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
+        """Outgoing and incoming edges of the nodes of ``label`` whose ids are in ``ids`` (step 8's documents)."""
+        ...
+
+    def label_ids(self, graph: str, label: str) -> list[str]:
+        """Every id of ``label``, sorted."""
+        ...
+
+    def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
+        """(id, name) of the nodes reached from node ``node_id`` of ``start`` along ``hops`` [(type, label), ...],
+        edges read undirected (the anchors of a generated question)."""
+        ...
+
+    def path_answers(
+        self, graph: str, start: str, hops: Sequence[tuple[str, str]], anchor: str, keyword: str
+    ) -> list[str]:
+        """Ids of the nodes of ``start`` that reach ``anchor`` along ``hops`` and whose document contains
+        ``keyword`` (lower case): the exact answers of a generated question."""
+        ...
+
+    def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
+        """Full rows (id, name, doc, name_emb, doc_emb) of the nodes of ``label`` whose ids are in ``ids`` (export)."""
+        ...
+
+    def edge_rows(self, graph: str, source: str, rel_type: str, target: str) -> list[tuple[str, str]]:
+        """Every edge of one (source label, type, target label) as (source id, target id) (export)."""
+        ...
 
     def close(self) -> None: ...
 

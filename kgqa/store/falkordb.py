@@ -20,8 +20,8 @@ from falkordb import FalkorDB
 from falkordb.helpers import quote_string
 from redis.exceptions import RedisError, ResponseError
 
-from cypher.dialects import falkordb as q
 from kgqa.errors import StoreError
+from kgqa.store import falkordb_queries as q
 from kgqa.store.base import (
     IndexInfo,
     LabelInfo,
@@ -31,8 +31,10 @@ from kgqa.store.base import (
     Schema,
     SkbMeta,
     VectorHit,
+    VectorIndex,
     batched,
 )
+from kgqa.store.reads import CatalogueReads
 from kgqa.store.server import EmbeddedServer
 
 META_KEY = "kgqa:meta:{}"
@@ -51,7 +53,7 @@ def literal(value: Any) -> str:
             raise StoreError("refusing to store a vector with NaN or infinite values")
         return json.dumps(np.round(value.astype(np.float64), 7).tolist())
     if isinstance(value, str):
-        return quote_string(value)
+        return str(quote_string(value))
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -127,7 +129,7 @@ class FalkorWriter:
                 self._write(q.create_vector_index(label, prop, dimension, self._ef_runtime), {})
 
 
-class FalkorStore:
+class FalkorStore(CatalogueReads):
     """One embedded FalkorDB server per data directory; use as a context manager or call :meth:`close`."""
 
     def __init__(self, directory: Path, *, ef_runtime: int = 200, batch_size: int = 2000,
@@ -192,7 +194,7 @@ class FalkorStore:
             time.sleep(0.05)
 
     def _indexes(self, graph: str) -> list[IndexInfo]:
-        out = []
+        out: list[IndexInfo] = []
         for label, props, types, status in self.read(graph, q.LIST_INDEXES):
             for prop in props:
                 out.extend(IndexInfo(label, prop, kind, status) for kind in types.get(prop, []))
@@ -203,7 +205,8 @@ class FalkorStore:
         rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
         return Schema(labels, rels, tuple(self._indexes(graph)))
 
-    def vector_top_k(self, graph: str, label: str, prop: str, vector: np.ndarray, k: int) -> list[VectorHit]:
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        prop = q.INDEX_PROPERTY[index]
         params = {"label": label, "property": prop, "k": int(k), "vector": [float(x) for x in vector]}
         rows = self.read(graph, q.VECTOR_TOP_K, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
@@ -218,4 +221,5 @@ class FalkorStore:
             raise StoreError(f"query refused by FalkorDB: {exc}") from exc
         except RedisError as exc:
             raise StoreError(f"FalkorDB read failed: {exc}") from exc
-        return result.result_set
+        rows: list[list[Any]] = result.result_set
+        return rows

@@ -1,7 +1,7 @@
 """The Neo4j store (production): the same :class:`~kgqa.store.base.GraphStore` interface over the official driver.
 
 One SKB per Neo4j database (``neo4j_database``; Community Edition has one, ``neo4j``). Every query text comes from
-``cypher/dialects/neo4j.py``; values are always driver parameters. Reads run only in managed read transactions
+``kgqa/store/neo4j_queries.py``; values are always driver parameters. Reads run only in managed read transactions
 (``session.execute_read``), each after an ``EXPLAIN`` preflight that must report query type ``r`` (read only), with a
 per-query timeout and a row cap, so even a text that slipped through could not write. Loads: uniqueness constraints
 first, batched ``UNWIND`` writes, vector indexes created after the data and awaited until ONLINE, and the metadata
@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from cypher.dialects import neo4j as q
 from kgqa.errors import ConfigError, StoreError
+from kgqa.store import neo4j_queries as q
 from kgqa.store.base import (
     IndexInfo,
     LabelInfo,
@@ -31,8 +31,37 @@ from kgqa.store.base import (
     Schema,
     SkbMeta,
     VectorHit,
+    VectorIndex,
     batched,
 )
+from kgqa.store.reads import CatalogueReads
+
+__all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "post_import_script", "syntax_for"]
+
+syntax_for = q.syntax_for
+"""The dialect's version switch (config validation and ``kgqa explain --dialect neo4j`` use it)."""
+
+
+def browser_statement(text: str, params: dict[str, Any], version: str) -> tuple[str, str]:
+    """A compiled pattern query as sent to Neo4j release ``version``, and the block that runs it in Neo4j Browser
+    (``:params {...};`` then the query) with the same parameters."""
+    statement = q.statement(text, q.syntax_for(version))
+    return statement, q.browser_block(statement, params)
+
+
+def post_import_script(labels: Sequence[str], meta: SkbMeta) -> str:
+    """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/export.py): what the importer
+    cannot do, i.e. the id constraints, the vector indexes and, last, kgqa's metadata node."""
+    statements = [q.create_id_constraint(label) for label in labels]
+    statements += [q.create_vector_index(label, prop, meta.dimension) for label in labels
+                   for prop in (q.NAME_EMB, q.DOC_EMB)]  # fmt: skip
+    params = {"name": meta.name, "json": json.dumps(asdict(meta))}
+    return (
+        "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
+        + "".join(f"{s};\n" for s in statements)
+        + "".join(f":param {key} => {q.cypher_literal(value)}\n" for key, value in params.items())
+        + f"{q.WRITE_META};\n"
+    )
 
 
 def _driver(uri: str, auth: tuple[str, str]) -> Any:
@@ -43,7 +72,7 @@ def _driver(uri: str, auth: tuple[str, str]) -> Any:
     return neo4j.GraphDatabase.driver(uri, auth=auth)
 
 
-class Neo4jStore:
+class Neo4jStore(CatalogueReads):
     """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake)."""
 
     def __init__(
@@ -81,7 +110,7 @@ class Neo4jStore:
             if kind != "r":
                 raise StoreError(f"refused: Neo4j plans this query as type {kind!r}, not read-only")
             result = tx.run(text, params)
-            rows = []
+            rows: list[list[Any]] = []
             for record in result:
                 if len(rows) == self.row_cap:
                     raise StoreError(f"query returned more than row_cap = {self.row_cap} rows")
@@ -91,7 +120,8 @@ class Neo4jStore:
         work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
         try:
             with self.driver.session(database=self.database) as session:
-                return session.execute_read(work)
+                rows: list[list[Any]] = session.execute_read(work)
+                return rows
         except neo4j.exceptions.Neo4jError as exc:
             raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
         except neo4j.exceptions.DriverError as exc:
@@ -130,9 +160,9 @@ class Neo4jStore:
         rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self._read_rows(q.EDGE_COUNTS, {}))
         return Schema(labels, rels, tuple(self._indexes()))
 
-    def vector_top_k(self, graph: str, label: str, prop: str, vector: np.ndarray, k: int) -> list[VectorHit]:
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
         self._check(graph)
-        query = q.vector_top_k(label, prop, self.syntax)
+        query = q.vector_top_k(label, q.INDEX_PROPERTY[index], self.syntax)
         params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
         rows = self._read_rows(query.text, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]

@@ -1,19 +1,27 @@
-"""Cypher texts that are word for word the same in FalkorDB and Neo4j; each dialect module re-exports them, so a
-dialect module stays the complete list of what kgqa sends to that database (golden-tested per dialect)."""
+"""The store's query catalogue: Cypher texts that are word for word the same in FalkorDB and Neo4j.
+
+Each dialect module (``falkordb_queries``, ``neo4j_queries``) re-exports them, so a dialect module stays the
+complete list of what kgqa sends to that database (golden-tested per dialect). Only the stores import these
+modules; everything else asks the store (:class:`kgqa.store.base.CatalogueReads`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from cypher.identifiers import quote
+from kgqa.store.base import NODE_KEYS, VectorIndex
 
 __all__ = [
-    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "NAME", "NAME_EMB", "NODE_COUNTS", "anchors", "create_edges", "documents",
-    "edge_rows", "exact_name", "example_names", "label_ids", "neighbours", "node_rows", "path_answers", "relations",
+    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "INDEX_PROPERTY", "NAME", "NAME_EMB", "NODE_COUNTS", "anchors",
+    "create_edges", "documents", "edge_rows", "exact_name", "example_names", "label_ids", "node_rows", "path_answers",
+    "relations",
 ]  # fmt: skip
 
-# Property keys every kgqa node carries.
-ID, NAME, DOC, NAME_EMB, DOC_EMB = "id", "name", "doc", "name_emb", "doc_emb"
+# Property keys every kgqa node carries; id and name are also what compiled pattern queries use (NODE_KEYS).
+ID, NAME = NODE_KEYS.id, NODE_KEYS.name
+DOC, NAME_EMB, DOC_EMB = "doc", "name_emb", "doc_emb"
+INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
+"""The property behind each of a label's two vector indexes."""
 
 
 def create_edges(src_label: str, rel_type: str, dst_label: str) -> str:
@@ -29,14 +37,6 @@ EDGE_COUNTS = (
     "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS source, type(r) AS type, labels(b)[0] AS target, "
     "count(r) AS count ORDER BY type, source, target"
 )
-
-
-def neighbours(label: str) -> str:
-    """1-hop neighbours of the nodes of ``label`` whose ids are in ``$ids`` (used by benchmarks and evidence)."""
-    return (
-        f"UNWIND $ids AS i MATCH (a:{quote(label)} {{{ID}: i}})-[r]-(b) "
-        f"RETURN a.{ID} AS id, type(r) AS type, b.{ID} AS nb"
-    )
 
 
 def exact_name(label: str) -> str:

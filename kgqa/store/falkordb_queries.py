@@ -6,10 +6,10 @@ FalkorDB specifics: vectors are stored with ``vecf32(...)``; ``db.idx.vector.que
 
 from __future__ import annotations
 
-from cypher.dialects import shared
-from cypher.dialects.shared import *  # noqa: F403  (re-exported: this module lists every text)
-from cypher.dialects.shared import DOC, DOC_EMB, ID, NAME, NAME_EMB
 from cypher.identifiers import quote
+from kgqa.store import queries as shared
+from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
+from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
 
 __all__ = [
     *shared.__all__, "LIST_INDEXES", "VECTOR_TOP_K", "create_id_index", "create_nodes", "create_vector_index",

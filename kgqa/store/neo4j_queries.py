@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from cypher.dialects import shared
-from cypher.dialects.shared import *  # noqa: F403  (re-exported: this module lists every text)
-from cypher.dialects.shared import DOC, DOC_EMB, ID, NAME, NAME_EMB
 from cypher.identifiers import quote
+from kgqa.store import queries as shared
+from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
+from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
 
 __all__ = [
     *shared.__all__, "CLEAR_GRAPH", "LIST_INDEXES", "META_LABEL", "NODE_COUNTS_NEO4J", "NODE_TOTAL", "READ_META",

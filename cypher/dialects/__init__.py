@@ -1,1 +1,0 @@
-"""Per-dialect Cypher text builders."""

@@ -1,0 +1,40 @@
+"""The enumerated settings, each defined once: the ``Literal`` types the code is checked against, and the tuples
+that feed both ``click.Choice`` and configuration validation."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from cypher.sanitize import Mode
+
+Steps = Literal["vss", "graph", "hybrid", "full"]
+"""``vss``: the vector strand alone; ``graph``: steps 1-6; ``hybrid``: 1-7; ``full``: 1-8."""
+STEPS: tuple[Steps, ...] = get_args(Steps)
+
+Reranker = Literal["listwise", "pairwise", "pointwise", "cross-encoder", "none"]
+"""Step 8 as it runs (``none``: the merged order stands)."""
+RERANKERS: tuple[Reranker, ...] = get_args(Reranker)
+
+RerankerSetting = Literal["auto", Reranker]
+"""The ``reranker`` setting: a reranker, or ``auto`` (listwise with an LLM, the cross-encoder if one is set, else
+none)."""
+RERANKER_SETTINGS: tuple[str, ...] = ("auto", *RERANKERS)
+
+LLM_RERANKERS: tuple[Reranker, ...] = ("listwise", "pairwise", "pointwise")
+"""The rerankers that need an LLM."""
+
+StoreKind = Literal["falkordb", "neo4j"]
+"""A graph store, and the Cypher dialect it speaks."""
+STORES: tuple[StoreKind, ...] = get_args(StoreKind)
+
+CypherMode = Mode
+"""How the LLM's labels and types are mapped to the schema (cypher.sanitize)."""
+CYPHER_MODES: tuple[str, ...] = get_args(Mode)
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "steps": STEPS,
+    "reranker": RERANKER_SETTINGS,
+    "store": STORES,
+    "cypher_mode": CYPHER_MODES,
+}
+"""Configuration key -> its allowed values (config validation)."""

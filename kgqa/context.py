@@ -1,0 +1,60 @@
+"""What every step of one question shares: the per-question options and the open resources (store, embedder, LLM)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from cypher.sanitize import GraphSchema
+from kgqa.choices import LLM_RERANKERS, Reranker, Steps
+from kgqa.config import Config
+from kgqa.embed import Embedder
+from kgqa.errors import ConfigError
+from kgqa.llm import ChatModel
+from kgqa.rerank import CrossEncoderScores
+from kgqa.store.base import GraphStore, Schema, graph_schema
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-question settings; defaults come from the configuration (file, environment, flags)."""
+
+    steps: Steps
+    reranker: Reranker
+    k: int
+    alpha: float
+    l_max: int
+    types: tuple[str, ...]
+
+    @classmethod
+    def from_config(cls, config: Config, types: Sequence[str], has_llm: bool) -> Options:
+        setting = config.reranker if config.steps == "full" else "none"  # only step 8 reranks
+        reranker: Reranker
+        if setting == "auto":
+            reranker = "listwise" if has_llm else ("cross-encoder" if config.cross_encoder else "none")
+        else:
+            reranker = setting
+        if reranker in LLM_RERANKERS and not has_llm:
+            raise ConfigError(f"reranker '{reranker}' needs an LLM: set 'llm', or use cross-encoder or none")
+        if reranker == "cross-encoder" and not config.cross_encoder:
+            raise ConfigError("reranker 'cross-encoder' needs 'cross_encoder' (a local CrossEncoder path)")
+        return cls(config.steps, reranker, config.top_k, config.alpha, config.l_max, tuple(types))
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the steps share: the store, the embedder, the optional LLM and cross-encoder, the configuration."""
+
+    store: GraphStore
+    skb: str
+    schema: Schema
+    embedder: Embedder
+    llm: ChatModel | None
+    config: Config
+    cross_encoder: CrossEncoderScores | None = None
+
+    @cached_property
+    def graph(self) -> GraphSchema:
+        """The schema as the Cypher front end sees it (labels, relationship triples, node keys), once per context."""
+        return graph_schema(self.schema)

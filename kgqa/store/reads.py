@@ -1,0 +1,50 @@
+"""kgqa's own reads, the same for every store: each runs one text of the shared catalogue (kgqa/store/queries.py)
+through the store's read-only :meth:`read`, so callers ask the store for what they need instead of assembling
+queries themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kgqa.store import queries as q
+from kgqa.store.base import NodeText, Relation
+
+
+class CatalogueReads:
+    """Mixed into each store; the store provides :meth:`read` (read-only execution in its dialect)."""
+
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        raise NotImplementedError
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        return [(str(i), str(n)) for i, n in self.read(graph, q.exact_name(label), {"text": text})]
+
+    def example_names(self, graph: str, label: str, n: int) -> list[str]:
+        return [str(row[0]) for row in self.read(graph, q.example_names(label), {"n": n})]
+
+    def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
+        rows = self.read(graph, q.documents(label), {"ids": list(ids)})
+        return [NodeText(str(i), name or "", doc or "") for i, name, doc in rows]
+
+    def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
+        rows = self.read(graph, q.relations(label), {"ids": list(ids)})
+        return [Relation(str(i), t, bool(out), str(nb), name or "") for i, t, out, nb, name in rows]
+
+    def label_ids(self, graph: str, label: str) -> list[str]:
+        return [str(row[0]) for row in self.read(graph, q.label_ids(label))]
+
+    def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
+        return [(str(i), str(n)) for i, n in self.read(graph, q.anchors(start, hops), {"id": node_id})]
+
+    def path_answers(
+        self, graph: str, start: str, hops: Sequence[tuple[str, str]], anchor: str, keyword: str
+    ) -> list[str]:
+        rows = self.read(graph, q.path_answers(start, hops), {"anchor": anchor, "keyword": keyword})
+        return [str(row[0]) for row in rows]
+
+    def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
+        return self.read(graph, q.node_rows(label), {"ids": list(ids)})
+
+    def edge_rows(self, graph: str, source: str, rel_type: str, target: str) -> list[tuple[str, str]]:
+        return [(str(s), str(t)) for s, t in self.read(graph, q.edge_rows(source, rel_type, target))]
