@@ -149,7 +149,7 @@ class OpenAIChat:
 
 
 class LlamaCppChat:
-    """llama.cpp in-process (``pip install llama-cpp-python``, built as ../shared/docs/local-llm.md says)."""
+    """llama.cpp in-process (extra ``kgqa[llama]``, built for these CPUs as README.md's "LLMs" section says)."""
 
     def __init__(self, model_path: Path, *, context: int, threads: int | None = None) -> None:
         try:
