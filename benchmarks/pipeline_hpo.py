@@ -130,8 +130,8 @@ def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
         rows = {mode: _legacy_row(s, path) for mode, s in doc["summary"].items()}
         head = (f"{meta['questions']} HPO questions of the earlier generator (benchmarks/results/hpo_questions.jsonl, "
                 f"seed {meta['seed']}), k = 20, LLM of hybrid and full {meta['llm']}, rerank budget "
-                f"{meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}. Commit: "
-                f"{origin({}, path, ROOT, PATHS).label()}.")  # fmt: skip
+                f"{meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}. "
+                f"{origin({}, path, ROOT, PATHS).sentence()}")  # fmt: skip
     else:
         rows = {mode: _row(section, ROOT / "benchmarks" / "results" / section["file"])
                 for mode, section in doc["modes"].items()}  # fmt: skip

@@ -187,6 +187,10 @@ class Origin:
             text += f" ({'; '.join(notes)})"
         return text + (", stale" if self.stale else "")
 
+    def sentence(self) -> str:
+        """The label as a sentence under a table's heading: ``Commit abc1234.``, ``Commit unknown (...), stale.``"""
+        return (f"Commit {self.label()}" if self.commits else "C" + self.label()[1:]) + "."
+
     def cell(self) -> str:
         """The label in a table column, where a pre-provenance file's history is too long: ``unknown, stale``."""
         return self.label() if self.commits else "unknown, stale"

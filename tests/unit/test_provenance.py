@@ -239,8 +239,8 @@ def test_ablation_table_names_each_rows_commit_and_marks_stale(repo: Path, monke
     rows = {line.split(" | ")[0].strip("| "): line.rsplit(" | ", 1)[1].rstrip(" |") for line in text.splitlines()
             if line.startswith("| ") and not line.startswith("| row")}  # fmt: skip
     assert rows == {"fresh": now[:7], "measured before": f"{before[:7]}, stale", "vector strand": "unknown, stale"}
-    assert f"Commit: {now[:7]} + {before[:7]} (resumed across commits), stale." in text
-    assert f"Commit: commit unknown (file predates provenance; committed in {added}), stale." in text
+    assert f"Commit {now[:7]} + {before[:7]} (resumed across commits), stale." in text
+    assert f"Commit unknown (file predates provenance; committed in {added}), stale." in text
 
 
 def test_pipeline_table_marks_stale_modes(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
