@@ -15,8 +15,19 @@ from cypher.errors import CypherSyntaxError
 from cypher.identifiers import quote
 from cypher.plan import NodeKeys, QueryPlan
 
-_OPS = {"=": "=", "<>": "<>", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "CONTAINS": "CONTAINS",
-        "STARTS WITH": "STARTS WITH", "ENDS WITH": "ENDS WITH", "IN": "IN", "=~": "=~"}  # fmt: skip
+_OPS = {
+    "=": "=",
+    "<>": "<>",
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+    "CONTAINS": "CONTAINS",
+    "STARTS WITH": "STARTS WITH",
+    "ENDS WITH": "ENDS WITH",
+    "IN": "IN",
+    "=~": "=~",
+}
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,9 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys) -> PatternQuery:
     # One row per target: the constants' nodes it was grounded through are collected as evidence (m0, m1, ...).
     evidence = [(symbol, param) for symbol, param in constant_params.items() if symbol != plan.target]
     collected = "".join(f", collect(DISTINCT {names[s]}.{node_id}) AS m{p[1:]}" for s, p in evidence)
-    text = " ".join(matches) + where + (
-        f" RETURN {target}.{node_id} AS id, {target}.{name} AS name, labels({target})[0] AS label{collected}"
+    text = (
+        " ".join(matches)
+        + where
+        + (f" RETURN {target}.{node_id} AS id, {target}.{name} AS name, labels({target})[0] AS label{collected}")
     )
     return PatternQuery(text, params, constant_params, names)

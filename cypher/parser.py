@@ -15,9 +15,37 @@ from cypher.errors import CypherSyntaxError
 from cypher.lexer import Token, tokenize
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet, Value
 
-CLAUSES = ("MATCH", "OPTIONAL", "WHERE", "RETURN", "WITH", "UNWIND", "ORDER", "SKIP", "LIMIT", "CREATE", "MERGE",
-           "DELETE", "DETACH", "SET", "REMOVE", "CALL", "LOAD", "FOREACH", "USE", "UNION", "SHOW", "GRANT", "DENY",
-           "REVOKE", "DROP", "ALTER", "START", "STOP", "TERMINATE")  # fmt: skip
+CLAUSES = (
+    "MATCH",
+    "OPTIONAL",
+    "WHERE",
+    "RETURN",
+    "WITH",
+    "UNWIND",
+    "ORDER",
+    "SKIP",
+    "LIMIT",
+    "CREATE",
+    "MERGE",
+    "DELETE",
+    "DETACH",
+    "SET",
+    "REMOVE",
+    "CALL",
+    "LOAD",
+    "FOREACH",
+    "USE",
+    "UNION",
+    "SHOW",
+    "GRANT",
+    "DENY",
+    "REVOKE",
+    "DROP",
+    "ALTER",
+    "START",
+    "STOP",
+    "TERMINATE",
+)
 WRITE_OR_ADMIN = frozenset(CLAUSES[9:])
 MAX_DEPTH = 64
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|$)", re.DOTALL)
@@ -180,11 +208,13 @@ class _Parser:
     def plan(self) -> QueryPlan:
         if not self.triplets and not any(b.labels or b.conditions for b in self.symbols.values()):
             raise CypherSyntaxError("no usable MATCH pattern")
-        symbols = tuple(Symbol(name, tuple(dict.fromkeys(b.labels)), tuple(b.conditions))
-                        for name, b in self.symbols.items())  # fmt: skip
+        symbols = tuple(
+            Symbol(name, tuple(dict.fromkeys(b.labels)), tuple(b.conditions)) for name, b in self.symbols.items()
+        )
         target = self.target if self.target in self.symbols else None
-        return QueryPlan(symbols, tuple(dict.fromkeys(self.triplets)), target, self.limit, self.distinct,
-                         tuple(self.dropped))  # fmt: skip
+        return QueryPlan(
+            symbols, tuple(dict.fromkeys(self.triplets)), target, self.limit, self.distinct, tuple(self.dropped)
+        )
 
     def match(self) -> None:
         self.pattern()

@@ -103,8 +103,9 @@ def sanitize(plan: QueryPlan, schema: GraphSchema, mode: Mode = "strict") -> San
         if not types:
             dropped.append(Dropped(f"-[:{'|'.join(triplet.types)}]-", "relationship type not in the schema"))
             continue
-        triplets.append(_orient(dataclasses.replace(triplet, types=tuple(dict.fromkeys(types))), symbols, schema,
-                                repairs))  # fmt: skip
+        triplets.append(
+            _orient(dataclasses.replace(triplet, types=tuple(dict.fromkeys(types))), symbols, schema, repairs)
+        )
     if not triplets and not any(s.search_string for s in symbols.values()):
         raise CypherSyntaxError("nothing of the query matches the schema")
     plan = dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets), dropped=tuple(dropped))
@@ -142,7 +143,8 @@ def _orient(triplet: Triplet, symbols: dict[str, Symbol], schema: GraphSchema, r
     forward = any((head[0], t, tail[0]) in schema.relationships for t in triplet.types)
     backward = any((tail[0], t, head[0]) in schema.relationships for t in triplet.types)
     if backward and not forward:
-        repairs.append(Repair("direction", f"({triplet.head})->({triplet.tail})", f"({triplet.tail})->({triplet.head})",
-                              1.0))  # fmt: skip
+        repairs.append(
+            Repair("direction", f"({triplet.head})->({triplet.tail})", f"({triplet.tail})->({triplet.head})", 1.0)
+        )
         return dataclasses.replace(triplet, head=triplet.tail, tail=triplet.head)
     return triplet

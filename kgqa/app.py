@@ -28,9 +28,17 @@ from loaders.model import SkbData
 
 
 def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
-    return {"rank": rank, "id": c.id, "type": c.type, "name": c.name, "score": round(c.score, 6),
-            "strands": list(c.strands), "round_l": c.round_l, "plan": c.plan,
-            "matches": [asdict(m) for m in c.matches]}  # fmt: skip
+    return {
+        "rank": rank,
+        "id": c.id,
+        "type": c.type,
+        "name": c.name,
+        "score": round(c.score, 6),
+        "strands": list(c.strands),
+        "round_l": c.round_l,
+        "plan": c.plan,
+        "matches": [asdict(m) for m in c.matches],
+    }
 
 
 @dataclass(frozen=True)
@@ -59,11 +67,20 @@ def open_store(config: Config) -> GraphStore:
             user, password = os.environ["NEO4J_AUTH"].split("/", 1)
         if password is None:
             raise ConfigError("store 'neo4j' needs neo4j_password (or NEO4J_AUTH=user/password)")
-        return Neo4jStore(config.neo4j_uri, (user, password), database=config.neo4j_database,
-                          query_timeout=config.neo4j_query_timeout, row_cap=config.neo4j_row_cap,
-                          batch_size=config.load_batch_size)  # fmt: skip
-    return FalkorStore(config.store_dir, ef_runtime=config.ef_runtime, batch_size=config.load_batch_size,
-                       start_timeout=config.server_start_timeout)  # fmt: skip
+        return Neo4jStore(
+            config.neo4j_uri,
+            (user, password),
+            database=config.neo4j_database,
+            query_timeout=config.neo4j_query_timeout,
+            row_cap=config.neo4j_row_cap,
+            batch_size=config.load_batch_size,
+        )
+    return FalkorStore(
+        config.store_dir,
+        ef_runtime=config.ef_runtime,
+        batch_size=config.load_batch_size,
+        start_timeout=config.server_start_timeout,
+    )
 
 
 class Kgqa:
@@ -95,8 +112,13 @@ class Kgqa:
     def embedder(self) -> Embedder:
         if self._embedder is None:
             c = self.config
-            encoder = make_encoder(c.embedder, device=c.device, batch_size=c.embed_batch_size,
-                                   base_url=c.openai_base_url, api_key=c.openai_api_key)  # fmt: skip
+            encoder = make_encoder(
+                c.embedder,
+                device=c.device,
+                batch_size=c.embed_batch_size,
+                base_url=c.openai_base_url,
+                api_key=c.openai_api_key,
+            )
             self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
         return self._embedder
 
@@ -110,8 +132,14 @@ class Kgqa:
             if kind == "none":
                 return None
             if kind == "openai":
-                chat = OpenAIChat(model, base_url=c.openai_base_url, api_key=c.openai_api_key, timeout=c.llm_timeout,
-                                  max_retries=c.llm_max_retries, reasoning_effort=c.llm_reasoning_effort)  # fmt: skip
+                chat = OpenAIChat(
+                    model,
+                    base_url=c.openai_base_url,
+                    api_key=c.openai_api_key,
+                    timeout=c.llm_timeout,
+                    max_retries=c.llm_max_retries,
+                    reasoning_effort=c.llm_reasoning_effort,
+                )
             else:
                 chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
             cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
@@ -150,16 +178,22 @@ class Kgqa:
             from sentence_transformers import CrossEncoder
 
             try:
-                model = CrossEncoder(str(Path(self.config.cross_encoder).expanduser()), device=self.config.device,
-                                     local_files_only=True)  # fmt: skip
+                model = CrossEncoder(
+                    str(Path(self.config.cross_encoder).expanduser()), device=self.config.device, local_files_only=True
+                )
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"cross_encoder '{self.config.cross_encoder}' could not be loaded: {exc}") from exc
             self._cross_encoder = lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)]
         return self._cross_encoder
 
     def prepare(
-        self, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None, steps: Steps | None = None,
-    ) -> tuple[Context, Options]:  # fmt: skip
+        self,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+    ) -> tuple[Context, Options]:
         """The context and options of a question over ``skb`` (config ``steps``; ``vss`` is the vector strand
         alone), over its candidate types or ``types``: what :meth:`ask` runs with, and ``kgqa explain`` too."""
         meta = self.meta(skb)
@@ -178,14 +212,26 @@ class Kgqa:
         options = Options.from_config(config, chosen, has_llm=has_llm)
         llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
         needs_ce = config.steps == "full" and options.reranker == "cross-encoder"
-        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config,
-                      self.cross_encoder() if needs_ce else None)  # fmt: skip
+        ctx = Context(
+            self.store,
+            skb,
+            self.store.schema(skb),
+            self.embedder,
+            llm,
+            config,
+            self.cross_encoder() if needs_ce else None,
+        )
         return ctx, options
 
     def ask(
-        self, question: str, skb: str, *, types: Sequence[str] | None = None, top_k: int | None = None,
+        self,
+        question: str,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
         steps: Steps | None = None,
-    ) -> Answer:  # fmt: skip
+    ) -> Answer:
         """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`)."""
         if not question.strip():
             raise InputError("the question is empty")

@@ -81,9 +81,13 @@ def _start(config: Config) -> Kgqa:
 
 def _progress(console: Console) -> Progress:
     return Progress(
-        TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TimeRemainingColumn(), console=console,
-    )  # fmt: skip
+        TextColumn("{task.description:<20}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
 
 
 def _stderr() -> Console:
@@ -118,11 +122,14 @@ def _run_load(ctx: click.Context, skb: str, directory: Path | None, force: bool,
     with _start(config) as kg, _progress(console) as progress:
         report = kg.load(data, force=force, progress=progress)
     if report.up_to_date:
-        console.print(f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); "
-                      "use --force to rebuild")  # fmt: skip
+        console.print(
+            f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); use --force to rebuild"
+        )
     else:
-        console.print(f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
-                      f"({report.embedded} texts embedded, {report.from_cache} from cache)")  # fmt: skip
+        console.print(
+            f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
+            f"({report.embedded} texts embedded, {report.from_cache} from cache)"
+        )
     for reason, count in sorted(report.skipped_rows.items()):
         console.print(f"  skipped {count} source rows: {reason}")
 
@@ -138,8 +145,9 @@ def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
 
 @load.command("stark")
 @click.option("--name", "name", required=True, type=click.Choice(["prime", "mag", "amazon"]))
-@click.option("--dir", "directory", required=True, type=click.Path(path_type=Path),
-              help="The unzipped STaRK processed/ folder.")  # fmt: skip
+@click.option(
+    "--dir", "directory", required=True, type=click.Path(path_type=Path), help="The unzipped STaRK processed/ folder."
+)
 @click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
 @click.option("--batch-size", type=int, help="Nodes per write batch.")
 @click.pass_context
@@ -154,28 +162,59 @@ def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batc
 @click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
 @click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20).")
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
-@click.option("--steps", type=click.Choice(STEPS), default=None,
-              help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).")
-@click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None,
-              help="Step 8 (auto: listwise with an LLM, else none).")
+@click.option(
+    "--steps",
+    type=click.Choice(STEPS),
+    default=None,
+    help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).",
+)
+@click.option(
+    "--reranker",
+    type=click.Choice(RERANKER_SETTINGS),
+    default=None,
+    help="Step 8 (auto: listwise with an LLM, else none).",
+)
 @click.option("--cross-encoder", "cross_encoder", default=None, help="Local CrossEncoder path for --reranker.")
 @click.option("--alpha", type=click.FloatRange(0, 1), default=None, help="Graph strand share of k (2/3).")
 @click.option("--l-max", "l_max", type=click.IntRange(1, 1000), default=None, help="Most candidates per constant.")
 @click.option("--explain", "show_plan", is_flag=True, help="Also print the plan and the compiled query.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (answers with evidence, trace of all 8 steps).")
 @click.pass_context
-def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top_k: int | None, llm: str | None,
-        steps: Steps | None, reranker: RerankerSetting | None, cross_encoder: str | None, alpha: float | None,
-        l_max: int | None, show_plan: bool, as_json: bool) -> None:  # fmt: skip
+def ask(
+    ctx: click.Context,
+    question: str,
+    skb: str,
+    types: tuple[str, ...],
+    top_k: int | None,
+    llm: str | None,
+    steps: Steps | None,
+    reranker: RerankerSetting | None,
+    cross_encoder: str | None,
+    alpha: float | None,
+    l_max: int | None,
+    show_plan: bool,
+    as_json: bool,
+) -> None:
     """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence."""
-    flags = {"top_k": top_k, "llm": llm, "steps": steps, "reranker": reranker, "cross_encoder": cross_encoder,
-             "alpha": alpha, "l_max": l_max}  # fmt: skip
+    flags = {
+        "top_k": top_k,
+        "llm": llm,
+        "steps": steps,
+        "reranker": reranker,
+        "cross_encoder": cross_encoder,
+        "alpha": alpha,
+        "l_max": l_max,
+    }
     with _open(ctx, **flags) as kg:
         answer = kg.ask(question, skb, types=types or None)
     trace = answer.trace
     for record in trace.degraded:
-        _stderr().print(f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {record.detail}",
-                        markup=True, highlight=False, soft_wrap=True)  # fmt: skip
+        _stderr().print(
+            f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {record.detail}",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
+        )
     if as_json:
         click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2, default=str))
         return
@@ -189,8 +228,10 @@ def ask(ctx: click.Context, question: str, skb: str, types: tuple[str, ...], top
             console.print(f"[bold]fallback query[/bold] {trace.fallback['query']}", soft_wrap=True, highlight=False)
             console.print(json.dumps(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
-    title = (f"{question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
-             f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]")  # fmt: skip
+    title = (
+        f"{question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
+        f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]"
+    )
     table = Table(title=title)
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
@@ -237,11 +278,24 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="STaRK CSV to write (+ .meta.json).")
 @click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
 @click.option("--llm", default=None, help="Paraphrase with this LLM (none | openai:MODEL | llama:PATH.gguf).")
-@click.option("--max-word-share", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
-              help="Never use a word found in more than this share of the answer type's documents.")
+@click.option(
+    "--max-word-share",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=0.05,
+    show_default=True,
+    help="Never use a word found in more than this share of the answer type's documents.",
+)
 @click.pass_context
-def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: Path, types: tuple[str, ...],
-                      llm: str | None, max_word_share: float) -> None:  # fmt: skip
+def questions_command(
+    ctx: click.Context,
+    skb: str,
+    count: int,
+    seed: int,
+    out: Path,
+    types: tuple[str, ...],
+    llm: str | None,
+    max_word_share: float,
+) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
     from kgqa.questions import generate, write
 
@@ -253,10 +307,26 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
             raise KgqaError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
         with _stderr().status(f"generating {count} questions"):
             rejected: Counter[tuple[str, str]] = Counter()
-            made = generate(kg.store, skb, kg.schema(skb), chosen, count, seed, kg.llm, max_word_share=max_word_share,
-                            rejected=rejected)  # fmt: skip
-        info = {"skb": skb, "seed": seed, "n": len(made), "types": list(chosen), "llm": kg.config.llm,
-                "max_word_share": max_word_share, "source": meta.source}  # fmt: skip
+            made = generate(
+                kg.store,
+                skb,
+                kg.schema(skb),
+                chosen,
+                count,
+                seed,
+                kg.llm,
+                max_word_share=max_word_share,
+                rejected=rejected,
+            )
+        info = {
+            "skb": skb,
+            "seed": seed,
+            "n": len(made),
+            "types": list(chosen),
+            "llm": kg.config.llm,
+            "max_word_share": max_word_share,
+            "source": meta.source,
+        }
     unasked: dict[str, str] = {}  # answer type -> why no question has it
     for label in chosen:
         if not any(g.template.split(" / ")[0] == label for g in made):
@@ -266,16 +336,22 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
         raise KgqaError("no question could be generated: " + "; ".join(f"'{t}'{why}" for t, why in unasked.items()))
     meta_path = write(made, out, info)
     paraphrased = sum(g.paraphrased for g in made)
-    _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)",
-                    highlight=False)  # fmt: skip
+    _stderr().print(
+        f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)", highlight=False
+    )
     for label, why in unasked.items():
         _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
 
 
 @main.command("eval")
 @skb_option
-@click.option("--qa", "qa_path", required=True, type=click.Path(path_type=Path),
-              help="STaRK question CSV, or a STaRK QA folder (stark_qa/stark_qa.csv + split/*.index).")
+@click.option(
+    "--qa",
+    "qa_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="STaRK question CSV, or a STaRK QA folder (stark_qa/stark_qa.csv + split/*.index).",
+)
 @click.option("--split", default="test", show_default=True, type=click.Choice(["train", "val", "test", "human", "all"]))
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions of the split.")
 @click.option("--steps", type=click.Choice(STEPS), default=None)
@@ -283,13 +359,27 @@ def questions_command(ctx: click.Context, skb: str, count: int, seed: int, out: 
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
 @click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
 @click.option("--ablation", is_flag=True, help="The paper's rows: vector strand, graph strand, hybrid, + rerank.")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("results.json"), show_default=True,
-              help="Results file; answered questions are kept in OUT.jsonl, so a re-run resumes.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("results.json"),
+    show_default=True,
+    help="Results file; answered questions are kept in OUT.jsonl, so a re-run resumes.",
+)
 @click.pass_context
 def eval_command(
-    ctx: click.Context, skb: str, qa_path: Path, split: str, limit: int | None, steps: Steps | None,
-    reranker: RerankerSetting | None, llm: str | None, top_k: int | None, ablation: bool, out: Path,
-) -> None:  # fmt: skip
+    ctx: click.Context,
+    skb: str,
+    qa_path: Path,
+    split: str,
+    limit: int | None,
+    steps: Steps | None,
+    reranker: RerankerSetting | None,
+    llm: str | None,
+    top_k: int | None,
+    ablation: bool,
+    out: Path,
+) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
     from kgqa.evaluate import ABLATION, ablation_table, eval_settings, load_records, results, run_eval
     from kgqa.qa import load_questions
@@ -300,8 +390,14 @@ def eval_command(
     with _open(ctx, **flags) as kg:
         rows = list(ABLATION) if ablation else [(kg.config.steps, kg.config.steps)]
         kg.meta(skb)
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TextColumn("{task.fields[score]}"), console=_stderr()) as bar:  # fmt: skip
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[score]}"),
+            console=_stderr(),
+        ) as bar:
             asked = {q.id for q in questions}
             resumed = Counter(r.row for r in load_records(out) if r.id in asked)  # a resumed eval starts where it was
             tasks = {row: bar.add_task(row, total=len(questions), completed=resumed[row], score="") for row, _ in rows}
@@ -337,8 +433,10 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
         click.echo(json.dumps({"meta": asdict(meta), "schema": asdict(info)}, indent=2))
         return
     console = Console()
-    console.print(f"[bold]{skb}[/bold]: {meta.source}; {info.node_count} nodes, {info.edge_count} edges; "
-                  f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}")  # fmt: skip
+    console.print(
+        f"[bold]{skb}[/bold]: {meta.source}; {info.node_count} nodes, {info.edge_count} edges; "
+        f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}"
+    )
     labels = Table(title="labels")
     labels.add_column("label")
     labels.add_column("nodes", justify="right")
@@ -364,18 +462,42 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 @click.option("--cypher", "cypher_text", help="The Cypher text to explain (as an LLM wrote it), instead of QUESTION.")
 @click.option("--llm", default=None, help="QUESTION mode: none | openai:MODEL | llama:PATH.gguf (config 'llm').")
 @click.option("--type", "types", multiple=True, help="QUESTION mode: answer type(s), as for kgqa ask.")
-@click.option("--dialect", type=click.Choice(STORES), default="falkordb", show_default=True,
-              help="Whose Cypher to print; neo4j adds a block to paste into Neo4j Browser.")
-@click.option("--neo4j-version", default=None,
-              help="Neo4j release to write for (config neo4j_version); 2026.01+ uses the Cypher 25 SEARCH clause.")
-@click.option("--l", "scope", type=click.IntRange(1, 1000), default=1, show_default=True,
-              help="Candidates per constant in the shown parameters.")  # fmt: skip
+@click.option(
+    "--dialect",
+    type=click.Choice(STORES),
+    default="falkordb",
+    show_default=True,
+    help="Whose Cypher to print; neo4j adds a block to paste into Neo4j Browser.",
+)
+@click.option(
+    "--neo4j-version",
+    default=None,
+    help="Neo4j release to write for (config neo4j_version); 2026.01+ uses the Cypher 25 SEARCH clause.",
+)
+@click.option(
+    "--l",
+    "scope",
+    type=click.IntRange(1, 1000),
+    default=1,
+    show_default=True,
+    help="Candidates per constant in the shown parameters.",
+)
 @click.option("--lenient", is_flag=True, help="Map every label and type to the most similar one in the schema.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON; a rejected input prints {'error': ...}, exit 2.")
 @click.pass_context
-def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str | None, llm: str | None,
-            types: tuple[str, ...], dialect: StoreKind, neo4j_version: str | None, scope: int, lenient: bool,
-            as_json: bool) -> None:  # fmt: skip
+def explain(
+    ctx: click.Context,
+    skb: str,
+    question: str | None,
+    cypher_text: str | None,
+    llm: str | None,
+    types: tuple[str, ...],
+    dialect: StoreKind,
+    neo4j_version: str | None,
+    scope: int,
+    lenient: bool,
+    as_json: bool,
+) -> None:
     """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
     or repaired, and the compiled query with its parameters."""
     from cypher.errors import CypherSyntaxError
@@ -404,16 +526,19 @@ def explain(ctx: click.Context, skb: str, question: str | None, cypher_text: str
     plan = result.plan
     if result.generated is not None:
         g = result.generated
-        console.print(f"[bold]{g.model}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
-                      f"{', cached' if g.usage.cached else ''}):")  # fmt: skip
+        console.print(
+            f"[bold]{g.model}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
+            f"{', cached' if g.usage.cached else ''}):"
+        )
         console.print(g.reply, markup=False, soft_wrap=True)
     console.print(f"[bold]target[/bold] {plan.target}")
     for symbol in plan.symbols:
         kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"
         console.print(f"  ({symbol.name}:{'|'.join(symbol.labels) or '?'}) {kind}", markup=False)
     for t in plan.triplets:
-        console.print(f"  ({t.head})-[:{'|'.join(t.types)}]{'->' if t.direction == 'out' else '-'}({t.tail})",
-                      markup=False)  # fmt: skip
+        console.print(
+            f"  ({t.head})-[:{'|'.join(t.types)}]{'->' if t.direction == 'out' else '-'}({t.tail})", markup=False
+        )
     for repair in result.repairs:
         console.print(f"repaired {repair.kind} {repair.original!r} -> {repair.replacement!r} ({repair.similarity})")
     for dropped in plan.dropped:

@@ -190,8 +190,17 @@ def load_config(
 
 def validate(config: Config) -> None:
     """Raise a ConfigError naming the first invalid setting (also used after per-call overrides)."""
-    for name in ("embed_batch_size", "doc_max_tokens", "top_k", "ef_runtime", "load_batch_size", "l_max",
-                 "graph_rank_cap", "rerank_budget_tokens", "rerank_concurrency"):
+    for name in (
+        "embed_batch_size",
+        "doc_max_tokens",
+        "top_k",
+        "ef_runtime",
+        "load_batch_size",
+        "l_max",
+        "graph_rank_cap",
+        "rerank_budget_tokens",
+        "rerank_concurrency",
+    ):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
     parse_llm_spec(config.llm)

@@ -62,8 +62,14 @@ class Explanation:
     def to_json(self) -> dict[str, Any]:
         plan = asdict(self.plan)
         dropped = plan.pop("dropped")
-        out = {"plan": plan, "dropped": dropped, "repairs": [asdict(r) for r in self.repairs],
-               "dialect": self.dialect, "query": self.query, "params": self.params}  # fmt: skip
+        out = {
+            "plan": plan,
+            "dropped": dropped,
+            "repairs": [asdict(r) for r in self.repairs],
+            "dialect": self.dialect,
+            "query": self.query,
+            "params": self.params,
+        }
         if self.browser is not None:
             out["browser"] = self.browser
         if self.generated is not None:
@@ -102,19 +108,34 @@ def compile_plan(
 
 
 def explain_question(
-    kg: Kgqa, skb: str, question: str, *, scope: int, types: Sequence[str] | None = None,
+    kg: Kgqa,
+    skb: str,
+    question: str,
+    *,
+    scope: int,
+    types: Sequence[str] | None = None,
     dialect: Dialect = "falkordb",
-) -> Explanation:  # fmt: skip
+) -> Explanation:
     """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan.
     Raises LlmError when the LLM fails, CypherSyntaxError when its reply gives no usable plan."""
     ctx, options = kg.prepare(skb, types=types)
     if ctx.llm is None:
-        raise ConfigError("explaining a QUESTION needs an LLM: set 'llm' (--llm openai:MODEL or llama:PATH.gguf), "
-                          "or pass the Cypher with --cypher")  # fmt: skip
+        raise ConfigError(
+            "explaining a QUESTION needs an LLM: set 'llm' (--llm openai:MODEL or llama:PATH.gguf), "
+            "or pass the Cypher with --cypher"
+        )
     step1 = StepTrace(1, STEP_NAMES[1])
     target = target_type(ctx, question, options, kg.embedder.embed_one(question), step1)
-    reply = write_cypher(ctx.llm, ctx.store, skb, ctx.schema, question, target, hidden=hidden_labels(ctx.config, skb),
-                         temperature=ctx.config.llm_temperature)  # fmt: skip
+    reply = write_cypher(
+        ctx.llm,
+        ctx.store,
+        skb,
+        ctx.schema,
+        question,
+        target,
+        hidden=hidden_labels(ctx.config, skb),
+        temperature=ctx.config.llm_temperature,
+    )
     usage = Usage()
     usage.merge(step1.usage)
     usage.add(reply.completion)

@@ -65,8 +65,9 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
         name = f"edges_{id_space(rel.source)}_{id_space(rel.type)}_{id_space(rel.target)}"
         header, data = out / f"{name}.header.csv", out / f"{name}.csv"
         with header.open("w", newline="", encoding="utf-8") as handle:
-            csv.writer(handle).writerow([h.format(source=id_space(rel.source), target=id_space(rel.target))
-                                         for h in EDGE_HEADER])  # fmt: skip
+            csv.writer(handle).writerow(
+                [h.format(source=id_space(rel.source), target=id_space(rel.target)) for h in EDGE_HEADER]
+            )
         with data.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             for source, target in store.edge_rows(skb, rel.source, rel.type, rel.target):
@@ -78,6 +79,8 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
     parts = [f"--nodes={h.name},{d.name}" for h, d in node_files] + [
         f"--relationships={h.name},{d.name}" for h, d in edge_files
     ]
-    command = (f"cd {out} && neo4j-admin database import full neo4j --overwrite-destination "
-               f"--array-delimiter='{ARRAY_DELIMITER}' " + " ".join(parts))  # fmt: skip
+    command = (
+        f"cd {out} && neo4j-admin database import full neo4j --overwrite-destination "
+        f"--array-delimiter='{ARRAY_DELIMITER}' " + " ".join(parts)
+    )
     return Export(out, node_files, edge_files, post, command, nodes, edges)

@@ -26,8 +26,9 @@ LINKED_PREFIX = "linked."
 def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
     """The schema-guided plan of the entities the name index links in ``question``, and what was linked (for the
     trace); None when no linked entity is connected to ``target`` by the schema."""
-    links = link_entities(question, ctx.store, ctx.skb, ctx.graph.labels, ctx.embedder,
-                          threshold=ctx.config.link_threshold)  # fmt: skip
+    links = link_entities(
+        question, ctx.store, ctx.skb, ctx.graph.labels, ctx.embedder, threshold=ctx.config.link_threshold
+    )
     found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
     return schema_guided_plan(links, target, ctx.graph, question), found or "none"
 
@@ -45,8 +46,10 @@ def linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace) 
     if plan is None:
         record.degrade(f"{record.detail}; no fallback: {unconnected(links, target)}")
         return None
-    record.degrade(f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
-                   f"{len(plan.triplets)} triplet(s)")  # fmt: skip
+    record.degrade(
+        f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
+        f"{len(plan.triplets)} triplet(s)"
+    )
     trace.plan = asdict(plan)
     return plan
 
@@ -61,8 +64,9 @@ def ground_linked_too(
     why = f"the LLM's plan grounded {result.at_first_scope} (< k={k}) at l=1"
     if plan is None:
         return result, f"{why}; no fallback plan: {unconnected(links, target)}"
-    linked = ground(ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), ctx.graph, k=k, l_max=l_max,
-                    source="linked")  # fmt: skip
+    linked = ground(
+        ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), ctx.graph, k=k, l_max=l_max, source="linked"
+    )
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
     merged = merge_groundings(result, linked, LINKED_PREFIX)

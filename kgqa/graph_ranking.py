@@ -44,9 +44,15 @@ def _round(g: Grounded) -> tuple[int, int]:
 
 
 def rank_graph_strand(
-    grounding: GroundingResult, store: GraphStore, skb: str, embedder: Embedder, question_vector: np.ndarray,
-    *, keep: int, cap: int,
-) -> GraphRanking:  # fmt: skip
+    grounding: GroundingResult,
+    store: GraphStore,
+    skb: str,
+    embedder: Embedder,
+    question_vector: np.ndarray,
+    *,
+    keep: int,
+    cap: int,
+) -> GraphRanking:
     """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan)."""
     targets = sorted(grounding.targets, key=_round)
     chosen, count = [], 0
@@ -68,12 +74,22 @@ def rank_graph_strand(
     scores = vectors @ question_vector if chosen else np.zeros(0)
     ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
     candidates = [
-        Candidate(g.id, g.label, g.name, float(score), ("graph",), g.round_l, tuple(
-            Match(symbol, grounding.searches.get(symbol, ""), node, grounding.names.get(node, ""))
-            for symbol, nodes in g.matches for node in nodes[:3]
-        ), g.plan)
+        Candidate(
+            g.id,
+            g.label,
+            g.name,
+            float(score),
+            ("graph",),
+            g.round_l,
+            tuple(
+                Match(symbol, grounding.searches.get(symbol, ""), node, grounding.names.get(node, ""))
+                for symbol, nodes in g.matches
+                for node in nodes[:3]
+            ),
+            g.plan,
+        )
         for g, score in ranked
-    ]  # fmt: skip
+    ]
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
     return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
 
@@ -82,8 +98,9 @@ PRESELECT_FACTOR = 10
 """The vector-index lookup that preselects over-cap targets fetches this many times ``cap`` nearest documents."""
 
 
-def _preselect(chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray,
-               cap: int) -> list[Grounded]:  # fmt: skip
+def _preselect(
+    chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray, cap: int
+) -> list[Grounded]:
     """The ``cap`` targets to rank: earlier rounds first, within a round those whose stored document vector is
     nearest the question (targets beyond the lookup's reach come last, in grounding order)."""
     nearness: dict[str, int] = {}

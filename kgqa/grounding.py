@@ -88,9 +88,13 @@ def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarra
 
 
 def plan_candidates(
-    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], all_labels: tuple[str, ...],
+    store: GraphStore,
+    skb: str,
+    plan: QueryPlan,
+    vectors: dict[str, np.ndarray],
+    all_labels: tuple[str, ...],
     l_max: int,
-) -> dict[str, list[tuple[str, str]]]:  # fmt: skip
+) -> dict[str, list[tuple[str, str]]]:
     """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
     return {
         c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max)
@@ -99,16 +103,28 @@ def plan_candidates(
 
 
 def ground(
-    store: GraphStore, skb: str, plan: QueryPlan, vectors: dict[str, np.ndarray], schema: GraphSchema,
-    *, k: int, l_max: int, found: dict[str, list[tuple[str, str]]] | None = None, source: str = "llm",
-) -> GroundingResult:  # fmt: skip
+    store: GraphStore,
+    skb: str,
+    plan: QueryPlan,
+    vectors: dict[str, np.ndarray],
+    schema: GraphSchema,
+    *,
+    k: int,
+    l_max: int,
+    found: dict[str, list[tuple[str, str]]] | None = None,
+    source: str = "llm",
+) -> GroundingResult:
     """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan)."""
     query = pattern_query(plan, schema.keys)
     if found is None:
         found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max)
     candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
-    result = GroundingResult(query, candidates, {node: name for pairs in found.values() for node, name in pairs},
-                             searches={c.name: c.search_string or "" for c in plan.constants})  # fmt: skip
+    result = GroundingResult(
+        query,
+        candidates,
+        {node: name for pairs in found.values() for node, name in pairs},
+        searches={c.name: c.search_string or "" for c in plan.constants},
+    )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):
@@ -135,5 +151,11 @@ def merge_groundings(first: GroundingResult, then: GroundingResult, prefix: str)
         if g.id not in best or g.round_l < best[g.id].round_l:
             best[g.id] = mine
     searches = {**first.searches, **{prefix + symbol: text for symbol, text in then.searches.items()}}
-    return GroundingResult(first.query, first.candidates, {**then.names, **first.names},
-                           sorted(best.values(), key=lambda g: g.round_l), first.rounds, searches)  # fmt: skip
+    return GroundingResult(
+        first.query,
+        first.candidates,
+        {**then.names, **first.names},
+        sorted(best.values(), key=lambda g: g.round_l),
+        first.rounds,
+        searches,
+    )

@@ -97,9 +97,17 @@ class OpenAIChat:
     """
 
     def __init__(
-        self, model: str, *, base_url: str | None, api_key: str | None, timeout: float, max_retries: int,
-        reasoning_effort: str | None = None, reasoning_headroom: int = REASONING_HEADROOM, http_client: Any = None,
-    ) -> None:  # fmt: skip
+        self,
+        model: str,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float,
+        max_retries: int,
+        reasoning_effort: str | None = None,
+        reasoning_headroom: int = REASONING_HEADROOM,
+        http_client: Any = None,
+    ) -> None:
         try:
             from openai import OpenAI
         except ImportError as exc:
@@ -108,8 +116,9 @@ class OpenAIChat:
         key = api_key or os.environ.get("OPENAI_API_KEY") or ("unused" if base_url else None)
         if key is None:
             raise ConfigError("llm 'openai:...' needs an API key: set openai_api_key, OPENAI_API_KEY or a base URL")
-        self._client = OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries,
-                              http_client=http_client)  # fmt: skip
+        self._client = OpenAI(
+            base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries, http_client=http_client
+        )
         self._model = model
         self._reasoning_effort = reasoning_effort
         self._reasoning_headroom = reasoning_headroom
@@ -121,8 +130,10 @@ class OpenAIChat:
 
         limits: dict[str, Any]
         if self._reasoning_effort:  # a reasoning model: see the class docstring
-            limits = {"reasoning_effort": self._reasoning_effort,
-                      "max_completion_tokens": max_tokens + self._reasoning_headroom}  # fmt: skip
+            limits = {
+                "reasoning_effort": self._reasoning_effort,
+                "max_completion_tokens": max_tokens + self._reasoning_headroom,
+            }
         else:
             limits = {"max_tokens": max_tokens, "temperature": temperature}
         start = time.perf_counter()
@@ -159,8 +170,9 @@ class LlamaCppChat:
         if not model_path.is_file():
             raise ConfigError(f"llm 'llama:{model_path}': no such GGUF file")
         try:
-            self._llm = Llama(model_path=str(model_path), n_ctx=context, n_threads=threads or os.cpu_count(),
-                              seed=0, verbose=False)  # fmt: skip
+            self._llm = Llama(
+                model_path=str(model_path), n_ctx=context, n_threads=threads or os.cpu_count(), seed=0, verbose=False
+            )
         except (ValueError, RuntimeError) as exc:
             raise LlmError(f"llama.cpp could not load {model_path}: {exc}") from exc
         self.name = f"llama:{model_path.name}"
@@ -175,8 +187,9 @@ class LlamaCppChat:
         try:
             reply: Any = self._llm.create_chat_completion(
                 messages=[{"role": m.role, "content": m.content} for m in messages],
-                max_tokens=max_tokens, temperature=temperature,
-            )  # fmt: skip
+                max_tokens=max_tokens,
+                temperature=temperature,
+            )
         except (ValueError, RuntimeError) as exc:  # e.g. a prompt longer than the context window
             raise LlmError(f"llama.cpp {self.name} failed: {exc}") from exc
         choice, usage = reply["choices"][0], reply.get("usage") or {}
@@ -218,9 +231,16 @@ class LlmCache:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO completion VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, model, completion.text, completion.prompt_tokens, completion.completion_tokens,
-                 completion.seconds, completion.finish_reason),
-            )  # fmt: skip
+                (
+                    key,
+                    model,
+                    completion.text,
+                    completion.prompt_tokens,
+                    completion.completion_tokens,
+                    completion.seconds,
+                    completion.finish_reason,
+                ),
+            )
             self._db.commit()
 
     def close(self) -> None:
@@ -237,8 +257,13 @@ class CachedChat:
         self._salt = salt
 
     def key(self, messages: Sequence[Message], max_tokens: int, temperature: float) -> bytes:
-        request = {"model": self.name, "salt": self._salt, "max_tokens": max_tokens, "temperature": temperature,
-                   "messages": [[m.role, m.content] for m in messages]}  # fmt: skip
+        request = {
+            "model": self.name,
+            "salt": self._salt,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "messages": [[m.role, m.content] for m in messages],
+        }
         return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:

@@ -73,8 +73,9 @@ def load_skb(
     fingerprint = load_fingerprint(data, embedder.name, config)
     current = store.meta(data.name)
     if current is not None and current.fingerprint == fingerprint and not force:
-        return LoadReport(data.name, True, current.node_count, current.edge_count, 0, 0,
-                          time.perf_counter() - started, data.skipped)  # fmt: skip
+        return LoadReport(
+            data.name, True, current.node_count, current.edge_count, 0, 0, time.perf_counter() - started, data.skipped
+        )
     before = embedder.stats.computed, embedder.stats.cached
     docs = with_relations(data.nodes, data.edges, config.relation_names_per_type)
     with _task(progress, "embedding names", len(data.nodes)) as advance:
@@ -91,10 +92,17 @@ def load_skb(
         by_triple[(types[edge.source], edge.type, types[edge.target])].append((str(edge.source), str(edge.target)))
 
     meta = SkbMeta(
-        name=data.name, source=data.source, version=data.version, embedder=embedder.name,
-        dimension=embedder.dimension, candidate_types=data.candidate_types, node_count=len(data.nodes),
-        edge_count=len(data.edges), fingerprint=fingerprint, loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )  # fmt: skip
+        name=data.name,
+        source=data.source,
+        version=data.version,
+        embedder=embedder.name,
+        dimension=embedder.dimension,
+        candidate_types=data.candidate_types,
+        node_count=len(data.nodes),
+        edge_count=len(data.edges),
+        fingerprint=fingerprint,
+        loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
     with store.writer(data.name, meta) as writer:
         with _task(progress, "writing nodes", len(data.nodes)) as advance:
             for label, rows in sorted(by_label.items()):
@@ -108,6 +116,12 @@ def load_skb(
                     advance(len(chunk))
         writer.create_vector_indexes(sorted(by_label), embedder.dimension)
     return LoadReport(
-        data.name, False, len(data.nodes), len(data.edges), embedder.stats.computed - before[0],
-        embedder.stats.cached - before[1], time.perf_counter() - started, data.skipped,
-    )  # fmt: skip
+        data.name,
+        False,
+        len(data.nodes),
+        len(data.edges),
+        embedder.stats.computed - before[0],
+        embedder.stats.cached - before[1],
+        time.perf_counter() - started,
+        data.skipped,
+    )

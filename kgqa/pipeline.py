@@ -38,8 +38,17 @@ from kgqa.vector import vector_strand
 
 def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate], Trace]:
     """Answer ``question``: the ranked candidates and the trace of all 8 steps."""
-    trace = Trace(ctx.skb, options.steps, ctx.llm.name if ctx.llm else "none", options.reranker, options.k,
-                  options.alpha, options.l_max, ctx.embedder.name, options.types)  # fmt: skip
+    trace = Trace(
+        ctx.skb,
+        options.steps,
+        ctx.llm.name if ctx.llm else "none",
+        options.reranker,
+        options.k,
+        options.alpha,
+        options.l_max,
+        ctx.embedder.name,
+        options.types,
+    )
     start = time.perf_counter()
     ctx.store.await_indexes(ctx.skb)
     trace.seconds["await_indexes"] = round(time.perf_counter() - start, 4)
@@ -94,8 +103,14 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
         return options.types[0]
     temperature = ctx.config.llm_temperature
     try:
-        choice = predict_target_type(question, options.types, llm=ctx.llm, embedder=ctx.embedder,
-                                     question_vector=question_vector, temperature=temperature)  # fmt: skip
+        choice = predict_target_type(
+            question,
+            options.types,
+            llm=ctx.llm,
+            embedder=ctx.embedder,
+            question_vector=question_vector,
+            temperature=temperature,
+        )
     except LlmError as exc:
         choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc))
         record.degrade(f"{choice.detail}: {choice.label}")
@@ -124,8 +139,16 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         return plan
     with trace.step(2) as record:
         try:
-            reply = write_cypher(ctx.llm, ctx.store, ctx.skb, ctx.schema, question, target,
-                                 hidden=hidden_labels(ctx.config, ctx.skb), temperature=ctx.config.llm_temperature)
+            reply = write_cypher(
+                ctx.llm,
+                ctx.store,
+                ctx.skb,
+                ctx.schema,
+                question,
+                target,
+                hidden=hidden_labels(ctx.config, ctx.skb),
+                temperature=ctx.config.llm_temperature,
+            )
         except LlmError as exc:
             record.degrade(str(exc))
             with trace.step(3, skipped="no Cypher from step 2"):
@@ -151,9 +174,15 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
 
 
 def _graph_strand(
-    ctx: Context, plan: QueryPlan | None, source: str, linked: tuple[str, str] | None, question_vector: np.ndarray,
-    options: Options, keep: int, trace: Trace,
-) -> GraphRanking:  # fmt: skip
+    ctx: Context,
+    plan: QueryPlan | None,
+    source: str,
+    linked: tuple[str, str] | None,
+    question_vector: np.ndarray,
+    options: Options,
+    keep: int,
+    trace: Trace,
+) -> GraphRanking:
     """Steps 4-6. ``source``: whose plan (Candidate.plan); ``linked``: (question, target type) when the linked
     entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback)."""
     empty = GraphRanking([], {}, "no plan")
@@ -167,16 +196,18 @@ def _graph_strand(
         found = plan_candidates(ctx.store, ctx.skb, plan, vectors, ctx.graph.labels, options.l_max)
         record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:
-        result = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=options.k, l_max=options.l_max, found=found,
-                        source=source)  # a plan without a target never gets here (_plan)  # fmt: skip
+        result = ground(
+            ctx.store, ctx.skb, plan, vectors, ctx.graph, k=options.k, l_max=options.l_max, found=found, source=source
+        )  # a plan without a target never gets here (_plan)
         trace.query, trace.params = result.query.text, result.query.params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
     with trace.step(6) as record:
-        ranking = rank_graph_strand(result, ctx.store, ctx.skb, ctx.embedder, question_vector,
-                                    keep=keep, cap=ctx.config.graph_rank_cap)  # fmt: skip
+        ranking = rank_graph_strand(
+            result, ctx.store, ctx.skb, ctx.embedder, question_vector, keep=keep, cap=ctx.config.graph_rank_cap
+        )
         record.detail = ranking.detail
         from_linked = sum(c.plan == "linked" for c in ranking.kept)
         if source == "llm" and from_linked:  # answers the LLM's plan did not put there: shown as degraded
@@ -190,9 +221,16 @@ def _rerank(
     """Step 8 over the merged answers; an LLM failure keeps the merged order (recorded as degraded)."""
     docs = rerank_documents(ctx.store, ctx.skb, answers)
     try:
-        outcome = rerank(options.reranker, question, docs, llm=ctx.llm, cross_encoder=ctx.cross_encoder,
-                         budget=ctx.config.rerank_budget_tokens, temperature=ctx.config.llm_temperature,
-                         concurrency=ctx.config.rerank_concurrency)  # fmt: skip
+        outcome = rerank(
+            options.reranker,
+            question,
+            docs,
+            llm=ctx.llm,
+            cross_encoder=ctx.cross_encoder,
+            budget=ctx.config.rerank_budget_tokens,
+            temperature=ctx.config.llm_temperature,
+            concurrency=ctx.config.rerank_concurrency,
+        )
     except LlmError as exc:
         record.degrade(f"{exc}; kept the merged order")
         return answers

@@ -66,14 +66,18 @@ def phrase(target: str, hops: Sequence[tuple[str, str]], anchor: str, word: str)
     if len(hops) == 1:
         relation = f"have a '{hops[0][0]}' relation with the {hops[0][1]} \"{anchor}\""
     else:
-        relation = (f"have a '{hops[0][0]}' relation with a {hops[0][1]} that has a '{hops[1][0]}' relation with the "
-                    f"{hops[1][1]} \"{anchor}\"")  # fmt: skip
-    return f"Which {target} nodes {relation}, and mention \"{word}\"?"
+        relation = (
+            f"have a '{hops[0][0]}' relation with a {hops[0][1]} that has a '{hops[1][0]}' relation with the "
+            f'{hops[1][1]} "{anchor}"'
+        )
+    return f'Which {target} nodes {relation}, and mention "{word}"?'
 
 
 def paraphrase(llm: ChatModel, text: str, anchor: str, word: str) -> str | None:
-    prompt = (f"Rewrite this question as a person would ask it, in one sentence. Keep \"{anchor}\" and "
-              f"\"{word}\" exactly as written.\n\nQuestion: {text}\nRewritten question:")  # fmt: skip
+    prompt = (
+        f'Rewrite this question as a person would ask it, in one sentence. Keep "{anchor}" and '
+        f'"{word}" exactly as written.\n\nQuestion: {text}\nRewritten question:'
+    )
     try:
         reply = llm.complete([Message("user", prompt)], max_tokens=80, temperature=0.0).text.strip()
     except LlmError:
@@ -100,10 +104,17 @@ def specific_words(doc: str, frequencies: Counter[str], total: int, max_share: f
 
 
 def generate(
-    store: GraphStore, skb: str, schema: Schema, types: Sequence[str], n: int, seed: int,
-    llm: ChatModel | None = None, attempts_per_question: int = 50, max_word_share: float = MAX_WORD_SHARE,
+    store: GraphStore,
+    skb: str,
+    schema: Schema,
+    types: Sequence[str],
+    n: int,
+    seed: int,
+    llm: ChatModel | None = None,
+    attempts_per_question: int = 50,
+    max_word_share: float = MAX_WORD_SHARE,
     rejected: Counter[tuple[str, str]] | None = None,
-) -> list[Generated]:  # fmt: skip
+) -> list[Generated]:
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
 
     ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
@@ -149,8 +160,20 @@ def generate(
         seen.add(templated)
         text = paraphrase(llm, templated, anchor_name, word) if llm is not None else None
         template = " / ".join([target, *(f"{t} {label}" for t, label in hops)])
-        out.append(Generated(str(len(out)), text or templated, answers, template, anchor_id, anchor_name, word,
-                             gold, templated, text is not None))  # fmt: skip
+        out.append(
+            Generated(
+                str(len(out)),
+                text or templated,
+                answers,
+                template,
+                anchor_id,
+                anchor_name,
+                word,
+                gold,
+                templated,
+                text is not None,
+            )
+        )
     return out
 
 

@@ -50,9 +50,16 @@ class RerankOutcome:
 
 
 def rerank(
-    reranker: Reranker, question: str, docs: Sequence[RerankDoc], *, llm: ChatModel | None,
-    cross_encoder: CrossEncoderScores | None, budget: int, temperature: float, concurrency: int,
-) -> RerankOutcome:  # fmt: skip
+    reranker: Reranker,
+    question: str,
+    docs: Sequence[RerankDoc],
+    *,
+    llm: ChatModel | None,
+    cross_encoder: CrossEncoderScores | None,
+    budget: int,
+    temperature: float,
+    concurrency: int,
+) -> RerankOutcome:
     """Step 8: order ``docs`` with ``reranker`` (``none`` keeps their order). Raises LlmError when the LLM fails
     (the pipeline then keeps the merged order). The model a reranker needs was checked with the options
     (kgqa.context.Options.from_config); its absence here is a bug."""
@@ -89,8 +96,9 @@ def _relations_text(relations: Sequence[Relation]) -> str:
         grouped[(r.type, r.out)].append(r.name)
     parts = []
     for (rel_type, out), names in grouped.items():
-        shown = ", ".join(names[:NAMES_PER_RELATION]) + (f" (+{len(names) - NAMES_PER_RELATION})"
-                                                          if len(names) > NAMES_PER_RELATION else "")  # fmt: skip
+        shown = ", ".join(names[:NAMES_PER_RELATION]) + (
+            f" (+{len(names) - NAMES_PER_RELATION})" if len(names) > NAMES_PER_RELATION else ""
+        )
         parts.append(f"{rel_type}{'' if out else ' (incoming)'}: {shown}")
     return "; ".join(parts)
 
@@ -138,8 +146,9 @@ def parse_permutation(reply: str, n: int) -> tuple[list[int], bool]:
     return seen + [i for i in range(n) if i not in seen], not clean
 
 
-def rerank_listwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int,
-                    temperature: float) -> RerankOutcome:  # fmt: skip
+def rerank_listwise(
+    llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int, temperature: float
+) -> RerankOutcome:
     texts, tier = render(docs, budget)
     prompt = (
         f"Question: {question}\n\nCandidate answers:\n{_listing(texts)}\n\n"
@@ -162,8 +171,9 @@ def parse_choice(reply: str) -> Literal["A", "B"] | None:
     return match[1] if match else None  # type: ignore[return-value]
 
 
-def rerank_pairwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int,
-                    temperature: float) -> RerankOutcome:  # fmt: skip
+def rerank_pairwise(
+    llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int, temperature: float
+) -> RerankOutcome:
     """Binary insertion sort in prior order; a comparison the reply does not settle keeps the prior order."""
     texts, tier = render(docs, budget)
     outcome = RerankOutcome([], f"documents: {tier}")
@@ -171,8 +181,10 @@ def rerank_pairwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *,
 
     def better(new: int, placed: int) -> bool:
         nonlocal invalid
-        prompt = (f"Question: {question}\n\nCandidate A: {texts[new]}\n\nCandidate B: {texts[placed]}\n\n"
-                  "Which candidate answers the question better? Reply with A or B only.")  # fmt: skip
+        prompt = (
+            f"Question: {question}\n\nCandidate A: {texts[new]}\n\nCandidate B: {texts[placed]}\n\n"
+            "Which candidate answers the question better? Reply with A or B only."
+        )
         completion = llm.complete([Message("user", prompt)], max_tokens=4, temperature=temperature)
         outcome.usage.add(completion)
         choice = parse_choice(completion.text)
@@ -205,13 +217,16 @@ def parse_score(reply: str) -> float | None:
     return value if 0.0 <= value <= 1.0 else None
 
 
-def rerank_pointwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int, temperature: float,
-                     concurrency: int) -> RerankOutcome:  # fmt: skip
+def rerank_pointwise(
+    llm: ChatModel, question: str, docs: Sequence[RerankDoc], *, budget: int, temperature: float, concurrency: int
+) -> RerankOutcome:
     texts, tier = render(docs, budget)
 
     def score(text: str) -> tuple[float | None, object]:
-        prompt = (f"Question: {question}\n\nCandidate: {text}\n\nHow well does the candidate answer the question? "
-                  "Reply with one number from 0 (not at all) to 1 (perfectly).")  # fmt: skip
+        prompt = (
+            f"Question: {question}\n\nCandidate: {text}\n\nHow well does the candidate answer the question? "
+            "Reply with one number from 0 (not at all) to 1 (perfectly)."
+        )
         completion = llm.complete([Message("user", prompt)], max_tokens=8, temperature=temperature)
         return parse_score(completion.text), completion
 
@@ -232,8 +247,9 @@ def rerank_pointwise(llm: ChatModel, question: str, docs: Sequence[RerankDoc], *
     return outcome
 
 
-def rerank_cross_encoder(predict: CrossEncoderScores, question: str,
-                         docs: Sequence[RerankDoc], *, budget: int) -> RerankOutcome:  # fmt: skip
+def rerank_cross_encoder(
+    predict: CrossEncoderScores, question: str, docs: Sequence[RerankDoc], *, budget: int
+) -> RerankOutcome:
     texts, tier = render(docs, budget)
     scores = list(predict([(question, text) for text in texts]))
     order = sorted(range(len(docs)), key=lambda i: (-float(scores[i]), i))

@@ -33,16 +33,22 @@ class TargetType:
 
 def type_messages(question: str, types: Sequence[str]) -> list[Message]:
     listing = "\n".join(f"- {t}" for t in types)
-    return [Message("user", (
-        "A knowledge graph has nodes of these types:\n"
-        f"{listing}\n"
-        "Which type of node is the answer to the question below? Reply with the type name only.\n\n"
-        f"Question: {question}\n"
-    ))]  # fmt: skip
+    return [
+        Message(
+            "user",
+            (
+                "A knowledge graph has nodes of these types:\n"
+                f"{listing}\n"
+                "Which type of node is the answer to the question below? Reply with the type name only.\n\n"
+                f"Question: {question}\n"
+            ),
+        )
+    ]
 
 
 def parse_type(reply: str, types: Sequence[str]) -> str | None:
     """The one known type the reply names, or None: exact (normalised) match first, else a single mention."""
+
     def norm(text: str) -> str:
         return re.sub(r"\s+", " ", text.strip().strip("`'\"*.:;!").strip().lower())
 
@@ -79,8 +85,11 @@ def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
     for label in types:
         for form in type_words(label):
             size = len(form.split())
-            found |= {Mention(i, -size, label, form) for i in range(len(words) - size + 1)
-                      if " ".join(words[i : i + size]) == form}  # fmt: skip
+            found |= {
+                Mention(i, -size, label, form)
+                for i in range(len(words) - size + 1)
+                if " ".join(words[i : i + size]) == form
+            }
     return sorted(found)
 
 
@@ -101,9 +110,14 @@ def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedde
 
 
 def predict_target_type(
-    question: str, types: Sequence[str], *, llm: ChatModel | None, embedder: Embedder, question_vector: np.ndarray,
+    question: str,
+    types: Sequence[str],
+    *,
+    llm: ChatModel | None,
+    embedder: Embedder,
+    question_vector: np.ndarray,
     temperature: float = 0.0,
-) -> TargetType:  # fmt: skip
+) -> TargetType:
     if len(types) == 1:
         return TargetType(types[0], "only")
     if llm is None:

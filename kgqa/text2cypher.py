@@ -95,9 +95,16 @@ def generate_cypher(
 
 
 def write_cypher(
-    llm: ChatModel, store: GraphStore, skb: str, schema: Schema, question: str, target_type: str, *,
-    hidden: frozenset[str], temperature: float,
-) -> CypherReply:  # fmt: skip
+    llm: ChatModel,
+    store: GraphStore,
+    skb: str,
+    schema: Schema,
+    question: str,
+    target_type: str,
+    *,
+    hidden: frozenset[str],
+    temperature: float,
+) -> CypherReply:
     """Method step 2, as ``kgqa ask`` and ``kgqa explain`` both run it: the live schema without the SKB's hidden
     labels, the target type of step 1, then the LLM. Raises LlmError when the LLM fails."""
     view = schema_view(store, skb, schema, hidden=hidden)

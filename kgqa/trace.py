@@ -13,9 +13,15 @@ from kgqa.llm import Usage
 Status = Literal["ran", "degraded", "skipped"]
 
 STEP_NAMES = {
-    1: "target type", 2: "cypher", 3: "plan", 4: "constant candidates", 5: "grounding",
-    6: "graph strand ranking", 7: "vector strand", 8: "rerank",
-}  # fmt: skip
+    1: "target type",
+    2: "cypher",
+    3: "plan",
+    4: "constant candidates",
+    5: "grounding",
+    6: "graph strand ranking",
+    7: "vector strand",
+    8: "rerank",
+}
 
 
 @dataclass

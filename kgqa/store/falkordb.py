@@ -132,8 +132,15 @@ class FalkorWriter:
 class FalkorStore(CatalogueReads):
     """One embedded FalkorDB server per data directory; use as a context manager or call :meth:`close`."""
 
-    def __init__(self, directory: Path, *, ef_runtime: int = 200, batch_size: int = 2000,
-                 start_timeout: float = 120.0, query_timeout_ms: int = 60_000) -> None:  # fmt: skip
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        ef_runtime: int = 200,
+        batch_size: int = 2000,
+        start_timeout: float = 120.0,
+        query_timeout_ms: int = 60_000,
+    ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self._server = EmbeddedServer(directory, start_timeout)
         self.client: FalkorDB = self._server.start()

@@ -12,8 +12,13 @@ from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists 
 from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
 
 __all__ = [
-    *shared.__all__, "LIST_INDEXES", "VECTOR_TOP_K", "create_id_index", "create_nodes", "create_vector_index",
-]  # fmt: skip
+    *shared.__all__,
+    "LIST_INDEXES",
+    "VECTOR_TOP_K",
+    "create_id_index",
+    "create_nodes",
+    "create_vector_index",
+]
 
 
 def create_nodes(label: str) -> str:
@@ -46,4 +51,3 @@ VECTOR_TOP_K = (
     "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
     f"RETURN node.{ID} AS id, node.{NAME} AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
 )
-

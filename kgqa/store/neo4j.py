@@ -53,8 +53,9 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta) -> str:
     """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/export.py): what the importer
     cannot do, i.e. the id constraints, the vector indexes and, last, kgqa's metadata node."""
     statements = [q.create_id_constraint(label) for label in labels]
-    statements += [q.create_vector_index(label, prop, meta.dimension) for label in labels
-                   for prop in (q.NAME_EMB, q.DOC_EMB)]  # fmt: skip
+    statements += [
+        q.create_vector_index(label, prop, meta.dimension) for label in labels for prop in (q.NAME_EMB, q.DOC_EMB)
+    ]
     params = {"name": meta.name, "json": json.dumps(asdict(meta))}
     return (
         "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
@@ -76,9 +77,17 @@ class Neo4jStore(CatalogueReads):
     """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake)."""
 
     def __init__(
-        self, uri: str, auth: tuple[str, str], *, database: str = "neo4j", version: str | None = None,
-        query_timeout: float = 60.0, row_cap: int = 100_000, batch_size: int = 2000, driver: Any = None,
-    ) -> None:  # fmt: skip
+        self,
+        uri: str,
+        auth: tuple[str, str],
+        *,
+        database: str = "neo4j",
+        version: str | None = None,
+        query_timeout: float = 60.0,
+        row_cap: int = 100_000,
+        batch_size: int = 2000,
+        driver: Any = None,
+    ) -> None:
         self.driver = driver if driver is not None else _driver(uri, auth)
         self.database = database
         self.query_timeout = query_timeout
@@ -175,8 +184,10 @@ class Neo4jStore(CatalogueReads):
             indexes = self._indexes()
             failed = [f"{i.label}.{i.property}" for i in indexes if i.status == "FAILED"]
             if failed:  # a failed population never comes ONLINE: say so now instead of waiting out the timeout
-                raise StoreError(f"Neo4j vector index population FAILED for {', '.join(failed)}; see SHOW "
-                                 "INDEXES (failureMessage) and the server's debug.log, then load again")  # fmt: skip
+                raise StoreError(
+                    f"Neo4j vector index population FAILED for {', '.join(failed)}; see SHOW "
+                    "INDEXES (failureMessage) and the server's debug.log, then load again"
+                )
             pending = [i for i in indexes if i.status != "ONLINE"]
             if not pending:
                 return
@@ -208,8 +219,10 @@ class Neo4jStore(CatalogueReads):
         """
         present = {str(name) for name, _ in self._read_rows(q.READ_META, {})}
         if present - {graph}:
-            raise StoreError(f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
-                             "database (neo4j_database)")  # fmt: skip
+            raise StoreError(
+                f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
+                "database (neo4j_database)"
+            )
         if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
             raise StoreError(f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database")
         self._known.discard(graph)
@@ -234,8 +247,16 @@ class Neo4jWriter:
             self._store._write(q.create_id_constraint(label), {})
             self._constrained.add(label)
         for batch in batched(rows, self._store.batch_size):
-            payload = [{"id": str(r.id), "name": r.name, "doc": r.doc, "name_emb": [float(x) for x in r.name_emb],
-                        "doc_emb": [float(x) for x in r.doc_emb]} for r in batch]  # fmt: skip
+            payload = [
+                {
+                    "id": str(r.id),
+                    "name": r.name,
+                    "doc": r.doc,
+                    "name_emb": [float(x) for x in r.name_emb],
+                    "doc_emb": [float(x) for x in r.doc_emb],
+                }
+                for r in batch
+            ]
             self._store._write(q.create_nodes(label), {"rows": payload})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:

@@ -26,11 +26,31 @@ from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists 
 from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
 
 __all__ = [
-    *shared.__all__, "CLEAR_GRAPH", "LIST_INDEXES", "META_LABEL", "NODE_COUNTS_NEO4J", "NODE_TOTAL", "READ_META",
-    "SEARCH_SINCE", "SERVER_VERSION", "WRITE_META", "Syntax", "VectorQuery", "browser_block", "create_id_constraint",
-    "create_nodes", "create_vector_index", "cypher_literal", "drop_vector_index", "explain", "index_name",
-    "is_kgqa_index", "statement", "syntax_for", "vector_top_k",
-]  # fmt: skip
+    *shared.__all__,
+    "CLEAR_GRAPH",
+    "LIST_INDEXES",
+    "META_LABEL",
+    "NODE_COUNTS_NEO4J",
+    "NODE_TOTAL",
+    "READ_META",
+    "SEARCH_SINCE",
+    "SERVER_VERSION",
+    "WRITE_META",
+    "Syntax",
+    "VectorQuery",
+    "browser_block",
+    "create_id_constraint",
+    "create_nodes",
+    "create_vector_index",
+    "cypher_literal",
+    "drop_vector_index",
+    "explain",
+    "index_name",
+    "is_kgqa_index",
+    "statement",
+    "syntax_for",
+    "vector_top_k",
+]
 
 Syntax = Literal["5", "25"]
 
@@ -177,9 +197,7 @@ SERVER_VERSION = "CALL dbms.components() YIELD versions RETURN versions[0] AS ve
 META_LABEL = "_KgqaMeta"
 """Neo4j has no key-value side store: an SKB's metadata is one node with this label, written last by a load."""
 
-NODE_COUNTS_NEO4J = (
-    f"MATCH (n) WHERE NOT n:{META_LABEL} RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
-)
+NODE_COUNTS_NEO4J = f"MATCH (n) WHERE NOT n:{META_LABEL} RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
 READ_META = f"MATCH (m:{META_LABEL}) RETURN m.name AS name, m.json AS json ORDER BY name"
 """An empty ``json`` marks a load in progress (or killed): the SKB is not there yet, but the data is kgqa's."""
 NODE_TOTAL = "MATCH (n) RETURN count(n) AS count"

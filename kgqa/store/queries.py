@@ -12,10 +12,25 @@ from cypher.identifiers import quote
 from kgqa.store.base import NODE_KEYS, VectorIndex
 
 __all__ = [
-    "DOC", "DOC_EMB", "EDGE_COUNTS", "ID", "INDEX_PROPERTY", "NAME", "NAME_EMB", "NODE_COUNTS", "anchors",
-    "create_edges", "documents", "edge_rows", "exact_name", "example_names", "label_ids", "node_rows", "path_answers",
+    "DOC",
+    "DOC_EMB",
+    "EDGE_COUNTS",
+    "ID",
+    "INDEX_PROPERTY",
+    "NAME",
+    "NAME_EMB",
+    "NODE_COUNTS",
+    "anchors",
+    "create_edges",
+    "documents",
+    "edge_rows",
+    "exact_name",
+    "example_names",
+    "label_ids",
+    "node_rows",
+    "path_answers",
     "relations",
-]  # fmt: skip
+]
 
 # Property keys every kgqa node carries; id and name are also what compiled pattern queries use (NODE_KEYS).
 ID, NAME = NODE_KEYS.id, NODE_KEYS.name

