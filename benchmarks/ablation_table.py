@@ -26,10 +26,16 @@ DOC = ROOT / "docs" / "results.md"
 PATHS = CODE_PATHS
 """What an ablation's answers depend on: kgqa eval runs the library, not a script of its own."""
 PAPER = {  # AF-Retriever paper, STaRK synthetic test sets, GPT-OSS-120B + text-embedding-3-small: H@1 / H@5 / MRR
-    "PRIME": (46.2, 63.7, 54.0), "MAG": (78.6, 91.4, 84.0), "AMAZON": (61.2, 75.2, 67.3),
-}  # fmt: skip
-PAPER_ABLATION = (("vector strand (VSS only)", 15.1), ("steps 1-6 (graph strand)", 30.5), ("steps 1-7 (hybrid)", 33.8),
-                  ("with rerank", 46.2))  # PRIME hit@1 in %, same paper and models  # fmt: skip
+    "PRIME": (46.2, 63.7, 54.0),
+    "MAG": (78.6, 91.4, 84.0),
+    "AMAZON": (61.2, 75.2, 67.3),
+}
+PAPER_ABLATION = (
+    ("vector strand (VSS only)", 15.1),
+    ("steps 1-6 (graph strand)", 30.5),
+    ("steps 1-7 (hybrid)", 33.8),
+    ("with rerank", 46.2),
+)  # PRIME hit@1 in %, same paper and models
 
 
 def row_metrics(out: Path, ids: set[str]) -> dict[str, tuple[dict[str, float], Counter[str]]]:
@@ -51,12 +57,18 @@ def same_questions(partial: Path, doc: dict[str, Any], others: list[tuple[Path, 
         if other["metrics"]["n"] <= len(ids):
             continue
         rows = row_metrics(path, ids)
-        lines += [f"`{path.name}` on the same {len(ids)} questions as `{partial.name}`:", "",
-                  "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | commit |",
-                  "|---|---|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {row} | " + " | ".join(f"{m[k]:.3f}" for k in METRICS)
-                  + f" | {origin(other, path, ROOT, PATHS, commits=made_at).cell()} |"
-                  for row, (m, made_at) in rows.items()]  # fmt: skip
+        lines += [
+            f"`{path.name}` on the same {len(ids)} questions as `{partial.name}`:",
+            "",
+            "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | commit |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {row} | "
+            + " | ".join(f"{m[k]:.3f}" for k in METRICS)
+            + f" | {origin(other, path, ROOT, PATHS, commits=made_at).cell()} |"
+            for row, (m, made_at) in rows.items()
+        ]
         lines.append("")
     return lines
 
@@ -71,34 +83,51 @@ def render(docs: list[tuple[Path, dict[str, Any]]]) -> str:
         fallback = settings.get("plan_fallback", "not recorded")
         made_at = {row: made for row, (_, made) in row_metrics(path, {q["id"] for q in doc["questions"]}).items()}
         every = sum(made_at.values(), Counter())
-        lines += [f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`{first}, "
-                  f"llm `{settings['llm']}`, k = {settings['top_k']}, "
-                  f"rerank budget {settings['rerank_budget_tokens']} tokens, plan_fallback {fallback}, "
-                  f"embedder {settings['embedder_model']}.", "",
-                  origin(doc, path, ROOT, PATHS, commits=every).sentence(), "",
-                  "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q | commit |",
-                  "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [
+            f"`{path.name}`: {settings['skb']}, {doc['metrics']['n']} questions from `{source}`{first}, "
+            f"llm `{settings['llm']}`, k = {settings['top_k']}, "
+            f"rerank budget {settings['rerank_budget_tokens']} tokens, plan_fallback {fallback}, "
+            f"embedder {settings['embedder_model']}.",
+            "",
+            origin(doc, path, ROOT, PATHS, commits=every).sentence(),
+            "",
+            "| row | hit@1 | hit@5 | hit@20 | recall@20 | MRR | median s / q | LLM calls / q | commit |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for row, metrics in doc["ablation"].items():
             section = doc["ablation_sections"][row]
             commit = origin(doc, path, ROOT, PATHS, commits=made_at.get(row, Counter())).cell()
-            lines.append(f"| {row} | {metrics['hit@1']:.3f} | {metrics['hit@5']:.3f} | {metrics['hit@20']:.3f} | "
-                         f"{metrics['recall@20']:.3f} | {metrics['mrr']:.3f} | "
-                         f"{section['seconds_per_question'].get('median_s', 0):.2f} | "
-                         f"{section['llm']['calls_per_question']} | {commit} |")  # fmt: skip
+            lines.append(
+                f"| {row} | {metrics['hit@1']:.3f} | {metrics['hit@5']:.3f} | {metrics['hit@20']:.3f} | "
+                f"{metrics['recall@20']:.3f} | {metrics['mrr']:.3f} | "
+                f"{section['seconds_per_question'].get('median_s', 0):.2f} | "
+                f"{section['llm']['calls_per_question']} | {commit} |"
+            )
         lines.append("")
         lines += same_questions(path, doc, [(p, d) for p, d in docs if p != path])
-    lines += ["For orientation only (different data and models): the paper's full pipeline on STaRK's synthetic test "
-              "sets, hit@1 / hit@5 / MRR in %: " + "; ".join(f"{k} {v[0]} / {v[1]} / {v[2]}" for k, v in PAPER.items())
-              + ". The paper's ablation on PRIME, hit@1 in %: "
-              + "; ".join(f"{row} {value}" for row, value in PAPER_ABLATION) + "."]  # fmt: skip
+    lines += [
+        "For orientation only (different data and models): the paper's full pipeline on STaRK's synthetic test "
+        "sets, hit@1 / hit@5 / MRR in %: "
+        + "; ".join(f"{k} {v[0]} / {v[1]} / {v[2]}" for k, v in PAPER.items())
+        + ". The paper's ablation on PRIME, hit@1 in %: "
+        + "; ".join(f"{row} {value}" for row, value in PAPER_ABLATION)
+        + "."
+    ]
     return "\n".join(lines)
 
 
 def main() -> None:
-    docs = [(path, json.loads(path.read_text())) for path in sorted(RESULTS.glob("ablation_hpo_*.json"))
-            if not path.name.endswith(".settings.json")]  # the eval's settings file beside its records, not a result
-    text = replace_block(DOC.read_text(encoding="utf-8"), "ablation_hpo", render(docs),
-                         "## Ablation on generated HPO questions (`kgqa eval --ablation`)")  # fmt: skip
+    docs = [
+        (path, json.loads(path.read_text()))
+        for path in sorted(RESULTS.glob("ablation_hpo_*.json"))
+        if not path.name.endswith(".settings.json")
+    ]  # the eval's settings file beside its records, not a result
+    text = replace_block(
+        DOC.read_text(encoding="utf-8"),
+        "ablation_hpo",
+        render(docs),
+        "## Ablation on generated HPO questions (`kgqa eval --ablation`)",
+    )
     DOC.write_text(text, encoding="utf-8")
 
 

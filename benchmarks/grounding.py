@@ -80,19 +80,21 @@ def table(out: dict) -> str:
     """The docs block for a grounding.json document: its settings, its commit (stale or not) and the figures."""
     p = out["params"]
     date = out.get("provenance", {}).get("date", "")[:10] or "on a date not recorded"
-    return "\n".join([
-        f"{p['plans']} one-constant plans on `{p['skb']}` (3 templates over real names, seed {p['seed']}), "
-        f"k = {p['k']}, l_max = {p['l_max']}.",
-        "",
-        f"{origin(out, RESULT, ROOT, PATHS).sentence()} Measured {date}.",
-        "",
-        "| measure | value | target |",
-        "|---|---|---|",
-        f"| steps 4-5 (candidates + rounds) median / p90 | {out['steps_4_5_median_ms']} ms / "
-        f"{out['steps_4_5_p90_ms']} ms | median ≤ 50 ms |",
-        f"| embedding the constant (not in steps 4-5 above) median | {out['embed_constants_median_ms']} ms | |",
-        f"| rounds per plan / targets per plan (median) | {out['rounds_median']} / {out['targets_median']} | |",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"{p['plans']} one-constant plans on `{p['skb']}` (3 templates over real names, seed {p['seed']}), "
+            f"k = {p['k']}, l_max = {p['l_max']}.",
+            "",
+            f"{origin(out, RESULT, ROOT, PATHS).sentence()} Measured {date}.",
+            "",
+            "| measure | value | target |",
+            "|---|---|---|",
+            f"| steps 4-5 (candidates + rounds) median / p90 | {out['steps_4_5_median_ms']} ms / "
+            f"{out['steps_4_5_p90_ms']} ms | median ≤ 50 ms |",
+            f"| embedding the constant (not in steps 4-5 above) median | {out['embed_constants_median_ms']} ms | |",
+            f"| rounds per plan / targets per plan (median) | {out['rounds_median']} / {out['targets_median']} | |",
+        ]
+    )
 
 
 def main() -> None:
@@ -109,8 +111,9 @@ def main() -> None:
     else:
         out = measure(args)
         RESULT.write_text(json.dumps(out, indent=2) + "\n")
-    DOC.write_text(replace_block(DOC.read_text(), "grounding", table(out),
-                                 "## Grounding: steps 4-5 (`benchmarks/grounding.py`)"))  # fmt: skip
+    DOC.write_text(
+        replace_block(DOC.read_text(), "grounding", table(out), "## Grounding: steps 4-5 (`benchmarks/grounding.py`)")
+    )
     print(json.dumps({k: v for k, v in out.items() if k != "config"}, indent=2))
 
 

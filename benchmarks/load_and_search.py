@@ -73,8 +73,9 @@ def main() -> None:
     # String ids, as kgqa stores them (see kgqa/load.py).
     rows = [NodeRow(str(i), f"node {i}", f"document of node {i}", names[i], docs[i]) for i in range(args.nodes)]
     pairs = [(str(s), str(t)) for s, t in zip(sources.tolist(), targets.tolist(), strict=True)]
-    meta = SkbMeta("bench", "synthetic", str(args.seed), "synthetic", args.dim, (LABEL,), args.nodes, args.edges,
-                   "bench", "now")  # fmt: skip
+    meta = SkbMeta(
+        "bench", "synthetic", str(args.seed), "synthetic", args.dim, (LABEL,), args.nodes, args.edges, "bench", "now"
+    )
 
     with tempfile.TemporaryDirectory() as tmp, FalkorStore(Path(tmp), ef_runtime=args.ef_runtime) as store:
         server = psutil.Process(store.server_pid)
@@ -172,8 +173,11 @@ def table(r: dict, path: Path = RESULT) -> str:
 
 def write_table(r: dict, path: Path = RESULT) -> None:
     text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
-    DOC.write_text(replace_block(text, "load_and_search", table(r, path),
-                                 "## Store: load and search (`benchmarks/load_and_search.py`)"))  # fmt: skip
+    DOC.write_text(
+        replace_block(
+            text, "load_and_search", table(r, path), "## Store: load and search (`benchmarks/load_and_search.py`)"
+        )
+    )
 
 
 if __name__ == "__main__":

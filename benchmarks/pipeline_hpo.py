@@ -58,20 +58,36 @@ def questions_file(n: int, seed: int) -> Path:
     if QUESTIONS.exists():
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         if (meta.get("seed"), meta.get("requested")) != (seed, n):
-            raise SystemExit(f"{QUESTIONS.name} was made with seed {meta.get('seed')} and n {meta.get('requested')}, "
-                             f"not seed {seed} and n {n}; use those, or delete it, its .meta.json and "
-                             f"pipeline_hpo_*.json* to measure on a new set")  # fmt: skip
+            raise SystemExit(
+                f"{QUESTIONS.name} was made with seed {meta.get('seed')} and n {meta.get('requested')}, "
+                f"not seed {seed} and n {n}; use those, or delete it, its .meta.json and "
+                f"pipeline_hpo_*.json* to measure on a new set"
+            )
         return QUESTIONS
     kept = [m for m in MODES if records_path(out_path(m)).exists()]
     if kept:
-        raise SystemExit(f"records of modes {', '.join(kept)} exist but {QUESTIONS.name} does not: their questions "
-                         f"are unknown; delete pipeline_hpo_*.json* to start over")  # fmt: skip
+        raise SystemExit(
+            f"records of modes {', '.join(kept)} exist but {QUESTIONS.name} does not: their questions "
+            f"are unknown; delete pipeline_hpo_*.json* to start over"
+        )
     with Kgqa(load_config({"llm": "none"})) as kg:
         meta = kg.meta(SKB)
         made = generate(kg.store, SKB, kg.schema(SKB), meta.candidate_types, n, seed)  # no LLM: deterministic
-    write(made, QUESTIONS, {"skb": SKB, "seed": seed, "requested": n, "n": len(made),
-                            "types": list(meta.candidate_types), "llm": "none", "max_word_share": MAX_WORD_SHARE,
-                            "source": meta.source, "provenance": provenance()})  # fmt: skip
+    write(
+        made,
+        QUESTIONS,
+        {
+            "skb": SKB,
+            "seed": seed,
+            "requested": n,
+            "n": len(made),
+            "types": list(meta.candidate_types),
+            "llm": "none",
+            "max_word_share": MAX_WORD_SHARE,
+            "source": meta.source,
+            "provenance": provenance(),
+        },
+    )
     print(f"wrote {len(made)} questions to {QUESTIONS}", flush=True)
     return QUESTIONS
 
@@ -105,22 +121,31 @@ def gather() -> dict[str, Any]:
 def _row(section: dict[str, Any], path: Path) -> dict[str, Any]:
     """A table row from one mode's results (kgqa.evaluate.results, less the per-question list)."""
     llm, steps = section["llm"], section["steps"]
-    return {**section["metrics"], "calls": round(llm["calls_per_question"] - llm["cached_calls_per_question"], 2),
-            "prompt": llm["prompt_tokens_per_question"], "completion": llm["completion_tokens_per_question"],
-            "median_s": section["seconds_per_question"].get("median_s"),
-            "step_s": {k.split()[0]: v["median_s"] for k, v in steps.items() if "median_s" in v},
-            "degraded": {k: v["degraded"] for k, v in steps.items() if v["degraded"]},
-            "commit": origin(section, path, ROOT, PATHS).label()}  # fmt: skip
+    return {
+        **section["metrics"],
+        "calls": round(llm["calls_per_question"] - llm["cached_calls_per_question"], 2),
+        "prompt": llm["prompt_tokens_per_question"],
+        "completion": llm["completion_tokens_per_question"],
+        "median_s": section["seconds_per_question"].get("median_s"),
+        "step_s": {k.split()[0]: v["median_s"] for k, v in steps.items() if "median_s" in v},
+        "degraded": {k: v["degraded"] for k, v in steps.items() if v["degraded"]},
+        "commit": origin(section, path, ROOT, PATHS).label(),
+    }
 
 
 def _legacy_row(summary: dict[str, Any], path: Path) -> dict[str, Any]:
     """A table row from a pipeline_hpo.json written before provenance (its own summary format)."""
-    return {**{m: summary[m] for m in ("hit@1", "hit@5", "recall@20", "mrr")}, "n": summary["questions"],
-            "calls": summary["llm_calls_per_question"], "prompt": summary["prompt_tokens_per_question"],
-            "completion": summary["completion_tokens_per_question"],
-            "median_s": summary["median_seconds_per_question"],
-            "step_s": {k.split()[0]: v for k, v in summary["median_step_seconds"].items()},
-            "degraded": summary["degraded_steps"], "commit": origin({}, path, ROOT, PATHS).cell()}  # fmt: skip
+    return {
+        **{m: summary[m] for m in ("hit@1", "hit@5", "recall@20", "mrr")},
+        "n": summary["questions"],
+        "calls": summary["llm_calls_per_question"],
+        "prompt": summary["prompt_tokens_per_question"],
+        "completion": summary["completion_tokens_per_question"],
+        "median_s": summary["median_seconds_per_question"],
+        "step_s": {k.split()[0]: v for k, v in summary["median_step_seconds"].items()},
+        "degraded": summary["degraded_steps"],
+        "commit": origin({}, path, ROOT, PATHS).cell(),
+    }
 
 
 def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
@@ -128,13 +153,17 @@ def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
     if "summary" in doc:  # written by the script's earlier version, on its own question set
         meta = doc["meta"]
         rows = {mode: _legacy_row(s, path) for mode, s in doc["summary"].items()}
-        head = (f"{meta['questions']} HPO questions of the earlier generator (benchmarks/results/hpo_questions.jsonl, "
-                f"seed {meta['seed']}), k = 20, LLM of hybrid and full {meta['llm']}, rerank budget "
-                f"{meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}. "
-                f"{origin({}, path, ROOT, PATHS).sentence()}")  # fmt: skip
+        head = (
+            f"{meta['questions']} HPO questions of the earlier generator (benchmarks/results/hpo_questions.jsonl, "
+            f"seed {meta['seed']}), k = 20, LLM of hybrid and full {meta['llm']}, rerank budget "
+            f"{meta['rerank_budget_tokens']} tokens; 2 CPU cores; {meta['date']}. "
+            f"{origin({}, path, ROOT, PATHS).sentence()}"
+        )
     else:
-        rows = {mode: _row(section, ROOT / "benchmarks" / "results" / section["file"])
-                for mode, section in doc["modes"].items()}  # fmt: skip
+        rows = {
+            mode: _row(section, ROOT / "benchmarks" / "results" / section["file"])
+            for mode, section in doc["modes"].items()
+        }
         if not rows:
             return "No mode measured yet: run `python benchmarks/pipeline_hpo.py`."
         first = next(iter(doc["modes"].values()))["settings"]
@@ -142,23 +171,35 @@ def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
         meta_path = ROOT / Path(doc["questions"]).with_suffix(".meta.json")
         seed = json.loads(meta_path.read_text()).get("seed", "?") if meta_path.exists() else "?"
         cpus = sorted({str(s["provenance"].get("cpus") or "?") for s in doc["modes"].values()})
-        head = (f"Questions: `{Path(doc['questions']).name}` (`kgqa questions`, seed {seed}), k = {first['top_k']}, "
-                f"rerank budget {first['rerank_budget_tokens']} tokens, LLM of hybrid and full "
-                f"{', '.join(llms) or '(not measured)'}; {'/'.join(cpus)} CPU "
-                f"cores; measured {', '.join(sorted({s['provenance']['date'][:10] for s in doc['modes'].values()}))}.")
-    lines = [head, "",
-             "| mode | hit@1 | hit@5 | recall@20 | MRR | n | LLM calls / q (not cached) "
-             "| prompt + completion tokens / q | median s / q | commit |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        head = (
+            f"Questions: `{Path(doc['questions']).name}` (`kgqa questions`, seed {seed}), k = {first['top_k']}, "
+            f"rerank budget {first['rerank_budget_tokens']} tokens, LLM of hybrid and full "
+            f"{', '.join(llms) or '(not measured)'}; {'/'.join(cpus)} CPU "
+            f"cores; measured {', '.join(sorted({s['provenance']['date'][:10] for s in doc['modes'].values()}))}."
+        )
+    lines = [
+        head,
+        "",
+        "| mode | hit@1 | hit@5 | recall@20 | MRR | n | LLM calls / q (not cached) "
+        "| prompt + completion tokens / q | median s / q | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for mode, r in rows.items():
-        lines.append(f"| {mode} | {r['hit@1']:.3f} | {r['hit@5']:.3f} | {r['recall@20']:.3f} | {r['mrr']:.3f} | "
-                     f"{int(r['n'])} | {r['calls']} | {r['prompt']} + {r['completion']} | {r['median_s']} | "
-                     f"{r['commit']} |")  # fmt: skip
+        lines.append(
+            f"| {mode} | {r['hit@1']:.3f} | {r['hit@5']:.3f} | {r['recall@20']:.3f} | {r['mrr']:.3f} | "
+            f"{int(r['n'])} | {r['calls']} | {r['prompt']} + {r['completion']} | {r['median_s']} | "
+            f"{r['commit']} |"
+        )
     missing = [m for m in MODES if m not in rows]
     if missing:
         lines += ["", f"Not measured: {', '.join(missing)}."]
-    lines += ["", "Median seconds per step (steps that ran):", "",
-              "| mode | " + " | ".join(f"step {i}" for i in range(1, 9)) + " |", "|---|" + "---|" * 8]  # fmt: skip
+    lines += [
+        "",
+        "Median seconds per step (steps that ran):",
+        "",
+        "| mode | " + " | ".join(f"step {i}" for i in range(1, 9)) + " |",
+        "|---|" + "---|" * 8,
+    ]
     for mode, r in rows.items():
         lines.append(f"| {mode} | " + " | ".join(str(r["step_s"].get(str(i), "-")) for i in range(1, 9)) + " |")
     lines += ["", "Steps that ran degraded (count of questions):", ""]
@@ -167,8 +208,12 @@ def table(doc: dict[str, Any], path: Path = SUMMARY) -> str:
 
 
 def write_doc(doc: dict[str, Any]) -> None:
-    text = replace_block(DOC.read_text(encoding="utf-8"), "pipeline_hpo", table(doc),
-                         "## HPO pipeline by mode (`benchmarks/pipeline_hpo.py`)")  # fmt: skip
+    text = replace_block(
+        DOC.read_text(encoding="utf-8"),
+        "pipeline_hpo",
+        table(doc),
+        "## HPO pipeline by mode (`benchmarks/pipeline_hpo.py`)",
+    )
     DOC.write_text(text, encoding="utf-8")
 
 
@@ -178,10 +223,17 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=50)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--rerank-budget", type=int, default=1500)
-    parser.add_argument("--modes", default=None, help=f"comma-separated, of {', '.join(MODES)} (default: all that "
-                        "can run: hybrid and full need --llm)")  # fmt: skip
-    parser.add_argument("--redo", default="", help="modes whose records are deleted and measured again "
-                        "(after a change that alters answers), e.g. hybrid,full")  # fmt: skip
+    parser.add_argument(
+        "--modes",
+        default=None,
+        help=f"comma-separated, of {', '.join(MODES)} (default: all that can run: hybrid and full need --llm)",
+    )
+    parser.add_argument(
+        "--redo",
+        default="",
+        help="modes whose records are deleted and measured again "
+        "(after a change that alters answers), e.g. hybrid,full",
+    )
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from pipeline_hpo.json")
     args = parser.parse_args()
     if args.render:

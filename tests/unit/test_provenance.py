@@ -51,8 +51,13 @@ def commit_all(root: Path, message: str) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
-    for path, text in {"kgqa/a.py": "x = 1\n", "docs/results.md": "# r\n", "benchmarks/results/r.json": "{}\n",
-                       "tests/test_a.py": "\n", "README.md": "r\n"}.items():  # fmt: skip
+    for path, text in {
+        "kgqa/a.py": "x = 1\n",
+        "docs/results.md": "# r\n",
+        "benchmarks/results/r.json": "{}\n",
+        "tests/test_a.py": "\n",
+        "README.md": "r\n",
+    }.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
     git(root.parent, "init", "-q", str(root))
@@ -121,14 +126,17 @@ def test_origin_labels_mark_stale_rows(repo: Path) -> None:
     assert origin({"provenance": {"commit": later}}, result, repo).label() == later[:7]
     # an eval resumed across commits, and one holding records written before commits were kept
     assert origin({"commits": {later: 3, made: 1}, "dirty_records": 0}, result, repo).label() == (
-        f"{later[:7]} + {made[:7]} (resumed across commits), stale")
+        f"{later[:7]} + {made[:7]} (resumed across commits), stale"
+    )
     assert origin({"commits": {later: 3, "unknown": 1}}, result, repo).label() == (
-        f"{later[:7]} (and records without a commit), stale")
+        f"{later[:7]} (and records without a commit), stale"
+    )
     assert origin({"commits": {later: 2}, "dirty_records": 1}, result, repo).stale
     (repo / "benchmarks" / "results" / "r.json").write_text('{"changed": 1}\n')
     last = commit_all(repo, "results")
     assert origin({}, result, repo).label() == (
-        f"commit unknown (file predates provenance; committed in {made[:7]}, last changed in {last[:7]}), stale")
+        f"commit unknown (file predates provenance; committed in {made[:7]}, last changed in {last[:7]}), stale"
+    )
     missing = origin({"provenance": {"commit": "1" * 40}}, result, repo)
     assert missing.stale and "not in this repository" in missing.label()
 
@@ -161,8 +169,12 @@ class _Answer:
         self.answers = [SimpleNamespace(id=i) for i in ids]
 
     def to_json(self) -> dict[str, Any]:
-        return {"trace": {"steps": [{"step": 7, "name": "vector strand", "status": "ran", "seconds": 0.01}],
-                          "usage": {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0}}}  # fmt: skip
+        return {
+            "trace": {
+                "steps": [{"step": 7, "name": "vector strand", "status": "ran", "seconds": 0.01}],
+                "usage": {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0},
+            }
+        }
 
 
 class _Kgqa:
@@ -178,8 +190,9 @@ class _Kgqa:
         return _Answer(["a"])
 
 
-def test_eval_records_commits_and_results_carry_provenance_and_full_config(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_eval_records_commits_and_results_carry_provenance_and_full_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     questions = [Question("1", "q one?", ("a",)), Question("2", "q two?", ("b",))]
     out, rows = tmp_path / "r.json", [("hybrid", "hybrid")]
     kg = _Kgqa(Config(home=tmp_path, openai_api_key="sk-secret"))
@@ -211,9 +224,20 @@ def _load(name: str) -> ModuleType:
 def _eval_doc(rows: list[str]) -> dict[str, Any]:
     metrics = {"hit@1": 0.5, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.75, "n": 2}
     section = {"metrics": metrics, "seconds_per_question": {"median_s": 1.0}, "llm": {"calls_per_question": 0.0}}
-    return {"settings": {"qa": "q.csv", "skb": "hpo", "llm": "none", "top_k": 20, "rerank_budget_tokens": 3000,
-                         "embedder_model": "m"}, "metrics": metrics, "questions": [{"id": "1"}, {"id": "2"}],
-            "ablation": dict.fromkeys(rows, metrics), "ablation_sections": dict.fromkeys(rows, section)}  # fmt: skip
+    return {
+        "settings": {
+            "qa": "q.csv",
+            "skb": "hpo",
+            "llm": "none",
+            "top_k": 20,
+            "rerank_budget_tokens": 3000,
+            "embedder_model": "m",
+        },
+        "metrics": metrics,
+        "questions": [{"id": "1"}, {"id": "2"}],
+        "ablation": dict.fromkeys(rows, metrics),
+        "ablation_sections": dict.fromkeys(rows, section),
+    }
 
 
 def test_ablation_table_names_each_rows_commit_and_marks_stale(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -223,21 +247,38 @@ def test_ablation_table_names_each_rows_commit_and_marks_stale(repo: Path, monke
     (repo / "kgqa" / "a.py").write_text("x = 5\n")
     now = commit_all(repo, "code")
     results = repo / "benchmarks" / "results"
-    record = {"ranked": [], "metrics": {"hit@1": 1.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 1.0},
-              "seconds": 1.0, "steps": [], "usage": {}}  # fmt: skip
+    record = {
+        "ranked": [],
+        "metrics": {"hit@1": 1.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 1.0},
+        "seconds": 1.0,
+        "steps": [],
+        "usage": {},
+    }
     new, old = results / "ablation_new.json", results / "ablation_old.json"
-    new.with_name(new.name + ".jsonl").write_text("".join(
-        json.dumps({**record, "row": row, "id": i, "commit": commit, "dirty": False}) + "\n"
-        for row, commit in (("fresh", now), ("measured before", before)) for i in ("1", "2")))  # fmt: skip
-    old.with_name(old.name + ".jsonl").write_text("".join(
-        json.dumps({**record, "row": "vector strand", "id": i}) + "\n" for i in ("1", "2")))  # fmt: skip
+    new.with_name(new.name + ".jsonl").write_text(
+        "".join(
+            json.dumps({**record, "row": row, "id": i, "commit": commit, "dirty": False}) + "\n"
+            for row, commit in (("fresh", now), ("measured before", before))
+            for i in ("1", "2")
+        )
+    )
+    old.with_name(old.name + ".jsonl").write_text(
+        "".join(json.dumps({**record, "row": "vector strand", "id": i}) + "\n" for i in ("1", "2"))
+    )
     old.write_text("{}\n")
     commit_all(repo, "old results")
     added = git(repo, "rev-parse", "--short=7", "HEAD")
-    text = table.render([(new, {**_eval_doc(["fresh", "measured before"]), "provenance": {"commit": now}}),
-                         (old, _eval_doc(["vector strand"]))])  # fmt: skip
-    rows = {line.split(" | ")[0].strip("| "): line.rsplit(" | ", 1)[1].rstrip(" |") for line in text.splitlines()
-            if line.startswith("| ") and not line.startswith("| row")}  # fmt: skip
+    text = table.render(
+        [
+            (new, {**_eval_doc(["fresh", "measured before"]), "provenance": {"commit": now}}),
+            (old, _eval_doc(["vector strand"])),
+        ]
+    )
+    rows = {
+        line.split(" | ")[0].strip("| "): line.rsplit(" | ", 1)[1].rstrip(" |")
+        for line in text.splitlines()
+        if line.startswith("| ") and not line.startswith("| row")
+    }
     assert rows == {"fresh": now[:7], "measured before": f"{before[:7]}, stale", "vector strand": "unknown, stale"}
     assert f"Commit {now[:7]} + {before[:7]} (resumed across commits), stale." in text
     assert f"Commit unknown (file predates provenance; committed in {added}), stale." in text
@@ -250,19 +291,35 @@ def test_pipeline_table_marks_stale_modes(repo: Path, monkeypatch: pytest.Monkey
     (repo / "kgqa" / "a.py").write_text("x = 6\n")
     now = commit_all(repo, "code")
     metrics = {"hit@1": 0.5, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.75, "n": 2}
-    llm = {"calls_per_question": 2.0, "cached_calls_per_question": 1.0, "prompt_tokens_per_question": 400.0,
-           "completion_tokens_per_question": 60.0}  # fmt: skip
-    steps = {"2 cypher": {"ran": 2, "degraded": 1, "skipped": 0, "median_s": 1.5}, "8 rerank": {"ran": 0,
-             "degraded": 0, "skipped": 2}}  # fmt: skip
+    llm = {
+        "calls_per_question": 2.0,
+        "cached_calls_per_question": 1.0,
+        "prompt_tokens_per_question": 400.0,
+        "completion_tokens_per_question": 60.0,
+    }
+    steps = {
+        "2 cypher": {"ran": 2, "degraded": 1, "skipped": 0, "median_s": 1.5},
+        "8 rerank": {"ran": 0, "degraded": 0, "skipped": 2},
+    }
 
     def mode(commit: str, name: str) -> dict[str, Any]:
-        return {"file": f"pipeline_hpo_{name}.json", "provenance": {"commit": commit, "date": "2026-11-23T00:00:00",
-                "cpus": 2}, "settings": {"llm": "llama:q.gguf", "top_k": 20, "rerank_budget_tokens": 1500},
-                "commits": {commit: 2}, "dirty_records": 0, "metrics": metrics, "seconds_per_question":
-                {"median_s": 3.0}, "steps": steps, "llm": llm}  # fmt: skip
+        return {
+            "file": f"pipeline_hpo_{name}.json",
+            "provenance": {"commit": commit, "date": "2026-11-23T00:00:00", "cpus": 2},
+            "settings": {"llm": "llama:q.gguf", "top_k": 20, "rerank_budget_tokens": 1500},
+            "commits": {commit: 2},
+            "dirty_records": 0,
+            "metrics": metrics,
+            "seconds_per_question": {"median_s": 3.0},
+            "steps": steps,
+            "llm": llm,
+        }
 
-    doc = {"provenance": {"commit": now}, "questions": "benchmarks/results/pipeline_hpo_questions.csv",
-           "modes": {"vss": mode(now, "vss"), "hybrid": mode(before, "hybrid")}}  # fmt: skip
+    doc = {
+        "provenance": {"commit": now},
+        "questions": "benchmarks/results/pipeline_hpo_questions.csv",
+        "modes": {"vss": mode(now, "vss"), "hybrid": mode(before, "hybrid")},
+    }
     text = bench.table(doc)
     assert f"| vss | 0.500 | 1.000 | 1.000 | 0.750 | 2 | 1.0 | 400.0 + 60.0 | 3.0 | {now[:7]} |" in text
     assert f"| hybrid | 0.500 | 1.000 | 1.000 | 0.750 | 2 | 1.0 | 400.0 + 60.0 | 3.0 | {before[:7]}, stale |" in text
@@ -272,8 +329,12 @@ def test_pipeline_table_marks_stale_modes(repo: Path, monkeypatch: pytest.Monkey
 
 def _results_files() -> list[Any]:
     files = sorted(p for p in RESULTS.glob("*.json") if not p.name.endswith(".settings.json"))
-    return [pytest.param(p, id=p.name, marks=pytest.mark.xfail(strict=True, reason=f"re-run: {PENDING_RERUN[p.name]}"))
-            if p.name in PENDING_RERUN else pytest.param(p, id=p.name) for p in files]  # fmt: skip
+    return [
+        pytest.param(p, id=p.name, marks=pytest.mark.xfail(strict=True, reason=f"re-run: {PENDING_RERUN[p.name]}"))
+        if p.name in PENDING_RERUN
+        else pytest.param(p, id=p.name)
+        for p in files
+    ]
 
 
 @pytest.mark.parametrize("path", _results_files())
@@ -282,6 +343,7 @@ def test_every_results_file_names_a_commit_of_this_repository(path: Path) -> Non
         pytest.skip(PRE_PROVENANCE[path.name])
     commit = (json.loads(path.read_text()).get("provenance") or {}).get("commit")
     assert commit, f"{path.name} records no provenance.commit"
-    found = subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True,
-                           check=False)  # fmt: skip
+    found = subprocess.run(
+        ["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
+    )
     assert found.returncode == 0, f"{path.name}: commit {commit} is not in this repository"
