@@ -341,9 +341,15 @@ def _results_files() -> list[Any]:
 def test_every_results_file_names_a_commit_of_this_repository(path: Path) -> None:
     if path.name in PRE_PROVENANCE:
         pytest.skip(PRE_PROVENANCE[path.name])
-    commit = (json.loads(path.read_text()).get("provenance") or {}).get("commit")
+    doc = json.loads(path.read_text())
+    commit = (doc.get("provenance") or {}).get("commit")
     assert commit, f"{path.name} records no provenance.commit"
-    found = subprocess.run(
-        ["git", "-C", str(REPO), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
-    )
-    assert found.returncode == 0, f"{path.name}: commit {commit} is not in this repository"
+    # an eval's answers were made at its records' commits (pipeline_hpo.json gathers one eval per mode)
+    made_at = [commit, *doc.get("commits", {})]
+    made_at += [c for section in doc.get("modes", {}).values() for c in section.get("commits", {})]
+    assert "unknown" not in made_at, f"{path.name} holds records without a commit: delete its .jsonl and re-run"
+    for sha in made_at:
+        found = subprocess.run(
+            ["git", "-C", str(REPO), "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True, check=False
+        )
+        assert found.returncode == 0, f"{path.name}: commit {sha} is not in this repository"
