@@ -297,6 +297,7 @@ def questions_command(
     max_word_share: float,
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
+    from kgqa.provenance import provenance
     from kgqa.questions import generate, write
 
     with _open(ctx, llm=llm) as kg:
@@ -326,6 +327,7 @@ def questions_command(
             "llm": kg.config.llm,
             "max_word_share": max_word_share,
             "source": meta.source,
+            "provenance": provenance(),
         }
     unasked: dict[str, str] = {}  # answer type -> why no question has it
     for label in chosen:
