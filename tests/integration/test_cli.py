@@ -1,4 +1,5 @@
-"""The command line, in-process with click's CliRunner: outputs, JSON shape, one-line errors."""
+"""The command line, in-process with click's CliRunner, on the embedded store: outputs, JSON shape, one-line errors
+(those found before the store starts: tests/unit/test_cli_errors.py)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kgqa.cli import main
 from kgqa.store.falkordb import FalkorStore
 from tests.stark_fixture import EDGES, NODES
-
-
-def run(env: dict[str, str], *args: str):
-    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
-
-
-def assert_one_line_error(result, message: str) -> None:
-    assert result.exit_code != 0
-    assert message in result.stderr
-    assert "Traceback" not in result.output + result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+from tests.unit.test_cli_errors import assert_one_line_error, run
 
 
 @pytest.fixture
@@ -102,24 +91,9 @@ def test_embedder_mismatch(loaded: dict[str, str]) -> None:
     assert_one_line_error(run(env, "ask", "q", "--skb", "prime"), "was embedded with")
 
 
-@pytest.mark.parametrize(
-    ("make", "message"),
-    [
-        (lambda d: d / "missing", "does not exist"),
-        (lambda d: (d / "empty").mkdir() or d / "empty", "is missing node_info.pkl"),
-    ],
-)
-def test_bad_stark_dir(cli_env: dict[str, str], tmp_path: Path, make, message: str) -> None:
-    assert_one_line_error(run(cli_env, "load", "stark", "--name", "prime", "--dir", str(make(tmp_path))), message)
-
-
 def test_data_dir_held_by_another_process(cli_env: dict[str, str], home: Path) -> None:
     with FalkorStore(home / "falkordb"):
         assert_one_line_error(run(cli_env, "ask", "q", "--skb", "hpo"), "is in use by another kgqa process")
-
-
-def test_bad_config_value(cli_env: dict[str, str]) -> None:
-    assert_one_line_error(run({**cli_env, "KGQA_TOP_K": "lots"}, "ask", "q", "--skb", "hpo"), "'top_k' must be int")
 
 
 def test_real_model_ranks_the_right_drug_first(home: Path, prime_dir: Path) -> None:

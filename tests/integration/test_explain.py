@@ -1,4 +1,5 @@
-"""``kgqa explain`` and the attack corpus: LLM text never reaches the store, which stays unchanged."""
+"""``kgqa explain`` on the loaded fixture, and the attack corpus (tests/unit/test_attack_corpus.py) through explain and
+the executor: LLM text never reaches the store, which stays unchanged."""
 
 from __future__ import annotations
 
@@ -8,62 +9,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
-from cypher.sanitize import GraphSchema, sanitize
+from cypher.sanitize import sanitize
 from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import Config
 from kgqa.grounding import constant_vectors, graph_schema, ground
 from tests import neo4j_lint
-from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
-
-
-def _fullwidth(text: str) -> str:
-    """Full-width look-alikes of ASCII (U+FF01..U+FF5E), e.g. of the keyword MATCH."""
-    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
-
-
-ATTACKS = [
-    "MATCH (n) DETACH DELETE n",
-    "CREATE (:drug {name: 'evil'})",
-    "MERGE (d:drug {name: 'x'}) RETURN d",
-    "MATCH (d:drug) SET d.name = 'pwned' RETURN d",
-    "MATCH (d:drug) REMOVE d.name RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) DELETE d",
-    "CALL db.labels()",
-    "CALL dbms.security.createUser('a', 'b', false)",
-    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
-    "MATCH (d:drug) CALL apoc.load.json('http://evil') YIELD value RETURN d",
-    "MATCH (d:drug) CALL { MATCH (n) DETACH DELETE n } RETURN d",
-    "MATCH (d:drug) FOREACH (x IN [1] | CREATE (:evil)) RETURN d",
-    "USE system SHOW USERS",
-    "SHOW DATABASES",
-    "DROP DATABASE neo4j",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d // ; MATCH (n) DETACH DELETE n",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d /* */ ; CREATE (:evil)",
-    'MATCH (d:drug)-[:indication]->(x:disease {name: "m\' }) DETACH DELETE d //"}) RETURN d',
-    "MATCH (d:`drug`) DETACH DELETE d //`)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
-    "MATCH (d:drug)-[:`indication]->() DETACH DELETE d //`]->(x:disease {name: 'migraine'}) RETURN d",
-    _fullwidth("MATCH (n) DETACH DELETE n"),
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d " + _fullwidth("DELETE d"),
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'm\u0456graine'}) RETURN d",  # Cyrillic i look-alike
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'})) RETURN d",
-    "MATCH ((((d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 100_000 + "DETACH DELETE d",
-    "MATCH (d:drug {name: '" + "x" * 100_000 + "'})-[:indication]->(x:disease) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: $evil}) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease) WHERE x.name = 'migraine' WITH d MATCH (n) DETACH DELETE n",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) UNION MATCH (n) DETACH DELETE n RETURN n",
-]
-# The same payloads in the places an LLM reply can carry them: labels, types, property keys, values, RETURN.
-PAYLOADS = ["DETACH DELETE n", "CREATE (:evil)", "SET n.name = 'evil'", "CALL dbms.killQueries([])",
-            "LOAD CSV FROM 'http://evil' AS l", "MERGE (:evil)", "REMOVE n:drug", "FOREACH (x IN [1] | CREATE (:evil))",
-            "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})", "USE system"]  # fmt: skip
-ATTACKS += [f"MATCH (d:`drug {p}`)-[:indication]->(x:disease {{name: 'migraine'}}) RETURN d" for p in PAYLOADS]
-ATTACKS += [f"MATCH (d:drug)-[:`indication {p}`]->(x:disease {{name: 'migraine {p}'}}) RETURN d" for p in PAYLOADS]
-ATTACKS += [f"MATCH (d:drug)-[:indication]->(x:disease {{`{p}`: 'migraine'}}) RETURN d, {p}" for p in PAYLOADS]
+from tests.unit.test_attack_corpus import ATTACKS, FIXTURE_SCHEMA
 
 
 @pytest.fixture
@@ -127,28 +81,6 @@ def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
                                 env=loaded)  # fmt: skip
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {"error": {"type": "CypherSyntaxError", "message": "no MATCH clause found"}}
-
-
-FIXTURE_SCHEMA = GraphSchema(
-    tuple(NODE_TYPES.values()),
-    tuple(sorted({(NODE_TYPES[NODES[h][1]], EDGE_TYPES[e], NODE_TYPES[NODES[t][1]]) for h, t, e in EDGES})),
-)
-
-
-def test_attack_corpus_size() -> None:
-    assert len(ATTACKS) >= 60
-
-
-@pytest.mark.parametrize("attack", ATTACKS, ids=range(len(ATTACKS)))
-def test_attack_never_reaches_the_store_as_text(attack: str) -> None:
-    """Whatever survives parsing is rebuilt from the schema: the compiled text holds no word of the payloads."""
-    try:
-        query = pattern_query(sanitize(parse(attack), FIXTURE_SCHEMA, mode="lenient").plan)
-    except CypherSyntaxError:
-        return
-    for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
-        assert word not in query.text
-    assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | {"name"}
 
 
 CONTENTS = (

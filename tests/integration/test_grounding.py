@@ -1,4 +1,5 @@
-"""Steps 4-5 on the real embedded store: exact-name-first candidates and scope expansion rounds."""
+"""Steps 4-5 on the real embedded store: exact-name-first candidates and scope expansion rounds (the schedule of
+scopes: tests/unit/test_steps.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,7 @@ from pathlib import Path
 from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import Kgqa
-from kgqa.grounding import constant_vectors, expansion_schedule, graph_schema, ground
-
-
-def test_schedule_matches_the_reference_code() -> None:
-    assert expansion_schedule(100) == [1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 100]
-    assert expansion_schedule(10) == [1, 2, 3, 5, 8, 10]
-    assert expansion_schedule(1) == [1]
+from kgqa.grounding import constant_vectors, graph_schema, ground
 
 
 def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:

@@ -1,4 +1,5 @@
-"""``kgqa questions``: STaRK-style questions whose answers are checked against an independent oracle."""
+"""``kgqa questions``: STaRK-style questions whose answers are checked against an independent oracle (the choice of
+words: tests/unit/test_question_words.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.qa import read_csv
-from kgqa.questions import document_frequencies, specific_words
 from loaders.stark import _document
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
@@ -76,17 +76,6 @@ def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_mod
                                 env=loaded)  # fmt: skip
     assert scored.exit_code == 0, scored.output
     assert json.loads((tmp_path / "r.json").read_text())["metrics"]["n"] == len(questions)
-
-
-def test_generic_words_are_never_the_textual_condition() -> None:
-    docs = ["The protein binds calcium.", "A protein of the kinesin family.", "Protein with zinc fingers.",
-            "Membrane protein, calcium channel.", "Kinesin motor protein."]  # fmt: skip
-    frequencies = document_frequencies(docs)
-    assert frequencies["protein"] == 5 and frequencies["calcium"] == 2 and frequencies["kinesin"] == 2
-    # 'protein' (in 5 of 5 documents) is too generic; 'calcium' (2 of 5) passes at a 40% share, not at 20%
-    assert specific_words(docs[3], frequencies, len(docs), 0.4) == ["Membrane", "calcium", "channel"]
-    assert specific_words(docs[3], frequencies, len(docs), 0.2) == ["Membrane", "channel"]
-    assert specific_words(docs[0], frequencies, len(docs), 1.0) == ["calcium", "protein"]
 
 
 def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, str], tmp_path: Path) -> None:

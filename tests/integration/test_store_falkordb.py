@@ -1,4 +1,5 @@
-"""The store interface against the real embedded FalkorDB (no mocks)."""
+"""The store interface against the real embedded FalkorDB (no mocks); its literals:
+tests/unit/test_falkordb_literals.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from kgqa.errors import StoreError, StoreLockedError
 from kgqa.store.base import NodeRow, SkbMeta
-from kgqa.store.falkordb import FalkorStore, literal, pairs_literal
+from kgqa.store.falkordb import FalkorStore
 
 DIM = 16
 
@@ -145,29 +146,6 @@ def test_meta_of_unknown_graph_is_none(store: FalkorStore) -> None:
     assert store.meta("nope") is None
 
 
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        ('a"b\\c', '"a\\"b\\\\c"'),
-        (None, "null"),
-        (True, "true"),
-        (3, "3"),
-        (1.5, "1.5"),
-        ([1, "x"], '[1,"x"]'),
-        ({"k": [1.0]}, "{`k`:[1.0]}"),
-        (np.array([0.5, -1.0], dtype=np.float32), "[0.5, -1.0]"),
-    ],
-)
-def test_literal(value: object, text: str) -> None:
-    assert literal(value) == text
-
-
-@pytest.mark.parametrize("value", [float("nan"), np.array([np.inf]), object()])
-def test_literal_refuses_what_it_cannot_send(value: object) -> None:
-    with pytest.raises(StoreError):
-        literal(value)
-
-
 def test_edges_between_ids_that_need_escaping(store: FalkorStore) -> None:
     rng = np.random.default_rng(3)
     ids = ['q"uote', "back\\slash", "ünï", "plain:1", "new\nline"]
@@ -179,14 +157,3 @@ def test_edges_between_ids_that_need_escaping(store: FalkorStore) -> None:
         writer.add_edges("disease", "linked to", "disease", pairs)
     found = store.read("g", "MATCH (a)-[:`linked to`]->(b) RETURN a.id, b.id ORDER BY a.id")
     assert sorted(map(tuple, found)) == sorted(pairs)
-
-
-@pytest.mark.parametrize(
-    ("pairs", "text"),
-    [
-        ([("HP:1", "OMIM:2"), (3, 4)], '[["HP:1", "OMIM:2"], [3, 4]]'),  # JSON fast path
-        ([('a"b', "c")], '[["a\\"b","c"]]'),  # escaping needed: general path
-    ],
-)
-def test_pairs_literal(pairs, text: str) -> None:
-    assert pairs_literal(pairs) == text

@@ -1,4 +1,5 @@
-"""Pure parts of steps 1 and 2-3 without an LLM: parsing a type reply, question n-grams, the schema-guided plan."""
+"""Pure parts of the steps without a store or an LLM: parsing a type reply, question n-grams, the schema-guided plan,
+the scope schedule of step 5, step 6's ranking and the merge of two plans' groundings (on fakes)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
-from kgqa.grounding import Grounded, GroundingResult, merge_groundings
+from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
 from kgqa.hybrid import rank_graph_strand
 from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
 from kgqa.store.base import VectorHit
@@ -118,6 +119,12 @@ def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
     assert _hops(question, links, PHENOTYPE) == [
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "e0"),
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "e1")]  # fmt: skip
+
+
+def test_schedule_matches_the_reference_code() -> None:
+    assert expansion_schedule(100) == [1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 100]
+    assert expansion_schedule(10) == [1, 2, 3, 5, 8, 10]
+    assert expansion_schedule(1) == [1]
 
 
 class _Store:

@@ -1,6 +1,6 @@
 """The Neo4j store against a recording fake driver (no server): EXPLAIN preflight and read-only execution, the load
-sequence, version switch, and that values only ever travel as parameters. Every text it sent is then linted by
-Neo4j's own parser with the parameters it was sent with."""
+sequence, version switch, and that values only ever travel as parameters. The lint of every text it sent, with
+the parameters it was sent with, by Neo4j's own parser: tests/integration/test_neo4j_lint.py."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from cypher.dialects import neo4j as q
 from kgqa.errors import StoreError
 from kgqa.store.base import NodeRow, SkbMeta
 from kgqa.store.neo4j import Neo4jStore
-from tests import neo4j_lint
 
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
 
@@ -174,28 +173,6 @@ def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:
         pass
     for driver in (foreign, other):
         assert q.CLEAR_GRAPH not in [text for _, text, _ in driver.sent]
-
-
-def test_everything_the_store_sent_passes_neo4js_lint() -> None:
-    if (reason := neo4j_lint.missing()) is not None:
-        pytest.skip(reason)
-    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", []), ("count(n)", [[0]])])
-    store = store_with(driver)
-    v = np.ones(4, dtype=np.float32)
-    with store.writer("prime", META) as writer:
-        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
-        writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
-        writer.create_vector_indexes(["drug"], 4)
-    store.schema("prime")
-    store.vector_top_k("prime", "drug", "doc_emb", v, 3)
-    store.read("prime", q.relations("drug"), {"ids": ["2"]})
-    statements = [{"name": str(i), "query": text, "parameters": params}
-                  for i, (_, text, params) in enumerate(driver.sent)]  # fmt: skip
-    schema = {"labels": ["drug", q.META_LABEL], "relationshipTypes": ["synergistic interaction"],
-              "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"]}  # fmt: skip
-    problems = {s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True)
-                if d}  # fmt: skip
-    assert problems == {}
 
 
 @dataclass

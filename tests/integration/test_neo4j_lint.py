@@ -1,0 +1,164 @@
+"""Every Cypher text kgqa sends to Neo4j, in both syntaxes, and the pattern queries compiled from the 100 real LLM
+replies, linted by Neo4j's own parser and semantic analysis (the golden texts: tests/unit/test_cypher_neo4j.py and
+tests/unit/test_store_neo4j.py).
+
+No Neo4j server runs here; the lint uses @neo4j-cypher/language-support from Node.js (tools/neo4j-lint, installed by
+`npm ci --prefix tools/neo4j-lint`, which .ci/run does; the tests skip without it). Executing these texts against
+Neo4j is tests/e2e/test_neo4j.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cypher.compile import pattern_query
+from cypher.dialects import neo4j as q
+from cypher.errors import CypherSyntaxError
+from cypher.parser import parse
+from cypher.sanitize import GraphSchema, sanitize
+from kgqa.store.base import NodeRow
+from tests import neo4j_lint
+from tests.unit.test_store_neo4j import META, FakeDriver, store_with
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher"
+
+
+# --- the texts kgqa sends ---------------------------------------------------------------------------------
+
+
+def _corpus_schemas() -> dict[str, tuple[list[str], list[tuple[str, str, str]]]]:
+    spec = importlib.util.spec_from_file_location("llm_cypher_generate", FIXTURES / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: (labels, rels) for name, (_, labels, rels) in module.SCHEMAS.items()}
+
+
+SCHEMAS = _corpus_schemas()
+_VECTOR = [0.1] * 384
+
+
+def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
+    """Each text kgqa would send to Neo4j for the three STaRK schemas, with the parameters it is sent with."""
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, text: str, params: dict[str, Any]) -> None:
+        out.append({"name": f"{syntax}:{name}", "query": q.statement(text, syntax), "parameters": params})
+
+    row = {"id": "1", "name": "n", "doc": "d", "name_emb": _VECTOR, "doc_emb": _VECTOR}
+    add("LIST_INDEXES", q.LIST_INDEXES, {})
+    add("NODE_COUNTS", q.NODE_COUNTS, {})
+    add("EDGE_COUNTS", q.EDGE_COUNTS, {})
+    for labels, rels in SCHEMAS.values():
+        for label in labels:
+            add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
+            add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
+            add(f"neighbours {label}", q.neighbours(label), {"ids": ["1"]})
+            add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
+            add(f"example_names {label}", q.example_names(label), {"n": 3})
+            add(f"documents {label}", q.documents(label), {"ids": ["1"]})
+            add(f"relations {label}", q.relations(label), {"ids": ["1"]})
+            add(f"label_ids {label}", q.label_ids(label), {})
+            add(f"node_rows {label}", q.node_rows(label), {"ids": ["1"]})
+            for prop in (q.NAME_EMB, q.DOC_EMB):
+                add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
+                add(f"drop_vector_index {label} {prop}", q.drop_vector_index(q.index_name(label, prop)), {})
+                vector = q.vector_top_k(label, prop, syntax)
+                out.append({"name": f"{syntax}:vector_top_k {label} {prop}", "query": vector.text,
+                            "parameters": {**vector.params, "k": 10, "vector": _VECTOR}})  # fmt: skip
+        for source, rel_type, target in rels[:4]:  # question-generator paths, 1 and 2 hops
+            hops = [(rel_type, target), (rel_type, source)]
+            for path in (hops[:1], hops):
+                add(f"anchors {source} {path}", q.anchors(source, path), {"id": "1"})
+                add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
+        for source, rel_type, target in rels:
+            add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
+            add(f"create_edges {source} {rel_type} {target}", q.create_edges(source, rel_type, target),
+                {"rows": [["1", "2"]]})  # fmt: skip
+    return out
+
+
+def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
+    """The pattern query of every real LLM reply that compiles, with its parameters (candidate ids filled in)."""
+    out = []
+    for number, line in enumerate((FIXTURES / "replies.jsonl").read_text(encoding="utf-8").splitlines()):
+        record = json.loads(line)
+        labels, rels = SCHEMAS[record["skb"]]
+        with contextlib.suppress(CypherSyntaxError):
+            query = pattern_query(sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels))).plan)
+            params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
+            out.append({"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax),
+                        "parameters": params})  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def lint() -> neo4j_lint.Linter:
+    if (reason := neo4j_lint.missing()) is not None:
+        pytest.skip(reason)
+    labels = sorted({label for ls, _ in SCHEMAS.values() for label in ls})
+    types = sorted({t for _, rels in SCHEMAS.values() for _, t, _ in rels})
+    keys = [q.ID, q.NAME, q.DOC, q.NAME_EMB, q.DOC_EMB]
+    schema = {"labels": labels, "relationshipTypes": types, "propertyKeys": keys}
+    return lambda statements: neo4j_lint.lint(statements, schema)
+
+
+def test_the_linter_catches_what_neo4j_would_refuse(lint: neo4j_lint.Linter) -> None:
+    """The lint is only worth something if it fails: wrong keyword, arity, missing parameter, bad SEARCH."""
+    bad = {
+        "keyword": ("MATCH (n) RETRN n", {}),
+        "arity": ("CALL db.index.vector.queryNodes($index, $k) YIELD node, score RETURN node", {"index": "i", "k": 1}),
+        "parameter": ("MATCH (n) WHERE n.id IN $ids RETURN n", {}),
+        "search": ("CYPHER 25 MATCH (n:`disease`) SEARCH n IN (VECTOR INDEX i FOR $v LIMITS 3) RETURN n", {"v": [1]}),
+    }
+    result = lint([{"name": name, "query": text, "parameters": params} for name, (text, params) in bad.items()])
+    for name in bad:
+        assert any(d["severity"] == 1 for d in result[name]), (name, result[name])
+
+
+@pytest.mark.parametrize("syntax", ["5", "25"])
+def test_every_neo4j_text_passes_neo4js_own_lint(lint: neo4j_lint.Linter, syntax: q.Syntax) -> None:
+    corpus = compiled_corpus(syntax)
+    assert len(corpus) >= 90  # 96 of the 100 replies compile against their STaRK schema
+    statements = every_statement(syntax) + corpus
+    problems = {name: diags for name, diags in lint(statements).items() if diags}
+    assert problems == {}
+
+
+NASTY = ["it's", 'say "hi"', "back\\slash", "line\nbreak\ttab", "nul\x00byte", "emoji 😀", "bell\x07", "\u2028sep",
+         "full-width \uff2d\uff21\uff34\uff23\uff28", "'}) DETACH DELETE n //", "ünïcödé"]  # fmt: skip
+
+
+def test_browser_literals_parse_in_neo4j(lint: neo4j_lint.Linter) -> None:
+    statements = [{"name": str(i), "query": f"RETURN {q.cypher_literal(text)} AS x", "parameters": {}}
+                  for i, text in enumerate(NASTY)]  # fmt: skip
+    assert {name: diags for name, diags in lint(statements).items() if diags} == {}
+
+
+def test_everything_the_store_sent_passes_neo4js_lint() -> None:
+    if (reason := neo4j_lint.missing()) is not None:
+        pytest.skip(reason)
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", []), ("count(n)", [[0]])])
+    store = store_with(driver)
+    v = np.ones(4, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
+        writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
+        writer.create_vector_indexes(["drug"], 4)
+    store.schema("prime")
+    store.vector_top_k("prime", "drug", "doc_emb", v, 3)
+    store.read("prime", q.relations("drug"), {"ids": ["2"]})
+    statements = [{"name": str(i), "query": text, "parameters": params}
+                  for i, (_, text, params) in enumerate(driver.sent)]  # fmt: skip
+    schema = {"labels": ["drug", q.META_LABEL], "relationshipTypes": ["synergistic interaction"],
+              "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"]}  # fmt: skip
+    problems = {s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True)
+                if d}  # fmt: skip
+    assert problems == {}

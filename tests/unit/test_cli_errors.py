@@ -1,0 +1,37 @@
+"""One-line errors of the command line that come before the store starts (bad settings, a bad STaRK folder), and
+the helpers the CLI tests share (tests/integration/test_cli.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kgqa.cli import main
+
+
+def run(env: dict[str, str], *args: str):
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def assert_one_line_error(result, message: str) -> None:
+    assert result.exit_code != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing", "does not exist"),
+        (lambda d: (d / "empty").mkdir() or d / "empty", "is missing node_info.pkl"),
+    ],
+)
+def test_bad_stark_dir(cli_env: dict[str, str], tmp_path: Path, make, message: str) -> None:
+    assert_one_line_error(run(cli_env, "load", "stark", "--name", "prime", "--dir", str(make(tmp_path))), message)
+
+
+def test_bad_config_value(cli_env: dict[str, str]) -> None:
+    assert_one_line_error(run({**cli_env, "KGQA_TOP_K": "lots"}, "ask", "q", "--skb", "hpo"), "'top_k' must be int")
