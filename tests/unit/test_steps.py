@@ -128,10 +128,13 @@ def test_schedule_matches_the_reference_code() -> None:
 
 
 class _Store:
-    """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>'."""
+    """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>'. Records its vector lookups."""
+
+    def __init__(self) -> None:
+        self.lookups: list[tuple[str, str, int]] = []
 
     def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
-        assert prop == "doc_emb" and k >= 2
+        self.lookups.append((label, prop, k))
         return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
 
     def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
@@ -139,18 +142,34 @@ class _Store:
 
 
 class _Embedder:
+    """'doc d2' -> [1, 2]; records what it embedded."""
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
     def embed(self, texts: list[str]) -> np.ndarray:
-        return np.array([[1.0, float(text[-1])] for text in texts])  # 'doc d2' -> [1, 2]
+        self.embedded.extend(texts)
+        return np.array([[1.0, float(text[-1])] for text in texts])
 
 
 def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> None:
     """A 2-hop pattern through a hub grounds thousands of targets; the ones embedded must not be the first few."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
-    ranking = rank_graph_strand(result, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
+    store, embedder = _Store(), _Embedder()
+    ranking = rank_graph_strand(result, store, "hpo", embedder, np.array([0.0, 1.0]),  # type: ignore[arg-type]
                                 keep=2, cap=3)  # fmt: skip
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
-    assert set(ranking.grounded) == {"d4", "d2", "d0"} and "preselected by document vectors" in ranking.detail
+    assert set(ranking.grounded) == {"d4", "d2", "d0"}
+    # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to embed, not the first 3
+    assert [(label, prop) for label, prop, _ in store.lookups] == [("disease", "doc_emb")] and store.lookups[0][2] >= 3
+    assert sorted(embedder.embedded) == ["doc d0", "doc d2", "doc d4"]
+    # within the cap, every target of the round is embedded and ranked, without a lookup
+    store, embedder = _Store(), _Embedder()
+    ranking = rank_graph_strand(result, store, "hpo", embedder, np.array([0.0, 1.0]),  # type: ignore[arg-type]
+                                keep=2, cap=6)  # fmt: skip
+    assert store.lookups == [] and len(embedder.embedded) == 6 and len(ranking.grounded) == 6
+    assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the embedded documents' order alone
 
 
 def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_within_a_round() -> None:
