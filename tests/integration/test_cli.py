@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kgqa.embed import SentenceTransformerEncoder
 from kgqa.store.falkordb import FalkorStore
 from tests.stark_fixture import EDGES, NODES
 from tests.unit.test_cli_errors import assert_one_line_error, run
@@ -21,11 +24,34 @@ def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
     return cli_env
 
 
-def test_load_twice_is_up_to_date_and_force_reuses_the_cache(loaded: dict[str, str], prime_dir: Path) -> None:
+@pytest.fixture
+def counted(loaded: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """After the first load: how many graphs the store writes and how many texts the encoder embeds (the CLI runs
+    in-process)."""
+    counts = {"graphs written": 0, "texts embedded": 0}
+    real_writer, real_encode = FalkorStore.writer, SentenceTransformerEncoder.encode
+
+    def writer(self: FalkorStore, *args: Any, **kwargs: Any) -> Any:
+        counts["graphs written"] += 1
+        return real_writer(self, *args, **kwargs)
+
+    def encode(self: SentenceTransformerEncoder, texts: Sequence[str], *args: Any, **kwargs: Any) -> Any:
+        counts["texts embedded"] += len(texts)
+        return real_encode(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(FalkorStore, "writer", writer)
+    monkeypatch.setattr(SentenceTransformerEncoder, "encode", encode)
+    return counts
+
+
+def test_load_twice_is_up_to_date_and_force_reuses_the_cache(
+    loaded: dict[str, str], counted: dict[str, int], prime_dir: Path
+) -> None:
     again = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
-    assert "already loaded and up to date (8 nodes, 8 edges)" in again.stderr
+    assert again.exit_code == 0 and counted == {"graphs written": 0, "texts embedded": 0}
+    assert "already loaded and up to date (8 nodes, 8 edges)" in again.stderr  # what the user is told
     forced = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir), "--force")
-    assert forced.exit_code == 0
+    assert forced.exit_code == 0 and counted == {"graphs written": 1, "texts embedded": 0}  # every vector cached
     assert "(0 texts embedded, 16 from cache)" in forced.stderr
 
 
