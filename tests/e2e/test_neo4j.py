@@ -1,7 +1,7 @@
-"""Integration tests against a real Neo4j: a testcontainers ``Neo4jContainer`` (pinned image, as docker/compose.yaml)
+"""End-to-end tests against a real Neo4j: a testcontainers ``Neo4jContainer`` (pinned image, as docker/compose.yaml)
 where Docker runs, or the server named by ``NEO4J_URI`` + ``NEO4J_AUTH`` (user/password). They load the PRIME-style
 fixture, run the full pipeline with scripted LLM replies, and compare the answers with the embedded store's.
-Run: ``python -m pytest -m neo4j`` (they skip, with the reason, where neither is available)."""
+Run: ``python -m pytest tests/e2e -rs`` (or ``-m neo4j``; they skip, with the reason, where neither is available)."""
 
 from __future__ import annotations
 
