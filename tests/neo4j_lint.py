@@ -28,8 +28,14 @@ def missing() -> str | None:
 def lint(statements: list[dict[str, Any]], schema: dict[str, list[str]]) -> Diagnostics:
     """Diagnostics per statement name; each statement is {name, query, parameters[, console]}."""
     payload = json.dumps({"schema": schema, "statements": statements})
-    done = subprocess.run([shutil.which("node") or "node", str(LINTER / "lint.cjs")], input=payload,
-                          capture_output=True, text=True, check=False, timeout=600)  # fmt: skip
+    done = subprocess.run(
+        [shutil.which("node") or "node", str(LINTER / "lint.cjs")],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"neo4j lint failed: {done.stderr[-2000:]}")
     return {item["name"]: item["diagnostics"] for item in json.loads(done.stdout)}

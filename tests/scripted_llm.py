@@ -32,16 +32,30 @@ class ScriptedEndpoint:
         if isinstance(reply, int):
             return httpx2.Response(reply, json={"error": {"message": f"scripted {reply}", "type": "server_error"}})
         prompt = sum(len(m["content"].split()) for m in self.requests[-1]["messages"])
-        body = {"id": "x", "object": "chat.completion", "created": 0, "model": self.requests[-1]["model"],
-                "choices": [{"index": 0, "finish_reason": self.finish_reason,
-                             "message": {"role": "assistant", "content": reply}}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": len(reply.split()),
-                          "total_tokens": prompt + len(reply.split())}}  # fmt: skip
+        body = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.requests[-1]["model"],
+            "choices": [
+                {"index": 0, "finish_reason": self.finish_reason, "message": {"role": "assistant", "content": reply}}
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": len(reply.split()),
+                "total_tokens": prompt + len(reply.split()),
+            },
+        }
         return httpx2.Response(200, json=body)
 
     def chat(self, model: str = "scripted", **options: Any) -> OpenAIChat:
-        options = {"base_url": "http://scripted.invalid/v1", "api_key": "k", "timeout": 5.0, "max_retries": 0,
-                   **options}  # fmt: skip
+        options = {
+            "base_url": "http://scripted.invalid/v1",
+            "api_key": "k",
+            "timeout": 5.0,
+            "max_retries": 0,
+            **options,
+        }
         return OpenAIChat(model, http_client=httpx2.Client(transport=httpx2.MockTransport(self)), **options)
 
     def factory(self) -> Callable[..., OpenAIChat]:

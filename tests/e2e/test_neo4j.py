@@ -42,15 +42,27 @@ def neo4j_server() -> Iterator[dict[str, str]]:
     from testcontainers.community.neo4j import Neo4jContainer
 
     with Neo4jContainer(IMAGE, password="kgqa-test-password") as container:
-        yield {"neo4j_uri": container.get_connection_url(), "neo4j_user": "neo4j",
-               "neo4j_password": "kgqa-test-password"}  # fmt: skip
+        yield {
+            "neo4j_uri": container.get_connection_url(),
+            "neo4j_user": "neo4j",
+            "neo4j_password": "kgqa-test-password",
+        }
 
 
 def _ask(settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch, prime_dir: Path) -> list[tuple[str, str]]:
     endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
-    config = load_config({"llm": "openai:scripted", "openai_base_url": "http://scripted.invalid/v1",
-                          "llm_cache": False, "top_k": 4, **settings}, env={}, cwd=prime_dir)  # fmt: skip
+    config = load_config(
+        {
+            "llm": "openai:scripted",
+            "openai_base_url": "http://scripted.invalid/v1",
+            "llm_cache": False,
+            "top_k": 4,
+            **settings,
+        },
+        env={},
+        cwd=prime_dir,
+    )
     with Kgqa(config) as kg:
         kg.load("prime", prime_dir, force=True)
         answer = kg.ask("Which drugs are indicated for migraine?", "prime")

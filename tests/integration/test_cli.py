@@ -57,21 +57,32 @@ def test_load_twice_is_up_to_date_and_force_reuses_the_cache(
 
 def test_ask_json_shape(loaded: dict[str, str]) -> None:
     """``--steps vss`` is the foundation's vector strand: top k over all candidate types, steps 1-6 and 8 skipped."""
-    result = run(loaded, "ask", "Which drug treats strongyloidiasis?", "--skb", "prime", "--top-k", "3", "--json",
-                 "--steps", "vss")  # fmt: skip
+    result = run(
+        loaded,
+        "ask",
+        "Which drug treats strongyloidiasis?",
+        "--skb",
+        "prime",
+        "--top-k",
+        "3",
+        "--json",
+        "--steps",
+        "vss",
+    )
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["question"] == "Which drug treats strongyloidiasis?"
     assert len(out["answers"]) == 3
-    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "plan",
-                                      "matches"}  # fmt: skip
+    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "plan", "matches"}
     assert all(a["strands"] == ["vector"] and a["plan"] is None for a in out["answers"])
     scores = [a["score"] for a in out["answers"]]
     assert scores == sorted(scores, reverse=True)
     trace = out["trace"]
     assert trace["steps_mode"] == "vss" and trace["k"] == 3 and trace["llm"] == "none"
     assert [(s["step"], s["status"]) for s in trace["steps"]] == [(n, "skipped") for n in range(1, 7)] + [
-        (7, "ran"), (8, "skipped")]  # fmt: skip
+        (7, "ran"),
+        (8, "skipped"),
+    ]
     assert set(trace["seconds"]) == {"await_indexes", "embed_question"}
     assert trace["usage"]["calls"] == 0
 
@@ -125,6 +136,7 @@ def test_data_dir_held_by_another_process(cli_env: dict[str, str], home: Path) -
 def test_real_model_ranks_the_right_drug_first(home: Path, prime_dir: Path) -> None:
     env = {"KGQA_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     assert run(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir)).exit_code == 0
-    result = run(env, "ask", "Which drug is indicated for strongyloidiasis?", "--skb", "prime", "--type", "drug",
-                 "--json")  # fmt: skip
+    result = run(
+        env, "ask", "Which drug is indicated for strongyloidiasis?", "--skb", "prime", "--type", "drug", "--json"
+    )
     assert json.loads(result.stdout)["answers"][0]["name"] == "ivermectin"

@@ -44,15 +44,15 @@ def loaded(cli_env: dict[str, str], prime_dir: Path, tmp_path: Path) -> dict[str
     result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
     assert result.exit_code == 0, result.stderr
     csv = tmp_path / "qa.csv"
-    csv.write_text("id,query,answer_ids\n" + "".join(
-        f'{q.id},"{q.text}","{list(q.answers)}"\n' for q in QUESTIONS))  # fmt: skip
+    csv.write_text("id,query,answer_ids\n" + "".join(f'{q.id},"{q.text}","{list(q.answers)}"\n' for q in QUESTIONS))
     return {**cli_env, "QA": str(csv)}
 
 
 def test_eval_writes_results_with_all_sections(loaded: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "results.json"
-    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--steps", "hybrid",
-                                       "--out", str(out)], env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--steps", "hybrid", "--out", str(out)], env=loaded
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert set(doc["metrics"]) == {"hit@1", "hit@5", "hit@20", "recall@20", "mrr", "n"} and doc["metrics"]["n"] == 4
@@ -61,16 +61,23 @@ def test_eval_writes_results_with_all_sections(loaded: dict[str, str], tmp_path:
     assert doc["questions"][0]["metrics"] == evaluate(doc["questions"][0]["ranked"], {"3"})
     assert set(doc["steps"]["7 vector strand"]) >= {"ran", "degraded", "skipped", "median_s", "mean_s", "max_s"}
     assert doc["steps"]["8 rerank"]["skipped"] == 4
-    assert set(doc["llm"]) == {"calls_per_question", "cached_calls_per_question", "prompt_tokens_per_question",
-                               "completion_tokens_per_question"}  # fmt: skip
+    assert set(doc["llm"]) == {
+        "calls_per_question",
+        "cached_calls_per_question",
+        "prompt_tokens_per_question",
+        "completion_tokens_per_question",
+    }
     assert doc["settings"]["skb"] == "prime" and doc["settings"]["steps"] == ["hybrid"]
     assert "hit@1" in result.stdout
 
 
 def test_ablation_rows(loaded: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "ablation.json"
-    result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--ablation", "--limit", "2",
-                                       "--out", str(out)], env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        ["eval", "--skb", "prime", "--qa", loaded["QA"], "--ablation", "--limit", "2", "--out", str(out)],
+        env=loaded,
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert list(doc["ablation"]) == [row for row, _ in ABLATION]
@@ -86,8 +93,9 @@ def _settings(kg: Kgqa, rows: list[tuple[str, str]] = HYBRID) -> dict[str, Any]:
     return eval_settings(kg, "prime", "qa.csv", "test", rows)
 
 
-def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_model: Path, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_killed_eval_resumes_without_recomputing(
+    loaded: dict[str, str], tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "r.json"
     asked: list[str] = []
     real_ask = Kgqa.ask
@@ -116,8 +124,9 @@ def test_a_killed_eval_resumes_without_recomputing(loaded: dict[str, str], tiny_
     assert sorted(r.id for r in load_records(out)) == ["q1", "q2", "q3", "q4"]
 
 
-def test_a_killed_ablation_leaves_every_row_on_the_same_questions(loaded: dict[str, str], tiny_model: Path,
-                                                                  tmp_path: Path) -> None:  # fmt: skip
+def test_a_killed_ablation_leaves_every_row_on_the_same_questions(
+    loaded: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
     """Rows go question by question, so the rows of a partial ablation compare on the same questions."""
     out = tmp_path / "a.json"
     config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)

@@ -34,8 +34,9 @@ def _snapshot(env: dict[str, str]) -> str:
 
 def test_explain_json(loaded: dict[str, str]) -> None:
     cypher = "MATCH (y:Drug)-[:indicated_for]->(d:disease {name: 'Migraine'}) RETURN y"
-    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", cypher, "--l", "2", "--json"],
-                                env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["explain", "--skb", "prime", "--cypher", cypher, "--l", "2", "--json"], env=loaded
+    )
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
     assert set(out) == {"plan", "dropped", "repairs", "dialect", "query", "params"}
@@ -49,8 +50,22 @@ def test_explain_neo4j_prints_a_browser_block_neo4j_accepts(loaded: dict[str, st
     cypher = "MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) WHERE y.name <> \"it's\" RETURN y"
     outputs = {}
     for version in ("2025.05", "2026.01"):
-        result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", cypher, "--dialect", "neo4j",
-                                           "--neo4j-version", version, "--json"], env=loaded)  # fmt: skip
+        result = CliRunner().invoke(
+            main,
+            [
+                "explain",
+                "--skb",
+                "prime",
+                "--cypher",
+                cypher,
+                "--dialect",
+                "neo4j",
+                "--neo4j-version",
+                version,
+                "--json",
+            ],
+            env=loaded,
+        )
         assert result.exit_code == 0, result.output
         outputs[version] = out = json.loads(result.stdout)
         assert out["dialect"] == "neo4j"
@@ -60,25 +75,45 @@ def test_explain_neo4j_prints_a_browser_block_neo4j_accepts(loaded: dict[str, st
     assert outputs["2026.01"]["query"] == "CYPHER 25 " + outputs["2025.05"]["query"]
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
-    statements = [{"name": v, "query": out["browser"], "parameters": out["params"], "console": True}
-                  for v, out in outputs.items()]  # fmt: skip
-    schema = {"labels": list(FIXTURE_SCHEMA.labels), "relationshipTypes": list(FIXTURE_SCHEMA.types),
-              "propertyKeys": ["id", "name"]}  # fmt: skip
+    statements = [
+        {"name": v, "query": out["browser"], "parameters": out["params"], "console": True} for v, out in outputs.items()
+    ]
+    schema = {
+        "labels": list(FIXTURE_SCHEMA.labels),
+        "relationshipTypes": list(FIXTURE_SCHEMA.types),
+        "propertyKeys": ["id", "name"],
+    }
     assert neo4j_lint.lint(statements, schema) == {"2025.05": [], "2026.01": []}
 
 
 def test_explain_refuses_a_bad_neo4j_version(loaded: dict[str, str]) -> None:
-    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", "MATCH (n) RETURN n", "--dialect",
-                                       "neo4j", "--neo4j-version", "latest", "--json"], env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        [
+            "explain",
+            "--skb",
+            "prime",
+            "--cypher",
+            "MATCH (n) RETURN n",
+            "--dialect",
+            "neo4j",
+            "--neo4j-version",
+            "latest",
+            "--json",
+        ],
+        env=loaded,
+    )
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"] == {
-        "type": "ConfigError", "message": "'neo4j_version': not a Neo4j version: 'latest' (expected e.g. 5.26, "
-        "2025.05 or 2026.01.0)"}  # fmt: skip
+        "type": "ConfigError",
+        "message": "'neo4j_version': not a Neo4j version: 'latest' (expected e.g. 5.26, 2025.05 or 2026.01.0)",
+    }
 
 
 def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
-    result = CliRunner().invoke(main, ["explain", "--skb", "prime", "--cypher", "DROP DATABASE x", "--json"],
-                                env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["explain", "--skb", "prime", "--cypher", "DROP DATABASE x", "--json"], env=loaded
+    )
     assert result.exit_code == 2
     assert json.loads(result.stdout) == {"error": {"type": "CypherSyntaxError", "message": "no MATCH clause found"}}
 
@@ -102,8 +137,9 @@ def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
     runner = CliRunner()
     for attack in ATTACKS:
         for dialect in ("falkordb", "neo4j"):
-            result = runner.invoke(main, ["explain", "--skb", "prime", "--cypher", attack, "--dialect", dialect,
-                                          "--json"], env=loaded)  # fmt: skip
+            result = runner.invoke(
+                main, ["explain", "--skb", "prime", "--cypher", attack, "--dialect", dialect, "--json"], env=loaded
+            )
             assert result.exit_code in (0, 2), (attack, result.output)
             assert "Traceback" not in result.output
     executed = 0
@@ -113,8 +149,9 @@ def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
         for attack in ATTACKS:
             try:
                 plan = sanitize(parse(attack), schema, mode="lenient").plan
-                result = ground(kg.store, "prime", plan, constant_vectors(kg.embedder, plan), schema.labels,
-                                k=20, l_max=100)  # fmt: skip
+                result = ground(
+                    kg.store, "prime", plan, constant_vectors(kg.embedder, plan), schema.labels, k=20, l_max=100
+                )
             except CypherSyntaxError:
                 continue
             executed += 1

@@ -14,7 +14,7 @@ from kgqa.cli import main
 from tests.scripted_llm import ScriptedEndpoint
 
 QUESTION = "Which drugs are indicated for migraine?"
-REPLY = "```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"Migraine\"})\nRETURN y\n```"
+REPLY = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "Migraine"})\nRETURN y\n```'
 
 
 @pytest.fixture
@@ -22,8 +22,13 @@ def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
     result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
     assert result.exit_code == 0, result.stderr
     # No response cache: each command must send its own requests, so that they can be compared.
-    return {**cli_env, "KGQA_OPENAI_BASE_URL": "http://scripted.invalid/v1", "KGQA_LLM_MAX_RETRIES": "0",
-            "KGQA_LLM_CACHE": "0", "KGQA_HIDDEN_LABELS": "prime:effect/phenotype"}
+    return {
+        **cli_env,
+        "KGQA_OPENAI_BASE_URL": "http://scripted.invalid/v1",
+        "KGQA_LLM_MAX_RETRIES": "0",
+        "KGQA_LLM_CACHE": "0",
+        "KGQA_HIDDEN_LABELS": "prime:effect/phenotype",
+    }
 
 
 def _invoke(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Any:

@@ -16,7 +16,7 @@ from kgqa.cli import main
 from tests.scripted_llm import ScriptedEndpoint
 
 QUESTION = "Which drugs are indicated for migraine?"
-GOOD = "Sure!\n```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"Migraine\"})\nRETURN y\n```\nDone."
+GOOD = 'Sure!\n```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "Migraine"})\nRETURN y\n```\nDone.'
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_question_mode_text_output(loaded: dict[str, str], monkeypatch: Any) -> 
 
 
 def test_truncated_reply_is_salvaged(loaded: dict[str, str], monkeypatch: Any) -> None:
-    cut = "```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"}),\n      (y)-[:target]->(g:`gene"
+    cut = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}),\n      (y)-[:target]->(g:`gene'
     endpoint = ScriptedEndpoint([cut], finish_reason="length")
     out = as_json(run(loaded, endpoint, monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
     assert [t["types"] for t in out["plan"]["triplets"]] == [["indication"]]
@@ -83,8 +83,9 @@ def test_truncated_reply_is_salvaged(loaded: dict[str, str], monkeypatch: Any) -
     ],
     ids=["junk", "empty", "write", "http-503", "timeout"],
 )
-def test_bad_replies_give_one_json_error(loaded: dict[str, str], monkeypatch: Any, reply: Any, error: str,
-                                         message: str) -> None:  # fmt: skip
+def test_bad_replies_give_one_json_error(
+    loaded: dict[str, str], monkeypatch: Any, reply: Any, error: str, message: str
+) -> None:
     result = run(loaded, ScriptedEndpoint([reply]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json")
     assert result.exit_code == 2, result.output
     out = as_json(result)["error"]

@@ -47,8 +47,9 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     loaded = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
     assert loaded.exit_code == 0, loaded.stderr
     out = tmp_path / "import"
-    result = CliRunner().invoke(main, ["export", "--skb", "prime", "--format", "neo4j-admin", "--out", str(out)],
-                                env=cli_env)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["export", "--skb", "prime", "--format", "neo4j-admin", "--out", str(out)], env=cli_env
+    )
     assert result.exit_code == 0, result.output
     command = result.stdout.splitlines()[0].removeprefix("1. ")
     assert command.startswith(f"cd {out} && neo4j-admin database import full neo4j")
@@ -57,8 +58,14 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     assert "CREATE CONSTRAINT" in post and "CREATE VECTOR INDEX" in post and ":param name => 'prime'" in post
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
-    statements = [{"name": str(i), "query": line.rstrip(";"), "parameters": {"name": "", "json": ""}}
-                  for i, line in enumerate(post.splitlines()) if line and not line.startswith(("//", ":param"))]
-    schema = {"labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta"], "relationshipTypes": [],
-              "propertyKeys": ["id", "name_emb", "doc_emb", "json", "name"]}  # fmt: skip
+    statements = [
+        {"name": str(i), "query": line.rstrip(";"), "parameters": {"name": "", "json": ""}}
+        for i, line in enumerate(post.splitlines())
+        if line and not line.startswith(("//", ":param"))
+    ]
+    schema = {
+        "labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta"],
+        "relationshipTypes": [],
+        "propertyKeys": ["id", "name_emb", "doc_emb", "json", "name"],
+    }
     assert {k: v for k, v in neo4j_lint.lint(statements, schema).items() if v} == {}

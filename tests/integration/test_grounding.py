@@ -15,8 +15,9 @@ def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:
     with Kgqa(config) as kg:
         kg.load("prime", prime_dir)
         schema = graph_schema(kg.schema("prime"))
-        plan = sanitize(parse("MATCH (y:drug)-[:indication]->(d:Disease {name: 'Strongyloidiasis'}) RETURN y"),
-                        schema).plan  # fmt: skip
+        plan = sanitize(
+            parse("MATCH (y:drug)-[:indication]->(d:Disease {name: 'Strongyloidiasis'}) RETURN y"), schema
+        ).plan
         vectors = constant_vectors(kg.embedder, plan)
         labels = tuple(label for label in schema.labels)
         one = ground(kg.store, "prime", plan, vectors, labels, k=1, l_max=100)

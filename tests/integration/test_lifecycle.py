@@ -41,8 +41,14 @@ def _default_sigint() -> None:
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
 def test_no_orphan_server_when_kgqa_is_signalled(cli_env, home: Path, sig: signal.Signals) -> None:
     """Signal ``kgqa load hpo`` while it embeds (the server is up for a minute then)."""
-    proc = subprocess.Popen([*KGQA, "load", "hpo"], env=cli_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=_default_sigint)  # fmt: skip
+    proc = subprocess.Popen(
+        [*KGQA, "load", "hpo"],
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
 
     def server_up() -> bool:
         if proc.poll() is not None:
@@ -122,8 +128,9 @@ def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: P
 
     again = subprocess.run([*KGQA, "load", "hpo"], env=cli_env, capture_output=True, text=True, timeout=600)
     assert "already loaded and up to date (36853 nodes, 565817 edges)" in again.stderr
-    forced = subprocess.run([*KGQA, "load", "hpo", "--force"], env=cli_env, capture_output=True, text=True,
-                            timeout=1800)  # fmt: skip
+    forced = subprocess.run(
+        [*KGQA, "load", "hpo", "--force"], env=cli_env, capture_output=True, text=True, timeout=1800
+    )
     assert "loaded 36853 nodes, 565817 edges" in forced.stderr and "(0 texts embedded" in forced.stderr
     assert servers_for(home) == []
 

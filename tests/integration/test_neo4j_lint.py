@@ -71,8 +71,13 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 add(f"drop_vector_index {label} {prop}", q.drop_vector_index(q.index_name(label, prop)), {})
                 vector = q.vector_top_k(label, prop, syntax)
-                out.append({"name": f"{syntax}:vector_top_k {label} {prop}", "query": vector.text,
-                            "parameters": {**vector.params, "k": 10, "vector": _VECTOR}})  # fmt: skip
+                out.append(
+                    {
+                        "name": f"{syntax}:vector_top_k {label} {prop}",
+                        "query": vector.text,
+                        "parameters": {**vector.params, "k": 10, "vector": _VECTOR},
+                    }
+                )
         for source, rel_type, target in rels[:4]:  # question-generator paths, 1 and 2 hops
             hops = [(rel_type, target), (rel_type, source)]
             for path in (hops[:1], hops):
@@ -80,8 +85,11 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                 add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
         for source, rel_type, target in rels:
             add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
-            add(f"create_edges {source} {rel_type} {target}", q.create_edges(source, rel_type, target),
-                {"rows": [["1", "2"]]})  # fmt: skip
+            add(
+                f"create_edges {source} {rel_type} {target}",
+                q.create_edges(source, rel_type, target),
+                {"rows": [["1", "2"]]},
+            )
     return out
 
 
@@ -94,8 +102,9 @@ def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
         with contextlib.suppress(CypherSyntaxError):
             query = pattern_query(sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels))).plan)
             params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
-            out.append({"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax),
-                        "parameters": params})  # fmt: skip
+            out.append(
+                {"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax), "parameters": params}
+            )
     return out
 
 
@@ -132,13 +141,26 @@ def test_every_neo4j_text_passes_neo4js_own_lint(lint: neo4j_lint.Linter, syntax
     assert problems == {}
 
 
-NASTY = ["it's", 'say "hi"', "back\\slash", "line\nbreak\ttab", "nul\x00byte", "emoji 😀", "bell\x07", "\u2028sep",
-         "full-width \uff2d\uff21\uff34\uff23\uff28", "'}) DETACH DELETE n //", "ünïcödé"]  # fmt: skip
+NASTY = [
+    "it's",
+    'say "hi"',
+    "back\\slash",
+    "line\nbreak\ttab",
+    "nul\x00byte",
+    "emoji 😀",
+    "bell\x07",
+    "\u2028sep",
+    "full-width \uff2d\uff21\uff34\uff23\uff28",
+    "'}) DETACH DELETE n //",
+    "ünïcödé",
+]
 
 
 def test_browser_literals_parse_in_neo4j(lint: neo4j_lint.Linter) -> None:
-    statements = [{"name": str(i), "query": f"RETURN {q.cypher_literal(text)} AS x", "parameters": {}}
-                  for i, text in enumerate(NASTY)]  # fmt: skip
+    statements = [
+        {"name": str(i), "query": f"RETURN {q.cypher_literal(text)} AS x", "parameters": {}}
+        for i, text in enumerate(NASTY)
+    ]
     assert {name: diags for name, diags in lint(statements).items() if diags} == {}
 
 
@@ -155,10 +177,15 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.schema("prime")
     store.vector_top_k("prime", "drug", "doc_emb", v, 3)
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
-    statements = [{"name": str(i), "query": text, "parameters": params}
-                  for i, (_, text, params) in enumerate(driver.sent)]  # fmt: skip
-    schema = {"labels": ["drug", q.META_LABEL], "relationshipTypes": ["synergistic interaction"],
-              "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"]}  # fmt: skip
-    problems = {s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True)
-                if d}  # fmt: skip
+    statements = [
+        {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)
+    ]
+    schema = {
+        "labels": ["drug", q.META_LABEL],
+        "relationshipTypes": ["synergistic interaction"],
+        "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"],
+    }
+    problems = {
+        s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True) if d
+    }
     assert problems == {}

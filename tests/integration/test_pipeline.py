@@ -24,7 +24,7 @@ from tests.scripted_llm import ScriptedEndpoint
 from tests.tiny_model import build_tiny_cross_encoder
 
 QUESTION = "Which drugs are indicated for migraine?"
-CYPHER = "```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: \"migraine\"})\nRETURN y\n```"
+CYPHER = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"})\nRETURN y\n```'
 # Fixture ids: 0 strongyloidiasis, 1 migraine (diseases); 2 ivermectin, 3 sumatriptan (drugs); 4 CYP3A4, 5 HTR1B;
 # 6 Headache, 7 Diarrhea. sumatriptan is indicated for migraine.
 
@@ -41,13 +41,21 @@ def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: 
 def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """ask(replies, **settings) -> (Answer, endpoint): one question through a fresh Kgqa with a scripted LLM."""
 
-    def run(replies: list[Any], question: str = QUESTION, types: list[str] | None = None,
-            **settings: Any) -> tuple[Answer, ScriptedEndpoint]:  # fmt: skip
+    def run(
+        replies: list[Any], question: str = QUESTION, types: list[str] | None = None, **settings: Any
+    ) -> tuple[Answer, ScriptedEndpoint]:
         endpoint = ScriptedEndpoint(list(replies))
         monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
-        overrides = {"home": home, "embedder": str(tiny_model), "llm": "openai:scripted", "top_k": 4,
-                     "openai_base_url": "http://scripted.invalid/v1", "llm_max_retries": 0,
-                     "llm_cache": False, **settings}  # fmt: skip
+        overrides = {
+            "home": home,
+            "embedder": str(tiny_model),
+            "llm": "openai:scripted",
+            "top_k": 4,
+            "openai_base_url": "http://scripted.invalid/v1",
+            "llm_max_retries": 0,
+            "llm_cache": False,
+            **settings,
+        }
         with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
             return kg.ask(question, "prime", types=types), endpoint
 
@@ -77,8 +85,10 @@ def hops(plan: dict[str, Any]) -> list[Hop]:
         conditions = symbols[name]["conditions"]
         return next((c["value"] for c in conditions if c["property"] == "name" and c["op"] == "="), None)
 
-    return [(label(t["head"]), tuple(t["types"]), t["direction"], label(t["tail"]), constant(t["tail"]))
-            for t in plan["triplets"]]  # fmt: skip
+    return [
+        (label(t["head"]), tuple(t["types"]), t["direction"], label(t["tail"]), constant(t["tail"]))
+        for t in plan["triplets"]
+    ]
 
 
 LINKED = [("drug", ("indication",), "both", "disease", "migraine")]
@@ -135,10 +145,15 @@ def test_step1_fallback_is_the_named_type_else_the_closest_type_name(
 
 @pytest.mark.parametrize(
     ("reply", "failed"),
-    [("Sorry, I can't write Cypher.", 3), ("", 3), ("MATCH (y:drug) DETACH DELETE y", 3), (503, 2),
-     (httpx2.ReadTimeout("slow"), 2)],
+    [
+        ("Sorry, I can't write Cypher.", 3),
+        ("", 3),
+        ("MATCH (y:drug) DETACH DELETE y", 3),
+        (503, 2),
+        (httpx2.ReadTimeout("slow"), 2),
+    ],
     ids=["junk", "empty", "write", "http-503", "timeout"],
-)  # fmt: skip
+)
 def test_step2_and_3_failures_fall_back_to_the_linked_plan(ask: Any, reply: Any, failed: int) -> None:
     """No usable Cypher (step 2 got no reply, or step 3 could not use it): the schema-guided plan of the linked
     entities runs instead (what runs without an LLM); with plan_fallback off, the vector strand alone answers (the
@@ -164,10 +179,12 @@ def test_step2_and_3_failures_fall_back_to_the_linked_plan(ask: Any, reply: Any,
 
 
 # Grounds only sumatriptan, and only at l=2: the LLM wrote a gene-disease constraint the question never asked for.
-NARROW = ("MATCH (y:drug)-[:indication]->(d:disease {name: \"strongyloidiasis\"}), "
-          "(y)-[:target]->(g:`gene/protein`)-[:`associated with`]->(d) RETURN y")  # fmt: skip
+NARROW = (
+    'MATCH (y:drug)-[:indication]->(d:disease {name: "strongyloidiasis"}), '
+    "(y)-[:target]->(g:`gene/protein`)-[:`associated with`]->(d) RETURN y"
+)
 # Grounds ivermectin at l=1 and sumatriptan at l=2: the wrong disease.
-WRONG_DISEASE = "MATCH (y:drug)-[:indication]->(d:disease {name: \"strongyloidiasis\"}) RETURN y"
+WRONG_DISEASE = 'MATCH (y:drug)-[:indication]->(d:disease {name: "strongyloidiasis"}) RETURN y'
 
 
 def test_linked_plan_joins_where_the_llm_plan_grounds_too_few_at_first_scope(ask: Any) -> None:
@@ -209,11 +226,17 @@ def test_linked_plan_that_adds_nothing_leaves_step6_as_it_ran(ask: Any) -> None:
 
 @pytest.mark.parametrize(
     ("reply", "order", "repaired"),
-    [("2, 1", ["2", "3"], False), ("1, 2", ["3", "2"], False), ("[2] is best", ["2", "3"], True),
-     ("7, 7, 1", ["3", "2"], True), ("no idea", ["3", "2"], True)],
-)  # fmt: skip
-def test_listwise_replies_are_repaired_into_a_permutation(ask: Any, reply: str, order: list[str],
-                                                          repaired: bool) -> None:  # fmt: skip
+    [
+        ("2, 1", ["2", "3"], False),
+        ("1, 2", ["3", "2"], False),
+        ("[2] is best", ["2", "3"], True),
+        ("7, 7, 1", ["3", "2"], True),
+        ("no idea", ["3", "2"], True),
+    ],
+)
+def test_listwise_replies_are_repaired_into_a_permutation(
+    ask: Any, reply: str, order: list[str], repaired: bool
+) -> None:
     answer, endpoint = ask(["drug", CYPHER, reply])
     assert ids(answer) == order  # the merged order is ["3", "2"]: "1, 2" keeps it, "2, 1" swaps
     assert (status(answer)[8] == "degraded") == repaired
@@ -289,10 +312,17 @@ def test_settings_that_cannot_work_are_config_errors(ask: Any) -> None:
 def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path, monkeypatch: Any) -> None:
     endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "KGQA_OPENAI_BASE_URL": "http://x.invalid/v1",
-           "KGQA_LLM_MAX_RETRIES": "0", "KGQA_LLM_CACHE": "false", "COLUMNS": "250"}  # fmt: skip
-    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4",
-                                       "--explain"], env=env)  # fmt: skip
+    env = {
+        "KGQA_HOME": str(home),
+        "KGQA_EMBEDDER": str(tiny_model),
+        "KGQA_OPENAI_BASE_URL": "http://x.invalid/v1",
+        "KGQA_LLM_MAX_RETRIES": "0",
+        "KGQA_LLM_CACHE": "false",
+        "COLUMNS": "250",
+    }
+    result = CliRunner().invoke(
+        main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4", "--explain"], env=env
+    )
     assert result.exit_code == 0, result.output
     assert "graph+vector; l=1; 'migraine' -> migraine" in result.stdout
     assert "MATCH (v1:`disease`) WHERE v1.id IN $c0" in result.stdout
@@ -306,14 +336,19 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert out["answers"][0]["plan"] == "linked" and out["trace"]["plan"] is not None
     endpoint = ScriptedEndpoint(["drug", NARROW])
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
-    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4",
-                                       "--steps", "graph", "--explain"],
-                                env={**env, "KGQA_LINK_THRESHOLD": "0.9999"})  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4", "--steps", "graph", "--explain"],
+        env={**env, "KGQA_LINK_THRESHOLD": "0.9999"},
+    )
     assert result.exit_code == 0, result.output
     assert "graph; l=1 (linked plan); 'migraine' -> migraine" in result.stdout
     assert "step 6 (graph strand ranking) degraded" in result.stderr and "fallback query" in result.stdout
-    result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "none", "--type", "drug"],
-                                env={**env, "KGQA_LINK_THRESHOLD": "0.9999"})  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        ["ask", QUESTION, "--skb", "prime", "--llm", "none", "--type", "drug"],
+        env={**env, "KGQA_LINK_THRESHOLD": "0.9999"},
+    )
     assert result.exit_code == 0, result.output  # without an LLM every graph answer is the linked plan's: unmarked
     assert "; l=1; 'migraine' -> migraine" in result.stdout and "linked plan" not in result.stdout
 
@@ -327,8 +362,14 @@ def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
     if not SMOLLM2.is_file():
         pytest.skip(f"no {SMOLLM2}: run ../shared/scripts/get-local-llm.sh smollm2 (or set KGQA_TEST_GGUF)")
-    settings = {"home": home, "embedder": str(tiny_model), "llm": f"llama:{SMOLLM2}", "llm_context": 2048,
-                "top_k": 4, "llm_cache": False}  # fmt: skip
+    settings = {
+        "home": home,
+        "embedder": str(tiny_model),
+        "llm": f"llama:{SMOLLM2}",
+        "llm_context": 2048,
+        "top_k": 4,
+        "llm_cache": False,
+    }
     with Kgqa(load_config(settings, env={}, cwd=home.parent)) as kg:
         answer = kg.ask(QUESTION, "prime")
     assert answer.trace.llm == "llama:" + SMOLLM2.name and answer.trace.reranker == "listwise"

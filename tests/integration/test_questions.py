@@ -53,35 +53,47 @@ def _split(hop: str) -> tuple[str, str]:
 
 def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_model: Path, tmp_path: Path) -> None:
     out = tmp_path / "gen.csv"
-    result = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--out", str(out)],
-                                env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main, ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--out", str(out)], env=loaded
+    )
     assert result.exit_code == 0, result.output
     questions = read_csv(out)
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert len(questions) == 6 and meta["n"] == 6 and meta["skb"] == "prime"
     config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
     with Kgqa(config) as kg:
-        docs = {str(r[0]): r[2] for label in set(NODE_TYPES.values())
-                for r in kg.store.read("prime", f"MATCH (n:`{label}`) RETURN n.id, n.name, n.doc")}  # fmt: skip
+        docs = {
+            str(r[0]): r[2]
+            for label in set(NODE_TYPES.values())
+            for r in kg.store.read("prime", f"MATCH (n:`{label}`) RETURN n.id, n.name, n.doc")
+        }
     for question, info in zip(questions, meta["questions"], strict=True):
-        assert list(question.answers) == info["answer_ids"] == oracle(info["template"], info["anchor_id"],
-                                                                      info["word"], docs)  # fmt: skip
+        assert (
+            list(question.answers)
+            == info["answer_ids"]
+            == oracle(info["template"], info["anchor_id"], info["word"], docs)
+        )
         assert 1 <= len(question.answers) <= 20 and info["gold_id"] in question.answers
         assert info["anchor_name"] in question.text and info["word"] in question.text
     again = tmp_path / "again.csv"
-    CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--out", str(again)],
-                       env=loaded)  # fmt: skip
+    CliRunner().invoke(
+        main, ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--out", str(again)], env=loaded
+    )
     assert again.read_text() == out.read_text()  # the same seed gives the same questions
-    scored = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", str(out), "--out", str(tmp_path / "r.json")],
-                                env=loaded)  # fmt: skip
+    scored = CliRunner().invoke(
+        main, ["eval", "--skb", "prime", "--qa", str(out), "--out", str(tmp_path / "r.json")], env=loaded
+    )
     assert scored.exit_code == 0, scored.output
     assert json.loads((tmp_path / "r.json").read_text())["metrics"]["n"] == len(questions)
 
 
 def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "gen.csv"
-    result = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "4", "--seed", "1", "--out", str(out),
-                                       "--max-word-share", "0.5"], env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        ["questions", "--skb", "prime", "--n", "4", "--seed", "1", "--out", str(out), "--max-word-share", "0.5"],
+        env=loaded,
+    )
     assert result.exit_code == 0, result.output
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert meta["max_word_share"] == 0.5 and meta["questions"]
@@ -94,18 +106,23 @@ def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, 
         target = info["template"].split(" / ")[0]
         share = sum(info["word"].lower() in doc for doc in docs_by_type[target]) / len(docs_by_type[target])
         assert share <= 0.5, (info["word"], target)
-    bad = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "1", "--out", str(out),
-                                    "--max-word-share", "0"], env=loaded)  # fmt: skip
+    bad = CliRunner().invoke(
+        main, ["questions", "--skb", "prime", "--n", "1", "--out", str(out), "--max-word-share", "0"], env=loaded
+    )
     assert bad.exit_code == 2 and "--max-word-share" in bad.output
 
 
-def test_a_type_without_questions_is_explained(loaded: dict[str, str], tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_type_without_questions_is_explained(
+    loaded: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As with HPO's gene documents (name and ids only): no word specific enough, so no question of that type."""
     monkeypatch.setattr("kgqa.questions.specific_words", lambda *args: [])
     out = tmp_path / "gen.csv"
-    result = CliRunner().invoke(main, ["questions", "--skb", "prime", "--n", "2", "--seed", "1", "--out", str(out),
-                                       "--type", "drug"], env=loaded)  # fmt: skip
+    result = CliRunner().invoke(
+        main,
+        ["questions", "--skb", "prime", "--n", "2", "--seed", "1", "--out", str(out), "--type", "drug"],
+        env=loaded,
+    )
     said = " ".join(result.output.split())  # rich wraps lines at the terminal width
     assert result.exit_code == 1 and "Traceback" not in said and not out.exists()
     assert "no question could be generated: 'drug'; most attempts failed with: no document word in at most 0.05" in said

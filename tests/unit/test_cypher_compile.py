@@ -37,8 +37,10 @@ def test_golden_text_and_parameters() -> None:
 
 
 def test_values_never_reach_the_text() -> None:
-    q = compiled("MATCH (y:drug)-[:target]->(g:`gene/protein` {name: \"x' }) DETACH DELETE y //\"}) "
-                 "WHERE y.name CONTAINS 'a\\\"b' RETURN y")  # fmt: skip
+    q = compiled(
+        'MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "x\' }) DETACH DELETE y //"}) '
+        "WHERE y.name CONTAINS 'a\\\"b' RETURN y"
+    )
     assert "DETACH" not in q.text and 'a"b' not in q.text
     assert q.params == {"p0": 'a"b'}
 
@@ -46,4 +48,3 @@ def test_values_never_reach_the_text() -> None:
 def test_plan_without_a_returned_node_is_an_error() -> None:
     with pytest.raises(CypherSyntaxError, match="returns no node variable"):
         compiled("MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'x'}) RETURN count(*)")
-

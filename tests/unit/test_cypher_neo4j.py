@@ -19,9 +19,10 @@ def test_version_switch() -> None:
 
 
 def test_index_names_are_readable_stable_and_distinct() -> None:
-    assert q.index_name("gene/protein", "name_emb") == "kgqa_gene_protein_name_emb_" + q.index_name(
-        "gene/protein", "name_emb"
-    ).rsplit("_", 1)[1]
+    assert (
+        q.index_name("gene/protein", "name_emb")
+        == "kgqa_gene_protein_name_emb_" + q.index_name("gene/protein", "name_emb").rsplit("_", 1)[1]
+    )
     assert q.index_name("gene/protein", "name_emb") != q.index_name("gene protein", "name_emb")
     assert q.index_name("x`) DROP", "id").startswith("kgqa_x_drop_id_")
 

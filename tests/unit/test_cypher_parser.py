@@ -140,10 +140,15 @@ def test_fuzz_mutated_real_queries(sample: str, at: int, cut: int, insert: str) 
     parse_in_time(sample[:at] + insert + sample[at + cut :])
 
 
-@pytest.mark.parametrize("text", [
-    "MATCH (y:drug)-[:r]->(d) RETURN count(y", "MATCH (a)-[:r]->(b) RETURN {b", "MATCH (a)-[:r]->(b) RETURN b, [a",
-    FENCED[:164] + "{\u00c9" + FENCED[196:],  # the mutation CI's fuzzing found: RETURN's scan never left EOF
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MATCH (y:drug)-[:r]->(d) RETURN count(y",
+        "MATCH (a)-[:r]->(b) RETURN {b",
+        "MATCH (a)-[:r]->(b) RETURN b, [a",
+        FENCED[:164] + "{\u00c9" + FENCED[196:],  # the mutation CI's fuzzing found: RETURN's scan never left EOF
+    ],
+)
 def test_a_bracket_left_open_in_return_ends(text: str) -> None:
     parse_in_time(text)
 

@@ -18,8 +18,9 @@ MAG = GraphSchema(
 
 
 def test_near_misses_are_repaired_and_recorded() -> None:
-    result = sanitize(parse("MATCH (p:Paper)-[:has_field_of_study]->(f:field_of_study {name: 'Physics'}) RETURN p"),
-                      MAG)  # fmt: skip
+    result = sanitize(
+        parse("MATCH (p:Paper)-[:has_field_of_study]->(f:field_of_study {name: 'Physics'}) RETURN p"), MAG
+    )
     assert [(r.kind, r.original, r.replacement) for r in result.repairs] == [
         ("label", "Paper", "paper"),
         ("type", "has_field_of_study", "paper___has_topic___field_of_study"),
@@ -62,8 +63,9 @@ def test_nothing_matching_the_schema_is_an_error() -> None:
 
 
 def test_identifiers_in_the_output_come_only_from_the_schema() -> None:
-    result = sanitize(parse("MATCH (a:`author) DETACH DELETE n //`)-[:`x``y`]->(p:paper {title: 'T'}) RETURN a"),
-                      MAG, mode="lenient")  # fmt: skip
+    result = sanitize(
+        parse("MATCH (a:`author) DETACH DELETE n //`)-[:`x``y`]->(p:paper {title: 'T'}) RETURN a"), MAG, mode="lenient"
+    )
     for symbol in result.plan.symbols:
         assert set(symbol.labels) <= set(MAG.labels)
     for triplet in result.plan.triplets:

@@ -22,8 +22,9 @@ def test_openai_chat_sends_the_request_and_reads_usage() -> None:
     completion = endpoint.chat("m1").complete(HELLO, max_tokens=30, temperature=0.0)
     assert (completion.text, completion.prompt_tokens, completion.completion_tokens) == ("MATCH (y) RETURN y", 2, 4)
     assert completion.finish_reason == "stop" and not completion.cached
-    assert endpoint.requests == [{"model": "m1", "messages": [{"role": "user", "content": "say hi"}],
-                                  "max_tokens": 30, "temperature": 0.0}]  # fmt: skip
+    assert endpoint.requests == [
+        {"model": "m1", "messages": [{"role": "user", "content": "say hi"}], "max_tokens": 30, "temperature": 0.0}
+    ]
 
 
 # Which body keys each kind of model takes, as the documentation states them (not as kgqa builds them):
@@ -37,11 +38,15 @@ def test_openai_chat_sends_the_request_and_reads_usage() -> None:
 #   request OpenAI-compatible local servers (llama.cpp server, vLLM, Ollama) were built against; ``reasoning_effort``
 #   is for "reasoning models" only, and ``max_completion_tokens`` is the newer field such servers may not know.
 DOCUMENTED_BODY_KEYS = {
-    "reasoning": {"required": {"max_completion_tokens", "reasoning_effort"},
-                  "forbidden": {"max_tokens", "temperature"}},
-    "non-reasoning": {"required": {"max_tokens", "temperature"},
-                      "forbidden": {"max_completion_tokens", "reasoning_effort"}},
-}  # fmt: skip
+    "reasoning": {
+        "required": {"max_completion_tokens", "reasoning_effort"},
+        "forbidden": {"max_tokens", "temperature"},
+    },
+    "non-reasoning": {
+        "required": {"max_tokens", "temperature"},
+        "forbidden": {"max_completion_tokens", "reasoning_effort"},
+    },
+}
 
 
 @pytest.mark.parametrize(("kind", "options"), [("reasoning", {"reasoning_effort": "low"}), ("non-reasoning", {})])
@@ -51,8 +56,9 @@ def test_request_body_follows_the_documented_parameters_of_each_model_kind(kind:
     take ``max_completion_tokens`` and ``reasoning_effort`` and reject ``max_tokens`` and ``temperature``; local
     OpenAI-compatible servers get ``max_tokens`` and ``temperature``."""
     endpoint = ScriptedEndpoint(["ok"])
-    endpoint.chat("o4-mini" if kind == "reasoning" else "local", **options).complete(HELLO, max_tokens=4,
-                                                                                     temperature=0.0)  # fmt: skip
+    endpoint.chat("o4-mini" if kind == "reasoning" else "local", **options).complete(
+        HELLO, max_tokens=4, temperature=0.0
+    )
     (body,) = endpoint.requests
     rules = DOCUMENTED_BODY_KEYS[kind]
     assert rules["required"] <= body.keys(), f"{kind}: missing {rules['required'] - body.keys()}"
@@ -65,8 +71,9 @@ def test_reasoning_models_get_headroom_for_hidden_reasoning_tokens() -> None:
     come back empty. The visible budget is kept on top of the headroom, which a caller may set."""
     endpoint = ScriptedEndpoint(["ok", "ok"])
     endpoint.chat("o4-mini", reasoning_effort="low").complete(HELLO, max_tokens=4, temperature=0.0)
-    endpoint.chat("o4-mini", reasoning_effort="high", reasoning_headroom=2_000).complete(HELLO, max_tokens=8,
-                                                                                          temperature=0.5)  # fmt: skip
+    endpoint.chat("o4-mini", reasoning_effort="high", reasoning_headroom=2_000).complete(
+        HELLO, max_tokens=8, temperature=0.5
+    )
     assert endpoint.requests[0]["max_completion_tokens"] >= 25_000 + 4
     assert (endpoint.requests[1]["max_completion_tokens"], endpoint.requests[1]["reasoning_effort"]) == (2_008, "high")
 

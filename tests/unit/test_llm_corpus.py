@@ -53,8 +53,9 @@ def test_every_reply_has_an_expected_outcome() -> None:
     assert len(KEYS) == len(set(KEYS)) == 100
 
 
-@pytest.mark.parametrize(("record", "expected"), zip(REPLY_RECORDS, EXPECTED_RECORDS, strict=True),
-                         ids=[f"{skb}-{id_}" for skb, id_ in KEYS])  # fmt: skip
+@pytest.mark.parametrize(
+    ("record", "expected"), zip(REPLY_RECORDS, EXPECTED_RECORDS, strict=True), ids=[f"{skb}-{id_}" for skb, id_ in KEYS]
+)
 def test_each_real_reply_has_its_expected_outcome(record: dict[str, Any], expected: dict[str, Any]) -> None:
     assert outcome(record["reply"]) == {"rejected": expected["rejected"], "triplets": expected["triplets"]}, (
         record["question"],

@@ -29,8 +29,13 @@ STARK = _stark_qa()
 def test_metrics_by_hand() -> None:
     ranked = ["a", "b", "c", "d", "e", "f"]
     # gold at ranks 2 and 6, one gold answer never retrieved
-    assert evaluate(ranked, {"b", "f", "z"}) == {"hit@1": 0.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 2 / 3,
-                                                 "mrr": 0.5}  # fmt: skip
+    assert evaluate(ranked, {"b", "f", "z"}) == {
+        "hit@1": 0.0,
+        "hit@5": 1.0,
+        "hit@20": 1.0,
+        "recall@20": 2 / 3,
+        "mrr": 0.5,
+    }
     assert evaluate(ranked, {"a"}) == {"hit@1": 1.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 1.0}
     assert evaluate(ranked, {"f"})["hit@5"] == 0.0 and evaluate(ranked, {"f"})["mrr"] == pytest.approx(1 / 6)
     assert evaluate([], {"a"}) == {"hit@1": 0.0, "hit@5": 0.0, "hit@20": 0.0, "recall@20": 0.0, "mrr": 0.0}
@@ -40,8 +45,11 @@ def test_metrics_by_hand() -> None:
 
 
 def test_string_and_int_ids_compare_equal() -> None:
-    assert evaluate(["42", "7"], [7]) == evaluate([42, 7], ["7"]) == {
-        "hit@1": 0.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.5}  # fmt: skip
+    assert (
+        evaluate(["42", "7"], [7])
+        == evaluate([42, 7], ["7"])
+        == {"hit@1": 0.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 0.5}
+    )
 
 
 def test_ties_keep_list_order() -> None:

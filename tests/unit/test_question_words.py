@@ -7,8 +7,13 @@ from kgqa.questions import document_frequencies, specific_words
 
 
 def test_generic_words_are_never_the_textual_condition() -> None:
-    docs = ["The protein binds calcium.", "A protein of the kinesin family.", "Protein with zinc fingers.",
-            "Membrane protein, calcium channel.", "Kinesin motor protein."]  # fmt: skip
+    docs = [
+        "The protein binds calcium.",
+        "A protein of the kinesin family.",
+        "Protein with zinc fingers.",
+        "Membrane protein, calcium channel.",
+        "Kinesin motor protein.",
+    ]
     frequencies = document_frequencies(docs)
     assert frequencies["protein"] == 5 and frequencies["calcium"] == 2 and frequencies["kinesin"] == 2
     # 'protein' (in 5 of 5 documents) is too generic; 'calcium' (2 of 5) passes at a 40% share, not at 20%

@@ -33,8 +33,10 @@ def test_the_type_a_question_names() -> None:
     assert type_named_in_question("What are the genes associated with X?", types) == ("gene/protein", "genes")
     assert type_named_in_question("Could you list the diseases linked to gene X?", types) == ("disease", "diseases")
     assert type_named_in_question("Which effect/phenotype nodes ...", types) == ("effect/phenotype", "effect/phenotype")
-    assert type_named_in_question("Which molecular functions has X?", types) == ("molecular_function",
-                                                                                 "molecular functions")  # fmt: skip
+    assert type_named_in_question("Which molecular functions has X?", types) == (
+        "molecular_function",
+        "molecular functions",
+    )
     # the earliest named type wins; one named only late in a long question, or not at all, does not count
     assert type_named_in_question("Which diseases present the phenotype X?", types) == ("disease", "diseases")
     assert type_named_in_question("What is known about aspirin and its many uses in the drug trade?", types) is None
@@ -48,14 +50,21 @@ def test_ngrams_skip_stop_word_edges() -> None:
 
 
 def test_schema_guided_plan() -> None:
-    schema = GraphSchema(("drug", "disease", "gene/protein"),
-                         (("drug", "indication", "disease"), ("drug", "contraindication", "disease"),
-                          ("drug", "target", "gene/protein")))  # fmt: skip
+    schema = GraphSchema(
+        ("drug", "disease", "gene/protein"),
+        (
+            ("drug", "indication", "disease"),
+            ("drug", "contraindication", "disease"),
+            ("drug", "target", "gene/protein"),
+        ),
+    )
     links = [Link("migraine", 3, 4, "disease", "1", "migraine", 1.0), Link("x", 5, 6, "gene/protein", "9", "X", 0.9)]
     plan = schema_guided_plan(links, "drug", schema)
     assert plan is not None and plan.target == "y"
     assert [(t.head, t.types, t.tail, t.direction) for t in plan.triplets] == [
-        ("y", ("contraindication", "indication"), "e0", "both"), ("y", ("target",), "e1", "both")]  # fmt: skip
+        ("y", ("contraindication", "indication"), "e0", "both"),
+        ("y", ("target",), "e1", "both"),
+    ]
     assert plan.symbol("e0").search_string == "migraine"
     assert schema_guided_plan(links, "disease", GraphSchema(("disease",), ())) is None
 
@@ -72,10 +81,16 @@ def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
 
 
 PHENOTYPE = "effect/phenotype"
-HPO = GraphSchema(("disease", "gene/protein", PHENOTYPE),
-                  (("disease", "phenotype present", PHENOTYPE), ("disease", "phenotype absent", PHENOTYPE),
-                   ("gene/protein", "associated with", "disease"), ("gene/protein", "associated with", PHENOTYPE),
-                   (PHENOTYPE, "parent-child", PHENOTYPE)))  # fmt: skip
+HPO = GraphSchema(
+    ("disease", "gene/protein", PHENOTYPE),
+    (
+        ("disease", "phenotype present", PHENOTYPE),
+        ("disease", "phenotype absent", PHENOTYPE),
+        ("gene/protein", "associated with", "disease"),
+        ("gene/protein", "associated with", PHENOTYPE),
+        (PHENOTYPE, "parent-child", PHENOTYPE),
+    ),
+)
 
 
 def link(question: str, span: str, label: str) -> Link:
@@ -93,15 +108,19 @@ def _hops(question: str, links: list[Link], target: str) -> list[tuple[str, tupl
 
 
 def test_schema_guided_plan_goes_through_the_type_the_question_names() -> None:
-    question = ("Which disease nodes have a 'phenotype present' relation with a effect/phenotype that has a "
-                "'associated with' relation with the gene/protein ERLIN2?")  # fmt: skip
+    question = (
+        "Which disease nodes have a 'phenotype present' relation with a effect/phenotype that has a "
+        "'associated with' relation with the gene/protein ERLIN2?"
+    )
     assert _hops(question, [link(question, "ERLIN2", "gene/protein")], "disease") == [
         ("disease", ("phenotype present",), "effect/phenotype", "m0"),  # the named relation type only
-        ("effect/phenotype", ("associated with",), "gene/protein", "e0")]  # fmt: skip
+        ("effect/phenotype", ("associated with",), "gene/protein", "e0"),
+    ]
     # the same two labels, adjacent in the schema: one hop when the question names no type between them
     direct = "Which diseases are linked to ERLIN2?"
     assert _hops(direct, [link(direct, "ERLIN2", "gene/protein")], "disease") == [
-        ("disease", ("associated with",), "gene/protein", "e0")]  # fmt: skip
+        ("disease", ("associated with",), "gene/protein", "e0")
+    ]
     # disease-disease: not adjacent, and the question names the gene in between
     twice = "Which diseases share a gene with the disease Ceroid lipofuscinosis?"
     hops = _hops(twice, [link(twice, "Ceroid lipofuscinosis", "disease")], "disease")
@@ -110,7 +129,8 @@ def test_schema_guided_plan_goes_through_the_type_the_question_names() -> None:
     nested = "Which phenotypes have a child phenotype that is present in the disease Ceroid lipofuscinosis?"
     assert _hops(nested, [link(nested, "Ceroid lipofuscinosis", "disease")], PHENOTYPE) == [
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "m0"),
-        ("effect/phenotype", ("phenotype absent", "phenotype present"), "disease", "e0")]  # fmt: skip
+        ("effect/phenotype", ("phenotype absent", "phenotype present"), "disease", "e0"),
+    ]
 
 
 def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
@@ -118,7 +138,8 @@ def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
     links = [link(question, "Choanal stenosis", PHENOTYPE), link(question, "Bilateral", PHENOTYPE)]
     assert _hops(question, links, PHENOTYPE) == [
         ("effect/phenotype", ("parent-child",), "effect/phenotype", "e0"),
-        ("effect/phenotype", ("parent-child",), "effect/phenotype", "e1")]  # fmt: skip
+        ("effect/phenotype", ("parent-child",), "effect/phenotype", "e1"),
+    ]
 
 
 def test_schedule_matches_the_reference_code() -> None:
@@ -157,8 +178,15 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
     store, embedder = _Store(), _Embedder()
-    ranking = rank_graph_strand(result, store, "hpo", embedder, np.array([0.0, 1.0]),  # type: ignore[arg-type]
-                                keep=2, cap=3)  # fmt: skip
+    ranking = rank_graph_strand(
+        result,
+        store,
+        "hpo",
+        embedder,
+        np.array([0.0, 1.0]),  # type: ignore[arg-type]
+        keep=2,
+        cap=3,
+    )
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
     assert set(ranking.grounded) == {"d4", "d2", "d0"}
     # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to embed, not the first 3
@@ -166,28 +194,56 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     assert sorted(embedder.embedded) == ["doc d0", "doc d2", "doc d4"]
     # within the cap, every target of the round is embedded and ranked, without a lookup
     store, embedder = _Store(), _Embedder()
-    ranking = rank_graph_strand(result, store, "hpo", embedder, np.array([0.0, 1.0]),  # type: ignore[arg-type]
-                                keep=2, cap=6)  # fmt: skip
+    ranking = rank_graph_strand(
+        result,
+        store,
+        "hpo",
+        embedder,
+        np.array([0.0, 1.0]),  # type: ignore[arg-type]
+        keep=2,
+        cap=6,
+    )
     assert store.lookups == [] and len(embedder.embedded) == 6 and len(ranking.grounded) == 6
     assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the embedded documents' order alone
 
 
 def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_within_a_round() -> None:
-    llm = GroundingResult(query=None, candidates={}, names={"c1": "migraine"}, searches={"e0": "migrane"},  # type: ignore[arg-type]
-                          targets=[Grounded("d1", "d1", "disease", 1, (("e0", ("c1",)),)),
-                                   Grounded("d2", "d2", "disease", 3, (("e0", ("c1",)),))])  # fmt: skip
-    linked = GroundingResult(query=None, candidates={}, names={"c9": "Migraine"}, searches={"e0": "migraine"},  # type: ignore[arg-type]
-                             targets=[Grounded("d3", "d3", "disease", 1, (("e0", ("c9",)),), "linked"),
-                                      Grounded("d2", "d2", "disease", 1, (("e0", ("c9",)),), "linked"),
-                                      Grounded("d1", "d1", "disease", 1, (("e0", ("c9",)),), "linked")])  # fmt: skip
+    llm = GroundingResult(
+        query=None,
+        candidates={},
+        names={"c1": "migraine"},
+        searches={"e0": "migrane"},  # type: ignore[arg-type]
+        targets=[
+            Grounded("d1", "d1", "disease", 1, (("e0", ("c1",)),)),
+            Grounded("d2", "d2", "disease", 3, (("e0", ("c1",)),)),
+        ],
+    )
+    linked = GroundingResult(
+        query=None,
+        candidates={},
+        names={"c9": "Migraine"},
+        searches={"e0": "migraine"},  # type: ignore[arg-type]
+        targets=[
+            Grounded("d3", "d3", "disease", 1, (("e0", ("c9",)),), "linked"),
+            Grounded("d2", "d2", "disease", 1, (("e0", ("c9",)),), "linked"),
+            Grounded("d1", "d1", "disease", 1, (("e0", ("c9",)),), "linked"),
+        ],
+    )
     merged = merge_groundings(llm, linked, "linked.")
     by_id = {g.id: g for g in merged.targets}
     assert (by_id["d1"].plan, by_id["d1"].matches) == ("llm", (("e0", ("c1",)),))  # a tie keeps the LLM's evidence
     assert (by_id["d2"].plan, by_id["d2"].round_l) == ("linked", 1)  # the linked plan found it two rounds earlier
     assert by_id["d2"].matches == (("linked.e0", ("c9",)),)
     assert merged.searches == {"e0": "migrane", "linked.e0": "migraine"} and merged.names["c9"] == "Migraine"
-    ranking = rank_graph_strand(merged, _Store(), "hpo", _Embedder(), np.array([0.0, 1.0]),  # type: ignore[arg-type]
-                                keep=3, cap=10)  # fmt: skip
+    ranking = rank_graph_strand(
+        merged,
+        _Store(),
+        "hpo",
+        _Embedder(),
+        np.array([0.0, 1.0]),  # type: ignore[arg-type]
+        keep=3,
+        cap=10,
+    )
     # round 1 of the LLM's plan (d1), then round 1 of the linked plan (d3 and d2, by document similarity)
     assert [(c.id, c.plan) for c in ranking.kept] == [("d1", "llm"), ("d3", "linked"), ("d2", "linked")]
     assert [m.search for m in ranking.kept[2].matches] == ["migraine"]
@@ -197,8 +253,9 @@ _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5
 
 
 @given(_ROUNDS, _ROUNDS)
-def test_merged_groundings_hold_each_target_once_at_its_earliest_round(llm: dict[str, int],
-                                                                      linked: dict[str, int]) -> None:  # fmt: skip
+def test_merged_groundings_hold_each_target_once_at_its_earliest_round(
+    llm: dict[str, int], linked: dict[str, int]
+) -> None:
     def result(rounds: dict[str, int], plan: str) -> GroundingResult:
         targets = [Grounded(i, i, "disease", r, (("e0", ("c",)),), plan) for i, r in rounds.items()]
         return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]

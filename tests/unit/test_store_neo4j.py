@@ -104,8 +104,13 @@ def store_with(driver: FakeDriver, version: str = "2025.05.0", **kwargs: Any) ->
 
 
 def test_version_switch_and_preflight_before_every_read() -> None:
-    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("queryNodes", [["3", "sumatriptan", 0.9]]),
-                         ("SEARCH", [["3", "sumatriptan", 0.9]])])  # fmt: skip
+    driver = FakeDriver(
+        [
+            ("_KgqaMeta", [["prime", "{}"]]),
+            ("queryNodes", [["3", "sumatriptan", 0.9]]),
+            ("SEARCH", [["3", "sumatriptan", 0.9]]),
+        ]
+    )
     old = store_with(driver)
     assert old.syntax == "5"
     hits = old.vector_top_k("prime", "drug", "name_emb", np.ones(4, dtype=np.float32), 5)
@@ -221,9 +226,16 @@ def test_a_failed_index_stops_the_load_without_marking_the_skb_loaded(monkeypatc
 def test_a_reload_drops_only_kgqas_own_vector_indexes_first() -> None:
     """Else ``IF NOT EXISTS`` would keep an index of the earlier embedder's dimension (or a FAILED one)."""
     own = q.index_name("drug", "doc_emb")
-    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("count(n)", [[5]]),
-                         ("SHOW VECTOR INDEXES", [[own, ["drug"], ["doc_emb"], "ONLINE"],
-                                                  ["movies_plot", ["Movie"], ["plot_emb"], "ONLINE"]])])  # fmt: skip
+    driver = FakeDriver(
+        [
+            ("_KgqaMeta", [["prime", "{}"]]),
+            ("count(n)", [[5]]),
+            (
+                "SHOW VECTOR INDEXES",
+                [[own, ["drug"], ["doc_emb"], "ONLINE"], ["movies_plot", ["Movie"], ["plot_emb"], "ONLINE"]],
+            ),
+        ]
+    )
     _load(driver)
     writes = [text for mode, text, _ in driver.sent if mode in ("write", "autocommit")]
     assert writes[:2] == [q.drop_vector_index(own), q.CLEAR_GRAPH]
