@@ -27,12 +27,20 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.app import Kgqa
+from kgqa.choices import Steps
 from kgqa.errors import InputError
 from kgqa.metrics import METRICS, evaluate, mean_metrics
 from kgqa.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.qa import Question
 
-ABLATION = (("vector strand", "vss"), ("graph strand", "graph"), ("hybrid", "hybrid"), ("hybrid + rerank", "full"))
+Row = tuple[str, Steps]
+"""An eval row: its name in the results, and the ``--steps`` setting it runs."""
+ABLATION: tuple[Row, ...] = (
+    ("vector strand", "vss"),
+    ("graph strand", "graph"),
+    ("hybrid", "hybrid"),
+    ("hybrid + rerank", "full"),
+)
 """The paper's ablation rows (Table 8), as ``--steps`` settings."""
 
 
@@ -52,10 +60,27 @@ class Record:
 
 
 ANSWER_SETTINGS = (
-    "store", "embedder", "doc_max_tokens", "top_k", "reranker", "cross_encoder", "alpha", "l_max", "cypher_mode",
-    "hidden_labels", "link_threshold", "plan_fallback", "graph_rank_cap", "rerank_budget_tokens", "ef_runtime",
-    "relation_names_per_type", "llm", "llm_temperature", "llm_reasoning_effort", "llm_context",
-)  # fmt: skip
+    "store",
+    "embedder",
+    "doc_max_tokens",
+    "top_k",
+    "reranker",
+    "cross_encoder",
+    "alpha",
+    "l_max",
+    "cypher_mode",
+    "hidden_labels",
+    "link_threshold",
+    "plan_fallback",
+    "graph_rank_cap",
+    "rerank_budget_tokens",
+    "ef_runtime",
+    "relation_names_per_type",
+    "llm",
+    "llm_temperature",
+    "llm_reasoning_effort",
+    "llm_context",
+)
 """The configuration keys that can change an answer (not timeouts, caches or paths)."""
 RECORDED_ONLY = ("config",)
 """Settings written into results.json but not compared on resume: the full configuration also holds keys that do
@@ -70,30 +95,47 @@ def settings_path(out: Path) -> Path:
     return out.with_name(out.name + ".settings.json")
 
 
-def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[Row]) -> dict[str, Any]:
     """Everything an eval's answers depend on: the questions, the rows and the answer-shaping configuration (compared
     on resume), plus every configuration field under ``config`` (only recorded, see :data:`RECORDED_ONLY`)."""
     config = {key: getattr(kg.config, key) for key in ANSWER_SETTINGS}
-    return {"skb": skb, "qa": qa, "split": split, "steps": [steps for _, steps in rows], **config,
-            "embedder_model": kg.embedder.name, "config": config_settings(kg.config)}  # fmt: skip
+    return {
+        "skb": skb,
+        "qa": qa,
+        "split": split,
+        "steps": [steps for _, steps in rows],
+        **config,
+        "embedder_model": kg.embedder.name,
+        "config": config_settings(kg.config),
+    }
 
 
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Refuse to add to records made with other settings; remember the settings of a new eval."""
     path, records = settings_path(out), records_path(out)
-    settings = {k: v for k, v in json.loads(json.dumps(settings)).items()  # compare as stored: tuples become lists
-                if k not in RECORDED_ONLY}  # fmt: skip
+    settings = {
+        k: v
+        for k, v in json.loads(json.dumps(settings)).items()  # compare as stored: tuples become lists
+        if k not in RECORDED_ONLY
+    }
     if path.exists():
         before = json.loads(path.read_text(encoding="utf-8"))
-        changed = [f"{key}: {before.get(key)!r} then, {value!r} now" for key, value in settings.items()
-                   if before.get(key) != value]  # fmt: skip
+        changed = [
+            f"{key}: {before.get(key)!r} then, {value!r} now"
+            for key, value in settings.items()
+            if before.get(key) != value
+        ]
         if changed:
-            raise InputError(f"{records} holds answers made with other settings ({'; '.join(changed)}); use another "
-                             f"--out, or delete {records.name} and {path.name} to start over")  # fmt: skip
+            raise InputError(
+                f"{records} holds answers made with other settings ({'; '.join(changed)}); use another "
+                f"--out, or delete {records.name} and {path.name} to start over"
+            )
         return
     if records.exists() and records.stat().st_size > 0:
-        raise InputError(f"{records} has answers but no {path.name}, so their settings are unknown; use another "
-                         f"--out, or delete {records.name} to start over")  # fmt: skip
+        raise InputError(
+            f"{records} has answers but no {path.name}, so their settings are unknown; use another "
+            f"--out, or delete {records.name} to start over"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
@@ -113,9 +155,15 @@ def load_records(out: Path) -> list[Record]:
 
 
 def run_eval(
-    kg: Kgqa, skb: str, questions: Sequence[Question], rows: Sequence[tuple[str, str]], out: Path,
-    *, settings: dict[str, Any], on_answer: Callable[[Record, list[Record]], None] | None = None,
-) -> list[Record]:  # fmt: skip
+    kg: Kgqa,
+    skb: str,
+    questions: Sequence[Question],
+    rows: Sequence[Row],
+    out: Path,
+    *,
+    settings: dict[str, Any],
+    on_answer: Callable[[Record, list[Record]], None] | None = None,
+) -> list[Record]:
     """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval.
 
     ``settings`` (:func:`eval_settings`) must equal those the existing records were made with. New records keep
@@ -141,9 +189,17 @@ def run_eval(
                 answer = kg.ask(question.text, skb, steps=steps)
                 ranked = [c.id for c in answer.answers]
                 trace = answer.to_json()["trace"]
-                record = Record(row, question.id, ranked, evaluate(ranked, question.answers),
-                                round(time.perf_counter() - start, 4), trace["steps"], trace["usage"], commit,
-                                dirty)  # fmt: skip
+                record = Record(
+                    row,
+                    question.id,
+                    ranked,
+                    evaluate(ranked, question.answers),
+                    round(time.perf_counter() - start, 4),
+                    trace["steps"],
+                    trace["usage"],
+                    commit,
+                    dirty,
+                )
                 sink.write(json.dumps(asdict(record)) + "\n")
                 sink.flush()
                 done[(row, question.id)] = record
@@ -163,9 +219,15 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
             statuses[key][step["status"]] += 1
             if step["status"] != "skipped":
                 seconds[key].append(step["seconds"])
-    steps = {key: {"ran": counts.get("ran", 0), "degraded": counts.get("degraded", 0),
-                   "skipped": counts.get("skipped", 0), **_latency(seconds[key])}
-             for key, counts in sorted(statuses.items(), key=lambda item: int(item[0].split()[0]))}  # fmt: skip
+    steps = {
+        key: {
+            "ran": counts.get("ran", 0),
+            "degraded": counts.get("degraded", 0),
+            "skipped": counts.get("skipped", 0),
+            **_latency(seconds[key]),
+        }
+        for key, counts in sorted(statuses.items(), key=lambda item: int(item[0].split()[0]))
+    }
     n = max(1, len(records))
     llm = {
         "calls_per_question": round(sum(r.usage["calls"] for r in records) / n, 3),
@@ -192,18 +254,25 @@ def commits(records: Sequence[Record]) -> dict[str, int]:
 def _latency(values: Sequence[float]) -> dict[str, float]:
     if not values:
         return {}
-    return {"median_s": round(statistics.median(values), 4), "mean_s": round(statistics.mean(values), 4),
-            "max_s": round(max(values), 4)}  # fmt: skip
+    return {
+        "median_s": round(statistics.median(values), 4),
+        "mean_s": round(statistics.mean(values), 4),
+        "max_s": round(max(values), 4),
+    }
 
 
-def results(records: Sequence[Record], rows: Sequence[tuple[str, str]], settings: dict[str, Any]) -> dict[str, Any]:
+def results(records: Sequence[Record], rows: Sequence[Row], settings: dict[str, Any]) -> dict[str, Any]:
     """The results.json document: the provenance of this summary, the settings, the commits of all records, then the
     last row's section at the top level and every row under ``ablation``."""
     by_row = {row: summarize([r for r in records if r.row == row]) for row, _ in rows}
     main = by_row[rows[-1][0]]
-    doc: dict[str, Any] = {"provenance": provenance(), "settings": settings, "commits": commits(records),
-                           "dirty_records": sum(bool(r.dirty) for r in records),
-                           **{k: v for k, v in main.items() if k != "commits"}}  # fmt: skip
+    doc: dict[str, Any] = {
+        "provenance": provenance(),
+        "settings": settings,
+        "commits": commits(records),
+        "dirty_records": sum(bool(r.dirty) for r in records),
+        **{k: v for k, v in main.items() if k != "commits"},
+    }
     if len(rows) > 1:
         doc["ablation"] = {row: section["metrics"] for row, section in by_row.items()}
         doc["ablation_sections"] = {row: {k: v for k, v in s.items() if k != "questions"} for row, s in by_row.items()}

@@ -41,8 +41,7 @@ MAX_DIRTY_PATHS = 100
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | str:
     """Run git in ``root``; the completed process, or why git could not run at all."""
     try:
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30,
-                              check=False)  # fmt: skip
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30, check=False)
     except FileNotFoundError:
         return "git is not installed"
     except (OSError, subprocess.SubprocessError) as exc:
@@ -76,10 +75,17 @@ def provenance(root: Path | None = None) -> dict[str, Any]:
     python, platform, cpus, date (UTC) and the command line; ``commit`` is None, with ``reason``, when git cannot
     say."""
     root = ROOT if root is None else root
-    out: dict[str, Any] = {"commit": None, "dirty": None, "dirty_paths": [], "kgqa_version": _version(),
-                           "python": platform.python_version(), "platform": platform.platform(),
-                           "cpus": os.cpu_count(), "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                           "argv": list(sys.argv)}  # fmt: skip
+    out: dict[str, Any] = {
+        "commit": None,
+        "dirty": None,
+        "dirty_paths": [],
+        "kgqa_version": _version(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "argv": list(sys.argv),
+    }
     head = _git(root, "rev-parse", "--verify", "HEAD")
     if isinstance(head, str) or head.returncode != 0:
         out["reason"] = head if isinstance(head, str) else (head.stderr.strip() or "git rev-parse HEAD failed")
@@ -196,8 +202,13 @@ class Origin:
         return self.label() if self.commits else "unknown, stale"
 
 
-def origin(doc: Mapping[str, Any], path: Path, root: Path | None = None, paths: Iterable[str] = CODE_PATHS,
-           commits: Mapping[str, int] | None = None) -> Origin:  # fmt: skip
+def origin(
+    doc: Mapping[str, Any],
+    path: Path,
+    root: Path | None = None,
+    paths: Iterable[str] = CODE_PATHS,
+    commits: Mapping[str, int] | None = None,
+) -> Origin:
     """The :class:`Origin` of a results document (read from ``path``): its records' ``commits`` when it has them
     (``kgqa eval``), else its provenance commit. Stale when the code under ``paths`` changed since any of them, when
     one is unknown, or when the results were made with uncommitted changes under ``paths``."""
