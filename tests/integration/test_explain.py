@@ -15,7 +15,8 @@ from cypher.sanitize import sanitize
 from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import Config
-from kgqa.grounding import constant_vectors, graph_schema, ground
+from kgqa.grounding import constant_vectors, ground
+from kgqa.store.base import graph_schema
 from tests import neo4j_lint
 from tests.unit.test_attack_corpus import ATTACKS, FIXTURE_SCHEMA
 
@@ -149,9 +150,7 @@ def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
         for attack in ATTACKS:
             try:
                 plan = sanitize(parse(attack), schema, mode="lenient").plan
-                result = ground(
-                    kg.store, "prime", plan, constant_vectors(kg.embedder, plan), schema.labels, k=20, l_max=100
-                )
+                result = ground(kg.store, "prime", plan, constant_vectors(kg.embedder, plan), schema, k=20, l_max=100)
             except CypherSyntaxError:
                 continue
             executed += 1

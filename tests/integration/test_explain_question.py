@@ -27,8 +27,10 @@ def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
 
 
 def run(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
+    """``kgqa explain`` with the answer type given, so step 1 needs no LLM call and each reply below is step 2's
+    (test_explain_matches_ask.py covers step 1)."""
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
-    return CliRunner().invoke(main, ["explain", "--skb", "prime", *args], env=env)
+    return CliRunner().invoke(main, ["explain", "--skb", "prime", "--type", "drug", *args], env=env)
 
 
 def as_json(result: Result) -> dict[str, Any]:
@@ -57,7 +59,7 @@ def test_question_mode_builds_the_plan_from_the_llms_reply(loaded: dict[str, str
 def test_question_mode_text_output(loaded: dict[str, str], monkeypatch: Any) -> None:
     result = run(loaded, ScriptedEndpoint([GOOD]), monkeypatch, QUESTION, "--llm", "openai:coder")
     assert result.exit_code == 0, result.output
-    assert "openai:coder@http://scripted.invalid/v1 wrote" in result.stdout and "RETURN v0.id AS id" in result.stdout
+    assert "openai:coder@http://scripted.invalid/v1 wrote" in result.stdout and "RETURN v0.`id` AS id" in result.stdout
 
 
 def test_truncated_reply_is_salvaged(loaded: dict[str, str], monkeypatch: Any) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 from cypher.parser import parse
 from cypher.sanitize import sanitize
 from kgqa.app import Kgqa
-from kgqa.grounding import constant_vectors, graph_schema, ground
+from kgqa.grounding import constant_vectors, ground
+from kgqa.store.base import graph_schema
 
 
 def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:
@@ -19,16 +20,15 @@ def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:
             parse("MATCH (y:drug)-[:indication]->(d:Disease {name: 'Strongyloidiasis'}) RETURN y"), schema
         ).plan
         vectors = constant_vectors(kg.embedder, plan)
-        labels = tuple(label for label in schema.labels)
-        one = ground(kg.store, "prime", plan, vectors, labels, k=1, l_max=100)
+        one = ground(kg.store, "prime", plan, vectors, schema, k=1, l_max=100)
         assert one.candidates["d"][0] == "0"  # the exact (case-insensitive) name match comes first
         assert [(t.id, t.name, t.round_l) for t in one.targets] == [("2", "ivermectin", 1)]
         assert [r.scope for r in one.rounds] == [1]
 
-        two = ground(kg.store, "prime", plan, vectors, labels, k=2, l_max=100)
+        two = ground(kg.store, "prime", plan, vectors, schema, k=2, l_max=100)
         assert [t.name for t in two.targets] == ["ivermectin", "sumatriptan"]
         assert two.targets[1].round_l == 2 and [r.scope for r in two.rounds] == [1, 2]
 
-        many = ground(kg.store, "prime", plan, vectors, labels, k=20, l_max=100)
+        many = ground(kg.store, "prime", plan, vectors, schema, k=20, l_max=100)
         assert [r.scope for r in many.rounds][-1] == 100  # not enough targets: expands to l_max
         assert kg.schema("prime").node_count == 8  # reads only

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 from cypher.compile import pattern_query
-from cypher.dialects import neo4j as q
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.sanitize import GraphSchema, sanitize
-from kgqa.store.base import NodeRow
+from kgqa.store import neo4j_queries as q
+from kgqa.store.base import NODE_KEYS, NodeRow
 from tests import neo4j_lint
 from tests.unit.test_store_neo4j import META, FakeDriver, store_with
 
@@ -60,7 +60,6 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
         for label in labels:
             add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
             add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
-            add(f"neighbours {label}", q.neighbours(label), {"ids": ["1"]})
             add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
             add(f"example_names {label}", q.example_names(label), {"n": 3})
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
@@ -100,7 +99,9 @@ def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
         record = json.loads(line)
         labels, rels = SCHEMAS[record["skb"]]
         with contextlib.suppress(CypherSyntaxError):
-            query = pattern_query(sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels))).plan)
+            query = pattern_query(
+                sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels), NODE_KEYS)).plan, NODE_KEYS
+            )
             params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
             out.append(
                 {"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax), "parameters": params}
@@ -175,7 +176,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
         writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
         writer.create_vector_indexes(["drug"], 4)
     store.schema("prime")
-    store.vector_top_k("prime", "drug", "doc_emb", v, 3)
+    store.vector_top_k("prime", "drug", "doc", v, 3)
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)

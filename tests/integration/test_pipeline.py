@@ -325,7 +325,7 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     )
     assert result.exit_code == 0, result.output
     assert "graph+vector; l=1; 'migraine' -> migraine" in result.stdout
-    assert "MATCH (v1:`disease`) WHERE v1.id IN $c0" in result.stdout
+    assert "MATCH (v1:`disease`) WHERE v1.`id` IN $c0" in result.stdout
     endpoint = ScriptedEndpoint(["drug", "no cypher here", "1, 2"])
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
     result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--json"], env=env)

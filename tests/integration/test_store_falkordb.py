@@ -69,12 +69,12 @@ def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
     rng = np.random.default_rng(1)
     docs = _write(store, rng)
     query = _unit(rng, 1)[0]
-    hits = store.vector_top_k("g", "disease", "doc_emb", query, 10)
+    hits = store.vector_top_k("g", "disease", "doc", query, 10)
     exact = np.argsort(-(docs @ query))[:10]
     assert [h.id for h in hits] == [f"D{i}" for i in exact]
     assert hits[0].similarity == pytest.approx(float(docs[exact[0]] @ query), abs=1e-5)
     assert all(h.label == "disease" for h in hits)
-    everything = store.vector_top_k("g", "disease", "doc_emb", query, 2000)  # k beyond the label's size (step 6)
+    everything = store.vector_top_k("g", "disease", "doc", query, 2000)  # k beyond the label's size (step 6)
     assert [h.id for h in everything] == [f"D{i}" for i in np.argsort(-(docs @ query))]
 
 
@@ -110,7 +110,7 @@ def test_graph_persists_across_restarts(tmp_path: Path) -> None:
     with FalkorStore(tmp_path / "db") as store:
         store.await_indexes("g")
         assert store.schema("g").node_count == 55
-        hits = store.vector_top_k("g", "disease", "doc_emb", docs[3], 1)
+        hits = store.vector_top_k("g", "disease", "doc", docs[3], 1)
         assert hits[0].id == "D3"
 
 

@@ -9,6 +9,7 @@ from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.sanitize import GraphSchema, sanitize
+from kgqa.store.base import NODE_KEYS
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
 
@@ -70,6 +71,7 @@ ATTACKS += [f"MATCH (d:drug)-[:indication]->(x:disease {{`{p}`: 'migraine'}}) RE
 FIXTURE_SCHEMA = GraphSchema(
     tuple(NODE_TYPES.values()),
     tuple(sorted({(NODE_TYPES[NODES[h][1]], EDGE_TYPES[e], NODE_TYPES[NODES[t][1]]) for h, t, e in EDGES})),
+    NODE_KEYS,
 )
 
 
@@ -81,9 +83,11 @@ def test_attack_corpus_size() -> None:
 def test_attack_never_reaches_the_store_as_text(attack: str) -> None:
     """Whatever survives parsing is rebuilt from the schema: the compiled text holds no word of the payloads."""
     try:
-        query = pattern_query(sanitize(parse(attack), FIXTURE_SCHEMA, mode="lenient").plan)
+        query = pattern_query(sanitize(parse(attack), FIXTURE_SCHEMA, mode="lenient").plan, NODE_KEYS)
     except CypherSyntaxError:
         return
     for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
         assert word not in query.text
-    assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | {"name"}
+    assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | set(
+        FIXTURE_SCHEMA.properties
+    )

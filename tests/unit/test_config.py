@@ -36,7 +36,7 @@ def test_home_config_file_is_used_when_no_local_file(tmp_path: Path) -> None:
         ('top_k = "many"\n', "'top_k' must be int"),
         ("top_k = 0\n", "'top_k' must be >= 1"),
         ("top_k = \n", "kgqa.toml"),
-        ('store = "mongodb"\n', "store must be falkordb or neo4j, got 'mongodb'"),
+        ('store = "mongodb"\n', "'store' must be one of falkordb, neo4j, got 'mongodb'"),
     ],
 )
 def test_bad_file_names_the_problem(tmp_path: Path, toml: str, message: str) -> None:

@@ -8,11 +8,13 @@ import pytest
 from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
+from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema, sanitize
 
 SCHEMA = GraphSchema(
     ("drug", "gene/protein", "disease"),
     (("drug", "target", "gene/protein"), ("drug", "indication", "disease")),
+    NodeKeys("id", "name"),
 )
 QUESTION = (
     "MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'CYP3A4'}), (y)-[:indication]->(d:disease {name: 'worms'}) "
@@ -21,16 +23,16 @@ QUESTION = (
 
 
 def compiled(query: str = QUESTION):
-    return pattern_query(sanitize(parse(query), SCHEMA).plan)
+    return pattern_query(sanitize(parse(query), SCHEMA).plan, SCHEMA.keys)
 
 
 def test_golden_text_and_parameters() -> None:
     q = compiled()
     assert q.text == (
-        "MATCH (v1:`gene/protein`) WHERE v1.id IN $c0 MATCH (v2:`disease`) WHERE v2.id IN $c1 "
+        "MATCH (v1:`gene/protein`) WHERE v1.`id` IN $c0 MATCH (v2:`disease`) WHERE v2.`id` IN $c1 "
         "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) MATCH (v0:`drug`)-[:`indication`]->(v2:`disease`) "
-        "WHERE v0.`name` CONTAINS $p0 RETURN v0.id AS id, v0.name AS name, labels(v0)[0] AS label, "
-        "collect(DISTINCT v1.id) AS m0, collect(DISTINCT v2.id) AS m1"
+        "WHERE v0.`name` CONTAINS $p0 RETURN v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label, "
+        "collect(DISTINCT v1.`id`) AS m0, collect(DISTINCT v2.`id`) AS m1"
     )
     assert q.params == {"p0": "mec"}
     assert q.constant_params == {"g": "c0", "d": "c1"}

@@ -3,7 +3,7 @@
 import pytest
 
 from cypher import quote
-from cypher.dialects import falkordb as q
+from kgqa.store import falkordb_queries as q
 
 
 def test_quote_backticks_everything_and_doubles_backticks() -> None:
@@ -35,9 +35,6 @@ def test_golden_read_queries_take_values_as_parameters() -> None:
     assert q.VECTOR_TOP_K == (
         "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
         "RETURN node.id AS id, node.name AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
-    )
-    assert q.neighbours("gene/protein") == (
-        "UNWIND $ids AS i MATCH (a:`gene/protein` {id: i})-[r]-(b) RETURN a.id AS id, type(r) AS type, b.id AS nb"
     )
 
 

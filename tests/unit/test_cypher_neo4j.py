@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cypher.dialects import neo4j as q
+from kgqa.store import neo4j_queries as q
 
 
 def test_version_switch() -> None:

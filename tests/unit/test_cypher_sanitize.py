@@ -4,6 +4,7 @@ import pytest
 
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
+from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema, sanitize, similarity
 
 MAG = GraphSchema(
@@ -14,6 +15,7 @@ MAG = GraphSchema(
         ("paper", "paper___has_topic___field_of_study", "field_of_study"),
         ("author", "author___affiliated_with___institution", "institution"),
     ),
+    NodeKeys("id", "name"),
 )
 
 

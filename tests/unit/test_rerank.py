@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kgqa.answers import Candidate
-from kgqa.rerank import Relation, RerankDoc, parse_choice, parse_permutation, parse_score, render
+from kgqa.rerank import RerankDoc, parse_choice, parse_permutation, parse_score, render
+from kgqa.store.base import Relation
 
 
 def doc(node: str, text: str, relations: tuple[Relation, ...] = ()) -> RerankDoc:
@@ -11,8 +12,8 @@ def doc(node: str, text: str, relations: tuple[Relation, ...] = ()) -> RerankDoc
 
 
 DOCS = [
-    doc("1", "a" * 100, (Relation("target", True, "2", "name2"), Relation("target", True, "9", "outsider"))),
-    doc("2", "b" * 100, (Relation("target", False, "1", "name1"),)),
+    doc("1", "a" * 100, (Relation("1", "target", True, "2", "name2"), Relation("1", "target", True, "9", "outsider"))),
+    doc("2", "b" * 100, (Relation("2", "target", False, "1", "name1"),)),
 ]
 
 

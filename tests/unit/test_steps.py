@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
+from kgqa.graph_ranking import rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
-from kgqa.hybrid import rank_graph_strand
 from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
-from kgqa.store.base import VectorHit
+from kgqa.store.base import NODE_KEYS, NodeText, VectorHit
 from kgqa.target_type import parse_type, type_named_in_question
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
@@ -57,6 +57,7 @@ def test_schema_guided_plan() -> None:
             ("drug", "contraindication", "disease"),
             ("drug", "target", "gene/protein"),
         ),
+        NODE_KEYS,
     )
     links = [Link("migraine", 3, 4, "disease", "1", "migraine", 1.0), Link("x", 5, 6, "gene/protein", "9", "X", 0.9)]
     plan = schema_guided_plan(links, "drug", schema)
@@ -66,7 +67,7 @@ def test_schema_guided_plan() -> None:
         ("y", ("target",), "e1", "both"),
     ]
     assert plan.symbol("e0").search_string == "migraine"
-    assert schema_guided_plan(links, "disease", GraphSchema(("disease",), ())) is None
+    assert schema_guided_plan(links, "disease", GraphSchema(("disease",), (), NODE_KEYS)) is None
 
 
 def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
@@ -90,6 +91,7 @@ HPO = GraphSchema(
         ("gene/protein", "associated with", PHENOTYPE),
         (PHENOTYPE, "parent-child", PHENOTYPE),
     ),
+    NODE_KEYS,
 )
 
 
@@ -158,8 +160,8 @@ class _Store:
         self.lookups.append((label, prop, k))
         return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
 
-    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
-        return [[i, i, f"doc {i}"] for i in params["ids"]]
+    def documents(self, graph: str, label: str, ids: list[str]) -> list[NodeText]:
+        return [NodeText(i, i, f"doc {i}") for i in ids]
 
 
 class _Embedder:
@@ -190,7 +192,7 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
     assert set(ranking.grounded) == {"d4", "d2", "d0"}
     # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to embed, not the first 3
-    assert [(label, prop) for label, prop, _ in store.lookups] == [("disease", "doc_emb")] and store.lookups[0][2] >= 3
+    assert [(label, prop) for label, prop, _ in store.lookups] == [("disease", "doc")] and store.lookups[0][2] >= 3
     assert sorted(embedder.embedded) == ["doc d0", "doc d2", "doc d4"]
     # within the cap, every target of the round is embedded and ranked, without a lookup
     store, embedder = _Store(), _Embedder()

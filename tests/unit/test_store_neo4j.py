@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cypher.dialects import neo4j as q
 from kgqa.errors import StoreError
+from kgqa.store import neo4j_queries as q
 from kgqa.store.base import NodeRow, SkbMeta
 from kgqa.store.neo4j import Neo4jStore
 
@@ -113,7 +113,7 @@ def test_version_switch_and_preflight_before_every_read() -> None:
     )
     old = store_with(driver)
     assert old.syntax == "5"
-    hits = old.vector_top_k("prime", "drug", "name_emb", np.ones(4, dtype=np.float32), 5)
+    hits = old.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)
     assert [(h.id, h.similarity) for h in hits] == [("3", 0.9)]
     reads = [(text, params) for mode, text, params in driver.sent if mode == "read"]
     for (first, p1), (second, p2) in zip(reads[::2], reads[1::2], strict=True):
@@ -121,7 +121,7 @@ def test_version_switch_and_preflight_before_every_read() -> None:
     assert reads[-1][1] == {"index": q.index_name("drug", "name_emb"), "k": 5, "vector": [1.0] * 4}
     new = store_with(FakeDriver(driver.answers), version="2026.01.0")
     assert new.syntax == "25"
-    new.vector_top_k("prime", "drug", "name_emb", np.ones(4, dtype=np.float32), 5)
+    new.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)
     sent = [text for _, text, _ in new.driver.sent]
     assert sent[-2].startswith("CYPHER 25 EXPLAIN MATCH (node:`drug`) SEARCH node IN")
 
