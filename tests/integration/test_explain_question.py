@@ -1,4 +1,5 @@
-"""``kgqa explain "QUESTION"``: step 2 with a scripted LLM (the real openai client on an in-memory endpoint), then
+"""``kgqa explain "QUESTION"``: the same steps 1-3 as ``kgqa ask`` (same prompts, plan and compiled query), then
+step 2 with a scripted LLM (the real openai client on an in-memory endpoint), then
 the plan. Junk, empty, truncated and timed-out replies each give a clear error or a salvaged plan, never a traceback.
 """
 
@@ -102,3 +103,45 @@ def test_question_mode_needs_an_llm_and_excludes_cypher(loaded: dict[str, str], 
     assert both.exit_code == 2 and "give either a QUESTION or --cypher TEXT" in both.output
     neither = run(loaded, ScriptedEndpoint([]), monkeypatch)
     assert neither.exit_code == 2 and "give either a QUESTION or --cypher TEXT" in neither.output
+
+
+def _invoke(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Any:
+    """``kgqa explain`` or ``kgqa ask`` as a user would run them: no ``--type``, so step 1 asks the LLM too."""
+    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    result = CliRunner().invoke(main, [*args, "--skb", "prime", "--llm", "openai:coder", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _messages(request: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"role": m["role"], "content": m["content"]} for m in request["messages"]]
+
+
+def test_explain_shows_the_prompt_reply_plan_and_query_that_ask_runs(
+    loaded: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No response cache, so that each command sends its own requests; a hidden label must stay out of both prompts.
+    env = {**loaded, "KGQA_LLM_CACHE": "0", "KGQA_HIDDEN_LABELS": "prime:effect/phenotype"}
+    # Step 1 (several candidate types: the LLM picks "drug"), step 2 (the Cypher) and, for ask, step 8's listwise order.
+    explained = ScriptedEndpoint(["drug", GOOD])
+    out = _invoke(env, explained, monkeypatch, "explain", QUESTION)
+    asked = ScriptedEndpoint(["drug", GOOD, "1"])
+    answer = _invoke(env, asked, monkeypatch, "ask", QUESTION, "--explain")
+
+    assert len(explained.requests) == 2 and len(asked.requests) == 3
+    assert _messages(explained.requests[0]) == _messages(asked.requests[0])  # step 1
+    assert _messages(explained.requests[1]) == _messages(asked.requests[1])  # step 2
+    prompt = explained.requests[1]["messages"][0]["content"]
+    assert out["generated"]["prompt"] == prompt and out["generated"]["reply"] == GOOD
+    assert out["generated"]["target_type"] == answer["trace"]["target_type"] == "drug"
+    # The prompt carries step 1's type and leaves out the hidden label, as kgqa ask's does.
+    assert "the answer is a node of type drug" in prompt and "effect/phenotype" not in prompt
+
+    trace = answer["trace"]
+    plan = dict(trace["plan"])
+    dropped = plan.pop("dropped")
+    assert out["plan"] == plan and out["dropped"] == dropped
+    assert out["query"] == trace["query"]
+    constant = trace["params"] | {"c0": out["params"]["c0"]}
+    assert out["params"] == constant  # l = 1: the first candidate of the constant, as in ask's first round
+    assert [s["status"] for s in trace["steps"][:3]] == ["ran", "ran", "ran"]

@@ -1,5 +1,5 @@
 """Every Cypher text kgqa sends to Neo4j, in both syntaxes, and the pattern queries compiled from the 100 real LLM
-replies, linted by Neo4j's own parser and semantic analysis (the golden texts: tests/unit/test_cypher_neo4j.py and
+replies, linted by Neo4j's own parser and semantic analysis (the golden texts: tests/unit/test_neo4j_queries.py and
 tests/unit/test_store_neo4j.py).
 
 No Neo4j server runs here; the lint uses @neo4j-cypher/language-support from Node.js (tools/neo4j-lint, installed by

@@ -175,36 +175,25 @@ class _Embedder:
         return np.array([[1.0, float(text[-1])] for text in texts])
 
 
+def _rank(result: GroundingResult, cap: int) -> tuple[Any, _Store, _Embedder]:
+    """Step 6 keeping 2 of ``result``'s targets over a fresh recording store and embedder."""
+    store, embedder = _Store(), _Embedder()
+    question = np.array([0.0, 1.0])
+    return rank_graph_strand(result, store, "hpo", embedder, question, keep=2, cap=cap), store, embedder  # type: ignore[arg-type]
+
+
 def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> None:
     """A 2-hop pattern through a hub grounds thousands of targets; the ones embedded must not be the first few."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
-    store, embedder = _Store(), _Embedder()
-    ranking = rank_graph_strand(
-        result,
-        store,
-        "hpo",
-        embedder,
-        np.array([0.0, 1.0]),  # type: ignore[arg-type]
-        keep=2,
-        cap=3,
-    )
+    ranking, store, embedder = _rank(result, cap=3)
     assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
     assert set(ranking.grounded) == {"d4", "d2", "d0"}
     # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to embed, not the first 3
     assert [(label, prop) for label, prop, _ in store.lookups] == [("disease", "doc")] and store.lookups[0][2] >= 3
     assert sorted(embedder.embedded) == ["doc d0", "doc d2", "doc d4"]
     # within the cap, every target of the round is embedded and ranked, without a lookup
-    store, embedder = _Store(), _Embedder()
-    ranking = rank_graph_strand(
-        result,
-        store,
-        "hpo",
-        embedder,
-        np.array([0.0, 1.0]),  # type: ignore[arg-type]
-        keep=2,
-        cap=6,
-    )
+    ranking, store, embedder = _rank(result, cap=6)
     assert store.lookups == [] and len(embedder.embedded) == 6 and len(ranking.grounded) == 6
     assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the embedded documents' order alone
 
