@@ -5,7 +5,6 @@ that says what degraded, never a traceback. Also: no LLM at all, the cross-encod
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from kgqa.config import load_config
 from kgqa.errors import ConfigError
 from kgqa.rerank import render, rerank_documents
 from kgqa.target_type import type_by_embedding
+from tests.local_llm import MISSING, SMOLLM2
 from tests.scripted_llm import ScriptedEndpoint
 from tests.tiny_model import build_tiny_cross_encoder
 
@@ -353,15 +353,12 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert "; l=1; 'migraine' -> migraine" in result.stdout and "linked plan" not in result.stdout
 
 
-SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
-
-
 def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
     """All LLM steps through in-process llama.cpp with the tiny SmolLM2: its replies are junk, so this checks the
     code path and that junk degrades instead of failing."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
     if not SMOLLM2.is_file():
-        pytest.skip(f"no {SMOLLM2}: run ../shared/scripts/get-local-llm.sh smollm2 (or set KGQA_TEST_GGUF)")
+        pytest.skip(MISSING)
     settings = {
         "home": home,
         "embedder": str(tiny_model),

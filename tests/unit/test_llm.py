@@ -3,7 +3,6 @@ configuration errors, and (when installed) in-process llama.cpp with the tiny Sm
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import httpx2
@@ -12,6 +11,7 @@ import pytest
 from kgqa.config import load_config
 from kgqa.errors import ConfigError, LlmError
 from kgqa.llm import CachedChat, LlamaCppChat, LlmCache, Message, Usage, parse_llm_spec
+from tests.local_llm import MISSING, SMOLLM2
 from tests.scripted_llm import ScriptedEndpoint
 
 HELLO = [Message("user", "say hi")]
@@ -140,14 +140,11 @@ def test_llama_cpp_missing_model_file_is_a_config_error(tmp_path: Path) -> None:
         LlamaCppChat(tmp_path / "absent.gguf", context=512)
 
 
-SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
-
-
 def test_llama_cpp_in_process_end_to_end(tmp_path: Path) -> None:
     """Real inference with the tiny SmolLM2 (junk text, but a real completion with real token counts)."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
     if not SMOLLM2.is_file():
-        pytest.skip(f"no {SMOLLM2}: run ../shared/scripts/get-local-llm.sh smollm2 (or set KGQA_TEST_GGUF)")
+        pytest.skip(MISSING)
     chat = CachedChat(LlamaCppChat(SMOLLM2, context=512, threads=2), LlmCache(tmp_path / "llm.sqlite"))
     completion = chat.complete([Message("user", "Write a Cypher query returning 1.")], max_tokens=16, temperature=0)
     assert completion.prompt_tokens > 5 and 0 < completion.completion_tokens <= 16
