@@ -23,17 +23,9 @@ RESULTS = REPO / "benchmarks" / "results"
 PRE_PROVENANCE = {
     "ablation_hpo_qwen.json": "Qwen ablation (local LLM, ~6 hours): written before provenance, rendered as "
     "'commit unknown ... stale' until re-run",
-    "hpo_generated.meta.json": "written by `kgqa questions`, which records no provenance yet; the evals that use "
-    "these questions record their own commits",
 }
 """Results files allowed to name no commit: they were made before provenance was recorded and are not re-run."""
-PENDING_RERUN = {
-    "ablation_hpo_none.json": "kgqa eval --skb hpo --qa benchmarks/results/hpo_generated.csv --ablation --llm none "
-    "--out benchmarks/results/ablation_hpo_none.json (after deleting its .jsonl and .settings.json)",
-    "grounding.json": "python benchmarks/grounding.py",
-    "load_and_search.json": "python benchmarks/load_and_search.py",
-    "pipeline_hpo.json": "python benchmarks/pipeline_hpo.py",
-}
+PENDING_RERUN: dict[str, str] = {}
 """Files made before provenance that are to be re-run: expected to fail the check until then (strict xfail, so a
 re-run file that passes must be taken off this list)."""
 
