@@ -20,10 +20,7 @@ from kgqa.qa import Question
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
-PRE_PROVENANCE = {
-    "ablation_hpo_qwen.json": "Qwen ablation (local LLM, ~6 hours): written before provenance, rendered as "
-    "'commit unknown ... stale' until re-run",
-}
+PRE_PROVENANCE: dict[str, str] = {}
 """Results files allowed to name no commit: they were made before provenance was recorded and are not re-run."""
 PENDING_RERUN: dict[str, str] = {}
 """Files made before provenance that are to be re-run: expected to fail the check until then (strict xfail, so a
