@@ -18,6 +18,7 @@ from kgqa.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
 from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.load import LoadReport, load_skb
+from kgqa.node_view import NodeView, describe_node
 from kgqa.pipeline import run
 from kgqa.rerank import CrossEncoderScores
 from kgqa.skbs import check_name, read_source
@@ -169,6 +170,11 @@ class Kgqa:
     def schema(self, skb: str) -> Schema:
         self.meta(skb)
         return self.store.schema(skb)
+
+    def node(self, skb: str, node_id: str) -> NodeView:
+        """A node's type, name, documents and relations, found by id."""
+        self.meta(skb)
+        return describe_node(self.store, skb, node_id)
 
     def cross_encoder(self) -> CrossEncoderScores | None:
         """The configured sentence-transformers CrossEncoder's scoring function (loaded once, offline)."""

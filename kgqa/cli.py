@@ -29,6 +29,7 @@ from kgqa.app import Kgqa
 from kgqa.choices import RERANKER_SETTINGS, STEPS, STORES, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
+from kgqa.qa import SPLITS
 from kgqa.skbs import KNOWN, read_source
 
 EXIT_INTERRUPTED = 130
@@ -354,7 +355,7 @@ def questions_command(
     type=click.Path(path_type=Path),
     help="STaRK question CSV, or a STaRK QA folder (stark_qa/stark_qa.csv + split/*.index).",
 )
-@click.option("--split", default="test", show_default=True, type=click.Choice(["train", "val", "test", "human", "all"]))
+@click.option("--split", default="test", show_default=True, type=click.Choice(SPLITS))
 @click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N questions of the split.")
 @click.option("--steps", type=click.Choice(STEPS), default=None)
 @click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None)
@@ -418,6 +419,36 @@ def eval_command(
     for line in ablation_table(doc):
         table.add_row(*line)
     Console().print(table)
+
+
+@main.command()
+@click.argument("node_id", metavar="ID")
+@skb_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.pass_context
+def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
+    """A node's type, name, both stored documents and its relations (counts per type, a few names each)."""
+    with _open(ctx) as kg:
+        view = kg.node(skb, node_id)
+    if as_json:
+        from dataclasses import asdict
+
+        click.echo(json.dumps(asdict(view), indent=2, ensure_ascii=False))
+        return
+    console = Console()
+    console.print(f"[bold]{view.name}[/bold] ({view.type}, id {view.id}, {view.skb})", highlight=False)
+    console.rule("document (step 6, rerankers)")
+    console.print(view.document, markup=False, highlight=False)
+    console.rule("document with relations (step 7 embeds it)")
+    console.print(view.document_with_relations, markup=False, highlight=False)
+    table = Table(title="relations")
+    for column in ("type", "neighbour label", "neighbours", "out", "in", "names"):
+        table.add_column(column, justify="right" if column in ("neighbours", "out", "in") else "left")
+    for rel in view.relations:
+        more = rel.neighbours - len(rel.names)
+        names = ", ".join(rel.names) + (f", ... ({more} more)" if more > 0 else "")
+        table.add_row(rel.type, rel.label, str(rel.neighbours), str(rel.out), str(rel.edges - rel.out), names)
+    console.print(table)
 
 
 @main.command()

@@ -19,7 +19,7 @@ from kgqa.store.base import GraphStore, SkbMeta, batched
 from kgqa.store.neo4j import post_import_script
 
 ARRAY_DELIMITER = ";"
-NODE_HEADER = ["id:ID({space})", "name", "doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"]
+NODE_HEADER = ["id:ID({space})", "name", "doc", "rel_doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"]
 EDGE_HEADER = [":START_ID({source})", ":END_ID({target})", ":TYPE"]
 
 
@@ -57,8 +57,8 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
         with data.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             for chunk in batched(ids, batch):
-                for node_id, name, doc, name_emb, doc_emb in store.node_rows(skb, label, chunk):
-                    writer.writerow([node_id, name, doc, _floats(name_emb), _floats(doc_emb), label])
+                for node_id, name, doc, rel_doc, name_emb, doc_emb in store.node_rows(skb, label, chunk):
+                    writer.writerow([node_id, name, doc, rel_doc or "", _floats(name_emb), _floats(doc_emb), label])
                     nodes += 1
         node_files.append((header, data))
     for rel in schema.relationships:

@@ -1,5 +1,8 @@
 """STaRK question files: ``id,query,answer_ids[,answer_ids_source]`` CSVs and ``split/{train,val,test}.index``.
 
+``test-0.1`` is the subset many papers report: ``split/test-0.1.index`` when the folder has it, else what STaRK's
+``get_idx_split(test_ratio=0.1)`` takes, the first ``int(0.1 * len(test))`` ids of ``test.index`` in file order.
+
 Accepted layouts for ``--qa``: a CSV file, or a STaRK QA folder (``<dir>/stark_qa/stark_qa.csv`` and
 ``<dir>/split/*.index``, as in stark_qa downloads); ``--split human`` reads ``stark_qa_human_generated_eval.csv``.
 Answer ids may be ints or strings; kgqa keeps them as strings.
@@ -14,7 +17,8 @@ from pathlib import Path
 
 from kgqa.errors import InputError
 
-SPLITS = ("train", "val", "test", "human", "all")
+SPLITS = ("train", "val", "test", "test-0.1", "human", "all")
+TEST_RATIO = {"test-0.1": 0.1}
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,7 @@ def load_questions(qa: Path, split: str = "test") -> list[Question]:
     if split not in SPLITS:
         raise InputError(f"unknown split '{split}' (use one of: {', '.join(SPLITS)})")
     if qa.is_file():
-        if split not in ("all", "test") and split != "human":
+        if split not in ("all", "test", "human"):
             raise InputError(f"--split {split} needs a STaRK QA folder with split/*.index, not a single CSV")
         return read_csv(qa)
     folder = qa / "stark_qa"
@@ -66,9 +70,13 @@ def load_questions(qa: Path, split: str = "test") -> list[Question]:
     if split == "all":
         return questions
     index = qa / "split" / f"{split}.index"
+    ratio = 1.0
+    if not index.is_file() and split in TEST_RATIO:
+        index, ratio = qa / "split" / "test.index", TEST_RATIO[split]
     if not index.is_file():
         raise InputError(f"no split file {index}")
     wanted = index.read_text().split()
+    wanted = wanted[: int(len(wanted) * ratio)]
     by_id = {q.id: q for q in questions}
     unknown = [i for i in wanted if i not in by_id]
     if unknown:

@@ -7,7 +7,7 @@ whole neighbourhood would be unbounded for hubs, so each relation lists at most 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from loaders.model import Edge, Node, NodeId
@@ -41,15 +41,15 @@ def render(fields: Iterable[tuple[str, Any]], details: Mapping[str, Any] | None 
     return "\n".join(lines)
 
 
-def with_relations(nodes: list[Node], edges: list[Edge], per_type: int) -> dict[NodeId, str]:
-    """Each node's document followed by ``- relations:`` lines, outgoing then incoming, in a stable order."""
+def relation_texts(nodes: Sequence[Node], edges: Iterable[Edge], per_type: int) -> dict[NodeId, str]:
+    """Each node's ``- relations:`` block (outgoing then incoming, in a stable order), or '' without edges."""
     names = {node.id: node.name for node in nodes}
     out_rel: dict[NodeId, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     in_rel: dict[NodeId, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for edge in edges:
         out_rel[edge.source][edge.type].append(names[edge.target])
         in_rel[edge.target][edge.type].append(names[edge.source])
-    docs: dict[NodeId, str] = {}
+    texts: dict[NodeId, str] = {}
     for node in nodes:
         lines = []
         for direction, table in (("", out_rel.get(node.id)), (" (incoming)", in_rel.get(node.id))):
@@ -58,5 +58,11 @@ def with_relations(nodes: list[Node], edges: list[Edge], per_type: int) -> dict[
                 shown = ", ".join(neighbours[:per_type])
                 more = len(neighbours) - per_type
                 lines.append(f"  - {rel_type}{direction}: {shown}" + (f" ... ({more} more)" if more > 0 else ""))
-        docs[node.id] = node.doc + ("\n- relations:\n" + "\n".join(lines) if lines else "")
-    return docs
+        texts[node.id] = "\n- relations:\n" + "\n".join(lines) if lines else ""
+    return texts
+
+
+def with_relations(nodes: Sequence[Node], edges: Iterable[Edge], per_type: int) -> dict[NodeId, str]:
+    """Each node's document followed by its :func:`relation_texts` block."""
+    texts = relation_texts(nodes, edges, per_type)
+    return {node.id: node.doc + texts[node.id] for node in nodes}

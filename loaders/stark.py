@@ -1,154 +1,166 @@
-"""STaRK's processed SKB folders (``skb/{prime,mag,amazon}/processed``), read without importing ``stark_qa``.
+"""STaRK's SKBs (PRIME, MAG, AMAZON) from the processed folders STaRK's own classes load.
 
-Format (see docs/stark-format.md of the shared docs): ``node_info.pkl`` (int id -> field dict), ``edge_index.pt``
-([2, E] LongTensor), ``edge_types.pt`` ([E]), ``edge_type_dict.pkl``, ``node_types.pt`` ([N]),
-``node_type_dict.pkl``. Tensors are read with ``torch.load(weights_only=True)`` and pickles with an unpickler that
-admits only plain Python containers, so a malicious folder cannot run code.
+Nodes are rendered on access (documents with STaRK's templates, :mod:`loaders.stark_documents`); edges stay numpy
+arrays as in the tensors. Node ids are STaRK's 0..N-1, so answer ids match STaRK's question sets.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
+
+import numpy as np
 
 from kgqa.errors import InputError
-from loaders.documents import render
-from loaders.model import Edge, Node, SkbData, fingerprint_files
+from loaders.model import EdgeArrays, Node, SkbData, fingerprint_files
+from loaders.stark_documents import AmazonDocuments, MagDocuments, PrimeDocuments, clean_dict, node_name
+from loaders.stark_files import find_folder, read_index_tensor, read_pickle, type_dicts
+from loaders.stark_graph import Adjacency, stark_adjacency
 
-FILES = (
-    "node_info.pkl",
-    "edge_index.pt",
-    "edge_types.pt",
-    "edge_type_dict.pkl",
-    "node_types.pt",
-    "node_type_dict.pkl",
-)
-READER_VERSION = "1"
+READER_VERSION = "2"
 CANDIDATE_TYPES: dict[str, tuple[str, ...] | None] = {
     "prime": None,
     "mag": ("paper",),
     "amazon": ("product",),
 }
 """Answer types per SKB as in STaRK; ``None`` means every node type (PRIME)."""
-NAME_KEYS = ("name", "title", "DisplayName", "brand_name", "category_name", "color_name")
-_SAFE_GLOBALS = {
-    ("builtins", n)
-    for n in ("dict", "list", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes", "complex")
-} | {("collections", "OrderedDict")}
+NAME_KEYS = {
+    "prime": ("name",),
+    "mag": ("title", "DisplayName"),
+    "amazon": ("title", "brand_name", "category_name", "color_name"),
+}
 
 
-class _SafeUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _SAFE_GLOBALS:
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
+class StarkNodes(Sequence[Node]):
+    """Nodes rendered on access: name, STaRK's document and its relation text."""
+
+    def __init__(
+        self,
+        name: str,
+        info: Mapping[int, Mapping[str, Any]],
+        codes: np.ndarray,
+        node_type_dict: Mapping[int, str],
+        edge_type_dict: Mapping[int, str],
+        edges: EdgeArrays,
+    ) -> None:
+        self._skb = name
+        self._info = info
+        self._codes = codes
+        self._types = node_type_dict
+        self._edges = edges
+        self._prime = PrimeDocuments(node_type_dict, edge_type_dict)
+        self._mag = MagDocuments(node_type_dict, edge_type_dict)
+        self._amazon = AmazonDocuments(node_type_dict, edge_type_dict)
+
+    @cached_property
+    def adjacency(self) -> Adjacency:
+        return stark_adjacency(self._edges.source, self._edges.target, self._edges.type, len(self))
+
+    @cached_property
+    def _names(self) -> list[str]:
+        """PRIME's relation lists print each neighbour's cleaned ``name`` as STaRK's Node has it."""
+        return [str(clean_dict(self._info[i]).get("name")) for i in range(len(self))]
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, index: int) -> Node: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Node]: ...
+    def __getitem__(self, index: int | slice) -> Node | list[Node]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._node(index)
+
+    def __iter__(self) -> Iterator[Node]:
+        for i in range(len(self)):
+            yield self._node(i)
+
+    def _node(self, i: int) -> Node:
+        info = self._info[i]
+        node_type = self._types[int(self._codes[i])]
+        name = node_name(clean_dict(info) if self._skb == "prime" else info, NAME_KEYS[self._skb], f"{node_type} {i}")
+        if self._skb == "prime":
+            doc = self._prime.document(info)
+            relations = self._prime.relations(i, self.adjacency, self._codes, self._names)
+        elif self._skb == "mag":
+            doc = MagDocuments.document(info)
+            relations = self._mag.relations(i, self._info, self.adjacency)
+        else:
+            doc = self._amazon.document(info, node_type)
+            relations = self._amazon.relations(i, node_type, self._info, self.adjacency)
+        return Node(i, node_type, name, doc, relations)
 
 
-def resolve_dir(path: Path) -> Path:
-    """Accept the ``processed`` folder itself or a folder that contains it; name what is missing otherwise."""
-    if not path.exists():
-        raise InputError(f"STaRK directory {path} does not exist")
-    if not path.is_dir():
-        raise InputError(f"STaRK path {path} is not a directory")
-    if not (path / FILES[0]).exists() and (path / "processed").is_dir():
-        path = path / "processed"
-    missing = [name for name in FILES if not (path / name).is_file()]
-    if missing:
-        raise InputError(f"STaRK directory {path} is missing {', '.join(missing)} (expected the unzipped processed/)")
-    return path
-
-
-def _pickle(path: Path) -> Any:
-    try:
-        return _SafeUnpickler(io.BytesIO(path.read_bytes())).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError) as exc:
-        raise InputError(f"{path.name} is not a valid STaRK pickle: {exc}") from exc
-
-
-def _tensor(path: Path, ndim: int) -> list[Any]:
-    import torch
-
-    try:
-        tensor = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for a bad file; all mean the same to the user
-        raise InputError(f"{path.name} is not a valid torch tensor file: {exc}") from exc
-    if not isinstance(tensor, torch.Tensor) or tensor.dim() != ndim or tensor.dtype not in (torch.int64, torch.int32):
-        raise InputError(f"{path.name} must hold a {ndim}-d integer tensor")
-    return tensor.tolist()
-
-
-def _name(info: dict[str, Any], node_type: str, node_id: int) -> str:
-    for key in NAME_KEYS:
-        value = info.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return f"{node_type} {node_id}"
-
-
-def _document(info: dict[str, Any], node_type: str, name: str) -> str:
-    """STaRK get_doc_info style: name, type, source first, other fields next, ``details`` as an indented block."""
-    skip = {"id", "type", "name", "title", "details", "source", *NAME_KEYS}
-    head: list[tuple[str, Any]] = [("name", name), ("type", node_type), ("source", info.get("source"))]
-    head += [(key, value) for key, value in info.items() if key not in skip]
-    details = info.get("details")
-    return render(head, details if isinstance(details, dict) else None)
+def _check(
+    info: Any, codes: np.ndarray, edges: EdgeArrays, node_types: Mapping[int, str], edge_types: Mapping[int, str]
+) -> None:
+    count = len(codes)
+    if not isinstance(info, dict):
+        raise InputError(f"node_info.pkl must hold a dict, found {type(info).__name__}")
+    if len(info) != count or info.keys() != set(range(count)):
+        raise InputError(f"node_info.pkl must have keys 0..{count - 1} to match node_types.pt ({count} nodes)")
+    bad = next((i for i in range(count) if not isinstance(info[i], dict)), None)
+    if bad is not None:
+        raise InputError(f"node_info.pkl entry {bad} must be a dict")
+    for ends in (edges.source, edges.target):
+        outside = ends[(ends < 0) | (ends >= count)]
+        if len(outside):
+            raise InputError(f"edge_index.pt refers to node {int(outside[0])}, outside 0..{count - 1}")
+    for file, used, known in (("node_types.pt", codes, node_types), ("edge_types.pt", edges.type, edge_types)):
+        unknown = sorted(set(np.unique(used).tolist()) - set(known))
+        if unknown:
+            raise InputError(f"{file} uses type ids {unknown[:5]} that the SKB's type dict does not name")
 
 
 def read_stark(name: str, directory: Path) -> SkbData:
     if name not in CANDIDATE_TYPES:
         raise InputError(f"unknown STaRK SKB '{name}' (use one of: {', '.join(CANDIDATE_TYPES)})")
-    directory = resolve_dir(directory)
-    node_info = _pickle(directory / "node_info.pkl")
-    node_type_names = _pickle(directory / "node_type_dict.pkl")
-    edge_type_names = _pickle(directory / "edge_type_dict.pkl")
-    for file, value in (
-        ("node_info.pkl", node_info),
-        ("node_type_dict.pkl", node_type_names),
-        ("edge_type_dict.pkl", edge_type_names),
-    ):
-        if not isinstance(value, dict):
-            raise InputError(f"{file} must hold a dict, found {type(value).__name__}")
-    node_types = _tensor(directory / "node_types.pt", 1)
-    edge_index = _tensor(directory / "edge_index.pt", 2)
-    edge_types = _tensor(directory / "edge_types.pt", 1)
-    count = len(node_types)
-    if sorted(node_info) != list(range(count)):
-        raise InputError(f"node_info.pkl must have keys 0..{count - 1} to match node_types.pt ({count} nodes)")
-    if len(edge_index) != 2 or len(edge_index[0]) != len(edge_types):
+    folder = find_folder(name, directory)
+    node_type_dict, edge_type_dict = type_dicts(folder)
+    codes = read_index_tensor(folder.path / "node_types.pt", 1)
+    edge_index = read_index_tensor(folder.path / "edge_index.pt", 2)
+    edge_types = read_index_tensor(folder.path / "edge_types.pt", 1)
+    if edge_index.shape[0] != 2 or edge_index.shape[1] != len(edge_types):
         raise InputError(f"edge_index.pt must be [2, E] with E = len(edge_types.pt) = {len(edge_types)}")
-    unknown = {t for t in node_types if t not in node_type_names} | {t for t in edge_types if t not in edge_type_names}
-    if unknown:
-        raise InputError(f"type ids {sorted(unknown)[:5]} are missing from node_type_dict.pkl/edge_type_dict.pkl")
-
-    nodes = []
-    for node_id, type_id in enumerate(node_types):
-        info = node_info[node_id]
-        if not isinstance(info, dict):
-            raise InputError(f"node_info.pkl entry {node_id} must be a dict")
-        node_type = str(node_type_names[type_id])
-        node_name = _name(info, node_type, node_id)
-        nodes.append(Node(node_id, node_type, node_name, _document(info, node_type, node_name)))
-    edges = []
-    for head, tail, type_id in zip(edge_index[0], edge_index[1], edge_types, strict=True):
-        if not (0 <= head < count and 0 <= tail < count):
+    type_ids = sorted(edge_type_dict)
+    edges = EdgeArrays(
+        edge_index[0],
+        edge_index[1],
+        np.searchsorted(type_ids, edge_types),
+        tuple(edge_type_dict[t] for t in type_ids),
+    )
+    info = read_pickle(folder.path / "node_info.pkl")
+    _check(info, codes, EdgeArrays(edges.source, edges.target, edge_types, ()), node_type_dict, edge_type_dict)
+    nodes = StarkNodes(name, info, codes, node_type_dict, edge_type_dict, edges)
+    present = {node_type_dict[c] for c in np.unique(codes).tolist()}
+    for code in np.unique(codes).tolist():
+        first = int(np.argmax(codes == code))
+        written = info[first].get("type")
+        if written is not None and written != node_type_dict[code]:
             raise InputError(
-                f"edge_index.pt refers to node {head if not 0 <= head < count else tail}, outside 0..{count - 1}"
+                f"node {first} is a '{written}' in node_info.pkl but a '{node_type_dict[code]}' by the type ids; "
+                f"is {folder.path} really the STaRK '{name}' SKB?"
             )
-        edges.append(Edge(head, str(edge_type_names[type_id]), tail))
-
-    present = {node.type for node in nodes}
     candidates = CANDIDATE_TYPES[name] or tuple(sorted(present))
     absent = [t for t in candidates if t not in present]
     if absent:
-        raise InputError(f"{directory} has no '{absent[0]}' nodes; is it really the STaRK '{name}' SKB?")
+        raise InputError(f"{folder.path} has no '{absent[0]}' nodes; is it really the STaRK '{name}' SKB?")
+    names = sorted(node_type_dict)
     return SkbData(
         name=name,
-        source=f"STaRK {name} processed SKB from {directory}",
+        source=f"STaRK {name} processed SKB from {folder.path}",
         version=f"stark-{name}",
         candidate_types=candidates,
         nodes=nodes,
         edges=edges,
-        fingerprint=fingerprint_files(directory, FILES, f"stark-reader-{READER_VERSION}"),
+        node_type_codes=np.searchsorted(names, codes),
+        node_type_names=tuple(node_type_dict[t] for t in names),
+        fingerprint=fingerprint_files(folder.path, folder.files, f"stark-reader-{READER_VERSION}"),
+        stark_documents=True,
     )

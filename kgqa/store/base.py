@@ -35,6 +35,8 @@ class NodeRow:
     doc: str
     name_emb: np.ndarray
     doc_emb: np.ndarray
+    rel_doc: str = ""
+    """What follows ``doc`` in the document with relations."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +113,13 @@ class VectorHit:
 
 @dataclass(frozen=True)
 class NodeText:
-    """A node's name and its document without relations (steps 6 and 8, the question generator)."""
+    """A node's name, its document without relations (steps 6 and 8, the question generator) and the text that
+    makes it the document with relations (``doc + rel_doc``)."""
 
     id: str
     name: str
     doc: str
+    rel_doc: str = ""
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,19 @@ class Relation:
     out: bool
     neighbour: str
     name: str
+
+
+@dataclass(frozen=True)
+class RelationCount:
+    """One relationship type at a node, towards one neighbour label (``kgqa node``)."""
+
+    type: str
+    label: str
+    neighbours: int
+    edges: int
+    out: int
+    """Edges pointing out of the node; ``edges - out`` point in (PRIME stores both directions of every edge)."""
+    names: tuple[str, ...]
 
 
 class GraphWriter(Protocol):
@@ -174,6 +191,14 @@ class GraphStore(Protocol):
         """Outgoing and incoming edges of the nodes of ``label`` whose ids are in ``ids`` (step 8's documents)."""
         ...
 
+    def labels(self, graph: str) -> list[str]:
+        """Label names, without scanning nodes."""
+        ...
+
+    def relation_summary(self, graph: str, label: str, node_id: str, k: int) -> list[RelationCount]:
+        """Relations at one node per (type, neighbour label), with up to ``k`` neighbour names each."""
+        ...
+
     def label_ids(self, graph: str, label: str) -> list[str]:
         """Every id of ``label``, sorted."""
         ...
@@ -191,7 +216,8 @@ class GraphStore(Protocol):
         ...
 
     def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
-        """Full rows (id, name, doc, name_emb, doc_emb) of the nodes of ``label`` whose ids are in ``ids`` (export)."""
+        """Full rows (id, name, doc, rel_doc, name_emb, doc_emb) of the nodes of ``label`` whose ids are in ``ids``
+        (export)."""
         ...
 
     def edge_rows(self, graph: str, source: str, rel_type: str, target: str) -> list[tuple[str, str]]:

@@ -114,7 +114,15 @@ class FalkorWriter:
         text = q.create_nodes(label)
         for chunk in batched(rows, self._batch_size):
             rows_param = [
-                {"id": r.id, "name": r.name, "doc": r.doc, "name_emb": r.name_emb, "doc_emb": r.doc_emb} for r in chunk
+                {
+                    "id": r.id,
+                    "name": r.name,
+                    "doc": r.doc,
+                    "rel_doc": r.rel_doc,
+                    "name_emb": r.name_emb,
+                    "doc_emb": r.doc_emb,
+                }
+                for r in chunk
             ]
             self._write(text, {"rows": rows_param})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
+from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, REL_DOC
 
 __all__ = [
     *shared.__all__,
@@ -22,10 +22,10 @@ __all__ = [
 
 
 def create_nodes(label: str) -> str:
-    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, name_emb, doc_emb}]."""
+    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb}]."""
     return (
         f"UNWIND $rows AS r CREATE (n:{quote(label)} "
-        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, "
+        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc, "
         f"{NAME_EMB}: vecf32(r.name_emb), {DOC_EMB}: vecf32(r.doc_emb)}})"
     )
 

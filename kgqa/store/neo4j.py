@@ -252,6 +252,7 @@ class Neo4jWriter:
                     "id": str(r.id),
                     "name": r.name,
                     "doc": r.doc,
+                    "rel_doc": r.rel_doc,
                     "name_emb": [float(x) for x in r.name_emb],
                     "doc_emb": [float(x) for x in r.doc_emb],
                 }

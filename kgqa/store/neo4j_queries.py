@@ -23,7 +23,7 @@ from typing import Any, Literal
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB
+from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, REL_DOC
 
 __all__ = [
     *shared.__all__,
@@ -87,12 +87,13 @@ def create_id_constraint(label: str) -> str:
 
 
 def create_nodes(label: str) -> str:
-    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, name_emb, doc_emb}].
+    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb}].
 
     ``db.create.setNodeVectorProperty`` stores the vectors as float32 arrays (a plain SET would store float64).
     """
     return (
-        f"UNWIND $rows AS r CREATE (n:{quote(label)} {{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc}}) "
+        f"UNWIND $rows AS r CREATE (n:{quote(label)} "
+        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) "
         f"WITH n, r CALL db.create.setNodeVectorProperty(n, '{NAME_EMB}', r.{NAME_EMB}) "
         f"CALL db.create.setNodeVectorProperty(n, '{DOC_EMB}', r.{DOC_EMB})"
     )

@@ -17,9 +17,11 @@ __all__ = [
     "EDGE_COUNTS",
     "ID",
     "INDEX_PROPERTY",
+    "LABELS",
     "NAME",
     "NAME_EMB",
     "NODE_COUNTS",
+    "REL_DOC",
     "anchors",
     "create_edges",
     "documents",
@@ -29,12 +31,15 @@ __all__ = [
     "label_ids",
     "node_rows",
     "path_answers",
+    "relation_summary",
     "relations",
 ]
 
 # Property keys every kgqa node carries; id and name are also what compiled pattern queries use (NODE_KEYS).
 ID, NAME = NODE_KEYS.id, NODE_KEYS.name
 DOC, NAME_EMB, DOC_EMB = "doc", "name_emb", "doc_emb"
+REL_DOC = "rel_doc"
+"""The text that follows ``doc`` in the node's document WITH relations (doc + rel_doc), as its source renders it."""
 INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
 """The property behind each of a label's two vector indexes."""
 
@@ -47,6 +52,8 @@ def create_edges(src_label: str, rel_type: str, dst_label: str) -> str:
     )
 
 
+LABELS = "CALL db.labels() YIELD label RETURN label ORDER BY label"
+"""Label names from the catalogue, without the node scan NODE_COUNTS needs (``kgqa node`` on MAG-size graphs)."""
 NODE_COUNTS = "MATCH (n) RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
 EDGE_COUNTS = (
     "MATCH (a)-[r]->(b) RETURN labels(a)[0] AS source, type(r) AS type, labels(b)[0] AS target, "
@@ -69,8 +76,12 @@ def example_names(label: str) -> str:
 
 
 def documents(label: str) -> str:
-    """Name and document (without relations) of the nodes of ``label`` whose ids are in ``$ids`` (steps 6 and 8)."""
-    return f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc"
+    """Name, document (without relations) and relation text of the nodes of ``label`` whose ids are in ``$ids``
+    (steps 6 and 8, ``kgqa node``)."""
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{REL_DOC} AS rel_doc"
+    )
 
 
 def relations(label: str) -> str:
@@ -81,6 +92,18 @@ def relations(label: str) -> str:
         f"RETURN a.{ID} AS id, type(r) AS type, true AS out, b.{ID} AS nb, b.{NAME} AS nb_name "
         f"UNION ALL MATCH (a:{quote(label)})<-[r]-(b) WHERE a.{ID} IN $ids "
         f"RETURN a.{ID} AS id, type(r) AS type, false AS out, b.{ID} AS nb, b.{NAME} AS nb_name"
+    )
+
+
+def relation_summary(label: str) -> str:
+    """Per (relationship type, neighbour label) at the node of ``label`` with id ``$id``: distinct neighbours, edges,
+    how many point out of the node, and up to ``$k`` neighbour names (``kgqa node``). Undirected, so a relation
+    stored in both directions (PRIME) counts each neighbour once."""
+    return (
+        f"MATCH (a:{quote(label)} {{{ID}: $id}})-[r]-(b) "
+        "RETURN type(r) AS type, labels(b)[0] AS label, count(DISTINCT b) AS neighbours, count(r) AS edges, "
+        "sum(CASE WHEN startNode(r) = a THEN 1 ELSE 0 END) AS out, "
+        f"collect(DISTINCT b.{NAME})[0..$k] AS names ORDER BY type, label"
     )
 
 
@@ -116,10 +139,12 @@ def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:
 
 
 def node_rows(label: str) -> str:
-    """Full rows (id, name, doc and both vectors) of the nodes of ``label`` whose ids are in ``$ids`` (export)."""
+    """Full rows (id, name, doc, rel_doc and both vectors) of the nodes of ``label`` whose ids are in ``$ids``
+    (export)."""
     return (
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
-        f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{NAME_EMB} AS name_emb, n.{DOC_EMB} AS doc_emb"
+        f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{REL_DOC} AS rel_doc, "
+        f"n.{NAME_EMB} AS name_emb, n.{DOC_EMB} AS doc_emb"
     )
 
 

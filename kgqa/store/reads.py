@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kgqa.store import queries as q
-from kgqa.store.base import NodeText, Relation
+from kgqa.store.base import NodeText, Relation, RelationCount
 
 
 class CatalogueReads:
@@ -25,11 +25,21 @@ class CatalogueReads:
 
     def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
         rows = self.read(graph, q.documents(label), {"ids": list(ids)})
-        return [NodeText(str(i), name or "", doc or "") for i, name, doc in rows]
+        return [NodeText(str(i), name or "", doc or "", rel_doc or "") for i, name, doc, rel_doc in rows]
 
     def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
         rows = self.read(graph, q.relations(label), {"ids": list(ids)})
         return [Relation(str(i), t, bool(out), str(nb), name or "") for i, t, out, nb, name in rows]
+
+    def labels(self, graph: str) -> list[str]:
+        return [str(row[0]) for row in self.read(graph, q.LABELS)]
+
+    def relation_summary(self, graph: str, label: str, node_id: str, k: int) -> list[RelationCount]:
+        rows = self.read(graph, q.relation_summary(label), {"id": node_id, "k": k})
+        return [
+            RelationCount(str(t), str(lab), int(n), int(e), int(out), tuple(str(x) for x in names))
+            for t, lab, n, e, out, names in rows
+        ]
 
     def label_ids(self, graph: str, label: str) -> list[str]:
         return [str(row[0]) for row in self.read(graph, q.label_ids(label))]

@@ -24,13 +24,15 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
     for header_name, data_name in node_pairs:
         header = next(csv.reader((directory / header_name).open()))
         space = re.fullmatch(r"id:ID\((.+)\)", header[0])
-        assert space and header[1:] == ["name", "doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"], header
+        assert space and header[1:] == ["name", "doc", "rel_doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"], (
+            header
+        )
         ids = spaces.setdefault(space[1], set())
         for row in csv.reader((directory / data_name).open()):
             assert len(row) == len(header), row
             assert row[0] not in ids, f"duplicate id {row[0]} in {space[1]}"
             ids.add(row[0])
-            for cell in row[3:5]:
+            for cell in row[4:6]:
                 assert len([float(x) for x in cell.split(";")]) == dimension
     edges = 0
     for header_name, data_name in edge_pairs:

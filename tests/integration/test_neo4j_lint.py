@@ -52,9 +52,10 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     def add(name: str, text: str, params: dict[str, Any]) -> None:
         out.append({"name": f"{syntax}:{name}", "query": q.statement(text, syntax), "parameters": params})
 
-    row = {"id": "1", "name": "n", "doc": "d", "name_emb": _VECTOR, "doc_emb": _VECTOR}
+    row = {"id": "1", "name": "n", "doc": "d", "rel_doc": "", "name_emb": _VECTOR, "doc_emb": _VECTOR}
     add("LIST_INDEXES", q.LIST_INDEXES, {})
     add("NODE_COUNTS", q.NODE_COUNTS, {})
+    add("LABELS", q.LABELS, {})
     add("EDGE_COUNTS", q.EDGE_COUNTS, {})
     for labels, rels in SCHEMAS.values():
         for label in labels:
@@ -64,6 +65,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"example_names {label}", q.example_names(label), {"n": 3})
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
             add(f"relations {label}", q.relations(label), {"ids": ["1"]})
+            add(f"relation_summary {label}", q.relation_summary(label), {"id": "1", "k": 5})
             add(f"label_ids {label}", q.label_ids(label), {})
             add(f"node_rows {label}", q.node_rows(label), {"ids": ["1"]})
             for prop in (q.NAME_EMB, q.DOC_EMB):
@@ -115,7 +117,7 @@ def lint() -> neo4j_lint.Linter:
         pytest.skip(reason)
     labels = sorted({label for ls, _ in SCHEMAS.values() for label in ls})
     types = sorted({t for _, rels in SCHEMAS.values() for _, t, _ in rels})
-    keys = [q.ID, q.NAME, q.DOC, q.NAME_EMB, q.DOC_EMB]
+    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB]
     schema = {"labels": labels, "relationshipTypes": types, "propertyKeys": keys}
     return lambda statements: neo4j_lint.lint(statements, schema)
 

@@ -13,8 +13,8 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.qa import read_csv
-from loaders.stark import _document
-from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
+from loaders.stark import read_stark
+from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
 
 @pytest.fixture
@@ -98,9 +98,8 @@ def test_questions_use_only_words_specific_to_the_answer_type(loaded: dict[str, 
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert meta["max_word_share"] == 0.5 and meta["questions"]
     docs_by_type: dict[str, list[str]] = {}  # the fixture's documents as the loader writes them
-    for name, type_index, _, info in NODES:
-        label = NODE_TYPES[type_index]
-        docs_by_type.setdefault(label, []).append(_document(info, label, name).lower())
+    for node in read_stark("prime", write_prime_fixture(tmp_path / "prime")).nodes:
+        docs_by_type.setdefault(node.type, []).append(node.doc.lower())
     # with --max-word-share 1 field names such as 'description' (in every document of their type) are chosen here
     for info in meta["questions"]:
         target = info["template"].split(" / ")[0]

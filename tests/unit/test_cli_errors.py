@@ -26,7 +26,7 @@ def assert_one_line_error(result, message: str) -> None:
     ("make", "message"),
     [
         (lambda d: d / "missing", "does not exist"),
-        (lambda d: (d / "empty").mkdir() or d / "empty", "is missing node_info.pkl"),
+        (lambda d: (d / "empty").mkdir() or d / "empty", "no STaRK 'prime' node_info.pkl under"),
     ],
 )
 def test_bad_stark_dir(cli_env: dict[str, str], tmp_path: Path, make, message: str) -> None:

@@ -17,7 +17,7 @@ def test_quote_backticks_everything_and_doubles_backticks() -> None:
 
 def test_golden_load_queries() -> None:
     assert q.create_nodes("gene/protein") == (
-        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, "
+        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc, "
         "name_emb: vecf32(r.name_emb), doc_emb: vecf32(r.doc_emb)})"
     )
     assert q.create_edges("disease", "phenotype present", "effect/phenotype") == (
@@ -49,11 +49,22 @@ def test_golden_prompt_and_grounding_queries() -> None:
 
 
 def test_golden_evidence_queries() -> None:
-    assert q.documents("drug") == "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc"
+    assert q.documents("drug") == (
+        "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc"
+    )
     assert q.relations("drug") == (
         "MATCH (a:`drug`)-[r]->(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, true AS out, b.id AS nb, "
         "b.name AS nb_name UNION ALL MATCH (a:`drug`)<-[r]-(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, "
         "false AS out, b.id AS nb, b.name AS nb_name"
+    )
+
+
+def test_golden_node_view_queries() -> None:
+    assert q.LABELS == "CALL db.labels() YIELD label RETURN label ORDER BY label"
+    assert q.relation_summary("gene/protein") == (
+        "MATCH (a:`gene/protein` {id: $id})-[r]-(b) RETURN type(r) AS type, labels(b)[0] AS label, "
+        "count(DISTINCT b) AS neighbours, count(r) AS edges, sum(CASE WHEN startNode(r) = a THEN 1 ELSE 0 END) AS out, "
+        "collect(DISTINCT b.name)[0..$k] AS names ORDER BY type, label"
     )
 
 

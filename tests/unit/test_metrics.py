@@ -60,6 +60,19 @@ def test_real_stark_question_files_load() -> None:
     assert len(test) == 2801 and all(q.answers for q in test)
     assert len(load_questions(STARK / "primekg", "human")) == 109
     assert len(load_questions(STARK / "mag", "val")) > 0 and len(load_questions(STARK / "amazon", "test")) > 0
+    subset = load_questions(STARK / "primekg", "test-0.1")
+    assert subset == test[:280]  # STaRK's get_idx_split(test_ratio=0.1): int(0.1 * 2801) ids in file order
+
+
+def test_test_subset_file_wins_over_the_ratio(tmp_path: Path) -> None:
+    (tmp_path / "stark_qa").mkdir()
+    (tmp_path / "split").mkdir()
+    rows = "".join(f"{i},question {i},[{i}]\n" for i in range(30))
+    (tmp_path / "stark_qa" / "stark_qa.csv").write_text("id,query,answer_ids\n" + rows)
+    (tmp_path / "split" / "test.index").write_text("\n".join(str(i) for i in range(29, 9, -1)))
+    assert [q.id for q in load_questions(tmp_path, "test-0.1")] == ["29", "28"]
+    (tmp_path / "split" / "test-0.1.index").write_text("7\n3\n")
+    assert [q.id for q in load_questions(tmp_path, "test-0.1")] == ["7", "3"]
 
 
 def test_bad_question_files_are_input_errors(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ def test_reads_nodes_edges_and_documents(prime_dir: Path) -> None:
     assert (ivermectin.id, ivermectin.type, ivermectin.name) == (2, "drug", "ivermectin")
     assert ivermectin.doc == (
         "- name: ivermectin\n- type: drug\n- source: DrugBank\n- details:\n"
-        "  - description: An anthelmintic drug used against parasitic worms.\n  - half_life: 18 hours"
+        "  - description: An anthelmintic drug used against parasitic worms.\n  - half_life: 18 hours\n"
     )
     assert (data.edges[0].source, data.edges[0].type, data.edges[0].target) == (2, "indication", 0)
 
@@ -29,8 +29,8 @@ def test_accepts_the_parent_of_processed(prime_dir: Path) -> None:
     assert len(read_stark("prime", prime_dir.parent).nodes) == len(NODES)
 
 
-def test_mag_needs_paper_nodes(prime_dir: Path) -> None:
-    with pytest.raises(InputError, match="has no 'paper' nodes"):
+def test_a_prime_folder_is_not_taken_for_mag(prime_dir: Path) -> None:
+    with pytest.raises(InputError, match=r"is a 'disease' in node_info\.pkl but a 'author' by the type ids"):
         read_stark("mag", prime_dir)
 
 

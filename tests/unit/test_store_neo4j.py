@@ -166,7 +166,14 @@ def test_load_sequence() -> None:
     assert writes[5:7] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
     assert writes[-1] == q.WRITE_META  # the metadata node last: a killed load leaves no SKB behind
     rows = next(p for _, text, p in driver.sent if text == q.create_nodes("drug"))["rows"]
-    assert rows[0] == {"id": "2", "name": "ivermectin", "doc": "d", "name_emb": [1.0] * 4, "doc_emb": [1.0] * 4}
+    assert rows[0] == {
+        "id": "2",
+        "name": "ivermectin",
+        "doc": "d",
+        "rel_doc": "",
+        "name_emb": [1.0] * 4,
+        "doc_emb": [1.0] * 4,
+    }
 
 
 def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:

@@ -1,0 +1,170 @@
+"""STaRK's processed SKB folders as shipped, read without importing ``stark_qa`` and without running pickled code.
+
+Each SKB class of STaRK loads a different folder (PRIME ``prime/processed``, MAG ``mag/processed`` whose two type
+dicts are class constants in STaRK's mag.py, AMAZON ``amazon/processed/cache/brand-category-color``); this module
+finds that folder from the SKB root or anything on the way down. Pickles go through an unpickler that admits plain
+containers plus exactly what numpy scalars need (``numpy.core.multiarray.scalar``, as numpy 1.x wrote them, or
+``numpy._core``, and ``numpy.dtype``), turning scalars into Python values; tensors are read with
+``torch.load(weights_only=True)``. Anything else in a file is refused before it runs.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kgqa.errors import InputError
+
+PKL_FILES = ("node_info.pkl", "edge_type_dict.pkl", "node_type_dict.pkl")
+PT_FILES = ("edge_index.pt", "edge_types.pt", "node_types.pt")
+MAG_NODE_TYPES = {0: "author", 1: "institution", 2: "field_of_study", 3: "paper"}
+MAG_EDGE_TYPES = {
+    0: "author___affiliated_with___institution",
+    1: "paper___cites___paper",
+    2: "paper___has_topic___field_of_study",
+    3: "author___writes___paper",
+}
+"""STaRK's MagSKB.node_type_dict / edge_type_dict: MAG's processed folder has no type-dict files."""
+AMAZON_CACHE = ("cache", "brand-category-color")
+"""AmazonSKB's default meta_link_types folder under processed/ (the parent holds only the product graph)."""
+SKB_FOLDERS = {"prime": "primekg", "mag": "mag", "amazon": "amazon"}
+
+_CONTAINERS = {
+    ("builtins", n)
+    for n in ("dict", "list", "tuple", "set", "frozenset", "str", "int", "float", "bool", "bytes", "complex")
+} | {("collections", "OrderedDict")}
+_SCALAR_KINDS = "biufcUS"
+
+
+def _scalar(dtype: Any, data: Any = None) -> Any:
+    """numpy's ``multiarray.scalar(dtype, bytes)`` reconstruction, returning the equal Python value.
+
+    float16/float32 go through their shortest decimal text, so ``str()`` of the value prints as numpy printed it.
+    """
+    if not isinstance(dtype, np.dtype) or dtype.kind not in _SCALAR_KINDS or not isinstance(data, bytes):
+        raise pickle.UnpicklingError(f"refusing a numpy scalar of dtype {dtype!r}")
+    try:
+        value = np.frombuffer(data, dtype=dtype, count=1)[0]
+    except ValueError as exc:
+        raise pickle.UnpicklingError(f"malformed numpy scalar of dtype {dtype}: {exc}") from exc
+    if dtype.kind == "f" and dtype.itemsize < 8:
+        return float(str(value))
+    return value.item()
+
+
+_NUMPY: dict[tuple[str, str], Callable[..., Any]] = {
+    ("numpy.core.multiarray", "scalar"): _scalar,
+    ("numpy._core.multiarray", "scalar"): _scalar,
+    ("numpy", "dtype"): np.dtype,
+}
+
+
+class SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _CONTAINERS:
+            return super().find_class(module, name)
+        if (module, name) in _NUMPY:
+            return _NUMPY[(module, name)]
+        raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
+
+
+def read_pickle(path: Path) -> Any:
+    try:
+        with path.open("rb") as handle:
+            return SafeUnpickler(handle).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError) as exc:
+        raise InputError(f"{path.name} is not a valid STaRK pickle: {exc}") from exc
+    except MemoryError as exc:
+        raise InputError(f"{path.name} does not fit in memory") from exc
+
+
+def read_torch(path: Path) -> Any:
+    """``torch.load`` with weights_only: tensors and containers of them, never pickled code."""
+    import torch
+
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for a bad file; all mean the same to the user
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{path.name} is not a valid torch tensor file: {first}") from exc
+
+
+def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
+    import torch
+
+    tensor = read_torch(path)
+    if not isinstance(tensor, torch.Tensor) or tensor.dim() != ndim:
+        raise InputError(f"{path.name} must hold a {ndim}-d integer tensor")
+    if tensor.dtype.is_floating_point and ndim == 1 and bool((tensor == tensor.round()).all()):
+        tensor = tensor.long()  # STaRK's product-only AMAZON writes node_types as torch.zeros (float)
+    if tensor.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
+        raise InputError(f"{path.name} must hold a {ndim}-d integer tensor, found {tensor.dtype}")
+    return tensor.numpy().astype(np.int64, copy=False)
+
+
+@dataclass(frozen=True)
+class StarkFolder:
+    """The folder STaRK's SKB class loads, and what its files must provide."""
+
+    path: Path
+    name: str
+
+    @property
+    def type_dicts_in_files(self) -> bool:
+        return self.name != "mag"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        pkl = PKL_FILES if self.type_dicts_in_files else PKL_FILES[:1]
+        return pkl + PT_FILES
+
+
+def _candidates(name: str, path: Path) -> list[Path]:
+    """Where the loaded folder may sit relative to what the user named: itself, processed/, the cache folder."""
+    tails: list[tuple[str, ...]] = [(), ("processed",)]
+    if name == "amazon":
+        tails = [AMAZON_CACHE, ("processed", *AMAZON_CACHE), (), ("processed",)]
+    if path.name != SKB_FOLDERS[name]:
+        tails += [(SKB_FOLDERS[name], *tail) for tail in tails]
+    return [path.joinpath(*tail) for tail in tails]
+
+
+def find_folder(name: str, path: Path) -> StarkFolder:
+    """Accept the SKB root, its processed/ folder or the folder itself; name what is missing otherwise."""
+    if not path.exists():
+        raise InputError(f"STaRK directory {path} does not exist")
+    if not path.is_dir():
+        raise InputError(f"STaRK path {path} is not a directory")
+    candidates = _candidates(name, path)
+    found = next((c for c in candidates if (c / "node_info.pkl").is_file()), None)
+    if found is None:
+        where = ", ".join(str(c.relative_to(path)) if c != path else "." for c in candidates)
+        raise InputError(f"no STaRK '{name}' node_info.pkl under {path} (looked in: {where})")
+    if name == "amazon" and found.name != AMAZON_CACHE[1]:
+        raise InputError(
+            f"{found} is AMAZON's product-only graph; STaRK loads {found / Path(*AMAZON_CACHE)} "
+            "(brand, category and color nodes): point --dir at the SKB root or that folder"
+        )
+    folder = StarkFolder(found, name)
+    missing = [file for file in folder.files if not (found / file).is_file()]
+    if missing:
+        raise InputError(f"STaRK directory {found} is missing {', '.join(missing)}")
+    return folder
+
+
+def type_dicts(folder: StarkFolder) -> tuple[dict[int, str], dict[int, str]]:
+    """(node type dict, edge type dict) as STaRK's SKB class has them."""
+    if not folder.type_dicts_in_files:
+        return dict(MAG_NODE_TYPES), dict(MAG_EDGE_TYPES)
+    out = []
+    for file in ("node_type_dict.pkl", "edge_type_dict.pkl"):
+        value = read_pickle(folder.path / file)
+        if not isinstance(value, dict) or not all(isinstance(k, int) and isinstance(v, str) for k, v in value.items()):
+            raise InputError(f"{file} must map integer type ids to type names")
+        out.append(value)
+    return out[0], out[1]
