@@ -87,10 +87,11 @@ def open_store(config: Config) -> GraphStore:
 class Kgqa:
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, embedder: Embedder | None = None) -> None:
+        """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa."""
         self.config = config
         self.store: GraphStore = open_store(config)
-        self._embedder: Embedder | None = None
+        self._embedder: Embedder | None = embedder
         self._llm: CachedChat | None = None
         self._cross_encoder: CrossEncoderScores | None = None
 

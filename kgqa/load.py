@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
@@ -44,6 +44,8 @@ class LoadReport:
     from_cache: int
     seconds: float
     skipped_rows: dict[str, int]
+    phases: dict[str, float] = field(default_factory=dict)
+    """Seconds per phase: nodes (render, embed, write), edges, publish (vector indexes, atomic rename, save)."""
 
 
 STORE_FORMAT = "3"
@@ -149,12 +151,15 @@ def load_skb(
         fingerprint=fingerprint,
         loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
+    phases: dict[str, float] = {}
+    clock = time.perf_counter()
     with store.writer(data.name, meta) as writer:
         with _task(progress, "embedding and writing nodes", len(data.nodes)) as advance:
             for start in range(0, len(data.nodes), NODE_CHUNK):
                 chunk = data.nodes[start : start + NODE_CHUNK]
                 _write_nodes(writer, embedder, data, config, chunk, generic)
                 advance(len(chunk))
+        phases["nodes"], clock = time.perf_counter() - clock, time.perf_counter()
         with _task(progress, "writing edges", len(data.edges)) as advance:
             step = config.load_batch_size * 50
             for (source, rel_type, target), positions in edge_groups(data):
@@ -164,7 +169,9 @@ def load_skb(
                     pairs = list(zip(sources, targets, strict=True))
                     writer.add_edges(source, rel_type, target, pairs)
                     advance(len(part))
+        phases["edges"], clock = time.perf_counter() - clock, time.perf_counter()
         writer.create_vector_indexes(list(data.node_type_names), embedder.dimension)
+    phases["publish"] = time.perf_counter() - clock
     return LoadReport(
         data.name,
         False,
@@ -174,4 +181,5 @@ def load_skb(
         embedder.stats.cached - before[1],
         time.perf_counter() - started,
         data.skipped,
+        {name: round(seconds, 2) for name, seconds in phases.items()},
     )

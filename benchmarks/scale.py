@@ -1,0 +1,372 @@
+"""Scale benchmark: seeded synthetic SKBs in STaRK's real layout at PRIME size and MAG size, through kgqa's loader.
+
+PRIME size: 129,375 nodes of PRIME's 10 types, 8,100,498 edges (18 relation types, every edge stored in both
+directions, as PRIME ships). MAG size: 1,872,968 nodes (author, institution, field_of_study, paper, in STaRK's id
+order) and 39,802,116 one-way edges, in MAG's folder (no type-dict files). Degrees are skewed (low ids popular).
+The folder is written once per (size, seed) under --data and reused. The embedder is a stand-in (hashed bag of
+words, --dim), fast and deterministic, so the figures measure kgqa and the store, not a model.
+
+Reports: load time by phase, edges/s of the edge phase, peak RSS of kgqa and of the FalkorDB server, the store's size
+on disk, the seconds a fresh ``kgqa`` process takes to open the store (server start, RDB load, vector indexes), and
+median/max of steps 4-7 over generated questions (``kgqa questions``, no LLM: the linked-entity plan). Writes
+benchmarks/results/scale_<size>.json (provenance, settings) and the table in docs/benchmarks.md.
+
+    python benchmarks/scale.py --size prime [--data /tmp/kgqa-scale]
+    python benchmarks/scale.py --size mag
+    python benchmarks/scale.py --render
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import pickle
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import psutil
+import torch
+
+from kgqa.app import Kgqa
+from kgqa.config import load_config
+from kgqa.embed import Embedder, EmbeddingCache
+from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.questions import generate
+from loaders.stark import read_stark
+from loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+DOC = ROOT / "docs" / "benchmarks.md"
+PATHS = (*CODE_PATHS, "benchmarks/scale.py")
+PRIME_TYPES = [
+    "disease",
+    "gene/protein",
+    "molecular_function",
+    "drug",
+    "pathway",
+    "anatomy",
+    "effect/phenotype",
+    "biological_process",
+    "cellular_component",
+    "exposure",
+]
+PRIME_COUNTS = [17080, 27671, 11169, 7957, 2516, 14035, 15311, 28642, 4176, 818]
+"""PRIME's nodes per type (sum 129,375)."""
+PRIME_RELATIONS = [
+    ("ppi", 1, 1),
+    ("carrier", 3, 1),
+    ("enzyme", 3, 1),
+    ("target", 3, 1),
+    ("transporter", 3, 1),
+    ("contraindication", 3, 0),
+    ("indication", 3, 0),
+    ("off-label use", 3, 0),
+    ("synergistic interaction", 3, 3),
+    ("associated with", 1, 0),
+    ("parent-child", 7, 7),
+    ("phenotype absent", 0, 6),
+    ("phenotype present", 0, 6),
+    ("side effect", 3, 6),
+    ("interacts with", 1, 7),
+    ("linked to", 9, 0),
+    ("expression present", 5, 1),
+    ("expression absent", 5, 1),
+]
+"""(relation, source type, target type) in PrimeSKB.RELATION_TYPES order."""
+MAG_COUNTS = [1104554, 8740, 59965, 699709]
+MAG_EDGES = [
+    ("author___affiliated_with___institution", 1_000_000),
+    ("paper___cites___paper", 24_002_116),
+    ("paper___has_topic___field_of_study", 7_500_000),
+    ("author___writes___paper", 7_300_000),
+]
+SIZES = {"prime": (sum(PRIME_COUNTS), 8_100_498), "mag": (sum(MAG_COUNTS), sum(n for _, n in MAG_EDGES))}
+
+
+class HashedWords:
+    """Stand-in encoder: each word maps (crc32) to a fixed random vector; a text is their normalised sum."""
+
+    name = "stand-in-hashed-words"
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.name = f"stand-in-hashed-words-{dimension}"
+        self._table = np.random.default_rng(0).standard_normal((1 << 16, dimension)).astype(np.float32)
+
+    def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            words = re.findall(r"\w+", text[: 8 * (max_tokens or 64)].lower())[: max_tokens or 64] or ["empty"]
+            vector = self._table[[zlib.crc32(w.encode()) & 0xFFFF for w in words]].sum(axis=0)
+            out[i] = vector / (np.linalg.norm(vector) or 1.0)
+        return out
+
+
+def _words(rng: np.random.Generator, count: int) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ne", "ru", "ta", "vi", "so", "pe", "da", "gu", "ri", "zo", "fa", "be", "xi"]
+    return ["".join(syllables[s] for s in rng.integers(0, len(syllables), rng.integers(2, 5))) for _ in range(count)]
+
+
+def _skewed(rng: np.random.Generator, start: int, count: int, size: int, power: float = 2.0) -> np.ndarray:
+    """``size`` ids in [start, start + count), low ids more often (degree skew like real graphs)."""
+    return start + (count * rng.random(size) ** power).astype(np.int64)
+
+
+def _text(rng: np.random.Generator, vocab: list[str], n: int) -> str:
+    return " ".join(vocab[i] for i in rng.integers(0, len(vocab), n))
+
+
+def _save(folder: Path, node_info: dict, types: np.ndarray, src: np.ndarray, dst: np.ndarray, rel: np.ndarray) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "node_info.pkl").open("wb") as handle:
+        pickle.dump(node_info, handle, protocol=4)
+    torch.save(torch.from_numpy(types), folder / "node_types.pt")
+    torch.save(torch.from_numpy(np.stack([src, dst])), folder / "edge_index.pt")
+    torch.save(torch.from_numpy(rel), folder / "edge_types.pt")
+
+
+def write_prime_like(root: Path, seed: int, fraction: float = 1.0) -> Path:
+    rng = np.random.default_rng(seed)
+    vocab = _words(rng, 30_000)
+    counts = [max(1, int(c * fraction)) for c in PRIME_COUNTS]
+    starts = np.cumsum([0, *counts])
+    types = np.repeat(np.arange(len(counts)), counts)
+    info = {}
+    for i in range(int(starts[-1])):
+        kind = PRIME_TYPES[types[i]]
+        details = {"description": _text(rng, vocab, 20), "mondo_id": i} if kind in ("disease", "drug") else {}
+        info[i] = {"id": i, "type": kind, "name": _text(rng, vocab, 2), "source": "SYN", "details": details}
+    pairs = int(SIZES["prime"][1] * fraction) // 2
+    share = rng.multinomial(pairs, np.full(len(PRIME_RELATIONS), 1 / len(PRIME_RELATIONS)))
+    src, dst, rel = [], [], []
+    for r, ((_, s, t), n) in enumerate(zip(PRIME_RELATIONS, share, strict=True)):
+        a, b = _skewed(rng, starts[s], counts[s], n), _skewed(rng, starts[t], counts[t], n)
+        src += [a, b]
+        dst += [b, a]
+        rel += [np.full(n, r), np.full(n, r)]
+    folder = root / "primekg" / "processed"
+    _save(folder, info, types, np.concatenate(src), np.concatenate(dst), np.concatenate(rel))
+    for name, value in (
+        ("node_type_dict", dict(enumerate(PRIME_TYPES))),
+        ("edge_type_dict", {i: r for i, (r, _, _) in enumerate(PRIME_RELATIONS)}),
+    ):
+        with (folder / f"{name}.pkl").open("wb") as handle:
+            pickle.dump(value, handle, protocol=4)
+    return root / "primekg"
+
+
+def write_mag_like(root: Path, seed: int, fraction: float = 1.0) -> Path:
+    rng = np.random.default_rng(seed)
+    vocab = _words(rng, 60_000)
+    counts = [max(1, int(c * fraction)) for c in MAG_COUNTS]
+    starts = np.cumsum([0, *counts])
+    types = np.repeat(np.arange(4), counts)
+    info: dict[int, dict] = {}
+    for i in range(int(starts[3])):
+        kind = MAG_NODE_TYPES[int(types[i])]
+        info[i] = {
+            "id": i,
+            "mag_id": 10**9 + i,
+            "DisplayName": _text(rng, vocab, 2),
+            "PaperCount": int(i % 97),
+            "CitationCount": -1 if i % 5 == 0 else int(i % 1013),
+            "Rank": 20000 + i % 3000,
+            "type": kind,
+        }
+    for i in range(int(starts[3]), int(starts[4])):
+        info[i] = {
+            "id": i,
+            "mag_id": 2 * 10**9 + i,
+            "title": _text(rng, vocab, 9),
+            "abstract": _text(rng, vocab, 70),
+            "Date": f"20{10 + i % 12}-0{1 + i % 9}-1{i % 10}",
+            "OriginalVenue": -1 if i % 3 else _text(rng, vocab, 3),
+            "JournalDisplayName": _text(rng, vocab, 3),
+            "ConferenceSeriesDisplayName": -1,
+            "ConferenceInstancesDisplayName": -1,
+            "DocType": "Journal",
+            "PaperRank": 20000 + i % 5000,
+            "PaperCitationCount": int(i % 211),
+            "type": "paper",
+        }
+    ends = {"author": 0, "institution": 1, "field_of_study": 2, "paper": 3}
+    src, dst, rel = [], [], []
+    for r, (name, total) in enumerate(MAG_EDGES):
+        n = int(total * fraction)
+        s, _, t = name.split("___")
+        src.append(_skewed(rng, starts[ends[s]], counts[ends[s]], n, 1.5))
+        dst.append(_skewed(rng, starts[ends[t]], counts[ends[t]], n, 3.0 if t == "field_of_study" else 2.0))
+        rel.append(np.full(n, r))
+    assert [MAG_EDGE_TYPES[i] for i in range(4)] == [name for name, _ in MAG_EDGES]
+    _save(root / "mag" / "processed", info, types, np.concatenate(src), np.concatenate(dst), np.concatenate(rel))
+    return root / "mag"
+
+
+def _peak_server_mib(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024)
+    return None
+
+
+def _open_seconds(home: Path, skb: str) -> float:
+    """Wall time of a fresh process that opens the store and reads the SKB's metadata, as every command does."""
+    code = (
+        "import sys, time; t = time.perf_counter(); from kgqa.app import connect\n"
+        f"kg = connect(home={str(home)!r}); kg.meta({skb!r}); kg.store.await_indexes({skb!r}, timeout=3600)\n"
+        "print(time.perf_counter() - t); kg.close()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return round(float(done.stdout.strip().splitlines()[-1]), 2)
+
+
+def measure(args: argparse.Namespace) -> dict:
+    prov = provenance()
+    writer = write_prime_like if args.size == "prime" else write_mag_like
+    skb = args.size
+    data_root = args.data / f"{skb}-seed{args.seed}-x{args.fraction}"
+    skb_root = data_root / ("primekg" if skb == "prime" else "mag")
+    started = time.perf_counter()
+    if not (skb_root / "processed" / "node_info.pkl").is_file():
+        writer(data_root, args.seed, args.fraction)
+        gc.collect()
+    generate_seconds = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(dir=args.home_dir) as tmp:
+        home = Path(tmp)
+        config = load_config({"home": home, "llm": "none"})
+        embedder = Embedder(HashedWords(args.dim), EmbeddingCache(home / "cache" / "embeddings.sqlite"))
+        with Kgqa(config, embedder=embedder) as kg:
+            started = time.perf_counter()
+            data = read_stark(skb, skb_root)
+            read_seconds = time.perf_counter() - started
+            report = kg.load(data)
+            del data
+            gc.collect()
+            server_peak = _peak_server_mib(getattr(kg.store, "server_pid", None))
+            kgqa_peak = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+            rdb = home / "falkordb" / "kgqa.rdb"
+            store_mib = round(rdb.stat().st_size / 2**20) if rdb.exists() else None
+            schema = kg.schema(skb)
+            types = list(kg.meta(skb).candidate_types)
+            questions = generate(kg.store, skb, schema, types, args.questions, args.seed)
+            steps: dict[int, list[float]] = {4: [], 5: [], 6: [], 7: []}
+            for question in questions:
+                answer = kg.ask(question.query, skb, steps="hybrid")
+                for record in answer.trace.steps:
+                    if record.step in steps and record.status != "skipped":
+                        steps[record.step].append(record.seconds)
+            settings = config_settings(kg.config)
+        open_seconds = [_open_seconds(home, skb) for _ in range(args.opens)]
+    nodes, edges = SIZES[skb]
+    return {
+        "provenance": prov,
+        "settings": {**settings, "args": {k: str(v) for k, v in vars(args).items() if k != "render"}},
+        "size": skb,
+        "nodes": report.nodes,
+        "edges": report.edges,
+        "target_nodes": nodes,
+        "target_edges": edges,
+        "embedder": f"{HashedWords(args.dim).name} (stand-in, {args.dim}-d)",
+        "generate_seconds": round(generate_seconds, 1),
+        "read_seconds": round(read_seconds, 1),
+        "load_seconds": round(report.seconds, 1),
+        "phases": report.phases,
+        "edges_per_second": round(report.edges / report.phases["edges"]) if report.phases.get("edges") else None,
+        "peak_rss_kgqa_mib": kgqa_peak,
+        "peak_rss_server_mib": server_peak,
+        "machine_memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+        "store_mib": store_mib,
+        "open_seconds": open_seconds,
+        "questions": len(questions),
+        "steps": {
+            str(step): {"median": round(statistics.median(v), 4), "max": round(max(v), 4), "n": len(v)}
+            for step, v in steps.items()
+            if v
+        },
+    }
+
+
+def table(results: dict[str, dict]) -> str:
+    lines = [
+        "| SKB size | nodes | edges | load (nodes / edges / publish) | edges/s | peak RSS kgqa / server | store | "
+        "fresh open | step 4 | step 5 | step 6 | step 7 | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for size, r in results.items():
+        p, s = r["phases"], r["steps"]
+
+        def step(n: str, s: dict = s) -> str:
+            return f"{s[n]['median'] * 1000:.0f} / {s[n]['max'] * 1000:.0f} ms" if n in s else "n/a"
+
+        where = origin(r, RESULTS / f"scale_{size}.json", ROOT, PATHS)
+        lines.append(
+            f"| {size} | {r['nodes']:,} | {r['edges']:,} | {r['load_seconds']} s ({p.get('nodes')} / {p.get('edges')} "
+            f"/ {p.get('publish')} s) | {r['edges_per_second']:,} | {r['peak_rss_kgqa_mib']:,} / "
+            f"{r['peak_rss_server_mib']:,} MiB | {r['store_mib']:,} MiB | {statistics.median(r['open_seconds'])} s | "
+            f"{step('4')} | {step('5')} | {step('6')} | {step('7')} | {where.sentence()} |"
+        )
+    first = next(iter(results.values()))
+    return "\n".join(
+        [
+            f"Synthetic SKBs in STaRK's layout, embedder {first['embedder']}; {first['questions']} generated "
+            "questions per SKB without an LLM (steps: median / max). Targets: a MAG-size load within 24 GiB peak "
+            "RSS (kgqa + server), edge writing >= 200,000 edges/s.",
+            "",
+            *lines,
+        ]
+    )
+
+
+def write_table() -> None:
+    results = {
+        s: json.loads((RESULTS / f"scale_{s}.json").read_text())
+        for s in SIZES
+        if (RESULTS / f"scale_{s}.json").exists()
+    }
+    if not results:
+        return
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    DOC.write_text(replace_block(text, "scale", table(results), "## Scale: STaRK-size SKBs (`benchmarks/scale.py`)"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", choices=sorted(SIZES), default="prime")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--dim", type=int, default=64)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--opens", type=int, default=3)
+    parser.add_argument("--data", type=Path, default=Path(tempfile.gettempdir()) / "kgqa-scale")
+    parser.add_argument("--home-dir", type=Path, default=None, help="where the temporary kgqa home goes")
+    parser.add_argument("--fraction", type=float, default=1.0, help="shrink every count (smoke runs; not tabled)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="results file (default benchmarks/results/scale_SIZE.json)"
+    )
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the JSON files")
+    args = parser.parse_args()
+    if not args.render:
+        result = measure(args)
+        out = args.out or RESULTS / f"scale_{args.size}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+        print(json.dumps(result, indent=2))
+        if args.fraction != 1.0:
+            return
+    write_table()
+
+
+if __name__ == "__main__":
+    main()
