@@ -11,7 +11,9 @@ in 4 types, each type from one label to the next) is loaded into a fresh embedde
   call), then the id indexes.
 
 Every path ends with the same ``SAVE``. A fourth store measures vectors of a realistic size (100k nodes, 384-d):
-``set_vectors`` against vectors inside the bulk insert. Peak RSS is the server's ``VmHWM`` (one server per path).
+``set_vectors`` against vectors inside the bulk insert; a fifth loads a graph of MAG's size (1.87M nodes, 39.8M
+edges, strings only) by bulk insert alone (the UNWIND path would take most of an hour there). Peak RSS is the
+server's ``VmHWM`` (one server per path).
 Writes benchmarks/results/bulk_vs_unwind.json (with the provenance: commit and uncommitted changes, parameters,
 package versions) and the table in docs/benchmarks.md, which names that commit and says "stale" once the store code
 changed since (``--render`` refreshes the table from the JSON without measuring).
@@ -74,22 +76,22 @@ class Synthetic:
     """(source label index, target label index, source ids, target ids) per type, internal ids."""
 
 
-def synthetic(args: argparse.Namespace) -> Synthetic:
-    rng = np.random.default_rng(args.seed)
-    starts = np.linspace(0, args.nodes, len(LABELS) + 1).astype(int).tolist()
+def synthetic(nodes: int, edge_count: int, dim: int, seed: int) -> Synthetic:
+    rng = np.random.default_rng(seed)
+    starts = np.linspace(0, nodes, len(LABELS) + 1).astype(int).tolist()
     words = np.array(["acid", "beta", "cell", "dose", "gene", "heart", "kinase", "liver", "renal", "toxin"])
-    picks = rng.integers(0, len(words), (args.nodes, 6))
+    picks = rng.integers(0, len(words), (nodes, 6))
     names = [f"{words[a]} {words[b]} {i}" for i, (a, b) in enumerate(picks[:, :2].tolist())]
     docs = [f"{name}: " + " ".join(words[row].tolist()) for name, row in zip(names, picks[:, 2:], strict=True)]
-    vectors = rng.standard_normal((2, args.nodes, args.dim)).astype(np.float32)
+    vectors = rng.standard_normal((2, nodes, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=2, keepdims=True)
     edges = []
-    for k, count in enumerate(np.diff(np.linspace(0, args.edges, len(TYPES) + 1).astype(int)).tolist()):
+    for k, count in enumerate(np.diff(np.linspace(0, edge_count, len(TYPES) + 1).astype(int)).tolist()):
         source, target = k % len(LABELS), (k + 1) % len(LABELS)
         src = rng.integers(starts[source], starts[source + 1], count)
         dst = rng.integers(starts[target], starts[target + 1], count)
         edges.append((source, target, src, dst))
-    ids = [str(i) for i in range(args.nodes)]  # string ids, as kgqa stores them (kgqa/load.py)
+    ids = [str(i) for i in range(nodes)]  # string ids, as kgqa stores them (kgqa/load.py)
     return Synthetic(starts, ids, names, docs, vectors[0], vectors[1], edges)
 
 
@@ -105,12 +107,12 @@ def _meta(args: argparse.Namespace) -> SkbMeta:
     return SkbMeta(GRAPH, "synthetic", str(args.seed), "synthetic", args.dim, LABELS, args.nodes, args.edges, "-", "-")
 
 
-def _check(store: FalkorStore, args: argparse.Namespace, vectors: bool) -> None:
+def _check(store: FalkorStore, nodes: int, edges: int, vectors: bool) -> None:
     schema = store.schema(GRAPH)
-    assert schema.node_count == args.nodes and schema.edge_count == args.edges, schema
+    assert schema.node_count == nodes and schema.edge_count == edges, schema
     if vectors:
         typed = store.read(GRAPH, "MATCH (n) WHERE typeOf(n.doc_emb) = 'Vectorf32' RETURN count(n)")
-        assert typed == [[args.nodes]], typed
+        assert typed == [[nodes]], typed
 
 
 def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
@@ -136,7 +138,7 @@ def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
                 writer.add_edges(LABELS[source], rel_type, LABELS[target], chunk_pairs)
             edges_done = time.perf_counter()
         saved = time.perf_counter()  # the writer's exit: id indexes ready, RENAME, SAVE
-        _check(store, args, vectors=True)
+        _check(store, args.nodes, args.edges, vectors=True)
         peak = peak_rss_mib(store.server_pid)
     return {
         "nodes_seconds": round(nodes_done - started, 2),
@@ -160,9 +162,11 @@ def _blocks(g: Synthetic, vectors: bool) -> Iterator[NodeBlock]:
         yield NodeBlock(label, props)
 
 
-def run_bulk(g: Synthetic, args: argparse.Namespace, inline: bool) -> dict:
-    """GRAPH.BULK, then (unless ``inline``) the vectors by id, then the id indexes; the node phase ends when the
-    first edge block is asked for (the last call of nodes may still carry the first edges)."""
+def run_bulk(g: Synthetic, args: argparse.Namespace, vectors: str) -> dict:
+    """GRAPH.BULK, then the vectors by id (``vectors`` "set"; "inline": as columns of the bulk insert; "none": no
+    vectors), then the id indexes; the node phase ends when the first edge block is asked for (all nodes are in
+    by then: ``bulk_insert`` sends the last call of nodes before any edge)."""
+    nodes, edges = len(g.ids), sum(len(src) for *_, src, _ in g.edges)
     with tempfile.TemporaryDirectory() as tmp, FalkorStore(Path(tmp)) as store:
         conn = store.client.connection
         marks: dict[str, float] = {}
@@ -173,10 +177,10 @@ def run_bulk(g: Synthetic, args: argparse.Namespace, inline: bool) -> dict:
                 yield EdgeBlock(rel_type, src, dst)
 
         started = time.perf_counter()
-        stats = bulk_insert(conn, GRAPH, _blocks(g, inline), relations(), args.max_token_bytes)
+        stats = bulk_insert(conn, GRAPH, _blocks(g, vectors == "inline"), relations(), args.max_token_bytes)
         edges_done = time.perf_counter()
-        if not inline:
-            ids = np.arange(args.nodes)
+        if vectors == "set":
+            ids = np.arange(nodes)
             set_vectors(conn, GRAPH, q.NAME_EMB, ids, g.name_emb)
             set_vectors(conn, GRAPH, q.DOC_EMB, ids, g.doc_emb)
         vectors_done = time.perf_counter()
@@ -187,17 +191,19 @@ def run_bulk(g: Synthetic, args: argparse.Namespace, inline: bool) -> dict:
         indexed = time.perf_counter()
         conn.save()
         saved = time.perf_counter()
-        _check(store, args, vectors=True)
+        _check(store, nodes, edges, vectors=vectors != "none")
         peak = peak_rss_mib(store.server_pid)
     return {
+        "nodes": nodes,
+        "edges": edges,
         "nodes_seconds": round(marks["nodes"] - started, 2),
         "edges_seconds": round(edges_done - marks["nodes"], 2),
-        "nodes_per_second": round(args.nodes / (marks["nodes"] - started)),
-        "edges_per_second": round(args.edges / (edges_done - marks["nodes"])),
+        "nodes_per_second": round(nodes / (marks["nodes"] - started)),
+        "edges_per_second": round(edges / (edges_done - marks["nodes"])),
         "bulk_seconds": round(edges_done - started, 2),
         "bulk_calls": stats.calls,
         "vector_queries": stats.vector_queries,
-        "vectors_seconds": None if inline else round(vectors_done - edges_done, 2),
+        "vectors_seconds": round(vectors_done - edges_done, 2) if vectors == "set" else None,
         "index_seconds": round(indexed - vectors_done, 2),
         "save_seconds": round(saved - indexed, 2),
         "total_seconds": round(saved - started, 2),
@@ -246,6 +252,8 @@ def main() -> None:
     parser.add_argument("--vector-nodes", type=int, default=100_000)
     parser.add_argument("--vector-dim", type=int, default=384)
     parser.add_argument("--max-token-bytes", type=int, default=DEFAULT_MAX_TOKEN_BYTES)
+    parser.add_argument("--large-nodes", type=int, default=1_870_000, help="bulk only, no vectors; 0 skips it")
+    parser.add_argument("--large-edges", type=int, default=39_800_000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, default=RESULT)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from --out")
@@ -255,17 +263,20 @@ def main() -> None:
         return
     prov = provenance()  # before measuring: the code that runs is the code of now
 
-    g = synthetic(args)
+    g = synthetic(args.nodes, args.edges, args.dim, args.seed)
     paths = {}
-    for name, run in (
-        ("bulk_inline", lambda: run_bulk(g, args, inline=True)),
-        ("bulk_set", lambda: run_bulk(g, args, inline=False)),
-        ("unwind", lambda: run_unwind(g, args)),
-    ):
-        paths[name] = run()
+    for name in ("bulk_inline", "bulk_set", "unwind"):
+        paths[name] = run_unwind(g, args) if name == "unwind" else run_bulk(g, args, name.removeprefix("bulk_"))
         print(name, json.dumps(paths[name]), flush=True)
+    del g
     vectors = run_vectors(args)
     print("vectors", json.dumps(vectors), flush=True)
+    large = None
+    if args.large_nodes:
+        big = synthetic(args.large_nodes, args.large_edges, 1, args.seed)
+        large = run_bulk(big, args, "none")
+        del big
+        print("bulk_large", json.dumps(large), flush=True)
 
     result = {
         "provenance": prov,
@@ -278,6 +289,7 @@ def main() -> None:
         "params": {key: value for key, value in vars(args).items() if key not in ("out", "render")},
         "paths": paths,
         "vectors": vectors,
+        "bulk_large": large,
         "peak_rss_client_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -333,6 +345,16 @@ def table(r: dict, path: Path = RESULT) -> str:
         f"nodes/s); the same vectors as a column of `bulk_insert` {v['bulk_with_vectors_seconds']} s "
         f"({v['bulk_with_vectors_nodes_per_second']:,} nodes/s, ids included).",
     ]
+    if r.get("bulk_large"):
+        x = r["bulk_large"]
+        lines += [
+            "",
+            f"Large graph, `GRAPH.BULK` only (id, name, document; no vectors): {x['nodes']:,} nodes in "
+            f"{x['nodes_seconds']} s ({x['nodes_per_second']:,}/s), {x['edges']:,} edges in {x['edges_seconds']} s "
+            f"({x['edges_per_second']:,}/s), id indexes {x['index_seconds']} s, SAVE {x['save_seconds']} s, total "
+            f"{x['total_seconds']} s; server peak RSS {x['server_peak_rss_mib']:,} MiB, benchmark process peak RSS "
+            f"{r['peak_rss_client_mib']:,} MiB (its synthetic data included).",
+        ]
     return "\n".join(lines)
 
 
