@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.progress import Progress
 
 from kgqa.answers import Candidate
@@ -22,10 +23,11 @@ from kgqa.node_view import NodeView, describe_node
 from kgqa.pipeline import run
 from kgqa.rerank import CrossEncoderScores
 from kgqa.skbs import check_name, read_source
-from kgqa.store.base import GraphStore, Schema, SkbMeta
+from kgqa.store.base import GraphStore, Schema, SkbMeta, same_model
 from kgqa.store.falkordb import FalkorStore
 from kgqa.trace import Trace
 from loaders.model import SkbData
+from loaders.stark_embeddings import DocVectors
 
 
 def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
@@ -155,10 +157,15 @@ class Kgqa:
         *,
         force: bool = False,
         progress: Progress | None = None,
+        doc_vectors: DocVectors | None = None,
     ) -> LoadReport:
-        """Load an SKB by name (reading its source) or from already-read :class:`SkbData`."""
+        """Load an SKB by name (reading its source) or from already-read :class:`SkbData`; ``doc_vectors``:
+        precomputed document vectors (:func:`loaders.stark_embeddings.read_doc_vectors`) to store instead of
+        embedding those documents."""
         data = read_source(skb, directory) if isinstance(skb, str) else skb
-        return load_skb(self.store, self.embedder, data, self.config, force=force, progress=progress)
+        return load_skb(
+            self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
+        )
 
     def meta(self, skb: str) -> SkbMeta:
         check_name(skb)
@@ -238,13 +245,38 @@ class Kgqa:
         types: Sequence[str] | None = None,
         top_k: int | None = None,
         steps: Steps | None = None,
+        query_vector: np.ndarray | None = None,
     ) -> Answer:
-        """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`)."""
+        """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`). ``query_vector``: the
+        question's vector by the model of the SKB's document vectors (STaRK's query_emb_dict.pt), searched against
+        the document index instead of the embedder's; needed when that model is not the configured embedder."""
         if not question.strip():
             raise InputError("the question is empty")
         ctx, options = self.prepare(skb, types=types, top_k=top_k, steps=steps)
-        answers, trace = run(ctx, question, options)
+        doc_vector = self._doc_vector(skb, query_vector)
+        answers, trace = run(ctx, question, options, doc_vector)
         return Answer(question, answers, trace)
+
+    def _doc_vector(self, skb: str, query_vector: np.ndarray | None) -> np.ndarray | None:
+        """The supplied query vector, checked against the SKB's document vectors; None when the embedder's is
+        to be used, which must then be the model of those vectors."""
+        meta = self.meta(skb)
+        if query_vector is None:
+            if not same_model(self.embedder.name, meta.doc_model):
+                raise ConfigError(
+                    f"SKB '{skb}' holds document vectors of '{meta.doc_model}' ({meta.doc_dim}-d), so the "
+                    f"question needs a vector by that model, not by '{self.embedder.name}': evaluate with "
+                    f"precomputed query vectors (kgqa eval --query-embeddings), or reload the SKB with "
+                    f"--embedder openai:{meta.doc_model}"
+                )
+            return None
+        vector = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        if len(vector) != meta.doc_dim:
+            raise InputError(
+                f"the query vector has {len(vector)} dimensions; SKB '{skb}' holds {meta.doc_dim}-d document vectors "
+                f"of '{meta.doc_model}'"
+            )
+        return vector
 
 
 def connect(config: Config | None = None, **overrides: Any) -> Kgqa:

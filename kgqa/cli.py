@@ -116,20 +116,35 @@ def load() -> None:
     """Load an SKB into the store (idempotent; safe to interrupt and re-run)."""
 
 
-def _run_load(ctx: click.Context, skb: str, directory: Path | None, force: bool, batch_size: int | None) -> None:
+def _run_load(
+    ctx: click.Context,
+    skb: str,
+    directory: Path | None,
+    force: bool,
+    batch_size: int | None,
+    embeddings: Path | None = None,
+) -> None:
     console = _stderr()
     config = _config(ctx, load_batch_size=batch_size)
     data = read_source(skb, directory)  # bad input fails here, before the store is touched
+    doc_vectors = None
+    if embeddings is not None:
+        from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors
+
+        path, model = find_doc_embeddings(skb, embeddings)
+        with console.status(f"reading {model} document vectors from {path}"):
+            doc_vectors = read_doc_vectors(path, model, len(data.nodes))
     with _start(config) as kg, _progress(console) as progress:
-        report = kg.load(data, force=force, progress=progress)
+        report = kg.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
     if report.up_to_date:
         console.print(
             f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); use --force to rebuild"
         )
     else:
+        imported = f", {report.imported} document vectors of {doc_vectors.model} imported" if doc_vectors else ""
         console.print(
             f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
-            f"({report.embedded} texts embedded, {report.from_cache} from cache)"
+            f"({report.embedded} texts embedded, {report.from_cache} from cache{imported})"
         )
     for reason, count in sorted(report.skipped_rows.items()):
         console.print(f"  skipped {count} source rows: {reason}")
@@ -151,10 +166,19 @@ def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
 )
 @click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
 @click.option("--batch-size", type=int, help="Nodes per write batch.")
+@click.option(
+    "--embeddings",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="STaRK's precomputed document embeddings: the emb/ root, emb/<skb>/<model>, its doc/ folder or "
+    "candidate_emb_dict.pt; stored instead of embedding those documents.",
+)
 @click.pass_context
-def load_stark(ctx: click.Context, name: str, directory: Path, force: bool, batch_size: int | None) -> None:
+def load_stark(
+    ctx: click.Context, name: str, directory: Path, force: bool, batch_size: int | None, embeddings: Path | None
+) -> None:
     """A STaRK SKB from its processed files (node_info.pkl, edge_index.pt, ...)."""
-    _run_load(ctx, name, directory, force, batch_size)
+    _run_load(ctx, name, directory, force, batch_size, embeddings)
 
 
 @main.command()
@@ -363,6 +387,13 @@ def questions_command(
 @click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
 @click.option("--ablation", is_flag=True, help="The paper's rows: vector strand, graph strand, hybrid, + rerank.")
 @click.option(
+    "--query-embeddings",
+    "query_embeddings",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="STaRK's query_emb_dict.pt: the question vectors searched against the document index, by question id.",
+)
+@click.option(
     "--out",
     type=click.Path(path_type=Path),
     default=Path("results.json"),
@@ -381,13 +412,19 @@ def eval_command(
     llm: str | None,
     top_k: int | None,
     ablation: bool,
+    query_embeddings: Path | None,
     out: Path,
 ) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
     from kgqa.evaluate import ABLATION, ablation_table, eval_settings, load_records, results, run_eval
     from kgqa.qa import load_questions
+    from loaders.stark_embeddings import read_query_vectors
 
     questions = load_questions(qa_path, split)[:limit]
+    query_vectors = None if query_embeddings is None else read_query_vectors(query_embeddings)
+    absent = next((q.id for q in questions if query_vectors is not None and q.id not in query_vectors), None)
+    if absent is not None:  # before the store starts (run_eval checks it too)
+        raise KgqaError(f"question {absent} has no vector in {query_embeddings}")
     _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False)
     flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
     with _open(ctx, **flags) as kg:
@@ -409,8 +446,11 @@ def eval_command(
                 hit1 = sum(r.metrics["hit@1"] for r in so_far) / len(so_far)
                 bar.update(tasks[record.row], completed=len(so_far), score=f"hit@1 {hit1:.3f}")
 
-            settings = eval_settings(kg, skb, str(qa_path), split, rows)
-            records = run_eval(kg, skb, questions, rows, out, settings=settings, on_answer=advance)
+            vectors_from = None if query_embeddings is None else str(query_embeddings)
+            settings = eval_settings(kg, skb, str(qa_path), split, rows, vectors_from)
+            records = run_eval(
+                kg, skb, questions, rows, out, settings=settings, on_answer=advance, query_vectors=query_vectors
+            )
     doc = results(records, rows, {**settings, "limit": limit})
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     table = Table(title=f"{skb} {split}: {len(questions)} questions -> {out}")
@@ -469,6 +509,7 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     console.print(
         f"[bold]{skb}[/bold]: {meta.source}; {info.node_count} nodes, {info.edge_count} edges; "
         f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}"
+        + (f"; document vectors {meta.doc_model} ({meta.doc_dim}-d)" if meta.doc_embedder else "")
     )
     labels = Table(title="labels")
     labels.add_column("label")

@@ -21,10 +21,12 @@ import json
 import statistics
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from kgqa.app import Kgqa
 from kgqa.choices import Steps
@@ -95,9 +97,12 @@ def settings_path(out: Path) -> Path:
     return out.with_name(out.name + ".settings.json")
 
 
-def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[Row]) -> dict[str, Any]:
-    """Everything an eval's answers depend on: the questions, the rows and the answer-shaping configuration (compared
-    on resume), plus every configuration field under ``config`` (only recorded, see :data:`RECORDED_ONLY`)."""
+def eval_settings(
+    kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[Row], query_embeddings: str | None = None
+) -> dict[str, Any]:
+    """Everything an eval's answers depend on: the questions, the rows, the answer-shaping configuration and the
+    precomputed query vectors if any (compared on resume), plus every configuration field under ``config`` (only
+    recorded, see :data:`RECORDED_ONLY`)."""
     config = {key: getattr(kg.config, key) for key in ANSWER_SETTINGS}
     return {
         "skb": skb,
@@ -106,6 +111,7 @@ def eval_settings(kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[Row]) 
         "steps": [steps for _, steps in rows],
         **config,
         "embedder_model": kg.embedder.name,
+        "query_embeddings": query_embeddings,
         "config": config_settings(kg.config),
     }
 
@@ -163,12 +169,19 @@ def run_eval(
     *,
     settings: dict[str, Any],
     on_answer: Callable[[Record, list[Record]], None] | None = None,
+    query_vectors: Mapping[str, np.ndarray] | None = None,
 ) -> list[Record]:
     """Answer every question of every row not yet in ``<out>.jsonl``; returns all records of this eval.
 
     ``settings`` (:func:`eval_settings`) must equal those the existing records were made with. New records keep
-    the commit of the code answering them (taken once: the code of a running process does not change)."""
+    the commit of the code answering them (taken once: the code of a running process does not change).
+    ``query_vectors``: question id -> the question's vector for the document index (STaRK's query_emb_dict.pt,
+    :func:`loaders.stark_embeddings.read_query_vectors`); every question must have one."""
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
+    if query_vectors is not None:
+        absent = next((q.id for q in questions if q.id not in query_vectors), None)
+        if absent is not None:
+            raise InputError(f"question {absent} has no vector in the query embeddings (of {len(questions)} asked)")
     _check_settings(out, settings)
     made_at = provenance()
     commit = made_at["commit"]
@@ -186,7 +199,10 @@ def run_eval(
                 if (row, question.id) in done:
                     continue
                 start = time.perf_counter()
-                answer = kg.ask(question.text, skb, steps=steps)
+                if query_vectors is None:
+                    answer = kg.ask(question.text, skb, steps=steps)
+                else:
+                    answer = kg.ask(question.text, skb, steps=steps, query_vector=query_vectors[question.id])
                 ranked = [c.id for c in answer.answers]
                 trace = answer.to_json()["trace"]
                 record = Record(

@@ -52,8 +52,13 @@ def rank_graph_strand(
     *,
     keep: int,
     cap: int,
+    doc_vector: np.ndarray | None = None,
 ) -> GraphRanking:
-    """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan)."""
+    """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan).
+
+    ``question_vector`` is the embedder's (the documents are embedded by it here); ``doc_vector``, the question's
+    vector for the stored document index that preselects over-cap targets (None: ``question_vector``; they differ
+    when the SKB's document vectors come from another model)."""
     targets = sorted(grounding.targets, key=_round)
     chosen, count = [], 0
     for scope in dict.fromkeys(map(_round, targets)):
@@ -65,7 +70,7 @@ def rank_graph_strand(
     note = ""
     if len(chosen) > cap:
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by document vectors)"
-        chosen = _preselect(chosen, store, skb, question_vector, cap)
+        chosen = _preselect(chosen, store, skb, question_vector if doc_vector is None else doc_vector, cap)
     by_label: dict[str, list[str]] = defaultdict(list)
     for g in chosen:
         by_label[g.label].append(g.id)

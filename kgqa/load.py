@@ -26,10 +26,12 @@ from rich.progress import Progress
 
 from kgqa.config import Config
 from kgqa.embed import Embedder
-from kgqa.store.base import GraphStore, GraphWriter, NodeRow, SkbMeta
+from kgqa.errors import InputError
+from kgqa.store.base import GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from loaders.documents import relation_texts
 from loaders.model import Node, NodeId, SkbData
 from loaders.stark_documents import compact_text
+from loaders.stark_embeddings import DocVectors
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class LoadReport:
     skipped_rows: dict[str, int]
     phases: dict[str, float] = field(default_factory=dict)
     """Seconds per phase: nodes (render, embed, write), edges, publish (vector indexes, atomic rename, save)."""
+    imported: int = 0
+    """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
 
 
 STORE_FORMAT = "3"
@@ -55,10 +59,29 @@ NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 
 
-def load_fingerprint(data: SkbData, embedder_name: str, config: Config) -> str:
-    """Everything that determines the stored graph: the source, the model, the document settings, the format."""
+def load_fingerprint(data: SkbData, embedder_name: str, config: Config, doc_vectors: DocVectors | None = None) -> str:
+    """Everything that determines the stored graph: the source, the model, the document settings, the format, and
+    the imported document vectors (their model and file) if any."""
     key = f"{STORE_FORMAT}|{data.fingerprint}|{embedder_name}|{config.doc_max_tokens}|{config.relation_names_per_type}"
+    if doc_vectors is not None:
+        key += f"|doc:{doc_vectors.model}|{doc_vectors.digest}"
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+def check_doc_vectors(data: SkbData, embedder_name: str, doc_vectors: DocVectors) -> None:
+    """Nodes without an imported vector (STaRK's file covers the candidate types only) are embedded by the configured
+    embedder, which therefore must be the imported vectors' model; else fail, saying which nodes and which model."""
+    missing = doc_vectors.missing()
+    if not len(missing) or same_model(embedder_name, doc_vectors.model):
+        return
+    names = data.node_type_names
+    counts = np.bincount(data.node_type_codes[missing], minlength=len(names))
+    by_type = ", ".join(f"{int(counts[i])} {names[i]}" for i in np.argsort(-counts, kind="stable") if counts[i])
+    raise InputError(
+        f"{doc_vectors.path.name} has no vector for {len(missing)} of {len(data.nodes)} nodes ({by_type}); "
+        f"their documents must be embedded by the same model, '{doc_vectors.model}' (--embedder "
+        f"openai:{doc_vectors.model}), not the configured embedder '{embedder_name}'"
+    )
 
 
 def embedding_text(data: SkbData, node: Node, rel_doc: str) -> str:
@@ -101,6 +124,31 @@ def _ids(data: SkbData, positions: np.ndarray) -> list[str]:
     return [str(data.edges.node_ids[p]) for p in positions.tolist()]
 
 
+def _doc_vectors(
+    embedder: Embedder,
+    data: SkbData,
+    config: Config,
+    nodes: Sequence[Node],
+    rel_docs: Sequence[str],
+    start: int,
+    imported: DocVectors | None,
+) -> np.ndarray:
+    """The document vectors of the nodes at positions ``start, start + 1, ...``: imported where the file has one,
+    else embedded (only those texts are rendered)."""
+    if imported is None:
+        texts = [embedding_text(data, node, rel) for node, rel in zip(nodes, rel_docs, strict=True)]
+        return embedder.embed(texts, config.doc_max_tokens)
+    rows = imported.rows[start : start + len(nodes)]
+    out = np.empty((len(nodes), imported.dimension), dtype=np.float32)
+    have = rows >= 0
+    out[have] = imported.matrix[rows[have]]
+    lacking = np.flatnonzero(~have).tolist()
+    if lacking:
+        texts = [embedding_text(data, nodes[i], rel_docs[i]) for i in lacking]
+        out[lacking] = embedder.embed(texts, config.doc_max_tokens)
+    return out
+
+
 def _write_nodes(
     writer: GraphWriter,
     embedder: Embedder,
@@ -108,11 +156,12 @@ def _write_nodes(
     config: Config,
     nodes: Sequence[Node],
     generic: dict[NodeId, str] | None,
+    start: int = 0,
+    imported: DocVectors | None = None,
 ) -> None:
     rel_docs = [node.relations or "" if generic is None else generic[node.id] for node in nodes]
     name_vectors = embedder.embed([n.name for n in nodes], None)
-    texts = [embedding_text(data, node, rel) for node, rel in zip(nodes, rel_docs, strict=True)]
-    doc_vectors = embedder.embed(texts, config.doc_max_tokens)
+    doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported)
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
     for node, rel, name_vec, doc_vec in zip(nodes, rel_docs, name_vectors, doc_vectors, strict=True):
         by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel))
@@ -128,9 +177,18 @@ def load_skb(
     *,
     force: bool = False,
     progress: Progress | None = None,
+    doc_vectors: DocVectors | None = None,
 ) -> LoadReport:
+    """``doc_vectors``: precomputed document vectors to store instead of embedding those documents (see
+    :func:`check_doc_vectors` for the nodes they lack)."""
     started = time.perf_counter()
-    fingerprint = load_fingerprint(data, embedder.name, config)
+    if doc_vectors is not None:
+        if len(doc_vectors.rows) != len(data.nodes):
+            raise InputError(
+                f"{doc_vectors.path.name} was read for {len(doc_vectors.rows)} nodes, not {len(data.nodes)}"
+            )
+        check_doc_vectors(data, embedder.name, doc_vectors)
+    fingerprint = load_fingerprint(data, embedder.name, config, doc_vectors)
     current = store.meta(data.name)
     if current is not None and current.fingerprint == fingerprint and not force:
         return LoadReport(
@@ -150,6 +208,8 @@ def load_skb(
         edge_count=len(data.edges),
         fingerprint=fingerprint,
         loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        doc_embedder=None if doc_vectors is None else doc_vectors.model,
+        doc_dimension=None if doc_vectors is None else doc_vectors.dimension,
     )
     phases: dict[str, float] = {}
     clock = time.perf_counter()
@@ -157,7 +217,7 @@ def load_skb(
         with _task(progress, "embedding and writing nodes", len(data.nodes)) as advance:
             for start in range(0, len(data.nodes), NODE_CHUNK):
                 chunk = data.nodes[start : start + NODE_CHUNK]
-                _write_nodes(writer, embedder, data, config, chunk, generic)
+                _write_nodes(writer, embedder, data, config, chunk, generic, start, doc_vectors)
                 advance(len(chunk))
         phases["nodes"], clock = time.perf_counter() - clock, time.perf_counter()
         with _task(progress, "writing edges", len(data.edges)) as advance:
@@ -170,7 +230,8 @@ def load_skb(
                     writer.add_edges(source, rel_type, target, pairs)
                     advance(len(part))
         phases["edges"], clock = time.perf_counter() - clock, time.perf_counter()
-        writer.create_vector_indexes(list(data.node_type_names), embedder.dimension)
+        doc_dimension = None if doc_vectors is None else doc_vectors.dimension
+        writer.create_vector_indexes(list(data.node_type_names), embedder.dimension, doc_dimension)
     phases["publish"] = time.perf_counter() - clock
     return LoadReport(
         data.name,
@@ -182,4 +243,5 @@ def load_skb(
         time.perf_counter() - started,
         data.skipped,
         {name: round(seconds, 2) for name, seconds in phases.items()},
+        0 if doc_vectors is None else int((doc_vectors.rows >= 0).sum()),
     )

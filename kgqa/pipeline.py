@@ -36,8 +36,15 @@ from kgqa.trace import StepTrace, Trace
 from kgqa.vector import vector_strand
 
 
-def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate], Trace]:
-    """Answer ``question``: the ranked candidates and the trace of all 8 steps."""
+def run(
+    ctx: Context, question: str, options: Options, doc_vector: np.ndarray | None = None
+) -> tuple[list[Candidate], Trace]:
+    """Answer ``question``: the ranked candidates and the trace of all 8 steps.
+
+    Two question vectors: the embedder's (step 1's type similarity, step 6's similarity to documents embedded on
+    demand, and the name side) and the one searched against the document index (step 6's preselection, step 7):
+    ``doc_vector`` when given (the SKB's document vectors may come from another model, e.g. STaRK's precomputed
+    embeddings, whose question vectors come with them), else the embedder's."""
     trace = Trace(
         ctx.skb,
         options.steps,
@@ -52,16 +59,22 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
     start = time.perf_counter()
     ctx.store.await_indexes(ctx.skb)
     trace.seconds["await_indexes"] = round(time.perf_counter() - start, 4)
-    start = time.perf_counter()
-    question_vector = ctx.embedder.embed_one(question)
-    trace.seconds["embed_question"] = round(time.perf_counter() - start, 4)
+    if doc_vector is not None:
+        trace.doc_question = "supplied"
+    if options.steps == "vss" and doc_vector is not None:
+        question_vector = doc_vector  # the vector strand alone needs no other vector: nothing is embedded
+    else:
+        start = time.perf_counter()
+        question_vector = ctx.embedder.embed_one(question)
+        trace.seconds["embed_question"] = round(time.perf_counter() - start, 4)
+    doc_question = question_vector if doc_vector is None else doc_vector
 
     if options.steps == "vss":
         for number in range(1, 7):
             with trace.step(number, skipped="steps=vss"):
                 pass
         with trace.step(7) as record:
-            answers = vector_strand(ctx.store, ctx.skb, question_vector, options.types, options.k)
+            answers = vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k)
             record.detail = f"{len(answers)} answers over {', '.join(options.types)}"
         with trace.step(8, skipped="steps=vss"):
             pass
@@ -77,14 +90,14 @@ def run(ctx: Context, question: str, options: Options) -> tuple[list[Candidate],
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
-    ranking = _graph_strand(ctx, plan, source, linked, question_vector, options, keep, trace)
+    ranking = _graph_strand(ctx, plan, source, linked, (question_vector, doc_question), options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
         answers = ranking.kept
     else:
         with trace.step(7) as record:
-            answers = hybrid_merge(ctx.store, ctx.skb, question_vector, target, ranking, options.k)
+            answers = hybrid_merge(ctx.store, ctx.skb, doc_question, target, ranking, options.k)
             from_vector = sum(c.strands[0] == "vector" for c in answers)
             record.detail = f"{from_vector} of {len(answers)} answers from the vector strand over {target}"
     if options.steps != "full" or options.reranker == "none":
@@ -178,13 +191,14 @@ def _graph_strand(
     plan: QueryPlan | None,
     source: str,
     linked: tuple[str, str] | None,
-    question_vector: np.ndarray,
+    question_vectors: tuple[np.ndarray, np.ndarray],
     options: Options,
     keep: int,
     trace: Trace,
 ) -> GraphRanking:
     """Steps 4-6. ``source``: whose plan (Candidate.plan); ``linked``: (question, target type) when the linked
-    entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback)."""
+    entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback);
+    ``question_vectors``: the embedder's and the document index's (see :func:`run`)."""
     empty = GraphRanking([], {}, "no plan")
     if plan is None:
         for number in (4, 5, 6):
@@ -205,8 +219,16 @@ def _graph_strand(
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
     with trace.step(6) as record:
+        question_vector, doc_question = question_vectors
         ranking = rank_graph_strand(
-            result, ctx.store, ctx.skb, ctx.embedder, question_vector, keep=keep, cap=ctx.config.graph_rank_cap
+            result,
+            ctx.store,
+            ctx.skb,
+            ctx.embedder,
+            question_vector,
+            keep=keep,
+            cap=ctx.config.graph_rank_cap,
+            doc_vector=doc_question,
         )
         record.detail = ranking.detail
         from_linked = sum(c.plan == "linked" for c in ranking.kept)

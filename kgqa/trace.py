@@ -56,6 +56,9 @@ class Trace:
     params: dict[str, Any] | None = None
     fallback: dict[str, Any] | None = None
     """plan, query and params of the linked entities' plan when it filled the graph strand after the LLM's"""
+    doc_question: str | None = None
+    """Where the question's vector for the document index (steps 6-7) came from when it is not the embedder's:
+    ``supplied`` (a precomputed query vector, e.g. STaRK's query_emb_dict.pt through kgqa eval)."""
     steps: list[StepTrace] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     """non-step parts (index wait, question embedding)"""

@@ -101,6 +101,27 @@ class SkbMeta:
     edge_count: int
     fingerprint: str
     loaded_at: str
+    doc_embedder: str | None = None
+    """The model of the document vectors (``doc_emb``, method steps 6-7) when it is not ``embedder``: STaRK's
+    precomputed embeddings name it by their folder (``text-embedding-ada-002``). None: ``embedder`` (every graph
+    loaded before doc vectors could be imported, and every load that embeds its documents itself)."""
+    doc_dimension: int | None = None
+    """The dimension of the document vectors and their index; None: ``dimension``."""
+
+    @property
+    def doc_model(self) -> str:
+        """The model whose vectors the ``doc`` index holds: the question must be embedded by it to search them."""
+        return self.doc_embedder or self.embedder
+
+    @property
+    def doc_dim(self) -> int:
+        return self.doc_dimension or self.dimension
+
+
+def same_model(embedder: str, model: str) -> bool:
+    """Whether the embedder named ``embedder`` (``openai:text-embedding-ada-002``, ``st:all-MiniLM-L6-v2``) is
+    ``model``, named either the same way or as STaRK's embedding folders name it (without the ``kind:`` prefix)."""
+    return embedder == model or embedder.split(":", 1)[-1] == model
 
 
 @dataclass(frozen=True)
@@ -153,7 +174,10 @@ class GraphWriter(Protocol):
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None: ...
 
-    def create_vector_indexes(self, labels: Sequence[str], dimension: int) -> None: ...
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        """The name and document vector indexes of every label; ``doc_dimension``: the document vectors' when
+        they come from another model than the names' (None: ``dimension``)."""
+        ...
 
 
 class GraphStore(Protocol):

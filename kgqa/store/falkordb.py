@@ -131,10 +131,11 @@ class FalkorWriter:
         for chunk in batched(pairs, self._batch_size * 10):
             self._write_header(text, f"CYPHER rows={pairs_literal(chunk)} ")
 
-    def create_vector_indexes(self, labels: Sequence[str], dimension: int) -> None:
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
         for label in labels:
-            for prop in (q.NAME_EMB, q.DOC_EMB):
-                self._write(q.create_vector_index(label, prop, dimension, self._ef_runtime), {})
+            for prop, dim in dimensions.items():
+                self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
 
 
 class FalkorStore(CatalogueReads):

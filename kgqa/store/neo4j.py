@@ -53,9 +53,8 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta) -> str:
     """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/export.py): what the importer
     cannot do, i.e. the id constraints, the vector indexes and, last, kgqa's metadata node."""
     statements = [q.create_id_constraint(label) for label in labels]
-    statements += [
-        q.create_vector_index(label, prop, meta.dimension) for label in labels for prop in (q.NAME_EMB, q.DOC_EMB)
-    ]
+    dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
+    statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
     params = {"name": meta.name, "json": json.dumps(asdict(meta))}
     return (
         "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
@@ -264,7 +263,8 @@ class Neo4jWriter:
         for batch in batched(pairs, self._store.batch_size * 10):
             self._store._write(q.create_edges(source, rel_type, target), {"rows": [[str(a), str(b)] for a, b in batch]})
 
-    def create_vector_indexes(self, labels: Sequence[str], dimension: int) -> None:
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
         for label in labels:
-            for prop in (q.NAME_EMB, q.DOC_EMB):
-                self._store._write(q.create_vector_index(label, prop, dimension), {})
+            for prop, dim in dimensions.items():
+                self._store._write(q.create_vector_index(label, prop, dim), {})
