@@ -32,12 +32,14 @@ from kgqa.store.base import (
     SkbMeta,
     VectorHit,
     VectorIndex,
-    batched,
 )
+from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.store.reads import CatalogueReads
 from kgqa.store.server import EmbeddedServer
 
 META_KEY = "kgqa:meta:{}"
+SCHEMA_KEY = "kgqa:schema:{}"
+"""Label and relationship counts of a graph as its load wrote them (graphs never change after a load)."""
 STAGING_SUFFIX = ".staging"
 
 
@@ -71,71 +73,89 @@ def literal(value: Any) -> str:
     raise StoreError(f"unsupported parameter type {type(value).__name__}")
 
 
-def pairs_literal(pairs: Sequence[tuple[Any, Any]]) -> str:
-    """Edge rows ``[[source_id, target_id], ...]``: millions of them per load, so plain ids take a JSON fast path.
-
-    JSON and Cypher spell lists, integers and strings identically as long as no character needs escaping; a JSON
-    text without a backslash proves that (JSON escapes quotes, backslashes, control and non-ASCII characters), and
-    anything else takes the general :func:`literal` path.
-    """
-    if all(type(a) in (str, int) and type(b) in (str, int) for a, b in pairs):
-        text = json.dumps(pairs)
-        if "\\" not in text:
-            return text
-    return literal([list(pair) for pair in pairs])
-
-
 def params_header(params: Mapping[str, Any]) -> str:
     return "CYPHER " + " ".join(f"{name}={literal(value)}" for name, value in params.items()) + " "
 
 
 class FalkorWriter:
-    """Writes one graph into its staging key; see :meth:`FalkorStore.writer`."""
+    """Writes one graph into its staging key through ``GRAPH.BULK`` (see :mod:`kgqa.store.falkordb_bulk`): nodes
+    and edges go in as binary records, edges by internal node id, so no index lookup per edge; the id index and the
+    vector indexes are built once the data is in. Counts what it wrote, which :meth:`FalkorStore.schema` serves
+    without scanning the graph."""
 
     def __init__(self, store: FalkorStore, staging: str, batch_size: int, ef_runtime: int) -> None:
         self._graph = store.client.select_graph(staging)
-        self._batch_size = batch_size
+        self._bulk = BulkSession(store.client.connection, staging)
         self._ef_runtime = ef_runtime
-        self._labels: set[str] = set()
+        self._internal: dict[str, int] = {}
+        self.labels: dict[str, int] = {}
+        self.relationships: dict[tuple[str, str, str], int] = {}
+        self._finished = False
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
-        self._write_header(query, params_header(params))
-
-    def _write_header(self, query: str, header: str) -> None:
         try:
-            self._graph.query(header + query)
+            self._graph.query(params_header(params) + query)
         except RedisError as exc:
             raise StoreError(f"FalkorDB write failed: {exc}") from exc
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
-        if label not in self._labels:
+        if not rows:
+            return
+        ids = [str(r.id) for r in rows]
+        columns: dict[str, Any] = {
+            q.ID: ids,
+            q.NAME: [r.name for r in rows],
+            q.DOC: [r.doc for r in rows],
+            q.REL_DOC: [r.rel_doc for r in rows],
+            q.NAME_EMB: np.stack([r.name_emb for r in rows]).astype(np.float32),
+            q.DOC_EMB: np.stack([r.doc_emb for r in rows]).astype(np.float32),
+        }
+        try:
+            first = self._bulk.add_nodes(NodeBlock(label, columns))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        self._internal.update(zip(ids, range(first, first + len(ids)), strict=True))
+        self.labels[label] = self.labels.get(label, 0) + len(ids)
+
+    def finish(self) -> None:
+        """End the bulk insert (the graph exists from here on) and index the ids; once, whoever calls first."""
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            self._bulk.close()
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        for label in self.labels:
             self._write(q.create_id_index(label), {})
-            self._labels.add(label)
-        text = q.create_nodes(label)
-        for chunk in batched(rows, self._batch_size):
-            rows_param = [
-                {
-                    "id": r.id,
-                    "name": r.name,
-                    "doc": r.doc,
-                    "rel_doc": r.rel_doc,
-                    "name_emb": r.name_emb,
-                    "doc_emb": r.doc_emb,
-                }
-                for r in chunk
-            ]
-            self._write(text, {"rows": rows_param})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
-        text = q.create_edges(source, rel_type, target)
-        for chunk in batched(pairs, self._batch_size * 10):
-            self._write_header(text, f"CYPHER rows={pairs_literal(chunk)} ")
+        if not pairs:
+            return
+        internal = self._internal
+        try:
+            src = np.fromiter((internal[str(a)] for a, _ in pairs), dtype=np.int64, count=len(pairs))
+            dst = np.fromiter((internal[str(b)] for _, b in pairs), dtype=np.int64, count=len(pairs))
+        except KeyError as exc:
+            raise StoreError(f"edge {source}-[{rel_type}]->{target} names node {exc.args[0]!r}, not written") from None
+        try:
+            self._bulk.add_edges(EdgeBlock(rel_type, src, dst))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        key = (source, rel_type, target)
+        self.relationships[key] = self.relationships.get(key, 0) + len(pairs)
 
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        self.finish()
         dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
         for label in labels:
             for prop, dim in dimensions.items():
                 self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
+
+
+def _order(rel: RelationshipInfo) -> tuple[str, str, str]:
+    """EDGE_COUNTS' order: type, source, target."""
+    return rel.type, rel.source, rel.target
 
 
 class FalkorStore(CatalogueReads):
@@ -189,11 +209,18 @@ class FalkorStore(CatalogueReads):
         staging = graph + STAGING_SUFFIX
         conn = self.client.connection
         conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
-        yield FalkorWriter(self, staging, self._batch_size, self._ef_runtime)
+        writer = FalkorWriter(self, staging, self._batch_size, self._ef_runtime)
+        yield writer
+        writer.finish()
         self.await_indexes(staging)
+        counts = {
+            "labels": sorted(writer.labels.items()),
+            "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
+        }
         with conn.pipeline(transaction=True) as tx:
             tx.rename(staging, graph)
             tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta)))
+            tx.set(SCHEMA_KEY.format(graph), json.dumps(counts))
             tx.execute()
         conn.save()
 
@@ -217,8 +244,15 @@ class FalkorStore(CatalogueReads):
         return out
 
     def schema(self, graph: str) -> Schema:
-        labels = tuple(LabelInfo(label, count) for label, count in self.read(graph, q.NODE_COUNTS))
-        rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
+        """Counts as the load wrote them (scanning 40M edges takes minutes); a scan for graphs loaded before."""
+        raw = self.client.connection.get(SCHEMA_KEY.format(graph))
+        if raw is not None:
+            counts = json.loads(raw)
+            labels = tuple(LabelInfo(label, count) for label, count in counts["labels"])
+            rels = tuple(sorted((RelationshipInfo(t, s, d, c) for s, t, d, c in counts["relationships"]), key=_order))
+        else:
+            labels = tuple(LabelInfo(label, count) for label, count in self.read(graph, q.NODE_COUNTS))
+            rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
         return Schema(labels, rels, tuple(self._indexes(graph)))
 
     def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:

@@ -37,8 +37,8 @@ import numpy as np
 from redis import Redis
 from redis.exceptions import RedisError
 
-from cypher.identifiers import quote
 from kgqa.errors import StoreError
+from kgqa.store.falkordb_queries import set_vectors_query, to_vectors_query
 
 DEFAULT_MAX_TOKEN_BYTES = 8 * 2**20
 """Bytes of entity data per ``GRAPH.BULK`` call (the loader's default is 64 MB); Redis refuses one argument over
@@ -264,13 +264,6 @@ class _Sender:
         return room
 
 
-def to_vectors_query(props: Sequence[str]) -> str:
-    """Turn the lists of doubles in ``props`` of the nodes with ids ``$first`` to ``$stop - 1`` into ``vecf32``
-    vectors (planned as a ``NodeByIdSeek`` over the range)."""
-    sets = ", ".join(f"n.{quote(p)} = vecf32(n.{quote(p)})" for p in props)
-    return f"MATCH (n) WHERE id(n) >= $first AND id(n) < $stop SET {sets}"
-
-
 def _send_nodes(sender: _Sender, node: _Node) -> None:
     start, window = 0, _WINDOW_START
     while start < node.count:
@@ -317,6 +310,50 @@ def _check_edges(block: EdgeBlock, nodes: int) -> EdgeBlock:
     return EdgeBlock(block.rel_type, src, dst)
 
 
+class BulkSession:
+    """``GRAPH.BULK`` calls into a new graph, fed block by block (a load streams its nodes, then its edges).
+
+    Nodes get internal ids ``0..N-1`` in the order they arrive; :meth:`add_nodes` returns the first id of its block.
+    Nodes and edges never share a call (a call creates its nodes before its edges, so a later node block would
+    otherwise take ids before edges sent earlier). :meth:`close` sends what is left; the graph exists only after
+    the first call, so an empty session creates an empty graph on close."""
+
+    def __init__(self, conn: Redis, graph: str, max_token_bytes: int = DEFAULT_MAX_TOKEN_BYTES) -> None:
+        if max_token_bytes < 1:
+            raise StoreError("max_token_bytes must be positive")
+        self._sender = _Sender(conn, graph, max_token_bytes)
+        self.nodes = self.edges = 0
+        self._sending_edges = False
+
+    def add_nodes(self, block: NodeBlock) -> int:
+        node = _Node.check(block)
+        if self._sending_edges:
+            self._sender.flush()
+            self._sending_edges = False
+        first = self.nodes
+        _send_nodes(self._sender, node)
+        self.nodes += node.count
+        return first
+
+    def add_edges(self, block: EdgeBlock) -> None:
+        checked = _check_edges(block, self.nodes)
+        if not self._sending_edges:
+            self._sender.flush()
+            self._sending_edges = True
+        _send_edges(self._sender, checked)
+        self.edges += len(checked.src)
+
+    def close(self) -> BulkStats:
+        self._sender.flush(force=self._sender.calls == 0)
+        return BulkStats(self.nodes, self.edges, self._sender.calls, self._sender.vector_queries)
+
+    def discard(self) -> None:
+        """Delete the partial graph after a failure (if a call created it)."""
+        if self._sender.calls:
+            with contextlib.suppress(RedisError):
+                self._sender.conn.delete(self._sender.graph)
+
+
 def bulk_insert(
     conn: Redis,
     graph: str,
@@ -333,37 +370,18 @@ def bulk_insert(
     block is checked before any of it is sent; on any failure after the graph was created, the partial graph is
     deleted.
     """
-    if max_token_bytes < 1:
-        raise StoreError("max_token_bytes must be positive")
-    sender = _Sender(conn, graph, max_token_bytes)
-    nodes = edges = 0
+    session = BulkSession(conn, graph, max_token_bytes)
     try:
         for block in labels:
-            node = _Node.check(block)
-            _send_nodes(sender, node)
-            nodes += node.count
-        sender.flush()  # every node in before the first edge: no call mixes the two
+            session.add_nodes(block)
         for relation in relations:
-            checked = _check_edges(relation, nodes)
-            _send_edges(sender, checked)
-            edges += len(checked.src)
-        sender.flush(force=sender.calls == 0)  # nothing at all to insert still creates the (empty) graph
+            session.add_edges(relation)
+        return session.close()
     except BaseException as exc:
-        if sender.calls:  # the graph exists and is ours: do not leave half of it
-            with contextlib.suppress(RedisError):
-                conn.delete(graph)
+        session.discard()
         if isinstance(exc, RedisError):
             raise StoreError(f"GRAPH.BULK into '{graph}' failed: {exc}") from exc
         raise
-    return BulkStats(nodes, edges, sender.calls, sender.vector_queries)
-
-
-def set_vectors_query(prop: str) -> str:
-    """``$rows`` = [[internal id, [float, ...]], ...]: set ``prop`` of each node to the vector (``vecf32``).
-
-    The id goes through ``WITH`` on purpose: FalkorDB 4.16 plans ``MATCH (n) WHERE id(n) = r[0]`` as a scan of
-    every node per row (quadratic), and ``WITH r[0] AS i ... WHERE id(n) = i`` as a ``NodeByIdSeek``."""
-    return f"UNWIND $rows AS r WITH r[0] AS i, r[1] AS v MATCH (n) WHERE id(n) = i SET n.{quote(prop)} = vecf32(v)"
 
 
 def set_vectors(

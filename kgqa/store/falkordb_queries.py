@@ -6,28 +6,22 @@ FalkorDB specifics: vectors are stored with ``vecf32(...)``; ``db.idx.vector.que
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, REL_DOC
+from kgqa.store.queries import ID, NAME
 
 __all__ = [
     *shared.__all__,
     "LIST_INDEXES",
     "VECTOR_TOP_K",
     "create_id_index",
-    "create_nodes",
     "create_vector_index",
+    "set_vectors_query",
+    "to_vectors_query",
 ]
-
-
-def create_nodes(label: str) -> str:
-    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb}]."""
-    return (
-        f"UNWIND $rows AS r CREATE (n:{quote(label)} "
-        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc, "
-        f"{NAME_EMB}: vecf32(r.name_emb), {DOC_EMB}: vecf32(r.doc_emb)}})"
-    )
 
 
 def create_id_index(label: str) -> str:
@@ -51,3 +45,18 @@ VECTOR_TOP_K = (
     "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
     f"RETURN node.{ID} AS id, node.{NAME} AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
 )
+
+
+def to_vectors_query(props: Sequence[str]) -> str:
+    """Turn the lists of doubles in ``props`` of the nodes with ids ``$first`` to ``$stop - 1`` into ``vecf32``
+    vectors (planned as a ``NodeByIdSeek`` over the range): a bulk insert's vectors arrive as lists."""
+    sets = ", ".join(f"n.{quote(p)} = vecf32(n.{quote(p)})" for p in props)
+    return f"MATCH (n) WHERE id(n) >= $first AND id(n) < $stop SET {sets}"
+
+
+def set_vectors_query(prop: str) -> str:
+    """``$rows`` = [[internal id, [float, ...]], ...]: set ``prop`` of each node to the vector (``vecf32``).
+
+    The id goes through ``WITH`` on purpose: FalkorDB 4.16 plans ``MATCH (n) WHERE id(n) = r[0]`` as a scan of
+    every node per row (quadratic), and ``WITH r[0] AS i ... WHERE id(n) = i`` as a ``NodeByIdSeek``."""
+    return f"UNWIND $rows AS r WITH r[0] AS i, r[1] AS v MATCH (n) WHERE id(n) = i SET n.{quote(prop)} = vecf32(v)"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError
-from kgqa.store.falkordb import literal, pairs_literal
+from kgqa.store.falkordb import literal
 
 
 @pytest.mark.parametrize(
@@ -30,14 +30,3 @@ def test_literal(value: object, text: str) -> None:
 def test_literal_refuses_what_it_cannot_send(value: object) -> None:
     with pytest.raises(StoreError):
         literal(value)
-
-
-@pytest.mark.parametrize(
-    ("pairs", "text"),
-    [
-        ([("HP:1", "OMIM:2"), (3, 4)], '[["HP:1", "OMIM:2"], [3, 4]]'),  # JSON fast path
-        ([('a"b', "c")], '[["a\\"b","c"]]'),  # escaping needed: general path
-    ],
-)
-def test_pairs_literal(pairs, text: str) -> None:
-    assert pairs_literal(pairs) == text

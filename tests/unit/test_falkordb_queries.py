@@ -16,9 +16,12 @@ def test_quote_backticks_everything_and_doubles_backticks() -> None:
 
 
 def test_golden_load_queries() -> None:
-    assert q.create_nodes("gene/protein") == (
-        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc, "
-        "name_emb: vecf32(r.name_emb), doc_emb: vecf32(r.doc_emb)})"
+    assert q.to_vectors_query(["name_emb", "doc_emb"]) == (
+        "MATCH (n) WHERE id(n) >= $first AND id(n) < $stop "
+        "SET n.`name_emb` = vecf32(n.`name_emb`), n.`doc_emb` = vecf32(n.`doc_emb`)"
+    )
+    assert q.set_vectors_query("name_emb") == (
+        "UNWIND $rows AS r WITH r[0] AS i, r[1] AS v MATCH (n) WHERE id(n) = i SET n.`name_emb` = vecf32(v)"
     )
     assert q.create_edges("disease", "phenotype present", "effect/phenotype") == (
         "UNWIND $rows AS r MATCH (a:`disease` {id: r[0]}) MATCH (b:`effect/phenotype` {id: r[1]}) "
