@@ -11,6 +11,7 @@ containers plus exactly what numpy scalars need (``numpy.core.multiarray.scalar`
 from __future__ import annotations
 
 import pickle
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,10 +45,14 @@ _SCALAR_KINDS = "biufcUS"
 def _scalar(dtype: Any, data: Any = None) -> Any:
     """numpy's ``multiarray.scalar(dtype, bytes)`` reconstruction, returning the equal Python value.
 
-    float16/float32 go through their shortest decimal text, so ``str()`` of the value prints as numpy printed it.
+    float16/float32 go through their shortest decimal text, so ``str()`` of the value prints as numpy 1.x (which
+    wrote STaRK's documents) printed it. An empty ``np.str_``/``np.bytes_`` (as ``np.unique`` returns for '') has dtype
+    ``<U``/``S`` of itemsize 0 and no bytes.
     """
     if not isinstance(dtype, np.dtype) or dtype.kind not in _SCALAR_KINDS or not isinstance(data, bytes):
         raise pickle.UnpicklingError(f"refusing a numpy scalar of dtype {dtype!r}")
+    if dtype.itemsize == 0 and dtype.kind in "US":  # an empty np.str_/np.bytes_ pickles as dtype('<U'), b''
+        return "" if dtype.kind == "U" else b""
     try:
         value = np.frombuffer(data, dtype=dtype, count=1)[0]
     except ValueError as exc:
@@ -73,12 +78,21 @@ class SafeUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"refusing to load {module}.{name}")
 
 
+_REFUSED_GLOBAL = re.compile(r"\bGLOBAL ([\w.]+)")
+"""The global torch's weights_only unpickler refused, as its message names it ("Unsupported global: GLOBAL x.y")."""
+
+
+def _one_line(text: str) -> str:
+    """An error text as one line, without terminal escapes (some unpickler messages span lines)."""
+    return " ".join(re.sub(r"\x1b\[[0-9;]*m", "", text).split())
+
+
 def read_pickle(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
             return SafeUnpickler(handle).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError) as exc:
-        raise InputError(f"{path.name} is not a valid STaRK pickle: {exc}") from exc
+        raise InputError(f"{path.name} is not a valid STaRK pickle: {_one_line(str(exc))}") from exc
     except MemoryError as exc:
         raise InputError(f"{path.name} does not fit in memory") from exc
 
@@ -90,8 +104,20 @@ def read_torch(path: Path) -> Any:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a bad file; all mean the same to the user
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"{path.name} is not a valid torch tensor file: {first}") from exc
+        raise InputError(f"{path.name} is not a valid torch tensor file: {_torch_reason(exc)}") from exc
+
+
+def _torch_reason(exc: Exception) -> str:
+    """What torch.load refused, on one line. A weights_only refusal's first line advises ``weights_only=False``
+    (running the file's code), which kgqa never does, so the refused global or opcode is named instead."""
+    text = str(exc).strip()
+    if isinstance(exc, pickle.UnpicklingError) and text.startswith("Weights only load failed"):
+        refused = _REFUSED_GLOBAL.search(text)
+        if refused:
+            return f"refusing to load {refused.group(1)}"
+        detail = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\n\n|$)", text, re.S)
+        return "refused by torch's weights_only unpickler" + (f": {_one_line(detail.group(1))}" if detail else "")
+    return _one_line(text.splitlines()[0]) if text else type(exc).__name__
 
 
 def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
