@@ -81,7 +81,6 @@ def open_store(config: Config) -> GraphStore:
     return FalkorStore(
         config.store_dir,
         ef_runtime=config.ef_runtime,
-        batch_size=config.load_batch_size,
         start_timeout=config.server_start_timeout,
     )
 

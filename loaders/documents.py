@@ -60,9 +60,3 @@ def relation_texts(nodes: Sequence[Node], edges: Iterable[Edge], per_type: int) 
                 lines.append(f"  - {rel_type}{direction}: {shown}" + (f" ... ({more} more)" if more > 0 else ""))
         texts[node.id] = "\n- relations:\n" + "\n".join(lines) if lines else ""
     return texts
-
-
-def with_relations(nodes: Sequence[Node], edges: Iterable[Edge], per_type: int) -> dict[NodeId, str]:
-    """Each node's document followed by its :func:`relation_texts` block."""
-    texts = relation_texts(nodes, edges, per_type)
-    return {node.id: node.doc + texts[node.id] for node in nodes}

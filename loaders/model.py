@@ -107,9 +107,6 @@ class SkbData:
     def node_types(self) -> dict[NodeId, str]:
         return {node.id: node.type for node in self.nodes}
 
-    def node_id(self, position: int) -> NodeId:
-        return self.edges._id(position)
-
 
 def type_codes(types: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     """Per-position type codes and the type names they index, for a list of node types."""

@@ -98,7 +98,12 @@ class StarkNodes(Sequence[Node]):
 
 
 def _check(
-    info: Any, codes: np.ndarray, edges: EdgeArrays, node_types: Mapping[int, str], edge_types: Mapping[int, str]
+    info: Any,
+    codes: np.ndarray,
+    edge_index: np.ndarray,
+    edge_types: np.ndarray,
+    node_type_dict: Mapping[int, str],
+    edge_type_dict: Mapping[int, str],
 ) -> None:
     count = len(codes)
     if not isinstance(info, dict):
@@ -108,11 +113,11 @@ def _check(
     bad = next((i for i in range(count) if not isinstance(info[i], dict)), None)
     if bad is not None:
         raise InputError(f"node_info.pkl entry {bad} must be a dict")
-    for ends in (edges.source, edges.target):
+    for ends in edge_index:
         outside = ends[(ends < 0) | (ends >= count)]
         if len(outside):
             raise InputError(f"edge_index.pt refers to node {int(outside[0])}, outside 0..{count - 1}")
-    for file, used, known in (("node_types.pt", codes, node_types), ("edge_types.pt", edges.type, edge_types)):
+    for file, used, known in (("node_types.pt", codes, node_type_dict), ("edge_types.pt", edge_types, edge_type_dict)):
         unknown = sorted(set(np.unique(used).tolist()) - set(known))
         if unknown:
             raise InputError(f"{file} uses type ids {unknown[:5]} that the SKB's type dict does not name")
@@ -136,7 +141,7 @@ def read_stark(name: str, directory: Path) -> SkbData:
         tuple(edge_type_dict[t] for t in type_ids),
     )
     info = read_pickle(folder.path / "node_info.pkl")
-    _check(info, codes, EdgeArrays(edges.source, edges.target, edge_types, ()), node_type_dict, edge_type_dict)
+    _check(info, codes, edge_index, edge_types, node_type_dict, edge_type_dict)
     nodes = StarkNodes(name, info, codes, node_type_dict, edge_type_dict, edges)
     present = {node_type_dict[c] for c in np.unique(codes).tolist()}
     for code in np.unique(codes).tolist():

@@ -83,7 +83,7 @@ class FalkorWriter:
     vector indexes are built once the data is in. Counts what it wrote, which :meth:`FalkorStore.schema` serves
     without scanning the graph."""
 
-    def __init__(self, store: FalkorStore, staging: str, batch_size: int, ef_runtime: int) -> None:
+    def __init__(self, store: FalkorStore, staging: str, ef_runtime: int) -> None:
         self._graph = store.client.select_graph(staging)
         self._bulk = BulkSession(store.client.connection, staging)
         self._ef_runtime = ef_runtime
@@ -166,7 +166,6 @@ class FalkorStore(CatalogueReads):
         directory: Path,
         *,
         ef_runtime: int = 200,
-        batch_size: int = 2000,
         start_timeout: float = 120.0,
         query_timeout_ms: int = 60_000,
     ) -> None:
@@ -174,7 +173,6 @@ class FalkorStore(CatalogueReads):
         self._server = EmbeddedServer(directory, start_timeout)
         self.client: FalkorDB = self._server.start()
         self._ef_runtime = ef_runtime
-        self._batch_size = batch_size
         self._query_timeout_ms = query_timeout_ms
 
     def __enter__(self) -> FalkorStore:
@@ -209,7 +207,7 @@ class FalkorStore(CatalogueReads):
         staging = graph + STAGING_SUFFIX
         conn = self.client.connection
         conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
-        writer = FalkorWriter(self, staging, self._batch_size, self._ef_runtime)
+        writer = FalkorWriter(self, staging, self._ef_runtime)
         yield writer
         writer.finish()
         self.await_indexes(staging)

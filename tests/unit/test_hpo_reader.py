@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from loaders.documents import with_relations
+from loaders.documents import relation_texts
 from loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT, read_hpo
 
 
@@ -51,6 +51,7 @@ def test_documents_are_stark_style(hpo) -> None:
     assert seizure.doc.startswith("- name: Seizure\n- type: effect/phenotype\n- source: HPO\n- details:\n")
     assert "  - definition: A seizure is an intermittent abnormality" in seizure.doc
     assert "  - synonyms: Epilepsy; Epileptic seizure; Seizures" in seizure.doc
-    docs = with_relations(hpo.nodes, hpo.edges, per_type=3)
+    texts = relation_texts(hpo.nodes, hpo.edges, per_type=3)
+    docs = {node.id: node.doc + texts[node.id] for node in hpo.nodes}
     assert "- relations:\n  - parent-child: Abnormal nervous system physiology" in docs["HP:0001250"]
     assert "phenotype present (incoming):" in docs["HP:0001250"] and "more)" in docs["HP:0001250"]
