@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import copy
 import os
+import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rich.progress import Progress
 
 from kgqa.answers import Candidate
 from kgqa.choices import Steps
@@ -21,13 +23,18 @@ from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, 
 from kgqa.load import LoadReport, load_skb
 from kgqa.node_view import NodeView, describe_node
 from kgqa.pipeline import run
+from kgqa.progress import ProgressSink
 from kgqa.rerank import CrossEncoderScores
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import GraphStore, Schema, SkbMeta, same_model
-from kgqa.store.falkordb import FalkorStore
 from kgqa.trace import Trace
 from loaders.model import SkbData
-from loaders.stark_embeddings import DocVectors
+
+if TYPE_CHECKING:
+    from kgqa.explain import Dialect, Explanation
+    from kgqa.export import Export
+    from kgqa.questions import Generated
+    from loaders.stark_embeddings import DocVectors
 
 
 def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
@@ -78,6 +85,8 @@ def open_store(config: Config) -> GraphStore:
             row_cap=config.neo4j_row_cap,
             batch_size=config.load_batch_size,
         )
+    from kgqa.store.falkordb import FalkorStore  # the store client loads only where a store is opened
+
     return FalkorStore(
         config.store_dir,
         ef_runtime=config.ef_runtime,
@@ -85,16 +94,32 @@ def open_store(config: Config) -> GraphStore:
     )
 
 
+def read_load_input(skb: str, directory: Path | None, embeddings: Path | None) -> tuple[SkbData, DocVectors | None]:
+    """An SKB's source and, from ``embeddings``, STaRK's precomputed document vectors for it."""
+    data = read_source(skb, directory)
+    if embeddings is None:
+        return data, None
+    from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors
+
+    path, model = find_doc_embeddings(skb, embeddings)
+    return data, read_doc_vectors(path, model, len(data.nodes))
+
+
 class Kgqa:
-    """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use)."""
+    """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
+
+    Safe to share between threads (the worker serves commands in threads): models load once under a lock, and
+    :meth:`with_config` gives a view with another call's settings over the same store, models and caches."""
 
     def __init__(self, config: Config, *, embedder: Embedder | None = None) -> None:
         """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa."""
         self.config = config
         self.store: GraphStore = open_store(config)
         self._embedder: Embedder | None = embedder
-        self._llm: CachedChat | None = None
-        self._cross_encoder: CrossEncoderScores | None = None
+        self._llms: dict[tuple[Any, ...], CachedChat] = {}
+        self._cross_encoders: dict[str, CrossEncoderScores] = {}
+        self._loading = threading.Lock()
+        self._owner = True
 
     def __enter__(self) -> Kgqa:
         return self
@@ -102,52 +127,81 @@ class Kgqa:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def with_config(self, config: Config) -> Kgqa:
+        """This kgqa with another call's settings (k, steps, LLM, reranker, ...), sharing the store, the models and
+        the caches; closing the view closes nothing. The settings that open the store and the embedder must be
+        those this kgqa was opened with (the worker checks them before it calls this)."""
+        view = copy.copy(self)
+        view.config = config
+        view._owner = False
+        return view
+
     def close(self) -> None:
+        if not self._owner:
+            return
         try:
             self.store.close()
         finally:
             if self._embedder is not None:
                 self._embedder.cache.close()
-            if self._llm is not None:
-                self._llm.cache.close()
+            for chat in self._llms.values():
+                chat.cache.close()
 
     @property
     def embedder(self) -> Embedder:
-        if self._embedder is None:
-            c = self.config
-            encoder = make_encoder(
-                c.embedder,
-                device=c.device,
-                batch_size=c.embed_batch_size,
-                base_url=c.openai_base_url,
-                api_key=c.openai_api_key,
-            )
-            self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
-        return self._embedder
+        with self._loading:
+            if self._embedder is None:
+                c = self.config
+                encoder = make_encoder(
+                    c.embedder,
+                    device=c.device,
+                    batch_size=c.embed_batch_size,
+                    base_url=c.openai_base_url,
+                    api_key=c.openai_api_key,
+                )
+                self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
+            return self._embedder
+
+    def embedder_name(self) -> str:
+        """The embedding model's name (a method, so a worker's client can ask for it without loading a model)."""
+        return self.embedder.name
 
     @property
     def llm(self) -> CachedChat | None:
-        """The configured chat model behind the on-disk response cache; None when ``llm`` is ``none``."""
-        if self._llm is None:
-            c = self.config
-            kind, model = parse_llm_spec(c.llm)
-            chat: ChatModel
-            if kind == "none":
-                return None
-            if kind == "openai":
-                chat = OpenAIChat(
-                    model,
-                    base_url=c.openai_base_url,
-                    api_key=c.openai_api_key,
-                    timeout=c.llm_timeout,
-                    max_retries=c.llm_max_retries,
-                    reasoning_effort=c.llm_reasoning_effort,
-                )
-            else:
-                chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
-            cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
-            self._llm = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
-        return self._llm
+        """The configured chat model behind the on-disk response cache; None when ``llm`` is ``none``. One client
+        per model and client settings, kept for later calls."""
+        c = self.config
+        kind, model = parse_llm_spec(c.llm)
+        if kind == "none":
+            return None
+        key = (
+            c.llm,
+            c.openai_base_url,
+            c.openai_api_key,
+            c.llm_timeout,
+            c.llm_max_retries,
+            c.llm_reasoning_effort,
+            c.llm_context,
+            c.llm_cache,
+            c.cache_dir,
+        )
+        with self._loading:
+            if key not in self._llms:
+                chat: ChatModel
+                if kind == "openai":
+                    chat = OpenAIChat(
+                        model,
+                        base_url=c.openai_base_url,
+                        api_key=c.openai_api_key,
+                        timeout=c.llm_timeout,
+                        max_retries=c.llm_max_retries,
+                        reasoning_effort=c.llm_reasoning_effort,
+                    )
+                else:
+                    chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
+                cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
+                self._llms[key] = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
+            return self._llms[key]
 
     def load(
         self,
@@ -155,7 +209,7 @@ class Kgqa:
         directory: Path | None = None,
         *,
         force: bool = False,
-        progress: Progress | None = None,
+        progress: ProgressSink | None = None,
         doc_vectors: DocVectors | None = None,
     ) -> LoadReport:
         """Load an SKB by name (reading its source) or from already-read :class:`SkbData`; ``doc_vectors``:
@@ -165,6 +219,20 @@ class Kgqa:
         return load_skb(
             self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
         )
+
+    def load_source(
+        self,
+        skb: str,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: ProgressSink | None = None,
+        embeddings: Path | None = None,
+    ) -> LoadReport:
+        """Read an SKB's source (and STaRK's precomputed document vectors from ``embeddings``) and load it: what
+        ``kgqa load`` runs in the worker."""
+        data, doc_vectors = read_load_input(skb, directory, embeddings)
+        return self.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
 
     def meta(self, skb: str) -> SkbMeta:
         check_name(skb)
@@ -183,21 +251,67 @@ class Kgqa:
         self.meta(skb)
         return describe_node(self.store, skb, node_id)
 
+    def explain(
+        self,
+        skb: str,
+        *,
+        cypher: str | None = None,
+        question: str | None = None,
+        scope: int = 1,
+        types: Sequence[str] | None = None,
+        dialect: Dialect = "falkordb",
+    ) -> Explanation:
+        """The plan and compiled query of a Cypher text (as an LLM wrote it), or of the Cypher the LLM writes for
+        ``question`` (see :mod:`kgqa.explain`)."""
+        from kgqa.explain import explain, explain_question
+
+        if (question is None) == (cypher is None):
+            raise InputError("explain needs either a question or a Cypher text, not both")
+        if cypher is not None:
+            return explain(self, skb, cypher, scope=scope, mode=self.config.cypher_mode, dialect=dialect)
+        assert question is not None
+        return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
+
+    def generate_questions(
+        self, skb: str, types: Sequence[str], count: int, seed: int, max_word_share: float
+    ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
+        """``count`` questions with exact answers over ``types`` (see :func:`kgqa.questions.generate`) and the
+        (type, reason) counts of the attempts that failed."""
+        from kgqa.questions import generate
+
+        schema = self.schema(skb)
+        unknown = [t for t in types if t not in {label.name for label in schema.labels}]
+        if unknown:
+            raise InputError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
+        rejected: Counter[tuple[str, str]] = Counter()
+        made = generate(
+            self.store, skb, schema, types, count, seed, self.llm, max_word_share=max_word_share, rejected=rejected
+        )
+        return made, rejected
+
+    def export_neo4j_admin(self, skb: str, out: Path) -> Export:
+        """Write ``skb`` as CSVs for ``neo4j-admin database import full`` into ``out``."""
+        from kgqa.export import export_neo4j_admin
+
+        return export_neo4j_admin(self.store, skb, self.meta(skb), out)
+
     def cross_encoder(self) -> CrossEncoderScores | None:
         """The configured sentence-transformers CrossEncoder's scoring function (loaded once, offline)."""
-        if self.config.cross_encoder is None:
+        path = self.config.cross_encoder
+        if path is None:
             return None
-        if self._cross_encoder is None:
-            from sentence_transformers import CrossEncoder
+        with self._loading:
+            if path not in self._cross_encoders:
+                from sentence_transformers import CrossEncoder
 
-            try:
-                model = CrossEncoder(
-                    str(Path(self.config.cross_encoder).expanduser()), device=self.config.device, local_files_only=True
-                )
-            except (OSError, ValueError) as exc:
-                raise ConfigError(f"cross_encoder '{self.config.cross_encoder}' could not be loaded: {exc}") from exc
-            self._cross_encoder = lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)]
-        return self._cross_encoder
+                try:
+                    model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)
+                except (OSError, ValueError) as exc:
+                    raise ConfigError(f"cross_encoder '{path}' could not be loaded: {exc}") from exc
+                self._cross_encoders[path] = lambda pairs: [
+                    float(s) for s in model.predict(pairs, show_progress_bar=False)
+                ]
+            return self._cross_encoders[path]
 
     def prepare(
         self,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import sys
@@ -10,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 import click
 from rich.console import Console
@@ -25,12 +26,15 @@ from rich.progress import (
 from rich.table import Table
 
 from kgqa.answers import Candidate
-from kgqa.app import Kgqa
 from kgqa.choices import RERANKER_SETTINGS, STEPS, STORES, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import KgqaError
+from kgqa.errors import InputError, KgqaError
 from kgqa.qa import SPLITS
-from kgqa.skbs import KNOWN, read_source
+from kgqa.skbs import KNOWN
+
+if TYPE_CHECKING:
+    from kgqa.app import Answer, Kgqa
+    from kgqa.session import Session
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -70,13 +74,25 @@ def _config(ctx: click.Context, **flags: Any) -> Config:
     return load_config({**ctx.obj["flags"], **flags})
 
 
-def _open(ctx: click.Context, **flags: Any) -> Kgqa:
+def _open(ctx: click.Context, **flags: Any) -> Session:
     return _start(_config(ctx, **flags))
 
 
-def _start(config: Config) -> Kgqa:
-    """Open the store with a spinner: FalkorDB rebuilds its vector indexes on start (30 s for HPO on 2 cores)."""
-    with _stderr().status("starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
+def _start(config: Config) -> Session:
+    """The data directory's worker (started if needed), or with ``worker_idle_timeout = 0`` kgqa in this process.
+    Either way with a spinner: opening the store rebuilds its vector indexes (30 s for HPO on 2 cores)."""
+    console = _stderr()
+    if config.worker_idle_timeout > 0:
+        from kgqa.worker.client import connect_worker
+
+        def notice(text: str) -> None:
+            console.print(f"kgqa: {text}", markup=False, highlight=False, soft_wrap=True)
+
+        with console.status("connecting to the kgqa worker (starting one opens the store and loads the models)"):
+            return connect_worker(config, notice)
+    from kgqa.app import Kgqa
+
+    with console.status("starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
         return Kgqa(config)
 
 
@@ -129,22 +145,24 @@ def _run_load(
 ) -> None:
     console = _stderr()
     config = _config(ctx, load_batch_size=batch_size)
-    data = read_source(skb, directory)  # bad input fails here, before the store is touched
-    doc_vectors = None
-    if embeddings is not None:
-        from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors
+    if config.worker_idle_timeout > 0:  # the worker reads the source; asks meanwhile see the graph loaded before
+        with _start(config) as kg, _progress(console) as progress:
+            report = kg.load_source(skb, directory, force=force, progress=progress, embeddings=embeddings)
+            meta = kg.meta(skb)
+    else:
+        from kgqa.app import read_load_input
 
-        path, model = find_doc_embeddings(skb, embeddings)
-        with console.status(f"reading {model} document vectors from {path}"):
-            doc_vectors = read_doc_vectors(path, model, len(data.nodes))
-    with _start(config) as kg, _progress(console) as progress:
-        report = kg.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
+        data, doc_vectors = read_load_input(skb, directory, embeddings)  # bad input fails before the store starts
+        with _start(config) as session, _progress(console) as progress:
+            kg = cast("Kgqa", session)
+            report = kg.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
+            meta = kg.meta(skb)
     if report.up_to_date:
         console.print(
             f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); use --force to rebuild"
         )
     else:
-        imported = f", {report.imported} document vectors of {doc_vectors.model} imported" if doc_vectors else ""
+        imported = f", {report.imported} document vectors of {meta.doc_model} imported" if report.imported else ""
         console.print(
             f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
             f"({report.embedded} texts embedded, {report.from_cache} from cache{imported})"
@@ -192,33 +210,57 @@ def load_stark(
     _run_load(ctx, name, directory, force, batch_size, embeddings)
 
 
+ASK_OPTIONS: list[Callable[..., Any]] = [
+    click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types."),
+    click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20)."),
+    click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm')."),
+    click.option(
+        "--steps",
+        type=click.Choice(STEPS),
+        default=None,
+        help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).",
+    ),
+    click.option(
+        "--reranker",
+        type=click.Choice(RERANKER_SETTINGS),
+        default=None,
+        help="Step 8 (auto: listwise with an LLM, else none).",
+    ),
+    click.option("--cross-encoder", "cross_encoder", default=None, help="Local CrossEncoder path for --reranker."),
+    click.option("--alpha", type=click.FloatRange(0, 1), default=None, help="Graph strand share of k (2/3)."),
+    click.option("--l-max", "l_max", type=click.IntRange(1, 1000), default=None, help="Most candidates per constant."),
+]
+
+
+def ask_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The answer settings ``kgqa ask`` and ``kgqa shell`` share."""
+    for option in reversed(ASK_OPTIONS):
+        command = option(command)
+    return command
+
+
 @main.command()
-@click.argument("question")
+@click.argument("question", required=False)
 @skb_option
-@click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types.")
-@click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20).")
-@click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
+@ask_options
 @click.option(
-    "--steps",
-    type=click.Choice(STEPS),
+    "--questions",
+    "questions_file",
+    type=click.File("r", encoding="utf-8"),
     default=None,
-    help="vss: vector strand only; graph: steps 1-6; hybrid: 1-7; full: 1-8 (default).",
+    help="Ask every non-empty line of FILE ('-': standard input, as QUESTION '-' is).",
 )
-@click.option(
-    "--reranker",
-    type=click.Choice(RERANKER_SETTINGS),
-    default=None,
-    help="Step 8 (auto: listwise with an LLM, else none).",
-)
-@click.option("--cross-encoder", "cross_encoder", default=None, help="Local CrossEncoder path for --reranker.")
-@click.option("--alpha", type=click.FloatRange(0, 1), default=None, help="Graph strand share of k (2/3).")
-@click.option("--l-max", "l_max", type=click.IntRange(1, 1000), default=None, help="Most candidates per constant.")
 @click.option("--explain", "show_plan", is_flag=True, help="Also print the plan and the compiled query.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (answers with evidence, trace of all 8 steps).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON (answers with evidence, trace of all 8 steps); one line per question for several.",
+)
 @click.pass_context
 def ask(
     ctx: click.Context,
-    question: str,
+    question: str | None,
     skb: str,
     types: tuple[str, ...],
     top_k: int | None,
@@ -228,10 +270,15 @@ def ask(
     cross_encoder: str | None,
     alpha: float | None,
     l_max: int | None,
+    questions_file: TextIO | None,
     show_plan: bool,
     as_json: bool,
 ) -> None:
-    """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence."""
+    """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence. QUESTION '-' (or
+    --questions FILE) asks one question per line in one process; a question that fails is reported with its line
+    number and the others are still answered (exit code 1 if any failed)."""
+    if (question is None) == (questions_file is None):
+        raise click.UsageError("give a QUESTION, '-' (one per line on standard input) or --questions FILE")
     flags = {
         "top_k": top_k,
         "llm": llm,
@@ -241,8 +288,35 @@ def ask(
         "alpha": alpha,
         "l_max": l_max,
     }
+    if question is not None and question != "-":
+        with _open(ctx, **flags) as kg:
+            answer = kg.ask(question, skb, types=types or None)
+        _print_answer(answer, skb, show_plan=show_plan, as_json=as_json)
+        return
+    source = questions_file if questions_file is not None else sys.stdin
+    lines = [(number, line.strip()) for number, line in enumerate(source, 1) if line.strip()]
+    if not lines:
+        raise InputError("no questions: the input has no non-empty line")
+    failed = 0
     with _open(ctx, **flags) as kg:
-        answer = kg.ask(question, skb, types=types or None)
+        for number, text in lines:
+            try:
+                answer = kg.ask(text, skb, types=types or None)
+            except InputError as exc:  # this question's fault: report it and go on with the others
+                failed += 1
+                _stderr().print(f"error: line {number}: {exc}", markup=False, highlight=False)
+                if as_json:
+                    error = {"type": type(exc).__name__, "message": str(exc)}
+                    click.echo(json.dumps({"line": number, "question": text, "error": error}, ensure_ascii=False))
+                continue
+            _print_answer(answer, skb, show_plan=show_plan, as_json=as_json, line=number)
+    if failed:
+        ctx.exit(1)
+
+
+def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, line: int | None = None) -> None:
+    """A table (with --explain: the plan and query first), or JSON: indented for one question, one line each with
+    its input line number for several."""
     trace = answer.trace
     for record in trace.degraded:
         _stderr().print(
@@ -252,7 +326,11 @@ def ask(
             soft_wrap=True,
         )
     if as_json:
-        click.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2, default=str))
+        doc = answer.to_json()
+        if line is None:
+            click.echo(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+        else:
+            click.echo(json.dumps({"line": line, **doc}, ensure_ascii=False, default=str))
         return
     console = Console()
     if show_plan:
@@ -265,7 +343,7 @@ def ask(
             console.print(json.dumps(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
     title = (
-        f"{question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
+        f"{answer.question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
         f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]"
     )
     table = Table(title=title)
@@ -296,12 +374,10 @@ def _evidence(c: Candidate, with_llm: bool) -> str:
 @click.pass_context
 def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     """Write a loaded SKB as CSVs for `neo4j-admin database import full` (the way to load big graphs into Neo4j)."""
-    from kgqa.export import export_neo4j_admin
-
     with _open(ctx) as kg:
         meta = kg.meta(skb)
         with _stderr().status(f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
-            done = export_neo4j_admin(kg.store, skb, meta, out)
+            done = kg.export_neo4j_admin(skb, out.resolve())
     _stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False)
     click.echo(f"1. {done.command}")
     click.echo(f"2. start Neo4j, then: cypher-shell -u neo4j -p PASSWORD -f {done.post_import}")
@@ -334,27 +410,13 @@ def questions_command(
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
     from kgqa.provenance import provenance
-    from kgqa.questions import generate, write
+    from kgqa.questions import write
 
     with _open(ctx, llm=llm) as kg:
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
-        unknown = [t for t in chosen if t not in {label.name for label in kg.schema(skb).labels}]
-        if unknown:
-            raise KgqaError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
         with _stderr().status(f"generating {count} questions"):
-            rejected: Counter[tuple[str, str]] = Counter()
-            made = generate(
-                kg.store,
-                skb,
-                kg.schema(skb),
-                chosen,
-                count,
-                seed,
-                kg.llm,
-                max_word_share=max_word_share,
-                rejected=rejected,
-            )
+            made, rejected = kg.generate_questions(skb, chosen, count, seed, max_word_share)
         info = {
             "skb": skb,
             "seed": seed,
@@ -586,19 +648,15 @@ def explain(
     """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
     or repaired, and the compiled query with its parameters."""
     from cypher.errors import CypherSyntaxError
-    from kgqa.explain import explain as build
-    from kgqa.explain import explain_question
 
     if (question is None) == (cypher_text is None):
         raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
     try:
         flags = {"neo4j_version": neo4j_version, "llm": llm, "cypher_mode": "lenient" if lenient else None}
         with _open(ctx, **flags) as kg:
-            if cypher_text is not None:
-                result = build(kg, skb, cypher_text, scope=scope, mode=kg.config.cypher_mode, dialect=dialect)
-            else:
-                assert question is not None
-                result = explain_question(kg, skb, question, scope=scope, types=types or None, dialect=dialect)
+            result = kg.explain(
+                skb, cypher=cypher_text, question=question, scope=scope, types=types or None, dialect=dialect
+            )
     except (CypherSyntaxError, KgqaError) as exc:
         if not as_json:
             raise KgqaError(str(exc)) from exc
@@ -634,6 +692,152 @@ def explain(
     if result.browser is not None:
         console.print("[bold]Neo4j Browser[/bold] (paste both lines)")
         console.print(result.browser, markup=False, soft_wrap=True)
+
+
+@main.group()
+def server() -> None:
+    """The background worker that keeps the store open and the models loaded between commands (one per data
+    directory; it stops after worker_idle_timeout seconds without a command; 0 turns it off)."""
+
+
+@server.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def server_status(ctx: click.Context, as_json: bool) -> None:
+    """Whether a worker runs for the data directory, since when, how busy and how big (starts nothing)."""
+    from dataclasses import asdict
+
+    from kgqa.worker.client import worker_status
+
+    config = _config(ctx)
+    status = worker_status(config)
+    if as_json:
+        click.echo(json.dumps({"running": status is not None, **(asdict(status) if status else {})}, indent=2))
+        return
+    if status is None:
+        click.echo(f"no kgqa worker runs for {config.home}")
+        return
+    info = status.info
+    memory = ", ".join(f"{name} {mib:.0f} MiB" for name, mib in status.rss_mib.items())
+    timeout = f"stops after {info.idle_timeout:.0f} s idle"
+    state = f"{status.in_flight} commands in flight" if status.in_flight else f"idle for {status.idle_for:.0f} s"
+    click.echo(f"kgqa worker pid {info.pid} for {info.home} (kgqa {info.build}), started {info.started_at}")
+    click.echo(f"  {state}; {timeout}; store server pid {info.store_pid}; memory: {memory}")
+
+
+@server.command("stop")
+@click.pass_context
+def server_stop(ctx: click.Context) -> None:
+    """Stop the worker and its store server (a load in progress is cancelled; the graph loaded before stays)."""
+    from kgqa.worker.client import stop_worker
+
+    config = _config(ctx)
+    with _stderr().status("stopping the kgqa worker"):
+        info = stop_worker(config)
+    gone = f"no kgqa worker runs for {config.home}"
+    click.echo(gone if info is None else f"stopped the kgqa worker (pid {info.pid})")
+
+
+@server.command("start")
+@click.pass_context
+def server_start(ctx: click.Context) -> None:
+    """Start the worker now (or keep the one running), so that the next command finds the store open."""
+    config = _config(ctx)
+    if config.worker_idle_timeout <= 0:
+        raise KgqaError("worker_idle_timeout is 0: kgqa runs without a worker")
+    from kgqa.worker.client import RemoteKgqa
+
+    with _start(config) as kg:
+        pid = cast(RemoteKgqa, kg).info.pid
+    click.echo(f"the kgqa worker (pid {pid}) serves {config.home}")
+
+
+SHELL_HELP = (
+    "Type a question to answer it. Commands: :k N (answers), :steps vss|graph|hybrid|full, :json (toggle JSON), "
+    ":explain (toggle plan and query), :help, :quit (or Ctrl-D). Up/down recall earlier lines (HOME/shell_history)."
+)
+
+
+@main.command()
+@skb_option
+@ask_options
+@click.pass_context
+def shell(
+    ctx: click.Context,
+    skb: str,
+    types: tuple[str, ...],
+    top_k: int | None,
+    llm: str | None,
+    steps: Steps | None,
+    reranker: RerankerSetting | None,
+    cross_encoder: str | None,
+    alpha: float | None,
+    l_max: int | None,
+) -> None:
+    """Ask questions one after another with the store and the models kept open, with line editing and history."""
+    import readline
+
+    flags: dict[str, Any] = {
+        "top_k": top_k,
+        "llm": llm,
+        "steps": steps,
+        "reranker": reranker,
+        "cross_encoder": cross_encoder,
+        "alpha": alpha,
+        "l_max": l_max,
+    }
+    config = _config(ctx, **flags)
+    history = config.home / "shell_history"
+    config.home.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        readline.read_history_file(history)
+    readline.set_history_length(1000)
+    view = {"json": False, "explain": False}
+    prompt = f"{skb}> " if sys.stdin.isatty() else ""  # piped input gets answers only
+    with _start(config) as kg:
+        kg.meta(skb)  # an SKB that is not loaded fails here, not at the first question
+        click.echo(f"kgqa shell on '{skb}'. {SHELL_HELP}", err=True)
+        try:
+            while True:
+                try:
+                    line = input(prompt).strip()
+                except EOFError:
+                    click.echo(err=True)
+                    break
+                if not line:
+                    continue
+                if line.startswith(":"):
+                    if not _shell_command(line, view, flags):
+                        break
+                    kg.config = _config(ctx, **flags)
+                    continue
+                try:
+                    answer = kg.ask(line, skb, types=types or None)
+                except KgqaError as exc:
+                    click.echo(f"error: {exc}", err=True)
+                    continue
+                _print_answer(answer, skb, show_plan=view["explain"], as_json=view["json"])
+        finally:
+            with contextlib.suppress(OSError):
+                readline.write_history_file(history)
+
+
+def _shell_command(line: str, view: dict[str, bool], flags: dict[str, Any]) -> bool:
+    """Apply one ``:command`` of the shell; False to quit."""
+    name, _, arg = line[1:].partition(" ")
+    arg = arg.strip()
+    if name in ("q", "quit", "exit"):
+        return False
+    if name in ("json", "explain"):
+        view[name] = not view[name]
+        click.echo(f"{name} {'on' if view[name] else 'off'}", err=True)
+    elif name == "k" and arg.isdigit() and 1 <= int(arg) <= 1000:
+        flags["top_k"] = int(arg)
+    elif name == "steps" and arg in STEPS:
+        flags["steps"] = arg
+    else:
+        click.echo(SHELL_HELP if name == "help" else f"unknown command {line!r}; {SHELL_HELP}", err=True)
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,7 +17,6 @@ from typing import Any
 from kgqa.choices import CHOICES, CypherMode, RerankerSetting, Steps, StoreKind
 from kgqa.errors import ConfigError
 from kgqa.llm import parse_llm_spec
-from kgqa.store.neo4j import syntax_for
 
 ENV_PREFIX = "KGQA_"
 
@@ -89,6 +88,9 @@ class Config:
     llm_context: int = 4096
     """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
+    worker_idle_timeout: float = 600.0
+    """Seconds the background worker (open store, loaded models) waits for the next command before it exits;
+    ``0``: no worker, every command opens the store and models itself and closes them when it ends."""
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
@@ -212,8 +214,12 @@ def validate(config: Config) -> None:
     for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):
         if ":" not in item:
             raise ConfigError(f"'hidden_labels' items are skb:label, got {item!r}")
+    if config.worker_idle_timeout < 0:
+        raise ConfigError(f"'worker_idle_timeout' must be >= 0 (0: no worker), got {config.worker_idle_timeout}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
+    from kgqa.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands
+
     try:
         syntax_for(config.neo4j_version)
     except ValueError as exc:

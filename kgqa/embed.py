@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,11 +101,13 @@ class EmbeddingStats:
 
 
 class EmbeddingCache:
-    """(model, text hash) -> vector, in one SQLite file shared by all SKBs."""
+    """(model, text hash) -> vector, in one SQLite file shared by all SKBs; one connection that threads take in
+    turns (the worker embeds for a load and for questions at once)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._lock = threading.Lock()
         # A rowid table: WITHOUT ROWID stores 1.5 kB vectors in overflow pages at ~3x the size.
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, text_hash BLOB NOT NULL, "
@@ -117,23 +120,24 @@ class EmbeddingCache:
         for start in range(0, len(hashes), 500):
             chunk = list(hashes[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT text_hash, vector FROM embedding WHERE model = ? AND text_hash IN ({marks})",
-                [model, *chunk],
-            )
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT text_hash, vector FROM embedding WHERE model = ? AND text_hash IN ({marks})",
+                    [model, *chunk],
+                ).fetchall()
             for text_hash, blob in rows:
                 found[text_hash] = np.frombuffer(blob, dtype=np.float32)
         return found
 
     def put_many(self, model: str, items: Sequence[tuple[bytes, np.ndarray]]) -> None:
-        self._db.executemany(
-            "INSERT OR REPLACE INTO embedding VALUES (?, ?, ?)",
-            [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
-        )
-        self._db.commit()
+        rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO embedding VALUES (?, ?, ?)", rows)
+            self._db.commit()
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
 
 class Embedder:

@@ -37,3 +37,13 @@ class EmbeddingError(KgqaError):
 
 class LlmError(KgqaError):
     """The configured LLM failed: unreachable, timed out, refused the request, or could not be loaded."""
+
+
+class WorkerError(KgqaError):
+    """The background kgqa worker could not be started, reached or stopped."""
+
+
+class Cancelled(KgqaError):
+    """A long command was cancelled from its client (Ctrl-C, or the client went away)."""
+
+    exit_code = 130

@@ -28,12 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.app import Kgqa
 from kgqa.choices import Steps
 from kgqa.errors import InputError
 from kgqa.metrics import METRICS, evaluate, mean_metrics
 from kgqa.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.qa import Question
+from kgqa.session import Session
 
 Row = tuple[str, Steps]
 """An eval row: its name in the results, and the ``--steps`` setting it runs."""
@@ -98,7 +98,7 @@ def settings_path(out: Path) -> Path:
 
 
 def eval_settings(
-    kg: Kgqa, skb: str, qa: str, split: str, rows: Sequence[Row], query_embeddings: str | None = None
+    kg: Session, skb: str, qa: str, split: str, rows: Sequence[Row], query_embeddings: str | None = None
 ) -> dict[str, Any]:
     """Everything an eval's answers depend on: the questions, the rows, the answer-shaping configuration and the
     precomputed query vectors if any (compared on resume), plus every configuration field under ``config`` (only
@@ -110,7 +110,7 @@ def eval_settings(
         "split": split,
         "steps": [steps for _, steps in rows],
         **config,
-        "embedder_model": kg.embedder.name,
+        "embedder_model": kg.embedder_name(),
         "query_embeddings": query_embeddings,
         "config": config_settings(kg.config),
     }
@@ -161,7 +161,7 @@ def load_records(out: Path) -> list[Record]:
 
 
 def run_eval(
-    kg: Kgqa,
+    kg: Session,
     skb: str,
     questions: Sequence[Question],
     rows: Sequence[Row],

@@ -2,7 +2,8 @@
 
 Online loading through Bolt is fine for HPO or PRIME; MAG's 40M edges want the offline importer. One header file and
 one data file per label and per (source, type, target); every label is its own ID space (STaRK ids are only unique
-per SKB, HPO's carry prefixes, and this keeps both safe); vectors are ``float[]`` with ``;`` between elements.
+per SKB, HPO's carry prefixes, and this keeps both safe); vectors (the indexed ``name_emb`` and ``doc_emb``, and
+``plain_emb``, step 6's, read by id) are ``float[]`` with ``;`` between elements.
 ``post_import.cypher`` holds what the importer cannot do (constraints, vector indexes, kgqa's metadata node), for
 cypher-shell; the exact commands are returned and printed.
 """
@@ -19,7 +20,16 @@ from kgqa.store.base import GraphStore, SkbMeta, batched
 from kgqa.store.neo4j import post_import_script
 
 ARRAY_DELIMITER = ";"
-NODE_HEADER = ["id:ID({space})", "name", "doc", "rel_doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"]
+NODE_HEADER = [
+    "id:ID({space})",
+    "name",
+    "doc",
+    "rel_doc",
+    "name_emb:float[]",
+    "doc_emb:float[]",
+    "plain_emb:float[]",
+    ":LABEL",
+]
 EDGE_HEADER = [":START_ID({source})", ":END_ID({target})", ":TYPE"]
 
 
@@ -40,8 +50,9 @@ def id_space(label: str) -> str:
     return f"{slug}_{hashlib.sha256(label.encode()).hexdigest()[:6]}"
 
 
-def _floats(vector: list[float]) -> str:
-    return ARRAY_DELIMITER.join(repr(float(x)) for x in vector)
+def _floats(vector: list[float] | None) -> str:
+    """A ``float[]`` cell; empty (no property) for a vector the graph does not store."""
+    return "" if vector is None else ARRAY_DELIMITER.join(repr(float(x)) for x in vector)
 
 
 def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *, batch: int = 2000) -> Export:
@@ -57,8 +68,8 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
         with data.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             for chunk in batched(ids, batch):
-                for node_id, name, doc, rel_doc, name_emb, doc_emb in store.node_rows(skb, label, chunk):
-                    writer.writerow([node_id, name, doc, rel_doc or "", _floats(name_emb), _floats(doc_emb), label])
+                for node_id, name, doc, rel_doc, *vectors in store.node_rows(skb, label, chunk):
+                    writer.writerow([node_id, name, doc, rel_doc or "", *map(_floats, vectors), label])
                     nodes += 1
         node_files.append((header, data))
     for rel in schema.relationships:

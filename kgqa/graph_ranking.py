@@ -1,11 +1,12 @@
 """Method step 6: rank the grounded targets of the graph strand.
 
-Targets are ordered by (round l in which they appeared, whose plan: the LLM's before the linked entities' fallback
-plan, similarity of the question to the node's document WITHOUT relations) and ``round(alpha * k)`` are kept.
-Those documents are embedded on demand (through the embedding cache, so each only once): only the targets of the
-rounds that can reach the kept slots, at most ``cap`` of them. When a round grounds more than ``cap`` targets (a
-2-hop pattern through a hub: thousands of diseases), the ``cap`` embedded are those the stored document vectors
-already rank closest to the question (one vector-index lookup per label), not an arbitrary first ``cap``.
+Targets are ordered by (round l in which they appeared, whose plan: the LLM's before the linked entities' plan,
+similarity of the question to the node's document WITHOUT relations) and ``round(alpha * k)`` are kept. That
+similarity uses the document vector each node got at load time (``plain_emb``, by the configured embedder), read
+from the store by id: nothing but the question is embedded here. Only the targets of the rounds that can reach the
+kept slots are read, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds thousands, whose
+vectors would cost more to read than a lookup costs, so the ``cap`` read are those the document index already ranks
+closest to the question (one vector-index lookup per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgqa.answers import Candidate, Match
-from kgqa.embed import Embedder
+from kgqa.errors import StoreError
 from kgqa.grounding import Grounded, GroundingResult
 from kgqa.store.base import GraphStore
 
@@ -30,7 +31,7 @@ class GraphRanking:
 
 
 def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
-    """id -> document WITHOUT relations (the name when a node has none), one query per label (steps 6 and 8)."""
+    """id -> document WITHOUT relations (the name when a node has none), one query per label (step 8's rerankers)."""
     docs = (node for label, ids in by_label.items() for node in store.documents(skb, label, ids))
     return {node.id: node.doc or node.name for node in docs}
 
@@ -47,7 +48,6 @@ def rank_graph_strand(
     grounding: GroundingResult,
     store: GraphStore,
     skb: str,
-    embedder: Embedder,
     question_vector: np.ndarray,
     *,
     keep: int,
@@ -56,9 +56,9 @@ def rank_graph_strand(
 ) -> GraphRanking:
     """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan).
 
-    ``question_vector`` is the embedder's (the documents are embedded by it here); ``doc_vector``, the question's
-    vector for the stored document index that preselects over-cap targets (None: ``question_vector``; they differ
-    when the SKB's document vectors come from another model)."""
+    ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
+    question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
+    they differ when the SKB's document vectors come from another model)."""
     targets = sorted(grounding.targets, key=_round)
     chosen, count = [], 0
     for scope in dict.fromkeys(map(_round, targets)):
@@ -71,11 +71,7 @@ def rank_graph_strand(
     if len(chosen) > cap:
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by document vectors)"
         chosen = _preselect(chosen, store, skb, question_vector if doc_vector is None else doc_vector, cap)
-    by_label: dict[str, list[str]] = defaultdict(list)
-    for g in chosen:
-        by_label[g.label].append(g.id)
-    docs = node_documents(store, skb, by_label)
-    vectors = embedder.embed([docs.get(g.id, g.name) for g in chosen]) if chosen else np.zeros((0, 1))
+    vectors = stored_vectors(store, skb, chosen)
     scores = vectors @ question_vector if chosen else np.zeros(0)
     ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
     candidates = [
@@ -97,6 +93,27 @@ def rank_graph_strand(
     ]
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
     return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
+
+
+def stored_vectors(store: GraphStore, skb: str, chosen: list[Grounded]) -> np.ndarray:
+    """The stored ``plain_emb`` of ``chosen``, one row each in their order (one read per label); a graph loaded
+    before they were stored has none, and is refused with the way out instead of ranked by nothing."""
+    if not chosen:
+        return np.zeros((0, 1), dtype=np.float32)
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for g in chosen:
+        by_label[g.label].append(g.id)
+    found: dict[tuple[str, str], np.ndarray] = {}
+    for label, ids in by_label.items():
+        found.update(((label, i), v) for i, v in store.plain_vectors(skb, label, ids).items())
+    lacking = [g for g in chosen if (g.label, g.id) not in found]
+    if lacking:
+        raise StoreError(
+            f"SKB '{skb}' holds no stored document vector for {len(lacking)} of the {len(chosen)} targets step 6 "
+            f"ranks (first: {lacking[0].label} {lacking[0].id}): it was loaded by an older kgqa; load it again "
+            f"(kgqa load, which sees it as out of date)"
+        )
+    return np.stack([found[g.label, g.id] for g in chosen])
 
 
 PRESELECT_FACTOR = 10

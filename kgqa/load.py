@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
-from rich.progress import Progress
 
 from kgqa.config import Config
 from kgqa.embed import Embedder
 from kgqa.errors import InputError
+from kgqa.progress import ProgressSink
 from kgqa.store.base import GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from loaders.documents import relation_texts
 from loaders.model import Node, NodeId, SkbData
@@ -52,9 +52,9 @@ class LoadReport:
     """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
 
 
-STORE_FORMAT = "3"
-"""Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents), so older graphs
-are not taken as up to date."""
+STORE_FORMAT = "4"
+"""Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
+step 6's stored document vectors), so older graphs are not taken as up to date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 
@@ -90,8 +90,15 @@ def embedding_text(data: SkbData, node: Node, rel_doc: str) -> str:
     return compact_text(node.doc + rel_doc) if data.stark_documents else node.doc + rel_doc
 
 
+def plain_text(node: Node) -> str:
+    """The text behind a node's stored ``plain_emb``, method step 6's similarity: its document without relations
+    (the name when it has none), embedded at the embedder's default length, not ``doc_max_tokens``: the text and
+    truncation step 6 used when it embedded documents per question, so its scores did not change."""
+    return node.doc or node.name
+
+
 @contextmanager
-def _task(progress: Progress | None, description: str, total: int) -> Iterator[Callable[[int], None]]:
+def _task(progress: ProgressSink | None, description: str, total: int) -> Iterator[Callable[[int], None]]:
     if progress is None:
         yield lambda n: None
         return
@@ -162,9 +169,12 @@ def _write_nodes(
     rel_docs = [node.relations or "" if generic is None else generic[node.id] for node in nodes]
     name_vectors = embedder.embed([n.name for n in nodes], None)
     doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported)
+    plain_vectors = embedder.embed([plain_text(node) for node in nodes])
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
-    for node, rel, name_vec, doc_vec in zip(nodes, rel_docs, name_vectors, doc_vectors, strict=True):
-        by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel))
+    for node, rel, name_vec, doc_vec, plain_vec in zip(
+        nodes, rel_docs, name_vectors, doc_vectors, plain_vectors, strict=True
+    ):
+        by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel, plain_vec))
     for label, rows in sorted(by_label.items()):
         writer.add_nodes(label, rows)
 
@@ -176,7 +186,7 @@ def load_skb(
     config: Config,
     *,
     force: bool = False,
-    progress: Progress | None = None,
+    progress: ProgressSink | None = None,
     doc_vectors: DocVectors | None = None,
 ) -> LoadReport:
     """``doc_vectors``: precomputed document vectors to store instead of embedding those documents (see

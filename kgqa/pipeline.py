@@ -41,8 +41,8 @@ def run(
 ) -> tuple[list[Candidate], Trace]:
     """Answer ``question``: the ranked candidates and the trace of all 8 steps.
 
-    Two question vectors: the embedder's (step 1's type similarity, step 6's similarity to documents embedded on
-    demand, and the name side) and the one searched against the document index (step 6's preselection, step 7):
+    Two question vectors: the embedder's (step 1's type similarity, step 6's similarity to the documents' stored
+    ``plain_emb``, and the name side) and the one searched against the document index (step 6's preselection, step 7):
     ``doc_vector`` when given (the SKB's document vectors may come from another model, e.g. STaRK's precomputed
     embeddings, whose question vectors come with them), else the embedder's."""
     trace = Trace(
@@ -224,7 +224,6 @@ def _graph_strand(
             result,
             ctx.store,
             ctx.skb,
-            ctx.embedder,
             question_vector,
             keep=keep,
             cap=ctx.config.graph_rank_cap,

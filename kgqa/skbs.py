@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kgqa.errors import InputError, UnknownSkbError
-from loaders.model import SkbData
+
+if TYPE_CHECKING:
+    from loaders.model import SkbData
 
 KNOWN = ("hpo", "prime", "mag", "amazon")
 

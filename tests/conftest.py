@@ -17,6 +17,7 @@ from tests.tiny_model import build_tiny_model
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 for _key in [k for k in os.environ if k.startswith("KGQA_")]:
     del os.environ[_key]  # a developer's own settings must not leak into tests
+os.environ["KGQA_WORKER_IDLE_TIMEOUT"] = "0"  # commands run in-process; tests/integration/test_worker.py: the worker
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +39,14 @@ def config(home: Path, tiny_model: Path) -> Config:
 def cli_env(home: Path, tiny_model: Path) -> dict[str, str]:
     """Environment for running ``kgqa`` against an isolated home with the tiny model."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KGQA_")}
-    env.update({"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "HF_HUB_OFFLINE": "1"})
+    env.update(
+        {
+            "KGQA_HOME": str(home),
+            "KGQA_EMBEDDER": str(tiny_model),
+            "HF_HUB_OFFLINE": "1",
+            "KGQA_WORKER_IDLE_TIMEOUT": "0",
+        }
+    )
     return env
 
 

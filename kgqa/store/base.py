@@ -15,6 +15,8 @@ import numpy as np
 
 from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema
+from kgqa.errors import StoreError
+from kgqa.locks import ReadWriteLock
 
 NodeId = str | int
 
@@ -28,7 +30,8 @@ VectorIndex = Literal["name", "doc"]
 
 @dataclass(frozen=True)
 class NodeRow:
-    """One node as written: its id, name, document and the two embeddings (name for constants, document for answers)."""
+    """One node as written: its id, name, document and the two indexed embeddings (name for constants, document for
+    answers), plus the plain document's vector that step 6 reads by id."""
 
     id: NodeId
     name: str
@@ -37,6 +40,21 @@ class NodeRow:
     doc_emb: np.ndarray
     rel_doc: str = ""
     """What follows ``doc`` in the document with relations."""
+    plain_emb: np.ndarray | None = None
+    """The vector of ``doc`` alone (the name when ``doc`` is empty) by the configured embedder: method step 6's
+    similarity (kgqa.load writes it for every node). None: not stored (graphs built from raw rows, e.g. the store
+    benchmarks); step 6 refuses such a graph. A writer takes a block whose rows all have it or all lack it."""
+
+
+def plain_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
+    """The rows' ``plain_emb`` as one float32 matrix, or None when no row has one; a block where only some rows
+    have it is refused (a property column has one value per node)."""
+    have = sum(r.plain_emb is not None for r in rows)
+    if not have:
+        return None
+    if have < len(rows):
+        raise StoreError(f"label {label!r}: {len(rows) - have} of {len(rows)} rows lack a plain document vector")
+    return np.stack([r.plain_emb for r in rows if r.plain_emb is not None]).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -134,7 +152,7 @@ class VectorHit:
 
 @dataclass(frozen=True)
 class NodeText:
-    """A node's name, its document without relations (steps 6 and 8, the question generator) and the text that
+    """A node's name, its document without relations (step 8, the question generator) and the text that
     makes it the document with relations (``doc + rel_doc``)."""
 
     id: str
@@ -183,6 +201,9 @@ class GraphWriter(Protocol):
 class GraphStore(Protocol):
     """A graph database holding one graph per SKB."""
 
+    publishing: ReadWriteLock
+    """Taken for writing while a load publishes; answers in the worker read under it (never across two graphs)."""
+
     def graphs(self) -> list[str]: ...
 
     def meta(self, graph: str) -> SkbMeta | None: ...
@@ -210,6 +231,12 @@ class GraphStore(Protocol):
         ...
 
     def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]: ...
+
+    def plain_vectors(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """id -> the stored vector of the plain document (:attr:`NodeRow.plain_emb`, float32) of the nodes of
+        ``label`` whose ids are in ``ids`` (step 6); nodes without one (graphs loaded before it was stored) are
+        absent."""
+        ...
 
     def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
         """Outgoing and incoming edges of the nodes of ``label`` whose ids are in ``ids`` (step 8's documents)."""
@@ -240,8 +267,8 @@ class GraphStore(Protocol):
         ...
 
     def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
-        """Full rows (id, name, doc, rel_doc, name_emb, doc_emb) of the nodes of ``label`` whose ids are in ``ids``
-        (export)."""
+        """Full rows (id, name, doc, rel_doc, name_emb, doc_emb, plain_emb) of the nodes of ``label`` whose ids are
+        in ``ids`` (export; plain_emb None where not stored)."""
         ...
 
     def edge_rows(self, graph: str, source: str, rel_type: str, target: str) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from falkordb.helpers import quote_string
 from redis.exceptions import RedisError, ResponseError
 
 from kgqa.errors import StoreError
+from kgqa.locks import ReadWriteLock
 from kgqa.store import falkordb_queries as q
 from kgqa.store.base import (
     IndexInfo,
@@ -32,15 +33,18 @@ from kgqa.store.base import (
     SkbMeta,
     VectorHit,
     VectorIndex,
+    plain_matrix,
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.store.reads import CatalogueReads
-from kgqa.store.server import EmbeddedServer
+from kgqa.store.server import EmbeddedServer, IdleWatch
 
 META_KEY = "kgqa:meta:{}"
 SCHEMA_KEY = "kgqa:schema:{}"
 """Label and relationship counts of a graph as its load wrote them (graphs never change after a load)."""
 STAGING_SUFFIX = ".staging"
+INDEX_HANG_AFTER = 60.0
+"""Seconds without CPU use after which a server with indexes still building counts as hung."""
 
 
 def literal(value: Any) -> str:
@@ -110,6 +114,9 @@ class FalkorWriter:
             q.NAME_EMB: np.stack([r.name_emb for r in rows]).astype(np.float32),
             q.DOC_EMB: np.stack([r.doc_emb for r in rows]).astype(np.float32),
         }
+        plain = plain_matrix(label, rows)
+        if plain is not None:
+            columns[q.PLAIN_EMB] = plain
         try:
             first = self._bulk.add_nodes(NodeBlock(label, columns))
         except RedisError as exc:
@@ -172,6 +179,7 @@ class FalkorStore(CatalogueReads):
         directory.mkdir(parents=True, exist_ok=True)
         self._server = EmbeddedServer(directory, start_timeout)
         self.client: FalkorDB = self._server.start()
+        self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
         self._query_timeout_ms = query_timeout_ms
 
@@ -210,28 +218,34 @@ class FalkorStore(CatalogueReads):
         writer = FalkorWriter(self, staging, self._ef_runtime)
         yield writer
         writer.finish()
-        self.await_indexes(staging)
+        self.await_indexes(staging, timeout=None)
         counts = {
             "labels": sorted(writer.labels.items()),
             "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
         }
-        with conn.pipeline(transaction=True) as tx:
+        with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
             tx.rename(staging, graph)
             tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta)))
             tx.set(SCHEMA_KEY.format(graph), json.dumps(counts))
             tx.execute()
         conn.save()
 
-    def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
-        """Block until every index of ``graph`` is OPERATIONAL (FalkorDB refuses index queries while building)."""
-        deadline = time.monotonic() + timeout
+    def await_indexes(self, graph: str, timeout: float | None = 300.0) -> None:
+        """Block until every index of ``graph`` is OPERATIONAL (FalkorDB refuses index queries while building).
+        ``timeout`` None: for as long as the server computes (a load's index build grows with the graph), failing
+        only when it has used no CPU for ``INDEX_HANG_AFTER`` seconds with indexes still pending."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pid = self.server_pid
+        watch = None if pid is None else IdleWatch(pid)
         while True:
             pending = [i for i in self._indexes(graph) if i.status != "OPERATIONAL"]
             if not pending:
                 return
-            if time.monotonic() > deadline:
-                names = ", ".join(f"{i.label}.{i.property}" for i in pending)
+            names = ", ".join(f"{i.label}.{i.property}" for i in pending)
+            if deadline is not None and time.monotonic() > deadline:
                 raise StoreError(f"indexes of graph '{graph}' still building after {timeout:.0f} s: {names}")
+            if deadline is None and watch is not None and watch.idle_for() > INDEX_HANG_AFTER:
+                raise StoreError(f"the server stopped building the indexes of graph '{graph}' (no CPU use): {names}")
             time.sleep(0.05)
 
     def _indexes(self, graph: str) -> list[IndexInfo]:

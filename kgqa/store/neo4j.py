@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.errors import ConfigError, StoreError
+from kgqa.locks import ReadWriteLock
 from kgqa.store import neo4j_queries as q
 from kgqa.store.base import (
     IndexInfo,
@@ -33,6 +34,7 @@ from kgqa.store.base import (
     VectorHit,
     VectorIndex,
     batched,
+    plain_matrix,
 )
 from kgqa.store.reads import CatalogueReads
 
@@ -89,6 +91,7 @@ class Neo4jStore(CatalogueReads):
     ) -> None:
         self.driver = driver if driver is not None else _driver(uri, auth)
         self.database = database
+        self.publishing = ReadWriteLock()
         self.query_timeout = query_timeout
         self.row_cap = row_cap
         self.batch_size = batch_size
@@ -216,24 +219,27 @@ class Neo4jStore(CatalogueReads):
 
         A database with data kgqa did not load, or another SKB, is refused: kgqa never deletes data it did not write.
         """
-        present = {str(name) for name, _ in self._read_rows(q.READ_META, {})}
-        if present - {graph}:
-            raise StoreError(
-                f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
-                "database (neo4j_database)"
-            )
-        if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
-            raise StoreError(f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database")
-        self._known.discard(graph)
-        for name, *_ in self._read_rows(q.LIST_INDEXES, {}):
-            if q.is_kgqa_index(str(name)):  # this SKB's own vector indexes: rebuilt for the new data and embedder
-                self._write(q.drop_vector_index(str(name)), {})
-        self._autocommit(q.CLEAR_GRAPH)
-        self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
-        writer = Neo4jWriter(self)
-        yield writer
-        self.await_indexes(graph)
-        self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta))})
+        with self.publishing.write():  # loads write in place: answers wait for the whole load
+            present = {str(name) for name, _ in self._read_rows(q.READ_META, {})}
+            if present - {graph}:
+                raise StoreError(
+                    f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
+                    "database (neo4j_database)"
+                )
+            if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
+                raise StoreError(
+                    f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database"
+                )
+            self._known.discard(graph)
+            for name, *_ in self._read_rows(q.LIST_INDEXES, {}):
+                if q.is_kgqa_index(str(name)):  # this SKB's own vector indexes: rebuilt for the new data and embedder
+                    self._write(q.drop_vector_index(str(name)), {})
+            self._autocommit(q.CLEAR_GRAPH)
+            self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
+            writer = Neo4jWriter(self)
+            yield writer
+            self.await_indexes(graph)
+            self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta))})
 
 
 class Neo4jWriter:
@@ -246,7 +252,7 @@ class Neo4jWriter:
             self._store._write(q.create_id_constraint(label), {})
             self._constrained.add(label)
         for batch in batched(rows, self._store.batch_size):
-            payload = [
+            payload: list[dict[str, Any]] = [
                 {
                     "id": str(r.id),
                     "name": r.name,
@@ -257,7 +263,11 @@ class Neo4jWriter:
                 }
                 for r in batch
             ]
-            self._store._write(q.create_nodes(label), {"rows": payload})
+            plain = plain_matrix(label, batch)
+            if plain is not None:
+                for row, vector in zip(payload, plain.tolist(), strict=True):
+                    row[q.PLAIN_EMB] = vector
+            self._store._write(q.create_nodes(label, plain=plain is not None), {"rows": payload})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
         for batch in batched(pairs, self._store.batch_size * 10):

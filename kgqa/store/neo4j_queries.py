@@ -23,7 +23,7 @@ from typing import Any, Literal
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, REL_DOC
+from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, PLAIN_EMB, REL_DOC
 
 __all__ = [
     *shared.__all__,
@@ -86,16 +86,17 @@ def create_id_constraint(label: str) -> str:
     return f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{quote(label)}) REQUIRE n.{ID} IS UNIQUE"
 
 
-def create_nodes(label: str) -> str:
-    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb}].
+def create_nodes(label: str, *, plain: bool = True) -> str:
+    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb, plain_emb}]
+    (without ``plain_emb`` when ``plain`` is false: rows that carry none, see NodeRow.plain_emb).
 
     ``db.create.setNodeVectorProperty`` stores the vectors as float32 arrays (a plain SET would store float64).
     """
+    vectors = (NAME_EMB, DOC_EMB, PLAIN_EMB) if plain else (NAME_EMB, DOC_EMB)
+    calls = " ".join(f"CALL db.create.setNodeVectorProperty(n, '{prop}', r.{prop})" for prop in vectors)
     return (
         f"UNWIND $rows AS r CREATE (n:{quote(label)} "
-        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) "
-        f"WITH n, r CALL db.create.setNodeVectorProperty(n, '{NAME_EMB}', r.{NAME_EMB}) "
-        f"CALL db.create.setNodeVectorProperty(n, '{DOC_EMB}', r.{DOC_EMB})"
+        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) WITH n, r {calls}"
     )
 
 

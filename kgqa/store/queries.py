@@ -21,6 +21,7 @@ __all__ = [
     "NAME",
     "NAME_EMB",
     "NODE_COUNTS",
+    "PLAIN_EMB",
     "REL_DOC",
     "anchors",
     "create_edges",
@@ -31,6 +32,7 @@ __all__ = [
     "label_ids",
     "node_rows",
     "path_answers",
+    "plain_vectors",
     "relation_summary",
     "relations",
 ]
@@ -40,6 +42,10 @@ ID, NAME = NODE_KEYS.id, NODE_KEYS.name
 DOC, NAME_EMB, DOC_EMB = "doc", "name_emb", "doc_emb"
 REL_DOC = "rel_doc"
 """The text that follows ``doc`` in the node's document WITH relations (doc + rel_doc), as its source renders it."""
+PLAIN_EMB = "plain_emb"
+"""The vector of ``doc`` alone (the name when ``doc`` is empty), by the SKB's configured embedder even when
+``doc_emb`` was imported from another model: the document similarity of method step 6, stored at load time so a
+question embeds only itself and its constants. Read by id (:func:`plain_vectors`), never searched: no index."""
 INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
 """The property behind each of a label's two vector indexes."""
 
@@ -77,11 +83,16 @@ def example_names(label: str) -> str:
 
 def documents(label: str) -> str:
     """Name, document (without relations) and relation text of the nodes of ``label`` whose ids are in ``$ids``
-    (steps 6 and 8, ``kgqa node``)."""
+    (step 8, ``kgqa node``)."""
     return (
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
         f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{REL_DOC} AS rel_doc"
     )
+
+
+def plain_vectors(label: str) -> str:
+    """The stored ``plain_emb`` of the nodes of ``label`` whose ids are in ``$ids`` (step 6's similarity)."""
+    return f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, n.{PLAIN_EMB} AS {PLAIN_EMB}"
 
 
 def relations(label: str) -> str:
@@ -139,12 +150,12 @@ def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:
 
 
 def node_rows(label: str) -> str:
-    """Full rows (id, name, doc, rel_doc and both vectors) of the nodes of ``label`` whose ids are in ``$ids``
+    """Full rows (id, name, doc, rel_doc and the three vectors) of the nodes of ``label`` whose ids are in ``$ids``
     (export)."""
     return (
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
         f"RETURN n.{ID} AS id, n.{NAME} AS name, n.{DOC} AS doc, n.{REL_DOC} AS rel_doc, "
-        f"n.{NAME_EMB} AS name_emb, n.{DOC_EMB} AS doc_emb"
+        f"n.{NAME_EMB} AS name_emb, n.{DOC_EMB} AS doc_emb, n.{PLAIN_EMB} AS plain_emb"
     )
 
 

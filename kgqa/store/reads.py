@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from kgqa.store import queries as q
 from kgqa.store.base import NodeText, Relation, RelationCount
 
@@ -26,6 +28,10 @@ class CatalogueReads:
     def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
         rows = self.read(graph, q.documents(label), {"ids": list(ids)})
         return [NodeText(str(i), name or "", doc or "", rel_doc or "") for i, name, doc, rel_doc in rows]
+
+    def plain_vectors(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        rows = self.read(graph, q.plain_vectors(label), {"ids": list(ids)})
+        return {str(i): np.asarray(v, dtype=np.float32) for i, v in rows if v is not None}
 
     def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
         rows = self.read(graph, q.relations(label), {"ids": list(ids)})

@@ -46,7 +46,7 @@ class _Hung(Exception):
     """The starting server neither answers nor computes."""
 
 
-class _IdleWatch:
+class IdleWatch:
     """How long a process has used no CPU (from /proc/PID/stat), to tell a deadlock from a slow index build."""
 
     def __init__(self, pid: int) -> None:
@@ -184,7 +184,7 @@ class EmbeddedServer:
             start_new_session=True,
         )
         deadline = time.monotonic() + self.start_timeout
-        watch = _IdleWatch(self.process.pid)
+        watch = IdleWatch(self.process.pid)
         while True:
             if self.process.poll() is not None:
                 raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
@@ -200,7 +200,8 @@ class EmbeddedServer:
                     probe.ping()
                     return FalkorDB(unix_socket_path=str(self.socket_path))
                 except BusyLoadingError:
-                    watch.alive()  # still reading the RDB file, and says so
+                    watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
+                    deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
                 except (RedisTimeoutError, RedisConnectionError):
                     pass
                 finally:

@@ -24,15 +24,14 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
     for header_name, data_name in node_pairs:
         header = next(csv.reader((directory / header_name).open()))
         space = re.fullmatch(r"id:ID\((.+)\)", header[0])
-        assert space and header[1:] == ["name", "doc", "rel_doc", "name_emb:float[]", "doc_emb:float[]", ":LABEL"], (
-            header
-        )
+        vectors = ["name_emb:float[]", "doc_emb:float[]", "plain_emb:float[]"]
+        assert space and header[1:] == ["name", "doc", "rel_doc", *vectors, ":LABEL"], header
         ids = spaces.setdefault(space[1], set())
         for row in csv.reader((directory / data_name).open()):
             assert len(row) == len(header), row
             assert row[0] not in ids, f"duplicate id {row[0]} in {space[1]}"
             ids.add(row[0])
-            for cell in row[4:6]:
+            for cell in row[4:7]:
                 assert len([float(x) for x in cell.split(";")]) == dimension
     edges = 0
     for header_name, data_name in edge_pairs:
@@ -68,6 +67,6 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     schema = {
         "labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta"],
         "relationshipTypes": [],
-        "propertyKeys": ["id", "name_emb", "doc_emb", "json", "name"],
+        "propertyKeys": ["id", "name_emb", "doc_emb", "plain_emb", "json", "name"],
     }
     assert {k: v for k, v in neo4j_lint.lint(statements, schema).items() if v} == {}

@@ -52,7 +52,8 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     def add(name: str, text: str, params: dict[str, Any]) -> None:
         out.append({"name": f"{syntax}:{name}", "query": q.statement(text, syntax), "parameters": params})
 
-    row = {"id": "1", "name": "n", "doc": "d", "rel_doc": "", "name_emb": _VECTOR, "doc_emb": _VECTOR}
+    raw = {"id": "1", "name": "n", "doc": "d", "rel_doc": "", "name_emb": _VECTOR, "doc_emb": _VECTOR}
+    row = {**raw, "plain_emb": _VECTOR}
     add("LIST_INDEXES", q.LIST_INDEXES, {})
     add("NODE_COUNTS", q.NODE_COUNTS, {})
     add("LABELS", q.LABELS, {})
@@ -60,10 +61,12 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     for labels, rels in SCHEMAS.values():
         for label in labels:
             add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
+            add(f"create_nodes {label} without plain_emb", q.create_nodes(label, plain=False), {"rows": [raw]})
             add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
             add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
             add(f"example_names {label}", q.example_names(label), {"n": 3})
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
+            add(f"plain_vectors {label}", q.plain_vectors(label), {"ids": ["1"]})
             add(f"relations {label}", q.relations(label), {"ids": ["1"]})
             add(f"relation_summary {label}", q.relation_summary(label), {"id": "1", "k": 5})
             add(f"label_ids {label}", q.label_ids(label), {})
@@ -117,7 +120,7 @@ def lint() -> neo4j_lint.Linter:
         pytest.skip(reason)
     labels = sorted({label for ls, _ in SCHEMAS.values() for label in ls})
     types = sorted({t for _, rels in SCHEMAS.values() for _, t, _ in rels})
-    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB]
+    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB]
     schema = {"labels": labels, "relationshipTypes": types, "propertyKeys": keys}
     return lambda statements: neo4j_lint.lint(statements, schema)
 
@@ -174,11 +177,13 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store = store_with(driver)
     v = np.ones(4, dtype=np.float32)
     with store.writer("prime", META) as writer:
-        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v, "", v)])
+        writer.add_nodes("drug", [NodeRow("3", "sumatriptan", "d", v, v)])
         writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
         writer.create_vector_indexes(["drug"], 4)
     store.schema("prime")
     store.vector_top_k("prime", "drug", "doc", v, 3)
+    store.plain_vectors("prime", "drug", ["2"])
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)
@@ -186,7 +191,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     schema = {
         "labels": ["drug", q.META_LABEL],
         "relationshipTypes": ["synergistic interaction"],
-        "propertyKeys": ["id", "name", "doc", "name_emb", "doc_emb", "json"],
+        "propertyKeys": ["id", "name", "doc", "rel_doc", "name_emb", "doc_emb", "plain_emb", "json"],
     }
     problems = {
         s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True) if d

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from kgqa.app import Answer, Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
+from kgqa.embed import Embedder
 from kgqa.errors import ConfigError
 from kgqa.rerank import render, rerank_documents
 from kgqa.target_type import type_by_embedding
@@ -93,6 +95,41 @@ def hops(plan: dict[str, Any]) -> list[Hop]:
 
 LINKED = [("drug", ("indication",), "both", "disease", "migraine")]
 """The schema-guided plan of the entity linked in QUESTION ('migraine' -> disease 1): drugs indicated for it."""
+
+
+def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
+    home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question embeds itself, its n-grams and type names, never a node's document: step 6 reads the
+    ``plain_emb`` the load stored, which is exactly what embedding ``doc or name`` at the default length gives,
+    so each graph answer's score is the similarity step 6 computed when it embedded the documents itself."""
+    embedded: list[str] = []
+    original = Embedder.embed
+
+    def recording(self: Embedder, texts: Any, max_tokens: int | None = None, progress: Any = None) -> Any:
+        embedded.extend(texts)
+        return original(self, texts, max_tokens, progress)
+
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model), "top_k": 4}, env={}, cwd=home.parent)) as kg:
+        store, embedder = kg.store, kg.embedder
+        labels = store.labels("prime")
+        nodes = {(lab, t.id): t for lab in labels for t in store.documents("prime", lab, store.label_ids("prime", lab))}
+        texts = {key: t.doc or t.name for key, t in nodes.items()}
+        for (label, node_id), text in texts.items():  # the load stored what embedding the text gives, bit for bit
+            stored = store.plain_vectors("prime", label, [node_id])[node_id]
+            assert np.array_equal(stored, embedder.embed([text])[0]), (label, node_id)
+        monkeypatch.setattr(Embedder, "embed", recording)
+        answer = kg.ask(QUESTION, "prime", steps="graph")
+        monkeypatch.undo()
+        question = embedder.embed_one(QUESTION)
+        graph = [c for c in answer.answers if "graph" in c.strands]
+        assert graph and answer.trace.record(6).status == "ran"
+        documents = {text for key, text in texts.items() if text != nodes[key].name}
+        assert {texts[c.type, c.id] for c in graph} <= documents  # what step 6 would have embedded ...
+        assert QUESTION in embedded and not documents & set(embedded)  # ... and did not
+        for c in graph:
+            expected = float(embedder.embed([texts[c.type, c.id]])[0] @ question)
+            assert c.score == pytest.approx(expected, abs=1e-6)
 
 
 def test_full_pipeline_with_listwise_rerank(ask: Any) -> None:

@@ -79,6 +79,33 @@ def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
     assert [h.id for h in everything] == [f"D{i}" for i in np.argsort(-(docs @ query))]
 
 
+def test_plain_vectors_round_trip_by_id_without_an_index(store: FalkorStore) -> None:
+    """Step 6's ``plain_emb`` go in through GRAPH.BULK beside the indexed vectors and come back by id bit for bit
+    (float32), in export rows too; a label written without them reads as none, and a block mixing both is
+    refused before anything is sent."""
+    rng = np.random.default_rng(5)
+    names, docs, plain = _unit(rng, 6), _unit(rng, 6), _unit(rng, 6)
+    rows = [NodeRow(f"D{i}", f"disease {i}", "doc", names[i], docs[i], "", plain[i]) for i in range(6)]
+    with store.writer("g", _meta(nodes=8)) as writer:
+        writer.add_nodes("disease", rows)
+        writer.add_nodes("gene/protein", [NodeRow(i, f"gene {i}", "", names[i], docs[i]) for i in range(2)])
+        with pytest.raises(StoreError, match="1 of 2 rows lack a plain document vector"):
+            writer.add_nodes("drug", [rows[0], NodeRow("y", "y", "", names[0], docs[0])])
+        writer.create_vector_indexes(["disease", "gene/protein"], DIM)
+    got = store.plain_vectors("g", "disease", ["D4", "D1", "missing"])
+    assert sorted(got) == ["D1", "D4"]
+    for node_id, vector in got.items():
+        assert vector.dtype == np.float32 and np.array_equal(vector, plain[int(node_id[1:])])
+    assert store.plain_vectors("g", "gene/protein", ["0", "1"]) == {}
+    exported = {
+        row[0]: row for row in store.node_rows("g", "disease", ["D2"]) + store.node_rows("g", "gene/protein", ["1"])
+    }
+    assert np.array_equal(np.array(exported["D2"][6], np.float32), plain[2]) and exported["1"][6] is None
+    indexed = {(i.label, i.property) for i in store.schema("g").indexes}
+    assert ("disease", "doc_emb") in indexed and not any(prop == "plain_emb" for _, prop in indexed)
+    assert store.schema("g").node_count == 8  # the refused block wrote nothing
+
+
 def test_read_refuses_writes(store: FalkorStore) -> None:
     _write(store, np.random.default_rng(0))
     for query in ("CREATE (:x)", "MATCH (n) DETACH DELETE n", "MATCH (n) SET n.name = 'x'", "MERGE (:y {id: 1})"):

@@ -55,6 +55,11 @@ def test_golden_evidence_queries() -> None:
     assert q.documents("drug") == (
         "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc"
     )
+    assert q.plain_vectors("drug") == "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.plain_emb AS plain_emb"
+    assert q.node_rows("drug") == (
+        "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc, "
+        "n.name_emb AS name_emb, n.doc_emb AS doc_emb, n.plain_emb AS plain_emb"
+    )
     assert q.relations("drug") == (
         "MATCH (a:`drug`)-[r]->(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, true AS out, b.id AS nb, "
         "b.name AS nb_name UNION ALL MATCH (a:`drug`)<-[r]-(b) WHERE a.id IN $ids RETURN a.id AS id, type(r) AS type, "

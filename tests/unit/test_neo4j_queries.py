@@ -32,6 +32,12 @@ def test_golden_load_and_schema_queries() -> None:
     assert q.create_nodes("gene/protein") == (
         "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc}) "
         "WITH n, r CALL db.create.setNodeVectorProperty(n, 'name_emb', r.name_emb) "
+        "CALL db.create.setNodeVectorProperty(n, 'doc_emb', r.doc_emb) "
+        "CALL db.create.setNodeVectorProperty(n, 'plain_emb', r.plain_emb)"
+    )
+    assert q.create_nodes("gene/protein", plain=False) == (
+        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc}) "
+        "WITH n, r CALL db.create.setNodeVectorProperty(n, 'name_emb', r.name_emb) "
         "CALL db.create.setNodeVectorProperty(n, 'doc_emb', r.doc_emb)"
     )
     assert q.create_vector_index("gene/protein", "name_emb", 384) == (

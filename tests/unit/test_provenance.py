@@ -170,7 +170,10 @@ class _Kgqa:
     """Just what run_eval and eval_settings use of kgqa.app.Kgqa: no store, no model."""
 
     def __init__(self, config: Config) -> None:
-        self.config, self.embedder = config, SimpleNamespace(name="st:tiny")
+        self.config = config
+
+    def embedder_name(self) -> str:
+        return "st:tiny"
 
     def meta(self, skb: str) -> None:
         return None

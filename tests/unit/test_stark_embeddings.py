@@ -16,7 +16,7 @@ import torch
 from kgqa.config import Config, load_config
 from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import InputError
-from kgqa.load import embedding_text, load_fingerprint, load_skb
+from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
 from kgqa.store.base import NodeRow, SkbMeta, same_model
 from loaders.stark import read_stark
 from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
@@ -162,9 +162,12 @@ class HashEncoder:
     def __init__(self, name: str, dimension: int) -> None:
         self.name, self.dimension = name, dimension
         self.texts: list[str] = []
+        self.lengths: dict[str, int | None] = {}
+        """text -> the max_tokens it was embedded with"""
 
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
         self.texts.extend(texts)
+        self.lengths.update((t, max_tokens) for t in texts)
         seeds = [int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little") for t in texts]
         out = np.stack([np.random.default_rng(s).standard_normal(self.dimension) for s in seeds])
         return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
@@ -218,12 +221,16 @@ def _load(tmp_path: Path, prime_dir: Path, settings: Config, encoder: HashEncode
 def test_imported_vectors_are_the_document_vectors(tmp_path: Path, prime_dir: Path, settings: Config) -> None:
     encoder = HashEncoder("st:tiny", 32)
     store, report, matrix, data, doc = _load(tmp_path, prime_dir, settings, encoder, None)
-    assert report.imported == len(NODES) and report.embedded == len(NODES)  # only the names were embedded
-    assert sorted(encoder.texts) == sorted(name for name, *_ in NODES)
+    # the names, and the documents without relations for step 6 (by the configured embedder): not the documents
+    plain = [plain_text(node) for node in data.nodes]
+    assert report.imported == len(NODES) and report.embedded == 2 * len(NODES)
+    assert sorted(encoder.texts) == sorted([name for name, *_ in NODES] + plain)
+    assert all(encoder.lengths[text] is None for text in plain)  # the embedder's default length, as step 6 had
     for position in range(len(NODES)):
         row = store.writer_.rows[str(position)]
         np.testing.assert_allclose(row.doc_emb, matrix[position] / np.linalg.norm(matrix[position]), rtol=1e-6)
         assert row.name_emb.shape == (32,)
+        assert row.plain_emb is not None and np.array_equal(row.plain_emb, encoder.encode([plain[position]], None)[0])
     assert store.writer_.indexes == (32, DIM)
     meta = store.written
     assert meta is not None
@@ -249,9 +256,10 @@ def test_the_same_model_embeds_only_the_nodes_without_a_vector(
     encoder = HashEncoder(f"openai:{MODEL}", DIM)
     store, report, matrix, data, _ = _load(tmp_path, prime_dir, settings, encoder, drugs)
     assert report.imported == 2
-    documents = [t for t in encoder.texts if t not in {name for name, *_ in NODES}]
+    documents = [t for t in encoder.texts if t not in {name for name, *_ in NODES} | set(map(plain_text, data.nodes))]
     lacking = [node for node in data.nodes if node.id not in drugs]
     assert sorted(documents) == sorted(embedding_text(data, node, node.relations or "") for node in lacking)
+    assert all(encoder.lengths[text] == settings.doc_max_tokens for text in documents)
     for position in drugs:
         expected = matrix[position] / np.linalg.norm(matrix[position])
         np.testing.assert_allclose(store.writer_.rows[str(position)].doc_emb, expected, rtol=1e-6)

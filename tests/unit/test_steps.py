@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
+from kgqa.errors import StoreError
 from kgqa.graph_ranking import rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
 from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
@@ -150,52 +152,85 @@ def test_schedule_matches_the_reference_code() -> None:
     assert expansion_schedule(1) == [1]
 
 
-class _Store:
-    """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>'. Records its vector lookups."""
-
-    def __init__(self) -> None:
-        self.lookups: list[tuple[str, str, int]] = []
-
-    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
-        self.lookups.append((label, prop, k))
-        return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
-
-    def documents(self, graph: str, label: str, ids: list[str]) -> list[NodeText]:
-        return [NodeText(i, i, f"doc {i}") for i in ids]
-
-
 class _Embedder:
-    """'doc d2' -> [1, 2]; records what it embedded."""
+    """'doc d2' -> [1, 2] (a document's vector is its last digit); counts its calls."""
 
     def __init__(self) -> None:
         self.embedded: list[str] = []
 
     def embed(self, texts: list[str]) -> np.ndarray:
         self.embedded.extend(texts)
-        return np.array([[1.0, float(text[-1])] for text in texts])
+        return np.array([[1.0, float(text[-1])] for text in texts], dtype=np.float32)
 
 
-def _rank(result: GroundingResult, cap: int) -> tuple[Any, _Store, _Embedder]:
-    """Step 6 keeping 2 of ``result``'s targets over a fresh recording store and embedder."""
-    store, embedder = _Store(), _Embedder()
-    question = np.array([0.0, 1.0])
-    return rank_graph_strand(result, store, "hpo", embedder, question, keep=2, cap=cap), store, embedder  # type: ignore[arg-type]
+class _Store:
+    """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>', whose stored ``plain_emb``
+    are what :class:`_Embedder` makes of them. Records its vector lookups and the ids whose vectors it read; reading
+    documents fails (step 6 needs only the vectors)."""
+
+    def __init__(self, lacking: frozenset[str] = frozenset()) -> None:
+        self.lookups: list[tuple[str, str, int]] = []
+        self.read: list[str] = []
+        self.lacking = lacking
+        """ids without a stored vector (a graph loaded before they were stored)"""
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        self.lookups.append((label, prop, k))
+        return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
+
+    def plain_vectors(self, graph: str, label: str, ids: list[str]) -> dict[str, np.ndarray]:
+        self.read.extend(ids)
+        kept = [i for i in ids if i not in self.lacking]
+        return dict(zip(kept, _Embedder().embed([f"doc {i}" for i in kept]), strict=True))
+
+    def documents(self, graph: str, label: str, ids: list[str]) -> list[NodeText]:
+        raise AssertionError("step 6 reads stored vectors, not documents")
+
+
+def _rank(result: GroundingResult, cap: int) -> tuple[Any, _Store]:
+    """Step 6 keeping 2 of ``result``'s targets over a fresh recording store."""
+    store = _Store()
+    question = np.array([0.0, 1.0], dtype=np.float32)
+    return rank_graph_strand(result, store, "hpo", question, keep=2, cap=cap), store  # type: ignore[arg-type]
 
 
 def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> None:
-    """A 2-hop pattern through a hub grounds thousands of targets; the ones embedded must not be the first few."""
+    """A 2-hop pattern through a hub grounds thousands of targets; the ones ranked must not be the first few."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)] + [Grounded("late", "late", "disease", 2)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
-    ranking, store, embedder = _rank(result, cap=3)
-    assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their embedded documents)
+    ranking, store = _rank(result, cap=3)
+    assert [c.id for c in ranking.kept] == ["d4", "d2"]  # d4, d2, d0 ranked (by their stored vectors)
     assert set(ranking.grounded) == {"d4", "d2", "d0"}
-    # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to embed, not the first 3
+    # round 1's 6 targets exceed cap=3: one lookup in the document index chose which 3 to read, not the first 3
     assert [(label, prop) for label, prop, _ in store.lookups] == [("disease", "doc")] and store.lookups[0][2] >= 3
-    assert sorted(embedder.embedded) == ["doc d0", "doc d2", "doc d4"]
-    # within the cap, every target of the round is embedded and ranked, without a lookup
-    ranking, store, embedder = _rank(result, cap=6)
-    assert store.lookups == [] and len(embedder.embedded) == 6 and len(ranking.grounded) == 6
-    assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the embedded documents' order alone
+    assert sorted(store.read) == ["d0", "d2", "d4"]
+    # within the cap, every target of the round is read and ranked, without a lookup
+    ranking, store = _rank(result, cap=6)
+    assert store.lookups == [] and len(store.read) == 6 and len(ranking.grounded) == 6
+    assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the stored vectors' order alone
+
+
+def test_step_6_scores_with_stored_vectors_as_embedding_the_documents_would() -> None:
+    """The stored ``plain_emb`` give each target the score embedding its document per question gave, bit for bit,
+    over two labels and rounds; the step takes no embedder (a whole question's embedder calls:
+    tests/integration/test_pipeline.py)."""
+    grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1 + i % 2) for i in (7, 1, 3, 8, 2)]
+    grounded.append(Grounded("g5", "g5", "gene/protein", 1))
+    result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
+    question = np.array([0.6, 0.8], dtype=np.float32)
+    store, embedder = _Store(), _Embedder()
+    ranking = rank_graph_strand(result, store, "hpo", question, keep=10, cap=10)  # type: ignore[arg-type]
+    expected = embedder.embed([f"doc {g.id}" for g in grounded]) @ question  # step 6 before the vectors were stored
+    got = {c.id: c.score for c in ranking.grounded.values()}
+    assert got == {g.id: float(score) for g, score in zip(grounded, expected, strict=True)}
+    assert [c.id for c in ranking.kept] == ["d8", "g5", "d2", "d7", "d3", "d1"]  # round 1 by score, then round 2
+
+
+def test_step_6_refuses_a_graph_loaded_before_the_vectors_were_stored() -> None:
+    grounded = [Grounded(i, i, "disease", 1) for i in ("d1", "d2")]
+    result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match=r"no stored document vector for 1 of the 2 targets .*first: disease d2.*"):
+        rank_graph_strand(result, _Store(frozenset({"d2"})), "hpo", np.ones(2), keep=2, cap=10)  # type: ignore[arg-type]
 
 
 def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_within_a_round() -> None:
@@ -228,10 +263,9 @@ def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_wi
     assert merged.searches == {"e0": "migrane", "linked.e0": "migraine"} and merged.names["c9"] == "Migraine"
     ranking = rank_graph_strand(
         merged,
-        _Store(),
+        _Store(),  # type: ignore[arg-type]
         "hpo",
-        _Embedder(),
-        np.array([0.0, 1.0]),  # type: ignore[arg-type]
+        np.array([0.0, 1.0], dtype=np.float32),
         keep=3,
         cap=10,
     )

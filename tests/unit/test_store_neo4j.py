@@ -154,8 +154,11 @@ def test_load_sequence() -> None:
     driver = FakeDriver([("SHOW VECTOR INDEXES", [["i", ["drug"], ["name_emb"], "ONLINE"]]), ("count(n)", [[0]])])
     store = store_with(driver)
     v = np.ones(4, dtype=np.float32)
+    plain = np.full(4, 0.5, dtype=np.float32)
     with store.writer("prime", META) as writer:
-        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v), NodeRow("3", "sumatriptan", "d", v, v)])
+        writer.add_nodes(
+            "drug", [NodeRow("2", "ivermectin", "d", v, v, "", plain), NodeRow("3", "sumatriptan", "d", v, v, "", v)]
+        )
         writer.add_edges("drug", "synergistic interaction", "drug", [("2", "3")])
         writer.create_vector_indexes(["drug"], 4)
     steps = [(mode, text) for mode, text, _ in driver.sent if "EXPLAIN" not in text]
@@ -173,7 +176,31 @@ def test_load_sequence() -> None:
         "rel_doc": "",
         "name_emb": [1.0] * 4,
         "doc_emb": [1.0] * 4,
+        "plain_emb": [0.5] * 4,
     }
+
+
+def test_plain_vectors_are_written_for_whole_batches_only_and_read_back_as_float32() -> None:
+    """Rows without ``plain_emb`` (raw rows, as the benchmarks write) go through the text without it; a batch
+    mixing both is refused. The read returns float32 vectors by id and leaves out nodes without one."""
+    driver = FakeDriver(
+        [
+            ("_KgqaMeta", [["prime", "{}"]]),
+            ("SHOW VECTOR INDEXES", []),
+            ("plain_emb AS plain_emb", [["2", [0.25, 0.5]], ["3", None]]),
+        ]
+    )
+    store = store_with(driver)
+    v = np.ones(2, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v)])
+        with pytest.raises(StoreError, match="'drug': 1 of 2 rows lack a plain document vector"):
+            writer.add_nodes("drug", [NodeRow("3", "a", "d", v, v, "", v), NodeRow("4", "b", "d", v, v)])
+    writes = [text for mode, text, _ in driver.sent if mode == "write" and "CREATE (n:" in text]
+    assert writes == [q.create_nodes("drug", plain=False)] and "plain_emb" not in writes[0]
+    got = store.plain_vectors("prime", "drug", ["2", "3"])
+    assert list(got) == ["2"] and got["2"].dtype == np.float32 and got["2"].tolist() == [0.25, 0.5]
+    assert driver.sent[-1][1:] == (q.plain_vectors("drug"), {"ids": ["2", "3"]})
 
 
 def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:

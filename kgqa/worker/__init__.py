@@ -1,0 +1,1 @@
+"""The background worker that keeps a data directory's store and models warm between commands, and its client."""

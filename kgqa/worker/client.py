@@ -1,0 +1,407 @@
+"""The client side of the kgqa worker: find the data directory's worker (starting it when there is none, replacing
+one that died or runs other code or settings, and saying so), and :class:`RemoteKgqa`, which offers the methods of
+:class:`kgqa.app.Kgqa` that the commands use and runs them in the worker.
+
+Importing this module loads neither torch nor the store's client: that is what keeps a command cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kgqa.config import Config
+from kgqa.errors import WorkerError
+from kgqa.worker.common import (
+    Call,
+    JobState,
+    Reply,
+    WorkerInfo,
+    WorkerPaths,
+    WorkerStatus,
+    build_id,
+    receive,
+    send,
+    settings_digests,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from kgqa.app import Answer
+    from kgqa.choices import Steps
+    from kgqa.explain import Dialect, Explanation
+    from kgqa.export import Export
+    from kgqa.load import LoadReport
+    from kgqa.node_view import NodeView
+    from kgqa.progress import ProgressSink
+    from kgqa.questions import Generated
+    from kgqa.store.base import Schema, SkbMeta
+
+Notice = Callable[[str], None]
+POLL = 0.2
+"""Seconds between a job's progress polls."""
+CANCEL_WAIT = 60.0
+"""Seconds an interrupted command waits for the worker to end its job cleanly."""
+STOP_TIMEOUT = 90.0
+"""Seconds ``kgqa server stop`` waits for a clean stop before it kills the worker."""
+
+
+class _Connection:
+    """One connection to the worker: pickled calls and replies in turn."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._file = sock.makefile("rwb")
+
+    def call(self, method: str, config: Config | None, *args: Any, **kwargs: Any) -> Any:
+        send(self._file, Call(method, config, args, kwargs))
+        reply: Reply = receive(self._file)
+        if reply.error is not None:
+            raise reply.error
+        return reply.value
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._file.close()
+        self._sock.close()
+
+
+def _connect(paths: WorkerPaths) -> _Connection | None:
+    """A connection to a worker that answers, or None when none listens."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(paths.socket))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        return None
+    return _Connection(sock)
+
+
+def _hello(paths: WorkerPaths) -> tuple[_Connection, WorkerInfo] | None:
+    conn = _connect(paths)
+    if conn is None:
+        return None
+    try:
+        return conn, conn.call("hello", None)
+    except (EOFError, OSError, pickle.UnpicklingError):
+        conn.close()  # a worker on its way out
+        return None
+
+
+def _lock_free(path: Path) -> bool:
+    """Whether nobody holds the lock file (no worker alive, whatever its state file says)."""
+    with path.open("a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return True
+
+
+@contextlib.contextmanager
+def _starting(paths: WorkerPaths) -> Iterator[None]:
+    with paths.start_lock.open("a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_state(paths: WorkerPaths) -> WorkerInfo | None:
+    try:
+        return WorkerInfo.from_json(json.loads(paths.state.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _log_tail(paths: WorkerPaths, lines: int = 3) -> str:
+    try:
+        text = paths.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return " | ".join(text[-lines:]) or "empty log"
+
+
+def _spawn(config: Config, paths: WorkerPaths) -> subprocess.Popen[bytes]:
+    """Start a worker in its own session (a terminal's Ctrl-C is not for it), its configuration on stdin."""
+    with paths.log.open("ab") as log:
+        if log.tell() > 10 * 2**20:
+            log.truncate(0)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kgqa.worker"],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=log,
+            cwd=paths.root,
+            start_new_session=True,
+            close_fds=True,
+        )
+    assert process.stdin is not None
+    process.stdin.write(pickle.dumps(config))
+    process.stdin.close()
+    return process
+
+
+def _wait_ready(
+    paths: WorkerPaths, pid: int, process: subprocess.Popen[bytes] | None, timeout: float
+) -> tuple[_Connection, WorkerInfo]:
+    """Wait until the worker ``pid`` answers (it listens once its store is open)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = _hello(paths)
+        if found is not None:
+            return found
+        exited = process.poll() is not None if process is not None else not _alive(pid)
+        if exited:
+            raise WorkerError(f"the kgqa worker could not start: {_log_tail(paths)} (log: {paths.log})")
+        if time.monotonic() > deadline:
+            raise WorkerError(f"the kgqa worker (pid {pid}) did not start within {timeout:.0f} s (log: {paths.log})")
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def connect_worker(config: Config, notice: Notice) -> RemoteKgqa:
+    """The worker of ``config``'s data directory, started if needed. ``notice`` hears why a worker was replaced."""
+    paths = WorkerPaths.of(config)
+    paths.ensure()
+    build, settings = build_id(), settings_digests(config)
+    found, started = _hello(paths), False
+    if found is not None:
+        conn, info = found
+        why = info.differences(build, settings)
+        if why is None:
+            return RemoteKgqa(config, conn, info, notice)
+        conn.close()
+        notice(f"restarting the kgqa worker (pid {info.pid}): {why}")
+        stop_worker(config)
+    with _starting(paths):
+        found = _hello(paths)
+        if found is None:
+            found, started = _start_worker(config, paths, notice), True
+    conn, info = found
+    why = info.differences(build, settings)
+    if why is None:
+        return RemoteKgqa(config, conn, info, notice)
+    conn.close()
+    if started:  # python -m kgqa.worker imports other code than this command runs (another sys.path?)
+        stop_worker(config)
+        raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
+    raise WorkerError(f"another command started a kgqa worker that cannot serve this one: {why}; try again")
+
+
+def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_Connection, WorkerInfo]:
+    """Start a worker (the caller holds the start lock), or wait for one another command is starting."""
+    timeout = config.server_start_timeout + 60.0
+    state = read_state(paths)
+    if state is not None and not _lock_free(paths.lock):
+        return _wait_ready(paths, state.pid, None, timeout)  # started by a command that was then killed
+    if state is not None:
+        notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
+        paths.state.unlink(missing_ok=True)
+    process = _spawn(config, paths)
+    return _wait_ready(paths, process.pid, process, timeout)
+
+
+def worker_status(config: Config) -> WorkerStatus | None:
+    """The running worker's status, None when there is none (nothing is started)."""
+    found = _hello(WorkerPaths.of(config))
+    if found is None:
+        return None
+    conn, _ = found
+    try:
+        status: WorkerStatus = conn.call("status", None)
+        return status
+    finally:
+        conn.close()
+
+
+def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | None:
+    """Stop the worker (it finishes the calls in flight, cancels a load, closes the store) and wait until it and
+    its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran."""
+    paths = WorkerPaths.of(config)
+    if not paths.root.is_dir():
+        return None
+    state = read_state(paths)
+    found = _hello(paths)
+    info = state
+    if found is not None:
+        conn, info = found
+        with contextlib.suppress(EOFError, OSError):
+            conn.call("stop", None)
+        conn.close()
+    elif state is None or _lock_free(paths.lock):
+        paths.state.unlink(missing_ok=True)  # a worker that died left it
+        return None
+    assert info is not None
+    deadline = time.monotonic() + timeout
+    while not _lock_free(paths.lock) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not _lock_free(paths.lock):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(info.pid, signal.SIGKILL)  # the store server dies with it (PR_SET_PDEATHSIG)
+    for pid in (info.pid, info.store_pid):
+        while pid is not None and _alive(pid) and time.monotonic() < deadline + 10:
+            time.sleep(0.05)
+    paths.state.unlink(missing_ok=True)
+    return info
+
+
+class RemoteKgqa:
+    """The methods of :class:`kgqa.app.Kgqa` the commands use, run by the worker with this command's settings."""
+
+    def __init__(self, config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> None:
+        self.config = config
+        self.info = info
+        self._conn = conn
+        self._notice = notice
+
+    def __enter__(self) -> RemoteKgqa:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died)
+        is replaced once, and the call repeated: every call but a load only reads."""
+        try:
+            return self._conn.call(method, self.config, *args, **kwargs)
+        except (EOFError, ConnectionError, BrokenPipeError):
+            if method == "load_source":
+                raise WorkerError("the kgqa worker stopped during the load; run it again") from None
+        self._conn.close()
+        fresh = connect_worker(self.config, self._notice)
+        self._conn, self.info = fresh._conn, fresh.info
+        return self._conn.call(method, self.config, *args, **kwargs)
+
+    def meta(self, skb: str) -> SkbMeta:
+        result: SkbMeta = self._call("meta", skb)
+        return result
+
+    def schema(self, skb: str) -> Schema:
+        result: Schema = self._call("schema", skb)
+        return result
+
+    def node(self, skb: str, node_id: str) -> NodeView:
+        result: NodeView = self._call("node", skb, node_id)
+        return result
+
+    def embedder_name(self) -> str:
+        result: str = self._call("embedder_name")
+        return result
+
+    def ask(
+        self,
+        question: str,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> Answer:
+        result: Answer = self._call(
+            "ask", question, skb, types=types, top_k=top_k, steps=steps, query_vector=query_vector
+        )
+        return result
+
+    def explain(
+        self,
+        skb: str,
+        *,
+        cypher: str | None = None,
+        question: str | None = None,
+        scope: int = 1,
+        types: Sequence[str] | None = None,
+        dialect: Dialect = "falkordb",
+    ) -> Explanation:
+        result: Explanation = self._call(
+            "explain", skb, cypher=cypher, question=question, scope=scope, types=types, dialect=dialect
+        )
+        return result
+
+    def generate_questions(
+        self, skb: str, types: Sequence[str], count: int, seed: int, max_word_share: float
+    ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
+        result: tuple[list[Generated], Counter[tuple[str, str]]] = self._call(
+            "generate_questions", skb, types, count, seed, max_word_share
+        )
+        return result
+
+    def export_neo4j_admin(self, skb: str, out: Path) -> Export:
+        result: Export = self._call("export_neo4j_admin", skb, out.resolve())
+        return result
+
+    def load_source(
+        self,
+        skb: str,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: ProgressSink | None = None,
+        embeddings: Path | None = None,
+    ) -> LoadReport:
+        """Run the load as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there
+        (the graph loaded before stays) and waits for it to end."""
+        job = self._call(
+            "load_source",
+            skb,
+            None if directory is None else directory.resolve(),
+            force=force,
+            embeddings=None if embeddings is None else embeddings.resolve(),
+        )
+        tasks: list[Any] = []
+        try:
+            state = self._follow(job, progress, tasks)
+        except KeyboardInterrupt:
+            self._conn.call("job_cancel", None, job)
+            deadline = time.monotonic() + CANCEL_WAIT
+            while not self._conn.call("job_poll", None, job).done and time.monotonic() < deadline:
+                time.sleep(POLL)
+            raise
+        if state.error is not None:
+            raise state.error
+        result: LoadReport = state.result
+        return result
+
+    def _follow(self, job: int, progress: ProgressSink | None, tasks: list[Any]) -> JobState:
+        while True:
+            state: JobState = self._conn.call("job_poll", None, job)
+            if progress is not None:
+                for index, (description, total, completed) in enumerate(state.tasks):
+                    if index == len(tasks):
+                        tasks.append(progress.add_task(description, total=total))
+                    progress.update(tasks[index], total=total, completed=completed)
+            if state.done:
+                return state
+            time.sleep(POLL)

@@ -1,0 +1,266 @@
+"""The background worker's guarantees, with real ``kgqa`` subprocesses as thin clients: it is reused, stops by
+itself when idle, leaves no orphan after ``kgqa server stop``, serves a load and asks at once without mixing two
+graphs, survives clients killed with SIGKILL, is replaced (with a notice) when it died or runs other settings or
+code, listens on no TCP port, and its clients import neither torch nor the store's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from kgqa.config import load_config
+from kgqa.errors import WorkerError
+from kgqa.worker import client
+from kgqa.worker.client import connect_worker, read_state
+from kgqa.worker.common import WorkerPaths
+from tests.conftest import servers_for
+
+pytestmark = pytest.mark.slow
+KGQA = [sys.executable, "-m", "kgqa.cli"]
+HEAVY = ("torch", "sentence_transformers", "transformers", "falkordb", "redis", "neo4j")
+
+
+def kgqa(env: dict[str, str], *args: str, input: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    done = subprocess.run([*KGQA, *args], env=env, input=input, capture_output=True, text=True, timeout=300)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def _wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _gone(pid: int | None) -> bool:
+    if pid is None:
+        return True
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _state(home: Path):
+    return read_state(WorkerPaths(home / "worker"))
+
+
+@pytest.fixture
+def env(cli_env: dict[str, str], home: Path) -> Iterator[dict[str, str]]:
+    """A data directory served by a worker (60 s idle timeout); stopped at the end, leaving nothing behind."""
+    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60"}
+    yield worker_env
+    state = _state(home)
+    kgqa(worker_env, "server", "stop")
+    if state is not None:
+        _wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the worker to stop")
+    assert not servers_for(home)
+
+
+@pytest.fixture
+def loaded(env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+    return env
+
+
+def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, str], home: Path) -> None:
+    first = _state(home)
+    assert first is not None and first.store_pid is not None
+    schema = kgqa(loaded, "schema", "--skb", "prime", "--json")
+    assert json.loads(schema.stdout)["meta"]["name"] == "prime"
+    ask = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
+    assert json.loads(ask.stdout)["answers"]
+    again = _state(home)
+    assert again is not None and (again.pid, again.store_pid) == (first.pid, first.store_pid)
+    status = json.loads(kgqa(loaded, "server", "status", "--json").stdout)
+    assert status["running"] and status["info"]["pid"] == first.pid and status["in_flight"] == 0
+    stopped = kgqa(loaded, "server", "stop")
+    assert f"pid {first.pid}" in stopped.stdout
+    assert _gone(first.pid) and _gone(first.store_pid)
+    assert not servers_for(home)
+    assert not json.loads(kgqa(loaded, "server", "status", "--json").stdout)["running"]
+    assert "no kgqa worker" in kgqa(loaded, "server", "stop").stdout
+
+
+def test_worker_stops_by_itself_after_the_idle_timeout(cli_env: dict[str, str], home: Path, prime_dir: Path) -> None:
+    env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "2"}
+    kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+    state = _state(home)
+    assert state is not None and not _gone(state.pid)
+    _wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the idle worker to stop")
+    assert not servers_for(home)
+    assert _state(home) is None  # a clean stop removes its state file: the next command says nothing
+    again = kgqa(env, "schema", "--skb", "prime")
+    assert "died" not in again.stderr
+    new = _state(home)
+    assert new is not None and new.pid != state.pid
+    _wait_for(lambda: _gone(new.pid), 30, "the second idle worker to stop")
+
+
+def test_a_dead_worker_is_replaced_and_the_command_says_so(loaded: dict[str, str], home: Path) -> None:
+    dead = _state(home)
+    assert dead is not None
+    os.kill(dead.pid, signal.SIGKILL)
+    _wait_for(lambda: _gone(dead.pid) and _gone(dead.store_pid), 30, "the killed worker and its store server")
+    result = kgqa(loaded, "schema", "--skb", "prime")
+    assert f"the kgqa worker (pid {dead.pid}) had died; starting a new one" in result.stderr
+    assert "prime" in result.stdout
+    new = _state(home)
+    assert new is not None and new.pid != dead.pid
+
+
+def test_other_settings_or_code_restart_the_worker_with_a_notice(
+    loaded: dict[str, str], home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _state(home)
+    assert old is not None
+    result = kgqa({**loaded, "KGQA_EF_RUNTIME": "50"}, "schema", "--skb", "prime")
+    assert f"restarting the kgqa worker (pid {old.pid}): it was started with other settings (ef_runtime)" in (
+        result.stderr
+    )
+    assert _gone(old.pid) and _gone(old.store_pid)
+    second = _state(home)
+    assert second is not None
+    # a command of another kgqa build (here: the client pretends to be one) never reuses it either; the worker it
+    # starts in its place runs this checkout's code, which the command then refuses too, saying why
+    monkeypatch.setattr(client, "build_id", lambda: "0.0.1+older")
+    config = load_config({"ef_runtime": 50}, env=loaded, cwd=home.parent)
+    notices: list[str] = []
+    with pytest.raises(WorkerError, match="the kgqa worker this command started cannot serve it: it runs kgqa"):
+        connect_worker(config, notices.append)
+    assert notices == [
+        f"restarting the kgqa worker (pid {second.pid}): it runs kgqa {second.build}, this command is kgqa 0.0.1+older"
+    ]
+    assert _gone(second.pid) and not servers_for(home)
+
+
+def test_no_tcp_and_a_private_socket(loaded: dict[str, str], home: Path) -> None:
+    state = _state(home)
+    assert state is not None
+    for pid in (state.pid, state.store_pid):
+        assert pid is not None
+        assert psutil.Process(pid).net_connections(kind="inet") == []
+    paths = WorkerPaths(home / "worker")
+    assert stat.S_IMODE(paths.root.stat().st_mode) == 0o700
+    assert stat.S_IMODE(paths.socket.stat().st_mode) & 0o077 == 0
+
+
+def _version_2(prime_dir: Path, target: Path) -> Path:
+    """The fixture with every name changed: an answer mixing both versions would hold names of both."""
+    shutil.copytree(prime_dir, target)
+    info = pickle.loads((target / "node_info.pkl").read_bytes())
+    for node in info.values():
+        node["name"] = f"{node['name']} v2"
+    (target / "node_info.pkl").write_bytes(pickle.dumps(info))
+    return target
+
+
+def test_a_load_and_asks_at_once_never_mix_two_graphs(loaded: dict[str, str], prime_dir: Path, tmp_path: Path) -> None:
+    second = _version_2(prime_dir, tmp_path / "v2")
+    seen: list[set[bool]] = []
+    stop = threading.Event()
+
+    def ask_repeatedly() -> None:
+        while not stop.is_set():
+            done = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
+            names = [a["name"] for a in json.loads(done.stdout)["answers"]]
+            seen.append({name.endswith(" v2") for name in names})
+
+    asker = threading.Thread(target=ask_repeatedly)
+    asker.start()
+    try:
+        kgqa(loaded, "load", "stark", "--name", "prime", "--dir", str(second))
+    finally:
+        stop.set()
+        asker.join()
+    assert seen and all(len(versions) == 1 for versions in seen), seen
+    final = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
+    assert all(a["name"].endswith(" v2") for a in json.loads(final.stdout)["answers"])
+
+
+def test_clients_killed_with_sigkill_leave_a_working_worker(loaded: dict[str, str], home: Path) -> None:
+    state = _state(home)
+    assert state is not None
+    for args in (["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"], ["schema", "--skb", "prime"]):
+        proc = subprocess.Popen([*KGQA, *args], env=loaded, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.4)  # connected, mid-call
+        proc.kill()
+        proc.wait()
+    result = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
+    assert json.loads(result.stdout)["answers"]
+    assert _state(home) == state  # the same worker served it
+
+
+def test_thin_clients_import_neither_torch_nor_the_store_client(loaded: dict[str, str]) -> None:
+    probe = (
+        "import sys\nfrom kgqa.cli import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        f"print('HEAVY', sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    for args in (
+        ["--help"],
+        ["server", "status"],
+        ["schema", "--skb", "prime"],
+        ["node", "SRC0", "--skb", "prime"],
+        ["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"],
+        ["explain", "--skb", "prime", "--cypher", "MATCH (d:drug) RETURN d"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], env=loaded, capture_output=True, text=True, timeout=300
+        )
+        assert "HEAVY []" in done.stderr, (args, done.stderr)
+
+
+def test_ask_many_questions_in_one_process(loaded: dict[str, str], tmp_path: Path) -> None:
+    questions = "Which drugs treat strongyloidiasis?\n\nWhich genes does ivermectin target?\n"
+    piped = kgqa(loaded, "ask", "-", "--skb", "prime", "--json", input=questions)
+    lines = [json.loads(line) for line in piped.stdout.splitlines()]
+    assert [(d["line"], d["question"]) for d in lines] == [
+        (1, "Which drugs treat strongyloidiasis?"),
+        (3, "Which genes does ivermectin target?"),
+    ]
+    assert all(d["answers"] for d in lines)
+    path = tmp_path / "questions.txt"
+    path.write_text(questions, encoding="utf-8")
+    from_file = kgqa(loaded, "ask", "--questions", str(path), "--skb", "prime", "--json")
+    assert [json.loads(line)["answers"] for line in from_file.stdout.splitlines()] == [d["answers"] for d in lines]
+    tables = kgqa(loaded, "ask", "--questions", str(path), "--skb", "prime")
+    assert tables.stdout.count("Which drugs treat strongyloidiasis?") == 1 and "ivermectin" in tables.stdout
+
+
+def test_a_failing_question_is_reported_with_its_line_and_the_rest_still_run(loaded: dict[str, str]) -> None:
+    done = kgqa(loaded, "ask", "-", "--skb", "prime", "--json", "--type", "planet", input="one?\ntwo?\n", check=False)
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(d["line"], d["question"], d["error"]["type"]) for d in lines] == [
+        (1, "one?", "InputError"),
+        (2, "two?", "InputError"),
+    ]
+    assert "error: line 2: unknown type 'planet'" in done.stderr
+
+
+def test_shell_answers_one_question_after_another(loaded: dict[str, str]) -> None:
+    question = "Which drugs treat strongyloidiasis?"
+    session = f":k 2\n{question}\n:json\n{question}\n:nonsense\n:quit\n"
+    done = kgqa(loaded, "shell", "--skb", "prime", input=session)
+    table, _, rest = done.stdout.partition("{")
+    assert "Which drugs treat strongyloidiasis?" in table and "rank" in table
+    answer = json.loads("{" + rest)
+    assert len(answer["answers"]) == 2  # :k 2 applied to the questions after it
+    assert "unknown command ':nonsense'" in done.stderr

@@ -1,0 +1,59 @@
+"""What a load stores for step 6 and when it counts as out of date (on a recording store: no server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgqa import load
+from kgqa.config import Config, load_config
+from kgqa.embed import Embedder, EmbeddingCache
+from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
+from loaders.model import Node
+from loaders.stark import read_stark
+from tests.unit.test_stark_embeddings import HashEncoder, RecordingStore
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Config:
+    return load_config({"home": tmp_path / "home"}, env={}, cwd=tmp_path)
+
+
+def test_the_plain_text_is_the_document_else_the_name() -> None:
+    """Step 6 compared the question with ``doc or name`` (graph_ranking.node_documents); the stored vector must be
+    of the same text."""
+    assert plain_text(Node("1", "disease", "migraine", "- name: migraine\n")) == "- name: migraine\n"
+    assert plain_text(Node("2", "effect/phenotype", "Headache", "")) == "Headache"
+
+
+def test_a_graph_of_the_previous_store_format_is_reloaded(
+    tmp_path: Path, prime_dir: Path, settings: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Graphs loaded before ``plain_emb`` was stored lack it: their fingerprint (format 3) is not up to date, so
+    ``kgqa load`` rebuilds them, while a graph of this format is left alone."""
+    data = read_stark("prime", prime_dir)
+    encoder = HashEncoder("st:tiny", 8)
+    embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
+    store = RecordingStore()
+    monkeypatch.setattr(load, "STORE_FORMAT", "3")
+    load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
+    monkeypatch.undo()
+    assert load.STORE_FORMAT == "4"
+    old = store.written
+    assert old is not None and old.fingerprint != load_fingerprint(data, "st:tiny", settings)
+    report = load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
+    assert not report.up_to_date and store.written is not old
+    assert load_skb(store, embedder, data, settings).up_to_date  # type: ignore[arg-type]
+    # every node written carries its plain vector, by the configured embedder
+    rows = store.writer_.rows
+    assert len(rows) == len(data.nodes)
+    for node in data.nodes:
+        plain = rows[str(node.id)].plain_emb
+        assert plain is not None and np.array_equal(plain, encoder.encode([plain_text(node)], None)[0])
+    # at the embedder's default length, as step 6 embedded them; the documents with relations at doc_max_tokens
+    assert {encoder.lengths[plain_text(node)] for node in data.nodes} == {None}
+    assert {encoder.lengths[embedding_text(data, n, n.relations or "")] for n in data.nodes} == {
+        settings.doc_max_tokens
+    }

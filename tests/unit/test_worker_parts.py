@@ -1,0 +1,143 @@
+"""The worker's socket-free parts: the publish lock, who may reuse a worker, job progress and cancellation, the
+errors a worker sends back, and its setting."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from cypher.errors import CypherSyntaxError
+from kgqa.config import Config, load_config
+from kgqa.errors import Cancelled, ConfigError, SkbNotLoadedError
+from kgqa.locks import ReadWriteLock
+from kgqa.worker.common import WorkerInfo, build_id, settings_digests
+from kgqa.worker.service import JobProgress, portable
+
+
+def test_a_publish_waits_for_readers_and_holds_new_ones_off() -> None:
+    lock = ReadWriteLock()
+    events: list[str] = []
+    reading = threading.Event()
+    release = threading.Event()
+
+    def reader() -> None:
+        with lock.read(), lock.read():  # nested reads of one thread never wait
+            reading.set()
+            release.wait(5)
+            events.append("read done")
+
+    def writer() -> None:
+        reading.wait(5)
+        with lock.write():
+            events.append("published")
+            time.sleep(0.05)
+            events.append("publish done")
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    reading.wait(5)
+    time.sleep(0.05)
+    assert events == []  # the writer waits for the reader
+    release.set()
+    threads[0].join(5)
+    threads[1].join(5)
+    late: list[str] = []
+    with lock.read():
+        late.append("read after")
+    assert events == ["read done", "published", "publish done"] and late == ["read after"]
+
+
+def test_a_reader_waits_while_a_publish_runs() -> None:
+    lock = ReadWriteLock()
+    order: list[str] = []
+    inside = threading.Event()
+
+    def writer() -> None:
+        with lock.write():
+            inside.set()
+            time.sleep(0.1)
+            order.append("publish")
+
+    t = threading.Thread(target=writer)
+    t.start()
+    inside.wait(5)
+    with lock.read():
+        order.append("read")
+    t.join(5)
+    assert order == ["publish", "read"]
+
+
+def _info(config: Config) -> WorkerInfo:
+    return WorkerInfo(1, build_id(), settings_digests(config), str(config.home), 600.0, "now")
+
+
+def test_a_worker_is_reused_only_by_the_same_build_and_resource_settings(tmp_path: Path) -> None:
+    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    info = _info(config)
+    assert info.differences(build_id(), settings_digests(config)) is None
+    # per-call settings travel with each call: no restart for them
+    per_call = replace(config, top_k=5, steps="vss", llm="openai:gpt", alpha=0.5)
+    assert info.differences(build_id(), settings_digests(per_call)) is None
+    other = replace(config, embedder="/models/other", ef_runtime=10)
+    assert info.differences(build_id(), settings_digests(other)) == (
+        "it was started with other settings (embedder, ef_runtime)"
+    )
+    assert info.differences("0.0.1+older", settings_digests(config)) == (
+        f"it runs kgqa {info.build}, this command is kgqa 0.0.1+older"
+    )
+
+
+def test_settings_digests_do_not_reveal_secrets(tmp_path: Path) -> None:
+    config = replace(load_config({"home": tmp_path}, env={}, cwd=tmp_path), openai_api_key="sk-secret-value")
+    digests = settings_digests(config)
+    assert "sk-secret-value" not in repr(digests)
+    assert digests["openai_api_key"] != settings_digests(replace(config, openai_api_key="other"))["openai_api_key"]
+
+
+def test_build_id_changes_with_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kgqa
+
+    fake = tmp_path / "site"
+    for package in ("kgqa", "cypher", "loaders"):
+        (fake / package).mkdir(parents=True)
+        (fake / package / "__init__.py").write_text("")
+    monkeypatch.setattr(kgqa, "__file__", str(fake / "kgqa" / "__init__.py"))
+    before = build_id()
+    (fake / "cypher" / "__init__.py").write_text("CHANGED = True\n")
+    assert build_id() != before and build_id().startswith(kgqa.__version__ + "+")
+
+
+def test_job_progress_records_and_cancels() -> None:
+    cancelled = threading.Event()
+    progress = JobProgress(cancelled)
+    task = progress.add_task("writing nodes", total=10)
+    progress.advance(task, 4)
+    other = progress.add_task("reading vectors", total=None)
+    progress.update(other, total=1, completed=1)
+    assert progress.snapshot() == (("writing nodes", 10, 4.0), ("reading vectors", 1, 1.0))
+    cancelled.set()
+    with pytest.raises(Cancelled, match="the graph that was loaded before is unchanged"):
+        progress.advance(task, 1)
+
+
+def test_errors_cross_to_the_client_as_they_are_and_bugs_as_remote_bugs(tmp_path: Path) -> None:
+    mine = SkbNotLoadedError("SKB 'hpo' is not loaded; run: kgqa load hpo")
+    sent = pickle.loads(pickle.dumps(portable(mine, "log")))
+    assert type(sent) is SkbNotLoadedError and str(sent) == str(mine)
+    syntax = pickle.loads(pickle.dumps(portable(CypherSyntaxError("no MATCH", 3), "log")))
+    assert isinstance(syntax, CypherSyntaxError) and "no MATCH (at character 3)" in str(syntax)
+    bug = pickle.loads(pickle.dumps(portable(KeyError("x"), "/home/w/worker.log")))
+    assert type(bug).__name__ == "RemoteBug" and "KeyError" in str(bug) and "/home/w/worker.log" in str(bug)
+
+
+def test_worker_idle_timeout_setting(tmp_path: Path) -> None:
+    assert load_config({"home": tmp_path}, env={}, cwd=tmp_path).worker_idle_timeout == 600.0
+    assert load_config({}, env={"KGQA_WORKER_IDLE_TIMEOUT": "0"}, cwd=tmp_path).worker_idle_timeout == 0.0
+    with pytest.raises(ConfigError, match="'worker_idle_timeout' must be >= 0"):
+        load_config({"worker_idle_timeout": -1}, env={}, cwd=tmp_path)
