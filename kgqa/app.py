@@ -7,7 +7,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,17 @@ def read_load_input(skb: str, directory: Path | None, embeddings: Path | None) -
     return data, read_doc_vectors(path, model, len(data.nodes))
 
 
+@dataclass
+class _Models:
+    """The models a :class:`Kgqa` loads on first use, one holder shared with its :meth:`Kgqa.with_config` views
+    (a view that loads the embedder loads it for all)."""
+
+    embedder: Embedder | None
+    llms: dict[tuple[Any, ...], CachedChat] = field(default_factory=dict)
+    cross_encoders: dict[str, CrossEncoderScores] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 class Kgqa:
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
 
@@ -115,10 +126,7 @@ class Kgqa:
         """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa."""
         self.config = config
         self.store: GraphStore = open_store(config)
-        self._embedder: Embedder | None = embedder
-        self._llms: dict[tuple[Any, ...], CachedChat] = {}
-        self._cross_encoders: dict[str, CrossEncoderScores] = {}
-        self._loading = threading.Lock()
+        self._models = _Models(embedder)
         self._owner = True
 
     def __enter__(self) -> Kgqa:
@@ -142,15 +150,15 @@ class Kgqa:
         try:
             self.store.close()
         finally:
-            if self._embedder is not None:
-                self._embedder.cache.close()
-            for chat in self._llms.values():
+            if self._models.embedder is not None:
+                self._models.embedder.cache.close()
+            for chat in self._models.llms.values():
                 chat.cache.close()
 
     @property
     def embedder(self) -> Embedder:
-        with self._loading:
-            if self._embedder is None:
+        with self._models.lock:
+            if self._models.embedder is None:
                 c = self.config
                 encoder = make_encoder(
                     c.embedder,
@@ -159,8 +167,8 @@ class Kgqa:
                     base_url=c.openai_base_url,
                     api_key=c.openai_api_key,
                 )
-                self._embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
-            return self._embedder
+                self._models.embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
+            return self._models.embedder
 
     def embedder_name(self) -> str:
         """The embedding model's name (a method, so a worker's client can ask for it without loading a model)."""
@@ -185,8 +193,8 @@ class Kgqa:
             c.llm_cache,
             c.cache_dir,
         )
-        with self._loading:
-            if key not in self._llms:
+        with self._models.lock:
+            if key not in self._models.llms:
                 chat: ChatModel
                 if kind == "openai":
                     chat = OpenAIChat(
@@ -200,8 +208,8 @@ class Kgqa:
                 else:
                     chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
                 cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
-                self._llms[key] = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
-            return self._llms[key]
+                self._models.llms[key] = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
+            return self._models.llms[key]
 
     def load(
         self,
@@ -300,18 +308,18 @@ class Kgqa:
         path = self.config.cross_encoder
         if path is None:
             return None
-        with self._loading:
-            if path not in self._cross_encoders:
+        with self._models.lock:
+            if path not in self._models.cross_encoders:
                 from sentence_transformers import CrossEncoder
 
                 try:
                     model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)
                 except (OSError, ValueError) as exc:
                     raise ConfigError(f"cross_encoder '{path}' could not be loaded: {exc}") from exc
-                self._cross_encoders[path] = lambda pairs: [
+                self._models.cross_encoders[path] = lambda pairs: [
                     float(s) for s in model.predict(pairs, show_progress_bar=False)
                 ]
-            return self._cross_encoders[path]
+            return self._models.cross_encoders[path]
 
     def prepare(
         self,

@@ -25,10 +25,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate
 from kgqa.choices import RERANKER_SETTINGS, STEPS, STORES, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import InputError, KgqaError
+from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, StoreError
 from kgqa.qa import SPLITS
 from kgqa.skbs import KNOWN
 
@@ -302,7 +303,7 @@ def ask(
         for number, text in lines:
             try:
                 answer = kg.ask(text, skb, types=types or None)
-            except InputError as exc:  # this question's fault: report it and go on with the others
+            except PER_QUESTION_ERRORS as exc:  # this question's fault: report it and go on with the others
                 failed += 1
                 _stderr().print(f"error: line {number}: {exc}", markup=False, highlight=False)
                 if as_json:
@@ -312,6 +313,11 @@ def ask(
             _print_answer(answer, skb, show_plan=show_plan, as_json=as_json, line=number)
     if failed:
         ctx.exit(1)
+
+
+PER_QUESTION_ERRORS = (InputError, CypherSyntaxError, LlmError, EmbeddingError, StoreError)
+"""What one question of many can fail with while the others still get answers; the rest (no such SKB, a worker or
+settings problem) would fail every line, so they end the command."""
 
 
 def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, line: int | None = None) -> None:
@@ -647,8 +653,6 @@ def explain(
 ) -> None:
     """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
     or repaired, and the compiled query with its parameters."""
-    from cypher.errors import CypherSyntaxError
-
     if (question is None) == (cypher_text is None):
         raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
     try:

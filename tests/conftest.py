@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psutil
@@ -53,6 +54,15 @@ def cli_env(home: Path, tiny_model: Path) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def prime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_prime_fixture(tmp_path_factory.mktemp("stark") / "processed")
+
+
+def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    """Poll ``predicate`` until it holds; fail the test naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
 
 
 def servers_for(home: Path) -> list[psutil.Process]:

@@ -32,6 +32,7 @@ from kgqa.worker.common import (
     WorkerPaths,
     WorkerStatus,
     build_id,
+    peer_uid,
     receive,
     send,
     settings_digests,
@@ -57,6 +58,8 @@ CANCEL_WAIT = 60.0
 """Seconds an interrupted command waits for the worker to end its job cleanly."""
 STOP_TIMEOUT = 90.0
 """Seconds ``kgqa server stop`` waits for a clean stop before it kills the worker."""
+ANSWER_TIMEOUT = 30.0
+"""Seconds to wait for a worker's answer to hello, status or stop (its serving threads answer these at once)."""
 
 
 class _Connection:
@@ -73,6 +76,9 @@ class _Connection:
             raise reply.error
         return reply.value
 
+    def timeout(self, seconds: float | None) -> None:
+        self._sock.settimeout(seconds)
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self._file.close()
@@ -80,25 +86,41 @@ class _Connection:
 
 
 def _connect(paths: WorkerPaths) -> _Connection | None:
-    """A connection to a worker that answers, or None when none listens."""
+    """A connection to a worker that answers, or None when none listens. The directory is checked to be the
+    user's and so is the process listening: replies are unpickled."""
+    paths.ensure()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.connect(str(paths.socket))
     except (FileNotFoundError, ConnectionRefusedError):
         sock.close()
         return None
+    uid = peer_uid(sock)
+    if uid != os.getuid():
+        sock.close()
+        raise WorkerError(f"the process listening on {paths.socket} belongs to another user (uid {uid}); refusing it")
     return _Connection(sock)
 
 
 def _hello(paths: WorkerPaths) -> tuple[_Connection, WorkerInfo] | None:
+    """The worker's connection and identity; None when none listens or it is on its way out."""
     conn = _connect(paths)
     if conn is None:
         return None
+    conn.timeout(ANSWER_TIMEOUT)
     try:
-        return conn, conn.call("hello", None)
+        info = conn.call("hello", None)
+    except TimeoutError:
+        conn.close()
+        raise WorkerError(
+            f"the kgqa worker does not answer within {ANSWER_TIMEOUT:.0f} s (log: {paths.log}); "
+            "kgqa server stop ends it"
+        ) from None
     except (EOFError, OSError, pickle.UnpicklingError):
         conn.close()  # a worker on its way out
         return None
+    conn.timeout(None)  # answers take as long as they take (an LLM, a load)
+    return conn, info
 
 
 def _lock_free(path: Path) -> bool:
@@ -159,14 +181,17 @@ def _spawn(config: Config, paths: WorkerPaths) -> subprocess.Popen[bytes]:
 
 def _wait_ready(
     paths: WorkerPaths, pid: int, process: subprocess.Popen[bytes] | None, timeout: float
-) -> tuple[_Connection, WorkerInfo]:
-    """Wait until the worker ``pid`` answers (it listens once its store is open)."""
+) -> tuple[_Connection, WorkerInfo] | None:
+    """Wait until the worker ``pid`` answers (it listens once its store is open). None when ``pid`` is a worker this
+    command did not start (``process`` None) and it exited instead: it was stopping, not starting."""
     deadline = time.monotonic() + timeout
     while True:
         found = _hello(paths)
         if found is not None:
             return found
         exited = process.poll() is not None if process is not None else not _alive(pid)
+        if exited and process is None:
+            return None
         if exited:
             raise WorkerError(f"the kgqa worker could not start: {_log_tail(paths)} (log: {paths.log})")
         if time.monotonic() > deadline:
@@ -221,20 +246,39 @@ def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_
     timeout = config.server_start_timeout + 60.0
     state = read_state(paths)
     if state is not None and not _lock_free(paths.lock):
-        return _wait_ready(paths, state.pid, None, timeout)  # started by a command that was then killed
+        # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
+        found = _wait_ready(paths, state.pid, None, timeout)
+        if found is not None:
+            return found
+        state = None
+        _wait_for_lock(paths, timeout)
     if state is not None:
         notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
         paths.state.unlink(missing_ok=True)
     process = _spawn(config, paths)
-    return _wait_ready(paths, process.pid, process, timeout)
+    found = _wait_ready(paths, process.pid, process, timeout)
+    assert found is not None  # a process of ours that exits raises instead
+    return found
+
+
+def _wait_for_lock(paths: WorkerPaths, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not _lock_free(paths.lock):
+        if time.monotonic() > deadline:
+            raise WorkerError(f"the previous kgqa worker did not let go of {paths.lock} within {timeout:.0f} s")
+        time.sleep(0.05)
 
 
 def worker_status(config: Config) -> WorkerStatus | None:
     """The running worker's status, None when there is none (nothing is started)."""
-    found = _hello(WorkerPaths.of(config))
+    paths = WorkerPaths.of(config)
+    if not paths.root.is_dir():
+        return None
+    found = _hello(paths)
     if found is None:
         return None
     conn, _ = found
+    conn.timeout(ANSWER_TIMEOUT)
     try:
         status: WorkerStatus = conn.call("status", None)
         return status
@@ -249,16 +293,23 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | N
     if not paths.root.is_dir():
         return None
     state = read_state(paths)
-    found = _hello(paths)
+    try:
+        found = _hello(paths)
+    except WorkerError:  # hung: the signals below end it
+        found = None
     info = state
     if found is not None:
         conn, info = found
+        conn.timeout(ANSWER_TIMEOUT)
         with contextlib.suppress(EOFError, OSError):
             conn.call("stop", None)
         conn.close()
     elif state is None or _lock_free(paths.lock):
         paths.state.unlink(missing_ok=True)  # a worker that died left it
         return None
+    else:  # still starting (it listens once its store is open), or not answering: SIGTERM stops it either way
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(state.pid, signal.SIGTERM)
     assert info is not None
     deadline = time.monotonic() + timeout
     while not _lock_free(paths.lock) and time.monotonic() < deadline:
@@ -384,15 +435,28 @@ class RemoteKgqa:
         try:
             state = self._follow(job, progress, tasks)
         except KeyboardInterrupt:
-            self._conn.call("job_cancel", None, job)
-            deadline = time.monotonic() + CANCEL_WAIT
-            while not self._conn.call("job_poll", None, job).done and time.monotonic() < deadline:
-                time.sleep(POLL)
+            self._cancel(job)
             raise
         if state.error is not None:
             raise state.error
         result: LoadReport = state.result
         return result
+
+    def _cancel(self, job: int) -> None:
+        """Cancel ``job`` and wait for it to end, on a new connection: the interrupt may have cut the old one
+        mid-message."""
+        self._conn.close()
+        conn = _connect(WorkerPaths.of(self.config))
+        if conn is None:
+            return  # the worker is gone, and its job with it
+        self._conn = conn
+        try:
+            conn.call("job_cancel", None, job)
+            deadline = time.monotonic() + CANCEL_WAIT
+            while not conn.call("job_poll", None, job).done and time.monotonic() < deadline:
+                time.sleep(POLL)
+        except WorkerError:
+            return  # the job ended and its result was taken in the meantime
 
     def _follow(self, job: int, progress: ProgressSink | None, tasks: list[Any]) -> JobState:
         while True:

@@ -15,6 +15,7 @@ store's publish lock, so a load's atomic publish never falls inside one answer.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import logging
 import os
@@ -136,6 +137,7 @@ class Worker:
         self._in_flight = 0
         self._idle_since = time.monotonic()
         self._jobs: dict[int, Job] = {}
+        self._job_ids = itertools.count(1)
         self.stopping = threading.Event()
         self.shutdown: Callable[[], None] = lambda: None
         """Set by :func:`serve`: ends the accept loop (from any thread but the loop's own)."""
@@ -188,9 +190,16 @@ class Worker:
         return self.kg.with_config(config)
 
     def _start_job(self, view: Kgqa, call: Call) -> int:
+        """Start a load; one at a time, as the data directory's lock allows one loading process without a worker
+        (two loads of one SKB would share its staging graph)."""
         cancelled = threading.Event()
         with self._lock:
-            job = Job(len(self._jobs) + 1, JobProgress(cancelled), cancelled, time.monotonic())
+            running = [j.id for j in self._jobs.values() if not j.done.is_set()]
+            if running:
+                raise WorkerError(
+                    f"the kgqa worker is already running a load (job {running[0]}); wait for it to end or interrupt it"
+                )
+            job = Job(next(self._job_ids), JobProgress(cancelled), cancelled, time.monotonic())
             self._jobs[job.id] = job
             self._in_flight += 1
 
@@ -220,7 +229,8 @@ class Worker:
         job.polled = time.monotonic()
         done = job.done.is_set()
         if done:
-            self._jobs.pop(job_id, None)
+            with self._lock:
+                self._jobs.pop(job_id, None)
         return JobState(job.progress.snapshot(), done, job.result if done else None, job.error if done else None)
 
     def _cancel(self, job_id: int) -> None:
@@ -238,8 +248,15 @@ class Worker:
         timeout = self.info.idle_timeout
         while not self.stopping.wait(interval):
             now = time.monotonic()
-            for job in list(self._jobs.values()):
-                if not job.done.is_set() and not job.cancelled.is_set() and now - job.polled > ORPHANED_AFTER:
+            with self._lock:
+                jobs = list(self._jobs.values())
+            for job in jobs:
+                if now - job.polled <= ORPHANED_AFTER:
+                    continue
+                if job.done.is_set():  # its client never came back for the result
+                    with self._lock:
+                        self._jobs.pop(job.id, None)
+                elif not job.cancelled.is_set():
                     log.warning("job %d: no poll for %.0f s, its client is gone; cancelling it", job.id, ORPHANED_AFTER)
                     job.cancelled.set()
             with self._lock:
@@ -252,7 +269,9 @@ class Worker:
         """End the accept loop; :func:`serve` then waits for in-flight calls and closes the store."""
         if not self.stopping.is_set():
             self.stopping.set()
-            for job in list(self._jobs.values()):
+            with self._lock:
+                jobs = list(self._jobs.values())
+            for job in jobs:
                 job.cancelled.set()
             self.shutdown()
 
@@ -277,16 +296,21 @@ class _Handler(socketserver.StreamRequestHandler):
         while True:
             try:
                 call = receive(self.rfile)
-            except (EOFError, OSError, pickle.UnpicklingError):
+            except (EOFError, OSError):
                 return  # the client closed the connection, or died
+            except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
+                log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
+                return
+            if not isinstance(call, Call):
+                log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
+                return
             reply = worker.answer(call)
             try:
                 send(self.wfile, reply)
-            except (OSError, pickle.PicklingError) as exc:
-                if isinstance(exc, pickle.PicklingError):
-                    send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
-                    continue
+            except OSError:
                 return  # the client went away before its answer: nothing to clean up
+            except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
+                send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):
@@ -348,8 +372,9 @@ def serve(config: Config) -> int:
             threading.Thread(target=worker.watch, name="watch", daemon=True).start()
             threading.Thread(target=lambda: kg.embedder, name="warm-up", daemon=True).start()
             server.serve_forever(poll_interval=0.2)
+            server.server_close()  # a command arriving now starts the next worker instead of waiting on this one
+            paths.socket.unlink(missing_ok=True)
             worker.drain()
-            server.server_close()
         finally:
             kg.close()
             log.info("stopped")

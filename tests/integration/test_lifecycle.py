@@ -20,17 +20,9 @@ from kgqa.errors import StoreError
 from kgqa.store.falkordb import FalkorStore
 from kgqa.store.server import SOCKET_NAME
 from loaders.hpo import read_hpo
-from tests.conftest import servers_for
+from tests.conftest import servers_for, wait_for
 
 KGQA = [sys.executable, "-m", "kgqa.cli"]
-
-
-def _wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _default_sigint() -> None:
@@ -57,7 +49,7 @@ def test_no_orphan_server_when_kgqa_is_signalled(cli_env, home: Path, sig: signa
         return bool(servers_for(home))
 
     try:
-        _wait_for(server_up, 120, "the server to start")
+        wait_for(server_up, 120, "the server to start")
         server = servers_for(home)[0]
         proc.send_signal(sig)
         _, stderr = proc.communicate(timeout=30)
@@ -87,7 +79,7 @@ def test_no_orphan_server_after_an_uncaught_exception_in_a_script(config, home: 
     )
     result = subprocess.run([sys.executable, "-c", script], env=cli_env, capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "unhandled" in result.stderr
-    _wait_for(lambda: not servers_for(home), 15, "the server to exit")
+    wait_for(lambda: not servers_for(home), 15, "the server to exit")
 
 
 @pytest.mark.slow
@@ -109,11 +101,11 @@ def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: P
             return False
 
     try:
-        _wait_for(staging_has_nodes, 900, "the load to be writing nodes")
+        wait_for(staging_has_nodes, 900, "the load to be writing nodes")
     finally:
         proc.kill()
         proc.wait(timeout=30)
-    _wait_for(lambda: not servers_for(home), 15, "the server to exit")
+    wait_for(lambda: not servers_for(home), 15, "the server to exit")
 
     rerun = subprocess.run([*KGQA, "load", "hpo"], env=cli_env, capture_output=True, text=True, timeout=1800)
     assert rerun.returncode == 0, rerun.stderr

@@ -26,7 +26,7 @@ from kgqa.errors import WorkerError
 from kgqa.worker import client
 from kgqa.worker.client import connect_worker, read_state
 from kgqa.worker.common import WorkerPaths
-from tests.conftest import servers_for
+from tests.conftest import servers_for, wait_for
 
 pytestmark = pytest.mark.slow
 KGQA = [sys.executable, "-m", "kgqa.cli"]
@@ -38,14 +38,6 @@ def kgqa(env: dict[str, str], *args: str, input: str | None = None, check: bool 
     if check:
         assert done.returncode == 0, done.stderr
     return done
-
-
-def _wait_for(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _gone(pid: int | None) -> bool:
@@ -69,7 +61,7 @@ def env(cli_env: dict[str, str], home: Path) -> Iterator[dict[str, str]]:
     state = _state(home)
     kgqa(worker_env, "server", "stop")
     if state is not None:
-        _wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the worker to stop")
+        wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the worker to stop")
     assert not servers_for(home)
 
 
@@ -103,21 +95,21 @@ def test_worker_stops_by_itself_after_the_idle_timeout(cli_env: dict[str, str], 
     kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
     state = _state(home)
     assert state is not None and not _gone(state.pid)
-    _wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the idle worker to stop")
+    wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the idle worker to stop")
     assert not servers_for(home)
     assert _state(home) is None  # a clean stop removes its state file: the next command says nothing
     again = kgqa(env, "schema", "--skb", "prime")
     assert "died" not in again.stderr
     new = _state(home)
     assert new is not None and new.pid != state.pid
-    _wait_for(lambda: _gone(new.pid), 30, "the second idle worker to stop")
+    wait_for(lambda: _gone(new.pid), 30, "the second idle worker to stop")
 
 
 def test_a_dead_worker_is_replaced_and_the_command_says_so(loaded: dict[str, str], home: Path) -> None:
     dead = _state(home)
     assert dead is not None
     os.kill(dead.pid, signal.SIGKILL)
-    _wait_for(lambda: _gone(dead.pid) and _gone(dead.store_pid), 30, "the killed worker and its store server")
+    wait_for(lambda: _gone(dead.pid) and _gone(dead.store_pid), 30, "the killed worker and its store server")
     result = kgqa(loaded, "schema", "--skb", "prime")
     assert f"the kgqa worker (pid {dead.pid}) had died; starting a new one" in result.stderr
     assert "prime" in result.stdout
@@ -174,37 +166,77 @@ def _version_2(prime_dir: Path, target: Path) -> Path:
 def test_a_load_and_asks_at_once_never_mix_two_graphs(loaded: dict[str, str], prime_dir: Path, tmp_path: Path) -> None:
     second = _version_2(prime_dir, tmp_path / "v2")
     seen: list[set[bool]] = []
+    spans: list[tuple[float, float]] = []
+    errors: list[BaseException] = []
     stop = threading.Event()
 
     def ask_repeatedly() -> None:
-        while not stop.is_set():
-            done = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
-            names = [a["name"] for a in json.loads(done.stdout)["answers"]]
-            seen.append({name.endswith(" v2") for name in names})
+        try:
+            while not stop.is_set():
+                started = time.monotonic()
+                done = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
+                spans.append((started, time.monotonic()))
+                names = [a["name"] for a in json.loads(done.stdout)["answers"]]
+                seen.append({name.endswith(" v2") for name in names})
+        except BaseException as exc:  # re-raised below: a failed ask fails the test
+            errors.append(exc)
 
     asker = threading.Thread(target=ask_repeatedly)
     asker.start()
+    wait_for(lambda: bool(spans) or bool(errors), 120, "a first answer")
+    load_started = time.monotonic()
     try:
         kgqa(loaded, "load", "stark", "--name", "prime", "--dir", str(second))
     finally:
+        load_ended = time.monotonic()
         stop.set()
         asker.join()
+    if errors:
+        raise errors[0]
+    assert any(start < load_ended and end > load_started for start, end in spans)  # asks ran during the load
     assert seen and all(len(versions) == 1 for versions in seen), seen
     final = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
     assert all(a["name"].endswith(" v2") for a in json.loads(final.stdout)["answers"])
 
 
+def test_commands_at_once_are_served_side_by_side(loaded: dict[str, str], home: Path) -> None:
+    before = _state(home)
+    assert before is not None
+    question = ["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json"]
+    commands = [
+        question,
+        ["schema", "--skb", "prime", "--json"],
+        question,
+        ["node", "SRC0", "--skb", "prime"],
+        question,
+    ]
+    procs = [
+        subprocess.Popen([*KGQA, *args], env=loaded, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for args in commands
+    ]
+    outputs = [proc.communicate(timeout=300) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * len(procs), [err for _, err in outputs]
+    answers = [json.loads(outputs[i][0])["answers"] for i in (0, 2, 4)]
+    assert answers[0] and answers[0] == answers[1] == answers[2]
+    assert json.loads(outputs[1][0])["meta"]["name"] == "prime"
+    assert _state(home) == before  # one worker served them all
+
+
 def test_clients_killed_with_sigkill_leave_a_working_worker(loaded: dict[str, str], home: Path) -> None:
     state = _state(home)
     assert state is not None
-    for args in (["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"], ["schema", "--skb", "prime"]):
-        proc = subprocess.Popen([*KGQA, *args], env=loaded, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.4)  # connected, mid-call
-        proc.kill()
-        proc.wait()
+    commands = (["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"], ["schema", "--skb", "prime"])
+    for args in commands:
+        for delay in (0.2, 0.5, 1.0):  # connecting, sending, waiting for the answer: wherever it lands
+            proc = subprocess.Popen([*KGQA, *args], env=loaded, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(delay)
+            proc.kill()
+            proc.wait()
     result = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
     assert json.loads(result.stdout)["answers"]
     assert _state(home) == state  # the same worker served it
+    status = lambda: json.loads(kgqa(loaded, "server", "status", "--json").stdout)  # noqa: E731
+    wait_for(lambda: status()["in_flight"] == 0, 30, "the killed clients' calls to end")
 
 
 def test_thin_clients_import_neither_torch_nor_the_store_client(loaded: dict[str, str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pickle
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,10 +14,10 @@ import pytest
 
 from cypher.errors import CypherSyntaxError
 from kgqa.config import Config, load_config
-from kgqa.errors import Cancelled, ConfigError, SkbNotLoadedError
+from kgqa.errors import Cancelled, ConfigError, SkbNotLoadedError, WorkerError
 from kgqa.locks import ReadWriteLock
-from kgqa.worker.common import WorkerInfo, build_id, settings_digests
-from kgqa.worker.service import JobProgress, portable
+from kgqa.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests
+from kgqa.worker.service import JobProgress, Worker, portable
 
 
 def test_a_publish_waits_for_readers_and_holds_new_ones_off() -> None:
@@ -71,6 +72,81 @@ def test_a_reader_waits_while_a_publish_runs() -> None:
         order.append("read")
     t.join(5)
     assert order == ["publish", "read"]
+
+
+def test_a_waiting_publish_holds_new_readers_off_but_not_nested_reads() -> None:
+    """Writer preference: questions arriving without pause never starve a load's publish."""
+    lock = ReadWriteLock()
+    order: list[str] = []
+    outer = threading.Event()
+    release = threading.Event()
+
+    def long_reader() -> None:
+        with lock.read():
+            outer.set()
+            release.wait(5)
+            with lock.read():  # nested, while the writer waits: must not deadlock
+                order.append("nested read")
+
+    def writer() -> None:
+        with lock.write():
+            order.append("publish")
+
+    def late_reader() -> None:
+        with lock.read():
+            order.append("late read")
+
+    first = threading.Thread(target=long_reader)
+    first.start()
+    outer.wait(5)
+    publish = threading.Thread(target=writer)
+    publish.start()
+    _wait_until(lambda: lock._writers_waiting == 1)
+    late = threading.Thread(target=late_reader)
+    late.start()
+    time.sleep(0.05)
+    assert order == []  # the late reader queues behind the waiting publish
+    release.set()
+    for t in (first, publish, late):
+        t.join(5)
+    assert order == ["nested read", "publish", "late read"]
+
+
+def _wait_until(predicate: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 5
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+class _BlockingLoads:
+    """A Kgqa stand-in whose load blocks until released."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def load_source(self, skb: str, *, progress: JobProgress) -> str:
+        progress.add_task(f"loading {skb}")
+        self.release.wait(5)
+        return f"{skb} loaded"
+
+
+def test_the_worker_runs_one_load_at_a_time_and_never_reuses_a_job_id(tmp_path: Path) -> None:
+    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    kg = _BlockingLoads()
+    worker = Worker(kg, _info(config), WorkerPaths.of(config))  # type: ignore[arg-type]
+    first = worker._start_job(kg, Call("load_source", config, ("hpo",), {}))  # type: ignore[arg-type]
+    with pytest.raises(WorkerError, match=r"already running a load \(job 1\)"):
+        worker._start_job(kg, Call("load_source", config, ("prime",), {}))  # type: ignore[arg-type]
+    kg.release.set()
+    _wait_until(lambda: worker._job(first).done.is_set())
+    assert worker._poll(first).done is True  # kept until polled done once, then gone
+    with pytest.raises(WorkerError, match="has no job 1"):
+        worker._poll(first)
+    second = worker._start_job(kg, Call("load_source", config, ("prime",), {}))  # type: ignore[arg-type]
+    _wait_until(lambda: worker._job(second).done.is_set())
+    state = worker._poll(second)
+    assert second == 2 and state.result == "prime loaded" and state.tasks == (("loading prime", 100.0, 0.0),)
 
 
 def _info(config: Config) -> WorkerInfo:
