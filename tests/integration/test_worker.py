@@ -207,7 +207,7 @@ def test_commands_at_once_are_served_side_by_side(loaded: dict[str, str], home: 
         question,
         ["schema", "--skb", "prime", "--json"],
         question,
-        ["node", "SRC0", "--skb", "prime"],
+        ["node", "5", "--skb", "prime"],
         question,
     ]
     procs = [
@@ -249,7 +249,7 @@ def test_thin_clients_import_neither_torch_nor_the_store_client(loaded: dict[str
         ["--help"],
         ["server", "status"],
         ["schema", "--skb", "prime"],
-        ["node", "SRC0", "--skb", "prime"],
+        ["node", "5", "--skb", "prime"],
         ["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"],
         ["explain", "--skb", "prime", "--cypher", "MATCH (d:drug) RETURN d"],
     ):
