@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 from rich.console import Console
@@ -41,8 +43,27 @@ EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> NoReturn:
-    """Turn SIGTERM into an exception so context managers stop the embedded server cleanly."""
+REDELIVER_AFTER = 0.05
+"""Seconds after which a signal that landed in an object finalizer is sent again."""
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    """SIGINT and SIGTERM as exceptions (KeyboardInterrupt, SystemExit 128+n), so context managers stop the embedded
+    server cleanly. Python drops an exception raised inside ``__del__`` (redis's hiredis parser has one), and the
+    command would go on as if never signalled: a signal landing there is sent again a moment later instead."""
+    if _in_finalizer(frame):
+        threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise SystemExit(128 + signum)
 
 
@@ -50,7 +71,9 @@ class KgqaGroup(click.Group):
     """Maps errors to one-line messages and exit codes for every subcommand."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, _on_signal)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
+            signal.signal(signal.SIGINT, _on_signal)
         try:
             return super().invoke(ctx)
         except KgqaError as exc:

@@ -185,32 +185,37 @@ class EmbeddedServer:
         )
         deadline = time.monotonic() + self.start_timeout
         watch = IdleWatch(self.process.pid)
-        while True:
-            if self.process.poll() is not None:
-                raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
-            if self.socket_path.exists():
-                # A probe with a timeout: the FalkorDB client itself would wait forever on a server that hangs.
-                probe = Redis(
-                    unix_socket_path=str(self.socket_path),
-                    socket_timeout=PROBE_TIMEOUT,
-                    socket_connect_timeout=PROBE_TIMEOUT,
-                    retry=Retry(NoBackoff(), 0),
-                )
-                try:
-                    probe.ping()
-                    return FalkorDB(unix_socket_path=str(self.socket_path))
-                except BusyLoadingError:
-                    watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
-                    deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
-                except (RedisTimeoutError, RedisConnectionError):
-                    pass
-                finally:
-                    probe.close()
-            if watch.idle_for() > HANG_AFTER:
-                raise _Hung()
-            if time.monotonic() > deadline:
-                raise StoreError(f"FalkorDB server did not start within {self.start_timeout:.0f} s: {self._log_tail()}")
-            time.sleep(0.02)
+        # One probe, with a timeout, for the whole wait: the FalkorDB client itself would wait forever on a server
+        # that hangs, and a client per attempt runs a connection finalizer per attempt, where Python drops the
+        # KeyboardInterrupt of a Ctrl-C that lands in it (hiredis's parser has one).
+        probe = Redis(
+            unix_socket_path=str(self.socket_path),
+            socket_timeout=PROBE_TIMEOUT,
+            socket_connect_timeout=PROBE_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),
+        )
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
+                if self.socket_path.exists():
+                    try:
+                        probe.ping()
+                        return FalkorDB(unix_socket_path=str(self.socket_path))
+                    except BusyLoadingError:
+                        watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
+                        deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
+                    except (RedisTimeoutError, RedisConnectionError):
+                        pass
+                if watch.idle_for() > HANG_AFTER:
+                    raise _Hung()
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"FalkorDB server did not start within {self.start_timeout:.0f} s: {self._log_tail()}"
+                    )
+                time.sleep(0.02)
+        finally:
+            probe.close()
 
     def _log_tail(self) -> str:
         try:
