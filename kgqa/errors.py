@@ -27,6 +27,10 @@ class StoreError(KgqaError):
     """The graph store failed or refused a request."""
 
 
+class StoreTimeoutError(StoreError):
+    """A read ran past the store's query timeout (``query_timeout_ms``, ``neo4j_query_timeout``)."""
+
+
 class StoreLockedError(StoreError):
     """Another kgqa process holds the data directory."""
 

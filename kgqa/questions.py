@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from kgqa.errors import InputError, LlmError
+from kgqa.errors import InputError, LlmError, StoreTimeoutError
 from kgqa.llm import ChatModel, Message
 from kgqa.store.base import GraphStore, Schema
 
@@ -33,6 +33,9 @@ WORD = re.compile(r"[A-Za-z][a-z]{6,}")
 _COMMON = """because between another through without however include including associated characterized
 disorder disease patients usually typically several caused called either within different"""
 COMMON = frozenset(_COMMON.split())
+TIMED_OUT = "its template's query timed out"
+"""The rejection of a sample whose path query ran past the store's timeout: 2-hop templates through hub nodes of a
+MAG-size graph take tens of seconds; the generator tries another sample instead of failing."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,11 @@ def generate(
         target = rng.choice(sorted(options))
         hops = rng.choice(options[target])
         gold = rng.choice(ids[target])
-        reached = store.reachable(skb, target, hops, gold)
+        try:
+            reached = store.reachable(skb, target, hops, gold)
+        except StoreTimeoutError:  # a hub on the template's path: try another sample
+            rejected[target, TIMED_OUT] += 1
+            continue
         docs = store.documents(skb, target, [gold])
         if not reached or not docs:
             rejected[target, "the gold answer has no node along the template"] += 1
@@ -149,7 +156,11 @@ def generate(
             rejected[target, f"no document word in at most {max_word_share:g} of its type's documents"] += 1
             continue
         word = rng.choice(words)
-        answers = store.path_answers(skb, target, hops, anchor_id, word.lower())
+        try:
+            answers = store.path_answers(skb, target, hops, anchor_id, word.lower())
+        except StoreTimeoutError:
+            rejected[target, TIMED_OUT] += 1
+            continue
         if not 1 <= len(answers) <= MAX_ANSWERS or gold not in answers:
             rejected[target, f"not 1-{MAX_ANSWERS} answers"] += 1
             continue

@@ -20,7 +20,7 @@ from falkordb import FalkorDB
 from falkordb.helpers import quote_string
 from redis.exceptions import RedisError, ResponseError
 
-from kgqa.errors import StoreError
+from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.locks import ReadWriteLock
 from kgqa.store import falkordb_queries as q
 from kgqa.store.base import (
@@ -280,6 +280,8 @@ class FalkorStore(CatalogueReads):
                 query, dict(params) if params else None, timeout=self._query_timeout_ms
             )
         except ResponseError as exc:
+            if "timed out" in str(exc).lower():
+                raise StoreTimeoutError(f"query ran past {self._query_timeout_ms} ms: {exc}") from exc
             raise StoreError(f"query refused by FalkorDB: {exc}") from exc
         except RedisError as exc:
             raise StoreError(f"FalkorDB read failed: {exc}") from exc

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.errors import ConfigError, StoreError
+from kgqa.errors import ConfigError, StoreError, StoreTimeoutError
 from kgqa.locks import ReadWriteLock
 from kgqa.store import neo4j_queries as q
 from kgqa.store.base import (
@@ -134,6 +134,8 @@ class Neo4jStore(CatalogueReads):
                 rows: list[list[Any]] = session.execute_read(work)
                 return rows
         except neo4j.exceptions.Neo4jError as exc:
+            if "TransactionTimedOut" in (exc.code or ""):
+                raise StoreTimeoutError(f"query ran past {self.query_timeout} s: {exc.message}") from exc
             raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
         except neo4j.exceptions.DriverError as exc:
             raise StoreError(f"Neo4j read failed: {exc}") from exc

@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import neo4j.exceptions
 import numpy as np
 import pytest
 
-from kgqa.errors import StoreError
+from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.store import neo4j_queries as q
 from kgqa.store.base import NodeRow, SkbMeta
 from kgqa.store.neo4j import Neo4jStore
@@ -51,6 +52,7 @@ class FakeDriver:
     answers: list[tuple[str, list[list[Any]]]] = field(default_factory=list)
     sent: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     writes_in_reads: bool = False
+    read_error: Exception | None = None
 
     def session(self, database: str) -> FakeSession:
         return FakeSession(self)
@@ -89,6 +91,8 @@ class FakeSession:
         pass
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        if self.driver.read_error is not None:
+            raise self.driver.read_error
         return work(FakeTx(self.driver, "read"))
 
     def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
@@ -133,6 +137,24 @@ def test_a_query_neo4j_plans_as_a_write_is_refused() -> None:
     with pytest.raises(StoreError, match="refused: Neo4j plans this query as type 'w', not read-only"):
         store.read("prime", "MATCH (n) RETURN n.id")
     assert "MATCH (n) RETURN n.id" not in [text for _, text, _ in driver.sent]  # never run, only EXPLAINed
+
+
+def test_a_read_past_the_timeout_is_a_store_timeout_and_other_refusals_are_not() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]])])
+    store = store_with(driver)
+    store.read("prime", "MATCH (n) RETURN n.id")  # knows the SKB now
+    # the driver's own constructor for errors the server sends (what a real timeout arrives as)
+    driver.read_error = neo4j.exceptions.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", message="The transaction timed out"
+    )
+    with pytest.raises(StoreTimeoutError, match=r"query ran past .* s: The transaction timed out"):
+        store.read("prime", "MATCH (n) RETURN n.id")
+    driver.read_error = neo4j.exceptions.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Statement.SyntaxError", message="Invalid input"
+    )
+    with pytest.raises(StoreError, match="query refused by Neo4j: Invalid input") as refused:
+        store.read("prime", "MATCH (n) RETURN n.id")
+    assert not isinstance(refused.value, StoreTimeoutError)
 
 
 def test_row_cap() -> None:
