@@ -256,6 +256,15 @@ ASK_OPTIONS: list[Callable[..., Any]] = [
 ]
 
 
+ANSWER_SETTINGS = ("top_k", "llm", "steps", "reranker", "cross_encoder", "alpha", "l_max")
+"""The settings among :data:`ASK_OPTIONS` (the rest, ``--type``, travel with each question)."""
+
+
+def answer_flags(ctx: click.Context) -> dict[str, Any]:
+    """The answer settings given on the command line of ``kgqa ask`` or ``kgqa shell`` (None: from the config)."""
+    return {name: ctx.params[name] for name in ANSWER_SETTINGS}
+
+
 def ask_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The answer settings ``kgqa ask`` and ``kgqa shell`` share."""
     for option in reversed(ASK_OPTIONS):
@@ -303,15 +312,7 @@ def ask(
     number and the others are still answered (exit code 1 if any failed)."""
     if (question is None) == (questions_file is None):
         raise click.UsageError("give a QUESTION, '-' (one per line on standard input) or --questions FILE")
-    flags = {
-        "top_k": top_k,
-        "llm": llm,
-        "steps": steps,
-        "reranker": reranker,
-        "cross_encoder": cross_encoder,
-        "alpha": alpha,
-        "l_max": l_max,
-    }
+    flags = answer_flags(ctx)
     if question is not None and question != "-":
         with _open(ctx, **flags) as kg:
             answer = kg.ask(question, skb, types=types or None)
@@ -804,15 +805,7 @@ def shell(
     """Ask questions one after another with the store and the models kept open, with line editing and history."""
     import readline
 
-    flags: dict[str, Any] = {
-        "top_k": top_k,
-        "llm": llm,
-        "steps": steps,
-        "reranker": reranker,
-        "cross_encoder": cross_encoder,
-        "alpha": alpha,
-        "l_max": l_max,
-    }
+    flags = answer_flags(ctx)
     config = _config(ctx, **flags)
     history = config.home / "shell_history"
     config.home.mkdir(parents=True, exist_ok=True)
