@@ -33,7 +33,7 @@ from loaders.model import SkbData
 if TYPE_CHECKING:
     from kgqa.explain import Dialect, Explanation
     from kgqa.export import Export
-    from kgqa.questions import Generated
+    from kgqa.questions import Generated, Phrasing
     from loaders.stark_embeddings import DocVectors
 
 
@@ -281,10 +281,16 @@ class Kgqa:
         return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
 
     def generate_questions(
-        self, skb: str, types: Sequence[str], count: int, seed: int, max_word_share: float
+        self,
+        skb: str,
+        types: Sequence[str],
+        count: int,
+        seed: int,
+        max_word_share: float,
+        phrasing: Phrasing = "template",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
-        """``count`` questions with exact answers over ``types`` (see :func:`kgqa.questions.generate`) and the
-        (type, reason) counts of the attempts that failed."""
+        """``count`` questions with exact answers over ``types`` (see :func:`kgqa.questions.generate`), phrased by
+        templates or naturally, and the (type, reason) counts of the attempts that failed."""
         from kgqa.questions import generate
 
         schema = self.schema(skb)
@@ -293,7 +299,16 @@ class Kgqa:
             raise InputError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
         rejected: Counter[tuple[str, str]] = Counter()
         made = generate(
-            self.store, skb, schema, types, count, seed, self.llm, max_word_share=max_word_share, rejected=rejected
+            self.store,
+            skb,
+            schema,
+            types,
+            count,
+            seed,
+            self.llm,
+            max_word_share=max_word_share,
+            rejected=rejected,
+            phrasing=phrasing,
         )
         return made, rejected
 

@@ -427,6 +427,15 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     show_default=True,
     help="Never use a word found in more than this share of the answer type's documents.",
 )
+@click.option(
+    "--phrasing",
+    type=click.Choice(["template", "natural"]),
+    default="template",
+    show_default=True,
+    help="template: \"Which X nodes have a 'R' relation with ...\" (the default, so published recipes stay "
+    "reproducible); natural: as analysts type them (lay type words, lower case, synonyms, descriptions, negation "
+    "and hierarchy wording, varied sentences), the same questions for a seed, never paraphrased by the LLM.",
+)
 @click.pass_context
 def questions_command(
     ctx: click.Context,
@@ -437,21 +446,23 @@ def questions_command(
     types: tuple[str, ...],
     llm: str | None,
     max_word_share: float,
+    phrasing: str,
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
     from kgqa.provenance import provenance
-    from kgqa.questions import write
+    from kgqa.questions import as_phrasing, write
 
     with _open(ctx, llm=llm) as kg:
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
         with _stderr().status(f"generating {count} questions"):
-            made, rejected = kg.generate_questions(skb, chosen, count, seed, max_word_share)
+            made, rejected = kg.generate_questions(skb, chosen, count, seed, max_word_share, as_phrasing(phrasing))
         info = {
             "skb": skb,
             "seed": seed,
             "n": len(made),
             "types": list(chosen),
+            "phrasing": phrasing,
             "llm": kg.config.llm,
             "max_word_share": max_word_share,
             "source": meta.source,
@@ -466,9 +477,9 @@ def questions_command(
         raise KgqaError("no question could be generated: " + "; ".join(f"'{t}'{why}" for t, why in unasked.items()))
     meta_path = write(made, out, info)
     paraphrased = sum(g.paraphrased for g in made)
-    _stderr().print(
-        f"wrote {len(made)} questions to {out} and {meta_path} ({paraphrased} paraphrased by the LLM)", highlight=False
-    )
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(Counter(g.kind for g in made).items()))
+    how = "natural phrasing" if phrasing == "natural" else f"{paraphrased} paraphrased by the LLM"
+    _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False)
     for label, why in unasked.items():
         _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
 

@@ -5,11 +5,14 @@ STaRK's recipe, over the live schema and store: sample a 1- or 2-hop relational 
 ``a`` (named in the question); add a textual condition, a word of the gold answer's document; the ground truth is
 every node of type T that reaches the anchor along the template AND whose document contains the word, computed by
 one query. Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is
-configured (a paraphrase that drops the anchor's name or the word is not used). The word must be specific, as
-STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's documents
-("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV
-(``id,query,answer_ids``) and a metadata JSON (template, anchor, word, gold answer, the templated text).
-"""
+configured (a paraphrase that drops the anchor's name or the word is not used); or, with ``phrasing="natural"``, worded
+as analysts type them by :mod:`kgqa.phrasing` (the same sampled questions: their wording has its own random stream),
+the anchor named, in lower case, by a synonym or by a short description. The natural wording names a hierarchy's
+direction ("direct subtypes of X") where the graph has one, and the answers are then restricted to it. The word must
+be specific, as STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's
+documents ("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV (``id,query,answer_ids``)
+and a metadata JSON (template, kind, phrasing, anchor and how it was mentioned, word, gold answer, the templated
+text)."""
 
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from kgqa.errors import InputError, LlmError, StoreTimeoutError
 from kgqa.llm import ChatModel, Message
+from kgqa.phrasing import Direction, MentionStyle, description, directed, kind, natural
 from kgqa.store.base import GraphStore, Schema
 
 MAX_ANSWERS = 20
@@ -36,6 +41,21 @@ COMMON = frozenset(_COMMON.split())
 TIMED_OUT = "its template's query timed out"
 """The rejection of a sample whose path query ran past the store's timeout: 2-hop templates through hub nodes of a
 MAG-size graph take tens of seconds; the generator tries another sample instead of failing."""
+Phrasing = Literal["template", "natural"]
+PHRASINGS: tuple[Phrasing, ...] = ("template", "natural")
+
+
+def as_phrasing(text: str) -> Phrasing:
+    """``text`` as a :data:`Phrasing`, or an input error naming the choices."""
+    for phrasing in PHRASINGS:
+        if text == phrasing:
+            return phrasing
+    raise InputError(f"phrasing must be one of {', '.join(PHRASINGS)}, got '{text}'")
+
+
+MENTION_WEIGHTS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
+"""How often a natural question names its anchor each way, among the ways the anchor has (not every node has a
+synonym or a definition; a name already in lower case has no lower-case variant)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +70,14 @@ class Generated:
     gold_id: str
     templated: str
     paraphrased: bool
+    kind: str
+    """'negation', 'hierarchy', '1-hop' or '2-hop' (:func:`kgqa.phrasing.kind`), for metrics per kind."""
+    phrasing: Phrasing
+    mention: MentionStyle
+    """How the question names the anchor: 'name' (always with template phrasing), 'lower', 'alias', 'description'."""
+    mention_text: str
+    direction: Direction | None
+    """The edge direction the natural wording names (the answers are restricted to it), or None."""
 
 
 def templates(schema: Schema, target: str) -> list[list[tuple[str, str]]]:
@@ -106,6 +134,65 @@ def specific_words(doc: str, frequencies: Counter[str], total: int, max_share: f
     return sorted(w for w in candidate_words(doc) if frequencies[w.lower()] <= limit)
 
 
+@dataclass(frozen=True)
+class Mention:
+    """How a question names its anchor, and the text it names it by."""
+
+    style: MentionStyle
+    text: str
+
+
+def aliases(store: GraphStore, skb: str, label: str, node_id: str) -> tuple[str, ...]:
+    """The node's synonyms. Read through ``store.aliases`` when the store has it (the alias index of issue 16 adds
+    it to the stores); a store without the method gives none, and no question is phrased with a synonym."""
+    lookup = getattr(store, "aliases", None)
+    if lookup is None:
+        return ()
+    found: dict[str, tuple[str, ...]] = lookup(skb, label, [node_id])
+    return tuple(found.get(node_id, ()))
+
+
+def choose_mention(store: GraphStore, skb: str, label: str, node_id: str, name: str, rng: random.Random) -> Mention:
+    """How a natural question names the anchor, drawn by :data:`MENTION_WEIGHTS` among the ways it has."""
+    docs = store.documents(skb, label, [node_id])
+    described = description(docs[0].doc) if docs else None
+    options: dict[MentionStyle, list[str]] = {
+        "name": [name],
+        "lower": [name.lower()] if name.lower() != name else [],
+        "alias": [a for a in aliases(store, skb, label, node_id) if a.lower() != name.lower()],
+        "description": [described] if described else [],
+    }
+    styles = [style for style in MENTION_WEIGHTS if options[style]]
+    style = rng.choices(styles, weights=[MENTION_WEIGHTS[s] for s in styles])[0]
+    return Mention(style, rng.choice(options[style]))
+
+
+def named_direction(
+    store: GraphStore, skb: str, target: str, hops: Sequence[tuple[str, str]], anchor_id: str, gold: str
+) -> tuple[Direction | None, frozenset[str]]:
+    """The direction a 1-hop question between nodes of one label may name, and the answer's side of the anchor's
+    edges in it; (None, {}) when it names none.
+
+    Templates read edges undirected, so the answers of "(phenotype)-[parent-child]-(Seizure)" are Seizure's children
+    AND parents. The natural wording says which ("direct subtypes of Seizure"), so its answers are restricted to that
+    side, the one holding the gold answer; a gold answer on both sides (PRIME stores every edge in both
+    directions) names none."""
+    if len(hops) != 1 or hops[0][1] != target or not directed(hops[0][0]):
+        return None, frozenset()
+    try:
+        relations = store.relations(skb, target, [anchor_id])
+    except StoreTimeoutError:  # a hub anchor: word it without a direction
+        return None, frozenset()
+    edges = [r for r in relations if r.type == hops[0][0] and r.node == anchor_id]
+    to_anchor = frozenset(r.neighbour for r in edges if not r.out)
+    from_anchor = frozenset(r.neighbour for r in edges if r.out)
+    if gold in to_anchor and gold not in from_anchor:
+        return "to_anchor", to_anchor
+    if gold in from_anchor and gold not in to_anchor:
+        return "from_anchor", from_anchor
+    return None, frozenset()
+
+
 def generate(
     store: GraphStore,
     skb: str,
@@ -117,15 +204,20 @@ def generate(
     attempts_per_question: int = 50,
     max_word_share: float = MAX_WORD_SHARE,
     rejected: Counter[tuple[str, str]] | None = None,
+    phrasing: Phrasing = "template",
 ) -> list[Generated]:
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
 
     ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
-    short result can say why (HPO gene documents, for one, have no word specific enough to ask about)."""
+    short result can say why (HPO gene documents, for one, have no word specific enough to ask about).
+    ``phrasing="natural"`` words the same sampled questions by :func:`kgqa.phrasing.natural` (never paraphrased by
+    the LLM) from a random stream of its own, so the template set of a seed stays what it was."""
     rejected = Counter() if rejected is None else rejected
     if not 0 < max_word_share <= 1:
         raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
+    phrasing = as_phrasing(phrasing)
     rng = random.Random(seed)
+    wording = random.Random(f"natural-{seed}")
     ids = {t: store.label_ids(skb, t) for t in types}
     frequencies: dict[str, Counter[str]] = {}
     options = {t: templates(schema, t) for t in types if ids[t] and templates(schema, t)}
@@ -169,12 +261,22 @@ def generate(
             rejected[target, "a question already made"] += 1
             continue
         seen.add(templated)
-        text = paraphrase(llm, templated, anchor_name, word) if llm is not None else None
         template = " / ".join([target, *(f"{t} {label}" for t, label in hops)])
+        mention, direction = Mention("name", anchor_name), None
+        if phrasing == "natural":
+            mention = choose_mention(store, skb, hops[-1][1], anchor_id, anchor_name, wording)
+            direction, side = named_direction(store, skb, target, hops, anchor_id, gold)
+            if direction is not None:
+                answers = [a for a in answers if a in side]
+            text = natural(target, hops, mention.text, word, wording, style=mention.style, direction=direction)
+            paraphrased = False
+        else:
+            paraphrased_text = paraphrase(llm, templated, anchor_name, word) if llm is not None else None
+            text, paraphrased = paraphrased_text or templated, paraphrased_text is not None
         out.append(
             Generated(
                 str(len(out)),
-                text or templated,
+                text,
                 answers,
                 template,
                 anchor_id,
@@ -182,7 +284,12 @@ def generate(
                 word,
                 gold,
                 templated,
-                text is not None,
+                paraphrased,
+                kind(hops),
+                phrasing,
+                mention.style,
+                mention.text,
+                direction,
             )
         )
     return out

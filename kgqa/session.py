@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kgqa.load import LoadReport
     from kgqa.node_view import NodeView
     from kgqa.progress import ProgressSink
-    from kgqa.questions import Generated
+    from kgqa.questions import Generated, Phrasing
     from kgqa.store.base import Schema, SkbMeta
 
 
@@ -64,7 +64,13 @@ class Session(Protocol):
     ) -> Explanation: ...
 
     def generate_questions(
-        self, skb: str, types: Sequence[str], count: int, seed: int, max_word_share: float
+        self,
+        skb: str,
+        types: Sequence[str],
+        count: int,
+        seed: int,
+        max_word_share: float,
+        phrasing: Phrasing = "template",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]: ...
 
     def export_neo4j_admin(self, skb: str, out: Path) -> Export: ...

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from kgqa.load import LoadReport
     from kgqa.node_view import NodeView
     from kgqa.progress import ProgressSink
-    from kgqa.questions import Generated
+    from kgqa.questions import Generated, Phrasing
     from kgqa.store.base import Schema, SkbMeta
 
 Notice = Callable[[str], None]
@@ -402,10 +402,16 @@ class RemoteKgqa:
         return result
 
     def generate_questions(
-        self, skb: str, types: Sequence[str], count: int, seed: int, max_word_share: float
+        self,
+        skb: str,
+        types: Sequence[str],
+        count: int,
+        seed: int,
+        max_word_share: float,
+        phrasing: Phrasing = "template",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
         result: tuple[list[Generated], Counter[tuple[str, str]]] = self._call(
-            "generate_questions", skb, types, count, seed, max_word_share
+            "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing
         )
         return result
 

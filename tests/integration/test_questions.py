@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +14,7 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.qa import read_csv
+from loaders.hpo import read_hpo
 from loaders.stark import read_stark
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
@@ -125,3 +127,201 @@ def test_a_type_without_questions_is_explained(
     said = " ".join(result.output.split())  # rich wraps lines at the terminal width
     assert result.exit_code == 1 and "Traceback" not in said and not out.exists()
     assert "no question could be generated: 'drug'; most attempts failed with: no document word in at most 0.05" in said
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# --phrasing natural: the same sampled questions, worded as analysts type them, answers still exact
+# ---------------------------------------------------------------------------------------------------------------------
+
+TEMPLATE_PHRASES = ("nodes have a '", "' relation with")
+CHILDREN = ("subtypes of", "children of", "directly under", "more specific than", "immediately below")
+PARENTS = ("parents of", "broader terms of", "directly above", "broader than", "immediately above")
+
+
+def expected_kind(template: str) -> str:
+    """The kind from the template alone: a negated relation, else a hierarchy, else the number of hops."""
+    hops = template.split(" / ")[1:]
+    if any(h.startswith("phenotype absent ") for h in hops):
+        return "negation"
+    if any(h.startswith("parent-child ") for h in hops):
+        return "hierarchy"
+    return f"{len(hops)}-hop"
+
+
+def test_natural_questions_have_exact_answers(loaded: dict[str, str], tmp_path: Path) -> None:
+    natural_out, template_out = tmp_path / "natural.csv", tmp_path / "template.csv"
+    args = ["questions", "--skb", "prime", "--n", "6", "--seed", "3"]
+    result = CliRunner().invoke(main, [*args, "--out", str(natural_out), "--phrasing", "natural"], env=loaded)
+    assert result.exit_code == 0, result.output
+    assert "natural phrasing" in " ".join(result.output.split())
+    CliRunner().invoke(main, [*args, "--out", str(template_out)], env=loaded)
+    questions = read_csv(natural_out)
+    meta = json.loads(natural_out.with_name("natural.meta.json").read_text())
+    template_meta = json.loads(template_out.with_name("template.meta.json").read_text())
+    assert meta["phrasing"] == "natural" and template_meta["phrasing"] == "template"
+    docs = _loaded_docs(loaded)
+    for question, info, plain in zip(questions, meta["questions"], template_meta["questions"], strict=True):
+        assert info["templated"] == plain["query"]  # the template set's question, worded naturally
+        assert info["phrasing"] == "natural" and plain["phrasing"] == "template" and plain["mention"] == "name"
+        assert info["kind"] == plain["kind"] == expected_kind(info["template"])
+        assert info["direction"] is None  # the fixture has no relation between nodes of one label
+        assert list(question.answers) == info["answer_ids"] == plain["answer_ids"]
+        assert info["answer_ids"] == oracle(info["template"], info["anchor_id"], info["word"], docs)
+        assert info["mention_text"] in question.text and info["word"].lower() in question.text.lower()
+        assert info["mention"] in {"name", "lower", "alias", "description"}
+        assert not any(p in question.text for p in TEMPLATE_PHRASES), question.text
+    again = tmp_path / "again.csv"
+    CliRunner().invoke(main, [*args, "--out", str(again), "--phrasing", "natural"], env=loaded)
+    assert again.read_text() == natural_out.read_text()  # deterministic for a seed
+    bad = CliRunner().invoke(main, [*args, "--out", str(again), "--phrasing", "fancy"], env=loaded)
+    assert bad.exit_code == 2 and "--phrasing" in bad.output
+
+
+def _loaded_docs(env: dict[str, str]) -> dict[str, str]:
+    """Each fixture node's document as loaded (what the textual condition is matched against)."""
+    config = load_config({"home": env["KGQA_HOME"], "embedder": env["KGQA_EMBEDDER"]}, env={}, cwd=Path.cwd())
+    with Kgqa(config) as kg:
+        return {
+            str(r[0]): r[1]
+            for label in set(NODE_TYPES.values())
+            for r in kg.store.read("prime", f"MATCH (n:`{label}`) RETURN n.id, n.doc")
+        }
+
+
+HP_OBO = """format-version: 1.2
+data-version: hp/releases/test
+
+[Term]
+id: HP:0000001
+name: All
+
+[Term]
+id: HP:0012638
+name: Abnormal nervous system physiology
+def: "A functional anomaly of the nervous system, such as convulsions." []
+is_a: HP:0000001 ! All
+
+[Term]
+id: HP:0001250
+name: Seizure
+def: "A seizure is an intermittent abnormality of nervous system physiology with convulsions." []
+synonym: "Epileptic seizure" EXACT []
+is_a: HP:0012638 ! Abnormal nervous system physiology
+
+[Term]
+id: HP:0007359
+name: Focal-onset seizure
+def: "A seizure that originates within networks of one hemisphere, with convulsions." []
+is_a: HP:0001250 ! Seizure
+
+[Term]
+id: HP:0002069
+name: Bilateral tonic-clonic seizure
+def: "A seizure with tonic and clonic phases and convulsions." []
+is_a: HP:0001250 ! Seizure
+
+[Term]
+id: HP:0001252
+name: Hypotonia
+def: "Abnormally low muscle tone, without convulsions." []
+synonym: "Low muscle tone" EXACT layperson []
+is_a: HP:0012638 ! Abnormal nervous system physiology
+"""
+HPOA_HEADER = (
+    "database_id\tdisease_name\tqualifier\thpo_id\treference\tevidence\tonset\tfrequency\tsex\tmodifier\taspect\n"
+)
+HPOA_ROWS = [
+    ("OMIM:607208", "Dravet syndrome", "", "HP:0001250"),
+    ("OMIM:607208", "Dravet syndrome", "", "HP:0007359"),
+    ("OMIM:607208", "Dravet syndrome", "NOT", "HP:0001252"),
+    ("OMIM:308350", "Ohtahara syndrome", "", "HP:0002069"),
+    ("OMIM:308350", "Ohtahara syndrome", "", "HP:0001252"),
+]
+
+
+def write_hpo_fixture(directory: Path) -> Path:
+    """A handful of HPO terms (a directed is_a hierarchy) and annotations, in pyhpo's file formats."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "hp.obo").write_text(HP_OBO)
+    rows = "".join(f"{d}\t{n}\t{q}\t{h}\tPMID:1\tPCS\t\t\t\t\tP\n" for d, n, q, h in HPOA_ROWS)
+    (directory / "phenotype.hpoa").write_text("#description: test\n" + HPOA_HEADER + rows)
+    genes = "ncbi_gene_id\tgene_symbol\thpo_id\thpo_name\tfrequency\tdisease_id\n"
+    genes += "6323\tSCN1A\tHP:0001250\tSeizure\t-\tOMIM:607208\n"
+    (directory / "genes_to_phenotype.txt").write_text(genes)
+    return directory
+
+
+def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
+    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    """HPO's is_a edges point child -> parent; "(phenotype)-[parent-child]-(Seizure)" reaches Seizure's parent and
+    children, and the natural question names one side ("direct subtypes of Seizure") and keeps only its answers."""
+    data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    with Kgqa(config) as kg:
+        kg.load(data)
+    docs = {node.id: node.doc for node in data.nodes}
+    labels = {node.id: node.type for node in data.nodes}
+    edges = {(e.source, e.type, e.target) for e in data.edges}
+    made: list[dict[str, Any]] = []
+    for seed in range(12):
+        out = tmp_path / f"natural{seed}.csv"
+        args = ["questions", "--skb", "hpo", "--n", "12", "--seed", str(seed), "--max-word-share", "1"]
+        result = CliRunner().invoke(main, [*args, "--out", str(out), "--phrasing", "natural"], env=cli_env)
+        assert result.exit_code == 0, result.output
+        meta = json.loads(out.with_name(f"natural{seed}.meta.json").read_text())
+        assert [q.text for q in read_csv(out)] == [info["query"] for info in meta["questions"]]
+        made += meta["questions"]
+    for info in made:
+        target, *hops = info["template"].split(" / ")
+        path = [_hpo_hop(h) for h in hops]
+        expected = hpo_oracle(target, path, info["anchor_id"], info["word"], docs, labels, edges)
+        anchor = info["anchor_id"]
+        if len(path) == 1 and path[0][0] == "parent-child":
+            # HPO stores each is_a once, so the gold answer is on one side only and the question names it
+            assert info["direction"] in {"to_anchor", "from_anchor"}, info
+        if info["direction"] == "to_anchor":  # answer -[parent-child]-> anchor: the anchor's direct subtypes
+            expected = [y for y in expected if (y, "parent-child", anchor) in edges]
+            assert any(p in info["query"] for p in CHILDREN), info["query"]
+        elif info["direction"] == "from_anchor":
+            expected = [y for y in expected if (anchor, "parent-child", y) in edges]
+            assert any(p in info["query"] for p in PARENTS), info["query"]
+        assert info["answer_ids"] == expected and info["gold_id"] in expected, info
+        assert info["kind"] == expected_kind(info["template"])
+        assert info["mention_text"] in info["query"] and info["word"].lower() in info["query"].lower()
+        assert not any(p in info["query"] for p in TEMPLATE_PHRASES), info["query"]
+    kinds = {info["kind"] for info in made}
+    assert {"hierarchy", "negation", "1-hop"} <= kinds, kinds
+    assert {info["direction"] for info in made} >= {"to_anchor", "from_anchor"}
+    assert "description" in {info["mention"] for info in made}
+
+
+def _hpo_hop(hop: str) -> tuple[str, str]:
+    for label in ("effect/phenotype", "gene/protein", "disease"):
+        if hop.endswith(" " + label):
+            return hop[: -len(label) - 1], label
+    raise AssertionError(hop)
+
+
+def hpo_oracle(
+    target: str,
+    path: list[tuple[str, str]],
+    anchor: str,
+    word: str,
+    docs: dict[str, str],
+    labels: dict[str, str],
+    edges: set[tuple[str, str, str]],
+) -> list[str]:
+    """The undirected template answers recomputed from the fixture's edges (as the stores read templates)."""
+    adjacent: dict[str, set[tuple[str, str]]] = {node: set() for node in labels}
+    for source, rel_type, dest in edges:
+        adjacent[source].add((rel_type, dest))
+        adjacent[dest].add((rel_type, source))
+    answers = []
+    for node in sorted(n for n in labels if labels[n] == target):
+        frontier = {node}
+        for rel_type, label in path:
+            frontier = {b for a in frontier for t, b in adjacent[a] if t == rel_type and labels[b] == label}
+        if anchor in frontier - {node} and word.lower() in docs[node].lower():
+            answers.append(node)
+    return answers
