@@ -17,6 +17,8 @@ class Match:
     """the constant's search string, as the LLM (or the entity linker) wrote it"""
     id: str
     name: str
+    alias: str = ""
+    """the node's alias that matched the search string ('' when its name did)"""
 
 
 @dataclass(frozen=True)

@@ -392,7 +392,8 @@ def _evidence(c: Candidate, with_llm: bool) -> str:
         parts.append(f"l={c.round_l}" + (" (linked plan)" if with_llm and c.plan == "linked" else ""))
     by_symbol: dict[str, list[str]] = {}
     for match in c.matches:
-        by_symbol.setdefault(f"'{match.search}'", []).append(match.name or match.id)
+        name = match.name or match.id
+        by_symbol.setdefault(f"'{match.search}'", []).append(f"{name} (alias '{match.alias}')" if match.alias else name)
     parts += [f"{search} -> {', '.join(names)}" for search, names in by_symbol.items()]
     return "; ".join(parts)
 
@@ -591,6 +592,8 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
         return
     console = Console()
     console.print(f"[bold]{view.name}[/bold] ({view.type}, id {view.id}, {view.skb})", highlight=False)
+    if view.aliases:
+        console.print("also known as: " + "; ".join(view.aliases), markup=False, highlight=False)
     console.rule("document (step 6, rerankers)")
     console.print(view.document, markup=False, highlight=False)
     console.rule("document with relations (step 7 embeds it)")

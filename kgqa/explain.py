@@ -99,8 +99,9 @@ def compile_plan(
     if query.constant_params:
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
-        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope)
-        params.update({query.constant_params[name]: [node for node, _ in pairs] for name, pairs in candidates.items()})
+        aliases = kg.store.schema(skb).has_aliases
+        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope, aliases=aliases)
+        params.update({query.constant_params[name]: [m.id for m in matches] for name, matches in candidates.items()})
     if dialect == "falkordb":
         return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params)
     text, browser = browser_statement(query.text, params, kg.config.neo4j_version)

@@ -3,21 +3,24 @@
 Online loading through Bolt is fine for HPO or PRIME; MAG's 40M edges want the offline importer. One header file and
 one data file per label and per (source, type, target); every label is its own ID space (STaRK ids are only unique
 per SKB, HPO's carry prefixes, and this keeps both safe); vectors (the indexed ``name_emb`` and ``doc_emb``, and
-``plain_emb``, step 6's, read by id) are ``float[]`` with ``;`` between elements.
+``plain_emb``, step 6's, read by id) are ``float[]`` with ``;`` between elements. Alias nodes go in one more node
+file, without ids.
 ``post_import.cypher`` holds what the importer cannot do (constraints, vector indexes, kgqa's metadata node), for
 cypher-shell; the exact commands are returned and printed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kgqa.store.base import GraphStore, SkbMeta, batched
+from kgqa.store.base import ALIAS_LABEL, GraphStore, SkbMeta, batched
 from kgqa.store.neo4j import post_import_script
+from kgqa.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB
 
 ARRAY_DELIMITER = ";"
 NODE_HEADER = [
@@ -31,6 +34,8 @@ NODE_HEADER = [
     ":LABEL",
 ]
 EDGE_HEADER = [":START_ID({source})", ":END_ID({target})", ":TYPE"]
+ALIAS_HEADER = [ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, ALIAS_KEY, f"{NAME_EMB}:float[]", ":LABEL"]
+"""Alias nodes (store.base.ALIAS_LABEL) have no ID column: no relationship points at them."""
 
 
 @dataclass(frozen=True)
@@ -59,19 +64,31 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
     out.mkdir(parents=True, exist_ok=True)
     schema = store.schema(skb)
     node_files, edge_files, nodes, edges = [], [], 0, 0
-    for label in (info.name for info in schema.labels):
-        space = id_space(label)
-        header, data = out / f"nodes_{space}.header.csv", out / f"nodes_{space}.csv"
-        with header.open("w", newline="", encoding="utf-8") as handle:
-            csv.writer(handle).writerow([h.format(space=space) for h in NODE_HEADER])
-        ids = store.label_ids(skb, label)
-        with data.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            for chunk in batched(ids, batch):
-                for node_id, name, doc, rel_doc, *vectors in store.node_rows(skb, label, chunk):
-                    writer.writerow([node_id, name, doc, rel_doc or "", *map(_floats, vectors), label])
-                    nodes += 1
-        node_files.append((header, data))
+    alias_files = (out / "aliases.header.csv", out / "aliases.csv") if schema.has_aliases else None
+    with contextlib.ExitStack() as stack:
+        aliases = None
+        if alias_files is not None:
+            alias_files[0].write_text(",".join(ALIAS_HEADER) + "\n", encoding="utf-8")
+            aliases = csv.writer(stack.enter_context(alias_files[1].open("w", newline="", encoding="utf-8")))
+            node_files.append(alias_files)
+        for label in (info.name for info in schema.labels):
+            space = id_space(label)
+            header, data = out / f"nodes_{space}.header.csv", out / f"nodes_{space}.csv"
+            with header.open("w", newline="", encoding="utf-8") as handle:
+                csv.writer(handle).writerow([h.format(space=space) for h in NODE_HEADER])
+            ids = store.label_ids(skb, label)
+            with data.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                for chunk in batched(ids, batch):
+                    for node_id, name, doc, rel_doc, *vectors in store.node_rows(skb, label, chunk):
+                        writer.writerow([node_id, name, doc, rel_doc or "", *map(_floats, vectors), label])
+                        nodes += 1
+                    if aliases is None:
+                        continue
+                    for row in store.alias_rows(skb, label, chunk):
+                        vector = _floats(row.emb.tolist())
+                        aliases.writerow([row.of, label, row.name, row.alias, row.alias.lower(), vector, ALIAS_LABEL])
+            node_files.append((header, data))
     for rel in schema.relationships:
         name = f"edges_{id_space(rel.source)}_{id_space(rel.type)}_{id_space(rel.target)}"
         header, data = out / f"{name}.header.csv", out / f"{name}.csv"
@@ -86,7 +103,8 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
                 edges += 1
         edge_files.append((header, data))
     post = out / "post_import.cypher"
-    post.write_text(post_import_script([info.name for info in schema.labels], meta), encoding="utf-8")
+    labels = [info.name for info in schema.labels]
+    post.write_text(post_import_script(labels, meta, aliases=schema.has_aliases), encoding="utf-8")
     parts = [f"--nodes={h.name},{d.name}" for h, d in node_files] + [
         f"--relationships={h.name},{d.name}" for h, d in edge_files
     ]

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from cypher.plan import QueryPlan
 from kgqa.context import Context
 from kgqa.grounding import GroundingResult, constant_vectors, ground, merge_groundings
-from kgqa.linking import link_entities, schema_guided_plan
+from kgqa.linking import describe, link_entities, schema_guided_plan
 from kgqa.trace import Trace
 
 LINKED_PREFIX = "linked."
@@ -27,9 +27,15 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
     """The schema-guided plan of the entities the name index links in ``question``, and what was linked (for the
     trace); None when no linked entity is connected to ``target`` by the schema."""
     links = link_entities(
-        question, ctx.store, ctx.skb, ctx.graph.labels, ctx.embedder, threshold=ctx.config.link_threshold
+        question,
+        ctx.store,
+        ctx.skb,
+        ctx.graph.labels,
+        ctx.embedder,
+        threshold=ctx.config.link_threshold,
+        aliases=ctx.schema.has_aliases,
     )
-    found = ", ".join(f"'{link.span}' -> {link.label} '{link.name}' ({link.similarity:.2f})" for link in links)
+    found = ", ".join(map(describe, links))
     return schema_guided_plan(links, target, ctx.graph, question), found or "none"
 
 
@@ -64,9 +70,9 @@ def ground_linked_too(
     why = f"the LLM's plan grounded {result.at_first_scope} (< k={k}) at l=1"
     if plan is None:
         return result, f"{why}; no fallback plan: {unconnected(links, target)}"
-    linked = ground(
-        ctx.store, ctx.skb, plan, constant_vectors(ctx.embedder, plan), ctx.graph, k=k, l_max=l_max, source="linked"
-    )
+    vectors = constant_vectors(ctx.embedder, plan)
+    aliases = ctx.schema.has_aliases
+    linked = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases)
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
     merged = merge_groundings(result, linked, LINKED_PREFIX)

@@ -83,7 +83,13 @@ def rank_graph_strand(
             ("graph",),
             g.round_l,
             tuple(
-                Match(symbol, grounding.searches.get(symbol, ""), node, grounding.names.get(node, ""))
+                Match(
+                    symbol,
+                    grounding.searches.get(symbol, ""),
+                    node,
+                    grounding.names.get(node, ""),
+                    grounding.via_alias.get((symbol, node), ""),
+                )
                 for symbol, nodes in g.matches
                 for node in nodes[:3]
             ),

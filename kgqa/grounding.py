@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,6 +51,14 @@ class Grounded:
     """whose plan grounded it: ``llm`` (steps 2-3) or ``linked`` (kgqa.linking's schema-guided plan)"""
 
 
+class NodeMatch(NamedTuple):
+    """A candidate of a constant (step 4): the node, and the alias it was found by ('' when by its name)."""
+
+    id: str
+    name: str
+    alias: str = ""
+
+
 @dataclass
 class GroundingResult:
     query: PatternQuery
@@ -61,6 +70,8 @@ class GroundingResult:
     rounds: list[Round] = field(default_factory=list)
     searches: dict[str, str] = field(default_factory=dict)
     """constant symbol -> its search string, for the evidence"""
+    via_alias: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(constant symbol, candidate id) -> the alias that made the node a candidate, for the evidence"""
 
     @property
     def at_first_scope(self) -> int:
@@ -68,18 +79,36 @@ class GroundingResult:
         return self.rounds[0].targets if self.rounds else 0
 
 
+ALIAS_DEPTH = 3
+"""Alias hits read per candidate wanted: the alias index spans every label, and one node may have several close
+aliases, so ``l_max`` hits could name fewer than ``l_max`` nodes of the constant's labels."""
+
+
 def constant_candidates(
-    store: GraphStore, skb: str, symbol: Symbol, vector: np.ndarray, labels: tuple[str, ...], l_max: int
-) -> list[tuple[str, str]]:
-    """Exact (case-insensitive) name matches first, then the name index's nearest: up to ``l_max`` (id, name)."""
+    store: GraphStore,
+    skb: str,
+    symbol: Symbol,
+    vector: np.ndarray,
+    labels: tuple[str, ...],
+    l_max: int,
+    *,
+    aliases: bool = False,
+) -> list[NodeMatch]:
+    """Up to ``l_max`` nodes: exact (case-insensitive) name matches, then exact alias matches, then the nearest by
+    the name index and, with ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
     text = symbol.search_string or ""
-    exact = [pair for label in labels for pair in store.exact_name(skb, label, text)]
+    found = [NodeMatch(i, name) for label in labels for i, name in store.exact_name(skb, label, text)]
     hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
-    hits.sort(key=lambda hit: -hit.similarity)
-    ordered: dict[str, str] = {}
-    for node, name in exact + [(str(hit.id), hit.name) for hit in hits]:
-        ordered.setdefault(node, name)
-    return list(ordered.items())[:l_max]
+    nearest = [(hit.similarity, NodeMatch(str(hit.id), hit.name)) for hit in hits]
+    if aliases:
+        found += [NodeMatch(h.id, h.name, h.alias) for h in store.exact_alias(skb, labels, text)]
+        by_alias = store.alias_top_k(skb, vector, l_max * ALIAS_DEPTH)
+        nearest += [(h.similarity, NodeMatch(h.id, h.name, h.alias)) for h in by_alias if h.label in labels]
+    nearest.sort(key=lambda pair: -pair[0])
+    ordered: dict[str, NodeMatch] = {}
+    for match in found + [match for _, match in nearest]:
+        ordered.setdefault(match.id, match)
+    return list(ordered.values())[:l_max]
 
 
 def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarray]:
@@ -94,10 +123,12 @@ def plan_candidates(
     vectors: dict[str, np.ndarray],
     all_labels: tuple[str, ...],
     l_max: int,
-) -> dict[str, list[tuple[str, str]]]:
+    *,
+    aliases: bool = False,
+) -> dict[str, list[NodeMatch]]:
     """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
     return {
-        c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max)
+        c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max, aliases=aliases)
         for c in plan.constants
     }
 
@@ -111,19 +142,22 @@ def ground(
     *,
     k: int,
     l_max: int,
-    found: dict[str, list[tuple[str, str]]] | None = None,
+    found: dict[str, list[NodeMatch]] | None = None,
     source: str = "llm",
+    aliases: bool = False,
 ) -> GroundingResult:
-    """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan)."""
+    """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan);
+    ``aliases``: step 4 searches the alias index too (the graph has one)."""
     query = pattern_query(plan, schema.keys)
     if found is None:
-        found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max)
-    candidates = {symbol: [node for node, _ in pairs] for symbol, pairs in found.items()}
+        found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max, aliases=aliases)
+    candidates = {symbol: [m.id for m in matches] for symbol, matches in found.items()}
     result = GroundingResult(
         query,
         candidates,
-        {node: name for pairs in found.values() for node, name in pairs},
+        {m.id: m.name for matches in found.values() for m in matches},
         searches={c.name: c.search_string or "" for c in plan.constants},
+        via_alias={(symbol, m.id): m.alias for symbol, matches in found.items() for m in matches if m.alias},
     )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
@@ -151,6 +185,7 @@ def merge_groundings(first: GroundingResult, then: GroundingResult, prefix: str)
         if g.id not in best or g.round_l < best[g.id].round_l:
             best[g.id] = mine
     searches = {**first.searches, **{prefix + symbol: text for symbol, text in then.searches.items()}}
+    via_alias = {**first.via_alias, **{(prefix + symbol, i): alias for (symbol, i), alias in then.via_alias.items()}}
     return GroundingResult(
         first.query,
         first.candidates,
@@ -158,4 +193,5 @@ def merge_groundings(first: GroundingResult, then: GroundingResult, prefix: str)
         sorted(best.values(), key=lambda g: g.round_l),
         first.rounds,
         searches,
+        via_alias,
     )

@@ -8,8 +8,9 @@ from the answer ``y`` (of the target type) to the linked entity, in either direc
 relationship type the schema has between the two labels, or two through an intermediate type when the question names
 one before the entity ("diseases with a *phenotype* that is associated with the gene ERLIN2") or the schema offers
 exactly one when the two labels are not adjacent. Relationship types the question names (``'phenotype present'``)
-narrow a hop to them. The linked entity becomes a constant whose search string is the node's own name, so its exact
-match comes first in step 4 and scope expansion still works.
+narrow a hop to them. Where the graph has aliases (HPO synonyms, gene names), spans are looked up in the alias index
+too, so "enlarged liver" links to 'Hepatomegaly'. The linked entity becomes a constant whose search string is the
+node's own name, or the alias that matched, so its exact match comes first in step 4 and scope expansion still works.
 """
 
 from __future__ import annotations
@@ -43,6 +44,24 @@ class Link:
     id: str
     name: str
     similarity: float
+    alias: str = ""
+    """the node's alias that matched the span ('' when its name did)"""
+
+    @property
+    def search(self) -> str:
+        """The linked constant's search string: the name or alias that matched, so that step 4 finds the node by
+        an exact match first (and its evidence says which alias matched)."""
+        return self.alias or self.name
+
+
+def describe(link: Link) -> str:
+    """How the trace shows a link: span -> label 'name' (via which alias) (similarity)."""
+    via = f" via alias '{link.alias}'" if link.alias else ""
+    return f"'{link.span}' -> {link.label} '{link.name}'{via} ({link.similarity:.2f})"
+
+
+ALIAS_HITS = 10
+"""Alias-index hits read per n-gram: the index spans every label, so the best of each label needs a few."""
 
 
 def words_of(question: str) -> list[str]:
@@ -62,9 +81,17 @@ def ngrams(question: str) -> list[tuple[int, int, str]]:
 
 
 def link_entities(
-    question: str, store: GraphStore, skb: str, labels: Sequence[str], embedder: Embedder, *, threshold: float
+    question: str,
+    store: GraphStore,
+    skb: str,
+    labels: Sequence[str],
+    embedder: Embedder,
+    *,
+    threshold: float,
+    aliases: bool = False,
 ) -> list[Link]:
-    """Non-overlapping question spans whose best name-index match is at least ``threshold`` similar."""
+    """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
+    is at least ``threshold`` similar; a name beats an alias of equal similarity."""
     grams = ngrams(question)
     if not grams:
         return []
@@ -75,6 +102,14 @@ def link_entities(
             for hit in store.vector_top_k(skb, label, "name", vector, 1):
                 if hit.similarity >= threshold:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
+        if aliases:
+            best: dict[str, Link] = {}
+            for alias in store.alias_top_k(skb, vector, ALIAS_HITS):
+                if alias.label in labels and alias.similarity >= threshold and alias.label not in best:
+                    best[alias.label] = Link(
+                        text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
+                    )
+            found += best.values()
     found.sort(key=_priority)
     taken: list[Link] = []
     for link in found:
@@ -154,7 +189,7 @@ def schema_guided_plan(
             triplets += [Triplet("y", path[0][0], middle, "both"), Triplet(middle, path[1][0], name, "both")]
         else:
             triplets.append(Triplet("y", path[0][0], name, "both"))
-        symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.name),)))
+        symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
     if not triplets:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y")

@@ -27,7 +27,7 @@ from kgqa.config import Config
 from kgqa.embed import Embedder
 from kgqa.errors import InputError
 from kgqa.progress import ProgressSink
-from kgqa.store.base import GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
+from kgqa.store.base import AliasRow, GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from loaders.documents import relation_texts
 from loaders.model import Node, NodeId, SkbData
 from loaders.stark_documents import compact_text
@@ -52,9 +52,9 @@ class LoadReport:
     """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
 
 
-STORE_FORMAT = "4"
+STORE_FORMAT = "5"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
-step 6's stored document vectors), so older graphs are not taken as up to date."""
+step 6's stored document vectors, 5: alias nodes), so older graphs are not taken as up to date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 
@@ -177,6 +177,15 @@ def _write_nodes(
         by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel, plain_vec))
     for label, rows in sorted(by_label.items()):
         writer.add_nodes(label, rows)
+    aliased = [(node, alias) for node in nodes for alias in node.aliases]
+    if aliased:
+        vectors = embedder.embed([alias for _, alias in aliased], None)
+        writer.add_aliases(
+            [
+                AliasRow(str(node.id), node.type, node.name, alias, vector)
+                for (node, alias), vector in zip(aliased, vectors, strict=True)
+            ]
+        )
 
 
 def load_skb(

@@ -20,6 +20,8 @@ class NodeView:
     """``document`` + the stored relation text: what the vector strand (step 7) embeds (STaRK SKBs compact it
     first, as STaRK did for its published embeddings)."""
     relations: tuple[RelationCount, ...]
+    aliases: tuple[str, ...] = ()
+    """Other names the node is linked by (entity linking, step 4)."""
 
 
 def describe_node(store: GraphStore, skb: str, node_id: str, names_per_type: int = 5) -> NodeView:
@@ -29,5 +31,6 @@ def describe_node(store: GraphStore, skb: str, node_id: str, names_per_type: int
         if found:
             text = found[0]
             relations = tuple(store.relation_summary(skb, label, node_id, names_per_type))
-            return NodeView(skb, text.id, label, text.name, text.doc, text.doc + text.rel_doc, relations)
+            aliases = store.aliases(skb, label, [node_id]).get(text.id, ())
+            return NodeView(skb, text.id, label, text.name, text.doc, text.doc + text.rel_doc, relations, aliases)
     raise InputError(f"SKB '{skb}' has no node with id '{node_id}'")

@@ -143,13 +143,8 @@ class Mention:
 
 
 def aliases(store: GraphStore, skb: str, label: str, node_id: str) -> tuple[str, ...]:
-    """The node's synonyms. Read through ``store.aliases`` when the store has it (the alias index of issue 16 adds
-    it to the stores); a store without the method gives none, and no question is phrased with a synonym."""
-    lookup = getattr(store, "aliases", None)
-    if lookup is None:
-        return ()
-    found: dict[str, tuple[str, ...]] = lookup(skb, label, [node_id])
-    return tuple(found.get(node_id, ()))
+    """The node's aliases (HPO synonyms, gene names) as its load stored them; none for a graph without aliases."""
+    return store.aliases(skb, label, [node_id]).get(node_id, ())
 
 
 def choose_mention(store: GraphStore, skb: str, label: str, node_id: str, name: str, rng: random.Random) -> Mention:

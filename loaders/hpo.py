@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from loaders.documents import render
-from loaders.model import Edge, EdgeArrays, Node, SkbData, fingerprint_files, type_codes
+from loaders.model import Edge, EdgeArrays, Node, SkbData, aliases_of, fingerprint_files, type_codes
 
 PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
 PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = (
@@ -125,6 +125,7 @@ def read_hpo(data_dir: Path | None = None) -> SkbData:
                 [("name", t.name), ("type", PHENOTYPE), ("source", "HPO")],
                 {"id": t.id, "definition": t.definition, "synonyms": t.synonyms, "comment": t.comment},
             ),
+            aliases=aliases_of(t.name, t.synonyms),
         )
         for t in live.values()
     ]

@@ -28,6 +28,25 @@ class Node:
     relations: str | None = None
     """The text its source appends for the document WITH relations (STaRK's get_rel_info); None when the source has
     no own template, and kgqa's generic relation summary (:mod:`loaders.documents`) is used instead."""
+    aliases: tuple[str, ...] = ()
+    """Other names the source gives the node (HPO synonyms, PRIME's gene names and aliases): embedded and indexed
+    beside the name, so an entity mentioned by one links to this node."""
+
+
+MAX_ALIASES = 25
+"""Aliases kept per node (mygene lists dozens for some genes); the source's order decides which."""
+
+
+def aliases_of(name: str, candidates: Iterable[object]) -> tuple[str, ...]:
+    """Distinct non-empty aliases (ignoring case), the name itself left out, in the source's order."""
+    seen = {name.strip().lower()}
+    out: list[str] = []
+    for value in candidates:
+        text = " ".join(str(value).split())
+        if text and text.lower() not in seen and text.lower() != "nan":
+            seen.add(text.lower())
+            out.append(text)
+    return tuple(out[:MAX_ALIASES])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any, overload
 import numpy as np
 
 from kgqa.errors import InputError
-from loaders.model import EdgeArrays, Node, SkbData, fingerprint_files
+from loaders.model import EdgeArrays, Node, SkbData, aliases_of, fingerprint_files
 from loaders.stark_documents import AmazonDocuments, MagDocuments, PrimeDocuments, clean_dict, node_name
 from loaders.stark_files import find_folder, read_index_tensor, read_pickle, type_dicts
 from loaders.stark_graph import Adjacency, stark_adjacency
@@ -85,16 +85,34 @@ class StarkNodes(Sequence[Node]):
         info = self._info[i]
         node_type = self._types[int(self._codes[i])]
         name = node_name(clean_dict(info) if self._skb == "prime" else info, NAME_KEYS[self._skb], f"{node_type} {i}")
+        aliases: tuple[str, ...] = ()
         if self._skb == "prime":
             doc = self._prime.document(info)
             relations = self._prime.relations(i, self.adjacency, self._codes, self._names)
+            aliases = prime_aliases(name, info)
         elif self._skb == "mag":
             doc = MagDocuments.document(info)
             relations = self._mag.relations(i, self._info, self.adjacency)
         else:
             doc = self._amazon.document(info, node_type)
             relations = self._amazon.relations(i, node_type, self._info, self.adjacency)
-        return Node(i, node_type, name, doc, relations)
+        return Node(i, node_type, name, doc, relations, aliases)
+
+
+PRIME_ALIAS_KEYS = ("name", "alias", "other_names")
+"""The mygene fields of a PRIME gene that STaRK's documents gloss as its names ("gene name", "other gene names",
+"extended other gene names"); the node's own name is its symbol."""
+
+
+def prime_aliases(name: str, info: Mapping[str, Any]) -> tuple[str, ...]:
+    details = info.get("details")
+    if not isinstance(details, Mapping):
+        return ()
+    values: list[object] = []
+    for key in PRIME_ALIAS_KEYS:
+        value = details.get(key)
+        values.extend(value if isinstance(value, list | tuple) else [] if value is None else [value])
+    return aliases_of(name, (v for v in values if isinstance(v, str | int | float)))
 
 
 def _check(

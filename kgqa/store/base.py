@@ -24,6 +24,11 @@ NODE_KEYS = NodeKeys(id="id", name="name")
 """The id and name properties of every node kgqa writes: the one place the stores' catalogues and the compiled
 pattern queries (through :func:`graph_schema`) take them from."""
 
+ALIAS_LABEL = "_KgqaAlias"
+"""The label of the alias nodes a load writes beside an SKB's nodes, one per (node, alias), each with the alias's
+vector in its own name index, so a mention by another name links to the node. Not part of the SKB's schema: the
+stores leave it out of labels and counts, and the Cypher front end never sees it."""
+
 VectorIndex = Literal["name", "doc"]
 """The two vector indexes of every label: node names (constants, method step 4) and documents (answers, step 7)."""
 
@@ -55,6 +60,28 @@ def plain_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
     if have < len(rows):
         raise StoreError(f"label {label!r}: {len(rows) - have} of {len(rows)} rows lack a plain document vector")
     return np.stack([r.plain_emb for r in rows if r.plain_emb is not None]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class AliasRow:
+    """One alias of node ``of`` (label ``label``, name ``name``), with the alias's name-space vector."""
+
+    of: NodeId
+    label: str
+    name: str
+    alias: str
+    emb: np.ndarray
+
+
+@dataclass(frozen=True)
+class AliasHit:
+    """A node found through one of its aliases: which alias, and how similar it is to what was searched."""
+
+    id: str
+    label: str
+    name: str
+    alias: str
+    similarity: float
 
 
 @dataclass(frozen=True)
@@ -94,6 +121,11 @@ class Schema:
     @property
     def edge_count(self) -> int:
         return sum(rel.count for rel in self.relationships)
+
+    @property
+    def has_aliases(self) -> bool:
+        """Whether the graph was loaded with aliases (it then has their vector index)."""
+        return any(index.label == ALIAS_LABEL for index in self.indexes)
 
 
 def graph_schema(schema: Schema) -> GraphSchema:
@@ -192,9 +224,14 @@ class GraphWriter(Protocol):
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None: ...
 
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        """Alias nodes (:data:`ALIAS_LABEL`) of nodes already added."""
+        ...
+
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
-        """The name and document vector indexes of every label; ``doc_dimension``: the document vectors' when
-        they come from another model than the names' (None: ``dimension``)."""
+        """The name and document vector indexes of every label, and the alias index if aliases were added;
+        ``doc_dimension``: the document vectors' when they come from another model than the names' (None:
+        ``dimension``)."""
         ...
 
 
@@ -218,8 +255,25 @@ class GraphStore(Protocol):
         self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int
     ) -> list[VectorHit]: ...
 
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        """The ``k`` aliases nearest to ``vector`` by the alias name index, over every label (only for a graph
+        whose schema lists that index, :attr:`Schema.has_aliases`: a graph without aliases has none)."""
+        ...
+
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""
+        ...
+
+    def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:
+        """Nodes of ``labels`` with an alias equal to ``text`` ignoring case (similarity 1)."""
+        ...
+
+    def aliases(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """id -> aliases of the nodes of ``label`` whose ids are in ``ids`` (nodes without any are absent)."""
+        ...
+
+    def alias_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[AliasRow]:
+        """Every alias, with its vector, of the nodes of ``label`` whose ids are in ``ids`` (export)."""
         ...
 
     def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:

@@ -24,6 +24,9 @@ from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.locks import ReadWriteLock
 from kgqa.store import falkordb_queries as q
 from kgqa.store.base import (
+    ALIAS_LABEL,
+    AliasHit,
+    AliasRow,
     IndexInfo,
     LabelInfo,
     NodeId,
@@ -94,6 +97,7 @@ class FalkorWriter:
         self._internal: dict[str, int] = {}
         self.labels: dict[str, int] = {}
         self.relationships: dict[tuple[str, str, str], int] = {}
+        self.aliases = 0
         self._finished = False
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
@@ -124,6 +128,23 @@ class FalkorWriter:
         self._internal.update(zip(ids, range(first, first + len(ids)), strict=True))
         self.labels[label] = self.labels.get(label, 0) + len(ids)
 
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        if not rows:
+            return
+        columns: dict[str, Any] = {
+            q.ALIAS_OF: [str(r.of) for r in rows],
+            q.ALIAS_OF_LABEL: [r.label for r in rows],
+            q.ALIAS_OF_NAME: [r.name for r in rows],
+            q.NAME: [r.alias for r in rows],
+            q.ALIAS_KEY: [r.alias.strip().lower() for r in rows],
+            q.NAME_EMB: np.stack([r.emb for r in rows]).astype(np.float32),
+        }
+        try:
+            self._bulk.add_nodes(NodeBlock(ALIAS_LABEL, columns))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        self.aliases += len(rows)
+
     def finish(self) -> None:
         """End the bulk insert (the graph exists from here on) and index the ids; once, whoever calls first."""
         if self._finished:
@@ -135,6 +156,9 @@ class FalkorWriter:
             raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         for label in self.labels:
             self._write(q.create_id_index(label), {})
+        if self.aliases:
+            for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+                self._write(q.create_property_index(ALIAS_LABEL, prop), {})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
         if not pairs:
@@ -158,6 +182,8 @@ class FalkorWriter:
         for label in labels:
             for prop, dim in dimensions.items():
                 self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
+        if self.aliases:
+            self._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension, self._ef_runtime), {})
 
 
 def _order(rel: RelationshipInfo) -> tuple[str, str, str]:
@@ -272,6 +298,11 @@ class FalkorStore(CatalogueReads):
         params = {"label": label, "property": prop, "k": int(k), "vector": [float(x) for x in vector]}
         rows = self.read(graph, q.VECTOR_TOP_K, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        params = {"label": ALIAS_LABEL, "property": q.NAME_EMB, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self.read(graph, q.ALIAS_TOP_K, params)
+        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""

@@ -11,13 +11,15 @@ from collections.abc import Sequence
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import ID, NAME
+from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, ID, NAME
 
 __all__ = [
     *shared.__all__,
+    "ALIAS_TOP_K",
     "LIST_INDEXES",
     "VECTOR_TOP_K",
     "create_id_index",
+    "create_property_index",
     "create_vector_index",
     "set_vectors_query",
     "to_vectors_query",
@@ -26,6 +28,11 @@ __all__ = [
 
 def create_id_index(label: str) -> str:
     return f"CREATE INDEX FOR (n:{quote(label)}) ON (n.{ID})"
+
+
+def create_property_index(label: str, prop: str) -> str:
+    """A range index on one property (ids; the aliases' ``of`` and ``key``)."""
+    return f"CREATE INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"
 
 
 def create_vector_index(label: str, prop: str, dimension: int, ef_runtime: int) -> str:
@@ -44,6 +51,14 @@ LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types, status RETURN 
 VECTOR_TOP_K = (
     "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
     f"RETURN node.{ID} AS id, node.{NAME} AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
+)
+
+
+# The ``$k`` alias nodes (label ``$label``: base.ALIAS_LABEL) nearest to ``$vector``, as the nodes they alias.
+ALIAS_TOP_K = (
+    "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
+    f"RETURN node.{ALIAS_OF} AS id, node.{ALIAS_OF_LABEL} AS label, node.{ALIAS_OF_NAME} AS name, "
+    f"node.{NAME} AS alias, 1.0 - score AS similarity ORDER BY similarity DESC"
 )
 
 

@@ -24,6 +24,9 @@ from kgqa.errors import ConfigError, StoreError, StoreTimeoutError
 from kgqa.locks import ReadWriteLock
 from kgqa.store import neo4j_queries as q
 from kgqa.store.base import (
+    ALIAS_LABEL,
+    AliasHit,
+    AliasRow,
     IndexInfo,
     LabelInfo,
     NodeId,
@@ -51,12 +54,16 @@ def browser_statement(text: str, params: dict[str, Any], version: str) -> tuple[
     return statement, q.browser_block(statement, params)
 
 
-def post_import_script(labels: Sequence[str], meta: SkbMeta) -> str:
+def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = False) -> str:
     """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/export.py): what the importer
-    cannot do, i.e. the id constraints, the vector indexes and, last, kgqa's metadata node."""
+    cannot do, i.e. the id constraints, the vector indexes (with ``aliases``, the alias nodes' too) and, last,
+    kgqa's metadata node."""
     statements = [q.create_id_constraint(label) for label in labels]
     dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
     statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
+    if aliases:
+        statements += [q.create_property_index(ALIAS_LABEL, prop) for prop in (q.ALIAS_OF, q.ALIAS_KEY)]
+        statements.append(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, meta.dimension))
     params = {"name": meta.name, "json": json.dumps(asdict(meta))}
     return (
         "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
@@ -180,6 +187,13 @@ class Neo4jStore(CatalogueReads):
         rows = self._read_rows(query.text, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
 
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        self._check(graph)
+        query = q.alias_top_k(self.syntax)
+        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(query.text, params)
+        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
+
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
         """Wait until every vector index is ONLINE: Neo4j populates them in the background, and a query against a
         POPULATING index fails, so the SKB is only marked loaded (metadata node) once they are all usable."""
@@ -248,6 +262,7 @@ class Neo4jWriter:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
         self._constrained: set[str] = set()
+        self.aliases = 0
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         if label not in self._constrained:
@@ -275,8 +290,29 @@ class Neo4jWriter:
         for batch in batched(pairs, self._store.batch_size * 10):
             self._store._write(q.create_edges(source, rel_type, target), {"rows": [[str(a), str(b)] for a, b in batch]})
 
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        if rows and not self.aliases:
+            for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+                self._store._write(q.create_property_index(ALIAS_LABEL, prop), {})
+        for batch in batched(rows, self._store.batch_size):
+            payload = [
+                {
+                    q.ALIAS_OF: str(r.of),
+                    q.ALIAS_OF_LABEL: r.label,
+                    q.ALIAS_OF_NAME: r.name,
+                    q.NAME: r.alias,
+                    q.ALIAS_KEY: r.alias.strip().lower(),
+                    q.NAME_EMB: [float(x) for x in r.emb],
+                }
+                for r in batch
+            ]
+            self._store._write(q.create_aliases(), {"rows": payload})
+        self.aliases += len(rows)
+
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
         dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
         for label in labels:
             for prop, dim in dimensions.items():
                 self._store._write(q.create_vector_index(label, prop, dim), {})
+        if self.aliases:
+            self._store._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension), {})

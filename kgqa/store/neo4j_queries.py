@@ -22,8 +22,21 @@ from typing import Any, Literal
 
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
+from kgqa.store.base import ALIAS_LABEL
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import DOC, DOC_EMB, ID, NAME, NAME_EMB, PLAIN_EMB, REL_DOC
+from kgqa.store.queries import (
+    ALIAS_KEY,
+    ALIAS_OF,
+    ALIAS_OF_LABEL,
+    ALIAS_OF_NAME,
+    DOC,
+    DOC_EMB,
+    ID,
+    NAME,
+    NAME_EMB,
+    PLAIN_EMB,
+    REL_DOC,
+)
 
 __all__ = [
     *shared.__all__,
@@ -38,9 +51,12 @@ __all__ = [
     "WRITE_META",
     "Syntax",
     "VectorQuery",
+    "alias_top_k",
     "browser_block",
+    "create_aliases",
     "create_id_constraint",
     "create_nodes",
+    "create_property_index",
     "create_vector_index",
     "cypher_literal",
     "drop_vector_index",
@@ -100,6 +116,21 @@ def create_nodes(label: str, *, plain: bool = True) -> str:
     )
 
 
+def create_aliases() -> str:
+    """Batch insert of alias nodes (base.ALIAS_LABEL); ``$rows`` = [{of, of_label, of_name, name, key, name_emb}]."""
+    props = ", ".join(f"{p}: r.{p}" for p in (ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, ALIAS_KEY))
+    return (
+        f"UNWIND $rows AS r CREATE (n:{quote(ALIAS_LABEL)} {{{props}}}) "
+        f"WITH n, r CALL db.create.setNodeVectorProperty(n, '{NAME_EMB}', r.{NAME_EMB})"
+    )
+
+
+def create_property_index(label: str, prop: str) -> str:
+    """A range index on one property (the aliases' ``of`` and ``key``)."""
+    name = quote(index_name(label, prop))
+    return f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{quote(label)}) ON (n.{quote(prop)})"
+
+
 def create_vector_index(label: str, prop: str, dimension: int) -> str:
     """Cosine vector index; the dimension is a validated int, not user text, so it may be inlined."""
     return (
@@ -153,6 +184,25 @@ def vector_top_k(label: str, prop: str, syntax: Syntax) -> VectorQuery:
     return VectorQuery(text, {"index": index})
 
 
+_ALIAS_RETURN = (
+    f"RETURN node.{ALIAS_OF} AS id, node.{ALIAS_OF_LABEL} AS label, node.{ALIAS_OF_NAME} AS name, "
+    f"node.{NAME} AS alias, 2 * score - 1 AS similarity ORDER BY similarity DESC"
+)
+
+
+def alias_top_k(syntax: Syntax) -> VectorQuery:
+    """Top ``$k`` alias nodes nearest to ``$vector``, returned as the nodes they alias, with the alias."""
+    index = index_name(ALIAS_LABEL, NAME_EMB)
+    if syntax == "25":
+        text = (
+            f"MATCH (node:{quote(ALIAS_LABEL)}) SEARCH node IN (VECTOR INDEX {quote(index)} FOR $vector LIMIT $k) "
+            f"SCORE AS score {_ALIAS_RETURN}"
+        )
+        return VectorQuery(statement(text, syntax), {})
+    text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {_ALIAS_RETURN}"
+    return VectorQuery(text, {"index": index})
+
+
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -199,7 +249,10 @@ SERVER_VERSION = "CALL dbms.components() YIELD versions RETURN versions[0] AS ve
 META_LABEL = "_KgqaMeta"
 """Neo4j has no key-value side store: an SKB's metadata is one node with this label, written last by a load."""
 
-NODE_COUNTS_NEO4J = f"MATCH (n) WHERE NOT n:{META_LABEL} RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
+NODE_COUNTS_NEO4J = (
+    f"MATCH (n) WHERE NOT n:{META_LABEL} AND NOT n:{ALIAS_LABEL} "
+    "RETURN labels(n)[0] AS label, count(n) AS count ORDER BY label"
+)
 READ_META = f"MATCH (m:{META_LABEL}) RETURN m.name AS name, m.json AS json ORDER BY name"
 """An empty ``json`` marks a load in progress (or killed): the SKB is not there yet, but the data is kgqa's."""
 NODE_TOTAL = "MATCH (n) RETURN count(n) AS count"

@@ -9,12 +9,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cypher.identifiers import quote
-from kgqa.store.base import NODE_KEYS, VectorIndex
+from kgqa.store.base import ALIAS_LABEL, NODE_KEYS, VectorIndex
 
 __all__ = [
+    "ALIASES",
+    "ALIAS_KEY",
+    "ALIAS_OF",
+    "ALIAS_OF_LABEL",
+    "ALIAS_OF_NAME",
+    "ALIAS_ROWS",
     "DOC",
     "DOC_EMB",
     "EDGE_COUNTS",
+    "EXACT_ALIAS",
     "ID",
     "INDEX_PROPERTY",
     "LABELS",
@@ -48,6 +55,10 @@ PLAIN_EMB = "plain_emb"
 question embeds only itself and its constants. Read by id (:func:`plain_vectors`), never searched: no index."""
 INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
 """The property behind each of a label's two vector indexes."""
+ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, ALIAS_KEY = "of", "of_label", "of_name", "key"
+"""Alias nodes (base.ALIAS_LABEL) carry the aliased node's id, label and name, the alias as ``name`` (with its
+``name_emb``), and ``key``, the alias in lower case, for exact matches through an index."""
+_ALIAS = quote(ALIAS_LABEL)
 
 
 def create_edges(src_label: str, rel_type: str, dst_label: str) -> str:
@@ -165,3 +176,22 @@ def edge_rows(src_label: str, rel_type: str, dst_label: str) -> str:
         f"MATCH (a:{quote(src_label)})-[:{quote(rel_type)}]->(b:{quote(dst_label)}) "
         f"RETURN a.{ID} AS source, b.{ID} AS target"
     )
+
+
+EXACT_ALIAS = (
+    f"MATCH (a:{_ALIAS}) WHERE a.{ALIAS_KEY} = $key AND a.{ALIAS_OF_LABEL} IN $labels "
+    f"RETURN a.{ALIAS_OF} AS id, a.{ALIAS_OF_LABEL} AS label, a.{ALIAS_OF_NAME} AS name, a.{NAME} AS alias "
+    "ORDER BY label, id"
+)
+"""Nodes of ``$labels`` with an alias whose lower case is ``$key`` (step 4 puts them right after exact names)."""
+ALIASES = (
+    f"MATCH (a:{_ALIAS}) WHERE a.{ALIAS_OF} IN $ids AND a.{ALIAS_OF_LABEL} = $label "
+    f"RETURN a.{ALIAS_OF} AS id, a.{NAME} AS alias ORDER BY id, alias"
+)
+"""The aliases of the nodes of ``$label`` whose ids are in ``$ids`` (``kgqa node``, the question generator)."""
+ALIAS_ROWS = (
+    f"MATCH (a:{_ALIAS}) WHERE a.{ALIAS_OF} IN $ids AND a.{ALIAS_OF_LABEL} = $label "
+    f"RETURN a.{ALIAS_OF} AS id, a.{ALIAS_OF_NAME} AS name, a.{NAME} AS alias, a.{NAME_EMB} AS name_emb "
+    "ORDER BY id, alias"
+)
+"""Full alias rows of the nodes of ``$label`` whose ids are in ``$ids`` (export)."""

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.store import queries as q
-from kgqa.store.base import NodeText, Relation, RelationCount
+from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeText, Relation, RelationCount
 
 
 class CatalogueReads:
@@ -25,6 +25,23 @@ class CatalogueReads:
     def example_names(self, graph: str, label: str, n: int) -> list[str]:
         return [str(row[0]) for row in self.read(graph, q.example_names(label), {"n": n})]
 
+    def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:
+        rows = self.read(graph, q.EXACT_ALIAS, {"key": text.strip().lower(), "labels": list(labels)})
+        return [AliasHit(str(i), str(label), str(name), str(alias), 1.0) for i, label, name, alias in rows]
+
+    def aliases(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = {}
+        for node, alias in self.read(graph, q.ALIASES, {"label": label, "ids": list(ids)}):
+            found.setdefault(str(node), []).append(str(alias))
+        return {node: tuple(aliases) for node, aliases in found.items()}
+
+    def alias_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[AliasRow]:
+        rows = self.read(graph, q.ALIAS_ROWS, {"label": label, "ids": list(ids)})
+        return [
+            AliasRow(str(i), label, str(name), str(alias), np.asarray(emb, dtype=np.float32))
+            for i, name, alias, emb in rows
+        ]
+
     def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
         rows = self.read(graph, q.documents(label), {"ids": list(ids)})
         return [NodeText(str(i), name or "", doc or "", rel_doc or "") for i, name, doc, rel_doc in rows]
@@ -38,7 +55,7 @@ class CatalogueReads:
         return [Relation(str(i), t, bool(out), str(nb), name or "") for i, t, out, nb, name in rows]
 
     def labels(self, graph: str) -> list[str]:
-        return [str(row[0]) for row in self.read(graph, q.LABELS)]
+        return [str(row[0]) for row in self.read(graph, q.LABELS) if row[0] != ALIAS_LABEL]
 
     def relation_summary(self, graph: str, label: str, node_id: str, k: int) -> list[RelationCount]:
         rows = self.read(graph, q.relation_summary(label), {"id": node_id, "k": k})

@@ -52,7 +52,8 @@ def test_load_twice_is_up_to_date_and_force_reuses_the_cache(
     assert "already loaded and up to date (8 nodes, 8 edges)" in again.stderr  # what the user is told
     forced = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir), "--force")
     assert forced.exit_code == 0 and counted == {"graphs written": 1, "texts embedded": 0}  # every vector cached
-    assert "(0 texts embedded, 24 from cache)" in forced.stderr
+    # 8 names, 8 documents with relations, 8 plain documents and the 2 gene aliases of the fixture
+    assert "(0 texts embedded, 26 from cache)" in forced.stderr
 
 
 def test_ask_json_shape(loaded: dict[str, str]) -> None:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgqa.cli import main
+from kgqa.export import ALIAS_HEADER, id_space
 from tests import neo4j_lint
 from tests.stark_fixture import EDGES, NODES
 
@@ -21,8 +22,12 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
     node_pairs = re.findall(r"--nodes=([^,\s]+),([^\s]+)", command)
     edge_pairs = re.findall(r"--relationships=([^,\s]+),([^\s]+)", command)
     assert node_pairs and edge_pairs and "--array-delimiter=';'" in command
+    aliases: list[list[str]] = []
     for header_name, data_name in node_pairs:
         header = next(csv.reader((directory / header_name).open()))
+        if header == ALIAS_HEADER:  # the alias nodes: no id, they point at their node by (of_label, of)
+            aliases += [row for row in csv.reader((directory / data_name).open())]
+            continue
         space = re.fullmatch(r"id:ID\((.+)\)", header[0])
         vectors = ["name_emb:float[]", "doc_emb:float[]", "plain_emb:float[]"]
         assert space and header[1:] == ["name", "doc", "rel_doc", *vectors, ":LABEL"], header
@@ -41,6 +46,10 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
         for row in csv.reader((directory / data_name).open()):
             assert len(row) == 3 and row[0] in spaces[start[1]] and row[1] in spaces[end[1]], row
             edges += 1
+    for row in aliases:
+        assert len(row) == len(ALIAS_HEADER) and row[-1] == "_KgqaAlias", row
+        assert row[0] in spaces[id_space(row[1])] and row[4] == row[3].lower(), row
+        assert len([float(x) for x in row[5].split(";")]) == dimension
     return sum(map(len, spaces.values())), edges
 
 
@@ -57,6 +66,13 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     assert check_neo4j_admin_files(out, command, dimension=32) == (len(NODES), len(EDGES))
     post = (out / "post_import.cypher").read_text()
     assert "CREATE CONSTRAINT" in post and "CREATE VECTOR INDEX" in post and ":param name => 'prime'" in post
+    assert "FOR (n:`_KgqaAlias`) ON (n.`name_emb`)" in post
+    written = list(csv.reader((out / "aliases.csv").open()))
+    gene_names = ["cytochrome P450 family 3 subfamily A member 4", "5-hydroxytryptamine receptor 1B"]
+    assert [row[:5] for row in written] == [
+        [node, "gene/protein", symbol, alias, alias.lower()]
+        for node, symbol, alias in zip(["4", "5"], ["CYP3A4", "HTR1B"], gene_names, strict=True)
+    ]
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
     statements = [
@@ -65,8 +81,8 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
         if line and not line.startswith(("//", ":param"))
     ]
     schema = {
-        "labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta"],
+        "labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta", "_KgqaAlias"],
         "relationshipTypes": [],
-        "propertyKeys": ["id", "name_emb", "doc_emb", "plain_emb", "json", "name"],
+        "propertyKeys": ["id", "name_emb", "doc_emb", "plain_emb", "json", "name", "of", "key"],
     }
     assert {k: v for k, v in neo4j_lint.lint(statements, schema).items() if v} == {}

@@ -23,7 +23,7 @@ from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.sanitize import GraphSchema, sanitize
 from kgqa.store import neo4j_queries as q
-from kgqa.store.base import NODE_KEYS, NodeRow
+from kgqa.store.base import ALIAS_LABEL, NODE_KEYS, AliasRow, NodeRow
 from tests import neo4j_lint
 from tests.unit.test_store_neo4j import META, FakeDriver, store_with
 
@@ -42,6 +42,7 @@ def _corpus_schemas() -> dict[str, tuple[list[str], list[tuple[str, str, str]]]]
 
 
 SCHEMAS = _corpus_schemas()
+ALIAS_KEYS = [q.ALIAS_OF, q.ALIAS_OF_LABEL, q.ALIAS_OF_NAME, q.ALIAS_KEY]
 _VECTOR = [0.1] * 384
 
 
@@ -58,6 +59,22 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     add("NODE_COUNTS", q.NODE_COUNTS, {})
     add("LABELS", q.LABELS, {})
     add("EDGE_COUNTS", q.EDGE_COUNTS, {})
+    add("NODE_COUNTS_NEO4J", q.NODE_COUNTS_NEO4J, {})
+    alias = {"of": "1", "of_label": "disease", "of_name": "n", "name": "a", "key": "a", "name_emb": _VECTOR}
+    add("create_aliases", q.create_aliases(), {"rows": [alias]})
+    add("EXACT_ALIAS", q.EXACT_ALIAS, {"key": "a", "labels": ["disease"]})
+    add("ALIASES", q.ALIASES, {"label": "disease", "ids": ["1"]})
+    for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+        add(f"create_property_index {prop}", q.create_property_index(ALIAS_LABEL, prop), {})
+    add("create_vector_index aliases", q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, 384), {})
+    by_alias = q.alias_top_k(syntax)
+    out.append(
+        {
+            "name": f"{syntax}:alias_top_k",
+            "query": by_alias.text,
+            "parameters": {**by_alias.params, "k": 10, "vector": _VECTOR},
+        }
+    )
     for labels, rels in SCHEMAS.values():
         for label in labels:
             add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
@@ -118,9 +135,9 @@ def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
 def lint() -> neo4j_lint.Linter:
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
-    labels = sorted({label for ls, _ in SCHEMAS.values() for label in ls})
+    labels = [*sorted({label for ls, _ in SCHEMAS.values() for label in ls}), q.META_LABEL, ALIAS_LABEL]
     types = sorted({t for _, rels in SCHEMAS.values() for _, t, _ in rels})
-    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB]
+    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB, *ALIAS_KEYS]
     schema = {"labels": labels, "relationshipTypes": types, "propertyKeys": keys}
     return lambda statements: neo4j_lint.lint(statements, schema)
 
@@ -180,18 +197,22 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
         writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v, "", v)])
         writer.add_nodes("drug", [NodeRow("3", "sumatriptan", "d", v, v)])
         writer.add_edges("drug", "synergistic interaction", "drug", [("2", "2")])
+        writer.add_aliases([AliasRow("2", "drug", "ivermectin", "Stromectol", v)])
         writer.create_vector_indexes(["drug"], 4)
     store.schema("prime")
     store.vector_top_k("prime", "drug", "doc", v, 3)
+    store.alias_top_k("prime", v, 3)
+    store.exact_alias("prime", ["drug"], "stromectol")
+    store.aliases("prime", "drug", ["2"])
     store.plain_vectors("prime", "drug", ["2"])
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)
     ]
     schema = {
-        "labels": ["drug", q.META_LABEL],
+        "labels": ["drug", q.META_LABEL, ALIAS_LABEL],
         "relationshipTypes": ["synergistic interaction"],
-        "propertyKeys": ["id", "name", "doc", "rel_doc", "name_emb", "doc_emb", "plain_emb", "json"],
+        "propertyKeys": ["id", "name", "doc", "rel_doc", "name_emb", "doc_emb", "plain_emb", "json", *ALIAS_KEYS],
     }
     problems = {
         s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True) if d

@@ -322,6 +322,19 @@ def test_no_llm_links_entities_and_says_it_ran_degraded(ask: Any) -> None:
     assert [m.name for m in answer.answers[0].matches] == ["migraine"]
 
 
+def test_no_llm_links_an_entity_by_its_alias_and_the_evidence_says_which(ask: Any) -> None:
+    """HTR1B's mygene name is one of its aliases: the question names the gene only by it."""
+    question = "Which drugs act on 5-hydroxytryptamine receptor 1B?"
+    answer, _ = ask([], question=question, types=["drug"], llm="none", link_threshold=0.9999)
+    step2 = next(s for s in answer.trace.steps if s.step == 2)
+    assert "-> gene/protein 'HTR1B' via alias '5-hydroxytryptamine receptor 1B' (1.00)" in step2.detail
+    top = answer.answers[0]
+    assert top.id == "3" and top.strands[0] == "graph" and top.round_l == 1  # sumatriptan targets HTR1B
+    assert [(m.search, m.name, m.alias) for m in top.matches] == [
+        ("5-hydroxytryptamine receptor 1B", "HTR1B", "5-hydroxytryptamine receptor 1B")
+    ]
+
+
 def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model: Path) -> None:
     from sentence_transformers import CrossEncoder
 

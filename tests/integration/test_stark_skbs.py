@@ -189,6 +189,7 @@ def test_node_shows_the_stark_documents_and_relation_counts(loaded: Loaded, name
     assert (view["skb"], view["id"], view["type"], view["name"]) == (name, str(node), expected.type, expected.name)
     assert view["document"] == expected.doc
     assert view["document_with_relations"] == expected.doc + (expected.relations or "")
+    assert sorted(view["aliases"]) == sorted(expected.aliases)
     got = {(r["type"], r["label"]): (r["neighbours"], r["edges"], r["out"], set(r["names"])) for r in view["relations"]}
     assert got == _expected_relations(data, node)
     if name == "prime":  # both directions stored: each neighbour once, its two edges one out and one in

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError, StoreLockedError
-from kgqa.store.base import NodeRow, SkbMeta
+from kgqa.store.base import ALIAS_LABEL, AliasRow, NodeRow, SkbMeta
 from kgqa.store.falkordb import FalkorStore
 
 DIM = 16
@@ -185,3 +185,43 @@ def test_edges_between_ids_that_need_escaping(store: FalkorStore) -> None:
         writer.add_edges("disease", "linked to", "disease", pairs)
     found = store.read("g", "MATCH (a)-[:`linked to`]->(b) RETURN a.id, b.id ORDER BY a.id")
     assert sorted(map(tuple, found)) == sorted(pairs)
+
+
+def test_aliases_are_searchable_but_not_part_of_the_schema(store: FalkorStore) -> None:
+    """Alias nodes: found by vector, by exact text (any case) and by node; never a label, count or answer."""
+    rng = np.random.default_rng(3)
+    names, vectors = _unit(rng, 3), _unit(rng, 4)
+    rows = [NodeRow(f"P{i}", f"term {i}", "doc", names[i], names[i]) for i in range(3)]
+    aliases = [
+        AliasRow("P0", "effect/phenotype", "term 0", "Enlarged liver", vectors[0]),
+        AliasRow("P0", "effect/phenotype", "term 0", "Hepatomegaly of the liver", vectors[1]),
+        AliasRow("P2", "effect/phenotype", "term 2", "Fits", vectors[2]),
+        AliasRow("G1", "gene/protein", "GENE1", "enlarged liver", vectors[3]),
+    ]
+    with store.writer("h", _meta("h", 3)) as writer:
+        writer.add_nodes("effect/phenotype", rows)
+        writer.add_aliases(aliases[:2])
+        writer.add_nodes("gene/protein", [NodeRow("G1", "GENE1", "doc", names[0], names[0])])
+        writer.add_aliases(aliases[2:])
+        writer.add_edges("gene/protein", "associated with", "effect/phenotype", [("G1", "P2")])
+        writer.create_vector_indexes(["effect/phenotype", "gene/protein"], DIM)
+    schema = store.schema("h")
+    assert {label.name for label in schema.labels} == {"effect/phenotype", "gene/protein"}
+    assert schema.has_aliases and ALIAS_LABEL not in store.labels("h")
+    _write(store, rng)
+    assert not store.schema("g").has_aliases
+    hits = store.alias_top_k("h", vectors[2], 4)
+    assert (hits[0].id, hits[0].label, hits[0].name, hits[0].alias) == ("P2", "effect/phenotype", "term 2", "Fits")
+    assert hits[0].similarity == pytest.approx(1.0, abs=1e-5) and len(hits) == 4
+    exact = store.exact_alias("h", ["effect/phenotype", "gene/protein"], "  ENLARGED liver ")
+    assert [(h.id, h.alias) for h in exact] == [("P0", "Enlarged liver"), ("G1", "enlarged liver")]
+    assert store.exact_alias("h", ["effect/phenotype"], "fits") == [
+        type(exact[0])("P2", "effect/phenotype", "term 2", "Fits", 1.0)
+    ]
+    assert store.aliases("h", "effect/phenotype", ["P0", "P1", "P2"]) == {
+        "P0": ("Enlarged liver", "Hepatomegaly of the liver"),
+        "P2": ("Fits",),
+    }
+    assert store.read("h", "MATCH (n:`effect/phenotype`) RETURN count(n)") == [[3]]
+    # alias blocks take internal ids too: an edge written after them still joins the nodes it names
+    assert store.read("h", "MATCH (a)-[:`associated with`]->(b) RETURN a.id, b.id") == [["G1", "P2"]]

@@ -126,3 +126,20 @@ def test_a_read_past_the_timeout_is_a_store_timeout_and_other_refusals_are_not()
     with pytest.raises(StoreError, match="query refused by FalkorDB: errMsg: Invalid input") as refused:
         _refusing_store("errMsg: Invalid input").read("g", "MATCH (n) RETURN n")
     assert not isinstance(refused.value, StoreTimeoutError)
+
+
+def test_golden_alias_queries() -> None:
+    assert q.create_property_index("_KgqaAlias", "key") == "CREATE INDEX FOR (n:`_KgqaAlias`) ON (n.`key`)"
+    assert q.ALIAS_TOP_K == (
+        "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
+        "RETURN node.of AS id, node.of_label AS label, node.of_name AS name, node.name AS alias, "
+        "1.0 - score AS similarity ORDER BY similarity DESC"
+    )
+    assert q.EXACT_ALIAS == (
+        "MATCH (a:`_KgqaAlias`) WHERE a.key = $key AND a.of_label IN $labels "
+        "RETURN a.of AS id, a.of_label AS label, a.of_name AS name, a.name AS alias ORDER BY label, id"
+    )
+    assert q.ALIASES == (
+        "MATCH (a:`_KgqaAlias`) WHERE a.of IN $ids AND a.of_label = $label "
+        "RETURN a.of AS id, a.name AS alias ORDER BY id, alias"
+    )

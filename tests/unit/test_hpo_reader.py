@@ -55,3 +55,14 @@ def test_documents_are_stark_style(hpo) -> None:
     docs = {node.id: node.doc + texts[node.id] for node in hpo.nodes}
     assert "- relations:\n  - parent-child: Abnormal nervous system physiology" in docs["HP:0001250"]
     assert "phenotype present (incoming):" in docs["HP:0001250"] and "more)" in docs["HP:0001250"]
+
+
+def test_synonyms_are_aliases(hpo) -> None:
+    """Every distinct synonym that is not the name itself, in the file's order: what entity linking looks up."""
+    ids = {n.id: n for n in hpo.nodes}
+    assert ids["HP:0001250"].aliases == ("Epilepsy", "Epileptic seizure", "Seizures")
+    assert "Enlarged liver" in ids["HP:0002240"].aliases
+    assert all(n.aliases == () for n in hpo.nodes if n.type != PHENOTYPE)
+    for node in hpo.nodes:
+        lowered = [a.lower() for a in node.aliases]
+        assert node.name.lower() not in lowered and len(set(lowered)) == len(lowered)

@@ -31,16 +31,17 @@ def test_the_plain_text_is_the_document_else_the_name() -> None:
 def test_a_graph_of_the_previous_store_format_is_reloaded(
     tmp_path: Path, prime_dir: Path, settings: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Graphs loaded before ``plain_emb`` was stored lack it: their fingerprint (format 3) is not up to date, so
+    """Graphs loaded before alias nodes were written lack them: their fingerprint (format 4) is not up to date, so
     ``kgqa load`` rebuilds them, while a graph of this format is left alone."""
     data = read_stark("prime", prime_dir)
     encoder = HashEncoder("st:tiny", 8)
     embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
     store = RecordingStore()
-    monkeypatch.setattr(load, "STORE_FORMAT", "3")
+    monkeypatch.setattr(load, "STORE_FORMAT", "4")
     load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
     monkeypatch.undo()
-    assert load.STORE_FORMAT == "4"
+    assert load.STORE_FORMAT == "5"
+    store.writer_.aliases.clear()
     old = store.written
     assert old is not None and old.fingerprint != load_fingerprint(data, "st:tiny", settings)
     report = load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
@@ -57,3 +58,11 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
     assert {encoder.lengths[embedding_text(data, n, n.relations or "")] for n in data.nodes} == {
         settings.doc_max_tokens
     }
+    # every alias of every node, as its own row with the alias's name-space vector
+    written = [(a.of, a.label, a.name, a.alias) for a in store.writer_.aliases]
+    assert written == [(str(n.id), n.type, n.name, alias) for n in data.nodes for alias in n.aliases]
+    gene_name = ("CYP3A4", "cytochrome P450 family 3 subfamily A member 4")
+    assert gene_name in [(a.name, a.alias) for a in store.writer_.aliases]
+    for row in store.writer_.aliases:
+        assert np.array_equal(row.emb, encoder.encode([row.alias], None)[0])
+        assert encoder.lengths[row.alias] is None

@@ -88,3 +88,31 @@ def test_cypher_literals() -> None:
             q.cypher_literal(bad)
     with pytest.raises(TypeError, match="no Cypher literal for object"):
         q.cypher_literal(object())
+
+
+def test_golden_alias_queries_in_both_syntaxes() -> None:
+    index = q.index_name("_KgqaAlias", "name_emb")
+    assert q.create_aliases() == (
+        "UNWIND $rows AS r CREATE (n:`_KgqaAlias` {of: r.of, of_label: r.of_label, of_name: r.of_name, "
+        "name: r.name, key: r.key}) WITH n, r CALL db.create.setNodeVectorProperty(n, 'name_emb', r.name_emb)"
+    )
+    assert q.create_property_index("_KgqaAlias", "key") == (
+        f"CREATE INDEX `{q.index_name('_KgqaAlias', 'key')}` IF NOT EXISTS FOR (n:`_KgqaAlias`) ON (n.`key`)"
+    )
+    returned = (
+        "RETURN node.of AS id, node.of_label AS label, node.of_name AS name, node.name AS alias, "
+        "2 * score - 1 AS similarity ORDER BY similarity DESC"
+    )
+    five = q.alias_top_k("5")
+    assert five.text == f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {returned}"
+    assert five.params == {"index": index}
+    search = q.alias_top_k("25")
+    assert search.text == (
+        f"CYPHER 25 MATCH (node:`_KgqaAlias`) SEARCH node IN (VECTOR INDEX `{index}` FOR $vector LIMIT $k) "
+        f"SCORE AS score {returned}"
+    )
+    assert search.params == {}
+    assert q.NODE_COUNTS_NEO4J == (
+        "MATCH (n) WHERE NOT n:_KgqaMeta AND NOT n:_KgqaAlias RETURN labels(n)[0] AS label, count(n) AS count "
+        "ORDER BY label"
+    )

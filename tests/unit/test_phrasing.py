@@ -307,6 +307,9 @@ class _Graph:
         out = [Relation(s, t, True, d, NAMES[d][0]) for s, t, d in EDGES if s in ids]
         return out + [Relation(d, t, False, s, NAMES[s][0]) for s, t, d in EDGES if d in ids]
 
+    def aliases(self, skb: str, label: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        return {}  # a graph loaded without aliases
+
 
 class _AliasedGraph(_Graph):
     def aliases(self, skb: str, label: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -387,7 +390,7 @@ def test_natural_phrasing_words_the_template_sets_questions_and_leaves_it_unchan
     assert _generate(_AliasedGraph(), "natural") == natural_set  # deterministic for a seed
 
 
-def test_a_store_without_aliases_gives_no_alias_mention() -> None:
+def test_a_graph_without_aliases_gives_no_alias_mention() -> None:
     made = [q for seed in range(6) for q in _generate(_Graph(), "natural", seed)]
     assert made and not any(q.mention == "alias" for q in made)
     with pytest.raises(Exception, match="phrasing must be one of template, natural"):

@@ -17,7 +17,7 @@ from kgqa.config import Config, load_config
 from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import InputError
 from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
-from kgqa.store.base import NodeRow, SkbMeta, same_model
+from kgqa.store.base import AliasRow, NodeRow, SkbMeta, same_model
 from loaders.stark import read_stark
 from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
 from tests.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
@@ -176,10 +176,14 @@ class HashEncoder:
 class RecordingWriter:
     def __init__(self) -> None:
         self.rows: dict[str, NodeRow] = {}
+        self.aliases: list[AliasRow] = []
         self.indexes: tuple[int, int | None] | None = None
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         self.rows.update((str(r.id), r) for r in rows)
+
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        self.aliases += rows
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[Any, Any]]) -> None:
         pass
@@ -221,10 +225,12 @@ def _load(tmp_path: Path, prime_dir: Path, settings: Config, encoder: HashEncode
 def test_imported_vectors_are_the_document_vectors(tmp_path: Path, prime_dir: Path, settings: Config) -> None:
     encoder = HashEncoder("st:tiny", 32)
     store, report, matrix, data, doc = _load(tmp_path, prime_dir, settings, encoder, None)
-    # the names, and the documents without relations for step 6 (by the configured embedder): not the documents
+    # the names, their aliases and the documents without relations for step 6 (by the configured embedder): not
+    # the documents
     plain = [plain_text(node) for node in data.nodes]
-    assert report.imported == len(NODES) and report.embedded == 2 * len(NODES)
-    assert sorted(encoder.texts) == sorted([name for name, *_ in NODES] + plain)
+    aliases = [alias for node in data.nodes for alias in node.aliases]
+    assert report.imported == len(NODES) and report.embedded == 2 * len(NODES) + len(aliases)
+    assert sorted(encoder.texts) == sorted([name for name, *_ in NODES] + plain + aliases)
     assert all(encoder.lengths[text] is None for text in plain)  # the embedder's default length, as step 6 had
     for position in range(len(NODES)):
         row = store.writer_.rows[str(position)]
@@ -256,7 +262,9 @@ def test_the_same_model_embeds_only_the_nodes_without_a_vector(
     encoder = HashEncoder(f"openai:{MODEL}", DIM)
     store, report, matrix, data, _ = _load(tmp_path, prime_dir, settings, encoder, drugs)
     assert report.imported == 2
-    documents = [t for t in encoder.texts if t not in {name for name, *_ in NODES} | set(map(plain_text, data.nodes))]
+    aliases = {alias for node in data.nodes for alias in node.aliases}
+    others = {name for name, *_ in NODES} | set(map(plain_text, data.nodes)) | aliases
+    documents = [t for t in encoder.texts if t not in others]
     lacking = [node for node in data.nodes if node.id not in drugs]
     assert sorted(documents) == sorted(embedding_text(data, node, node.relations or "") for node in lacking)
     assert all(encoder.lengths[text] == settings.doc_max_tokens for text in documents)

@@ -12,11 +12,13 @@ import pytest
 import torch
 
 from kgqa.errors import InputError
-from loaders.stark import read_stark
+from loaders.stark import prime_aliases, read_stark
 from loaders.stark_files import read_pickle
 from tests.stark_fixture import (
     _NUMPY_SCALAR,
+    CYP3A4_DETAILS,
     EDGES,
+    HTR1B_DETAILS,
     NODES,
     _dump_numpy1,
     write_amazon_real,
@@ -328,3 +330,23 @@ def test_cli_load_of_a_malicious_file_is_a_one_line_error(
     result = run(cli_env, "load", "stark", "--name", "prime", "--dir", str(root))
     assert_one_line_error(result, message)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("details", "expected"),
+    [
+        (
+            CYP3A4_DETAILS,
+            ("cytochrome P450 family 3 subfamily A member 4", *CYP3A4_DETAILS["alias"]),
+        ),
+        (HTR1B_DETAILS, ("5-hydroxytryptamine receptor 1B", "5-HT1B")),
+        ({"name": "CYP3A4", "alias": ["cyp3a4", " CYP3A ", "CYP3A", float("nan")]}, ("CYP3A",)),
+        ({"other_names": ["long  name"], "alias": None}, ("long name",)),
+        ({}, ()),
+    ],
+)
+def test_prime_gene_aliases(details: dict[str, Any], expected: tuple[str, ...]) -> None:
+    """STaRK's "gene name", "other gene names" and "extended other gene names": distinct, the symbol left out."""
+    symbol = "CYP3A4" if details is not HTR1B_DETAILS else "HTR1B"
+    assert prime_aliases(symbol, {"name": symbol, "details": details}) == expected
+    assert prime_aliases(symbol, {"name": symbol}) == ()

@@ -14,7 +14,7 @@ import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.store import neo4j_queries as q
-from kgqa.store.base import NodeRow, SkbMeta
+from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta
 from kgqa.store.neo4j import Neo4jStore
 
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
@@ -223,6 +223,34 @@ def test_plain_vectors_are_written_for_whole_batches_only_and_read_back_as_float
     got = store.plain_vectors("prime", "drug", ["2", "3"])
     assert list(got) == ["2"] and got["2"].dtype == np.float32 and got["2"].tolist() == [0.25, 0.5]
     assert driver.sent[-1][1:] == (q.plain_vectors("drug"), {"ids": ["2", "3"]})
+
+
+def test_aliases_are_written_indexed_and_read_as_the_nodes_they_alias() -> None:
+    driver = FakeDriver(
+        [
+            ("_KgqaMeta", [["prime", "{}"]]),
+            ("SHOW VECTOR INDEXES", []),
+            ("node.of AS id", [["2", "drug", "ivermectin", "Stromectol", 0.5]]),
+        ]
+    )
+    store = store_with(driver)
+    v = np.ones(2, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow("2", "ivermectin", "d", v, v, "", v)])
+        writer.add_aliases([AliasRow("2", "drug", "ivermectin", " Stromectol", v)])
+        writer.create_vector_indexes(["drug"], 2)
+    writes = [(text, params) for mode, text, params in driver.sent if mode == "write"]
+    texts = [text for text, _ in writes]
+    assert q.create_property_index(ALIAS_LABEL, "of") in texts and q.create_property_index(ALIAS_LABEL, "key") in texts
+    assert texts[-2:] == [q.create_vector_index(ALIAS_LABEL, "name_emb", 2), q.WRITE_META]
+    rows = next(params["rows"] for text, params in writes if text == q.create_aliases())
+    assert rows == [
+        {"of": "2", "of_label": "drug", "of_name": "ivermectin", "name": " Stromectol", "key": "stromectol"}
+        | {"name_emb": [1.0, 1.0]}
+    ]
+    hits = store.alias_top_k("prime", v, 5)
+    assert hits == [AliasHit("2", "drug", "ivermectin", "Stromectol", 0.5)]
+    assert driver.sent[-1][2] == {"index": q.index_name(ALIAS_LABEL, "name_emb"), "k": 5, "vector": [1.0, 1.0]}
 
 
 def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:
