@@ -58,6 +58,14 @@ class Config:
     """Labels left out of the step-2 prompt, as ``skb:label`` items separated by commas (``mag:field_of_study``)."""
     link_threshold: float = 0.85
     """Without an LLM: how similar a question span must be to a node name to link it (name embeddings)."""
+    relation_meaning: bool = True
+    """Without an LLM: a hop's relationship types are those the question means by its wording ("lacks": 'phenotype
+    absent'; no negation word: not the negated types) or by embedding; off: only types it names verbatim."""
+    relation_threshold: float = 0.6
+    """How similar a question word must be to a relationship type's name to choose that type by meaning."""
+    link_aliases: bool = True
+    """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
+    them; off: names only."""
     plan_fallback: bool = True
     """With an LLM: the schema-guided plan of the linked entities (what runs without an LLM) stands in for an unusable
     plan, and joins one that grounds fewer than k targets at l = 1 (ranked by round). Off: the method as published."""

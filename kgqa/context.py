@@ -54,6 +54,11 @@ class Context:
     config: Config
     cross_encoder: CrossEncoderScores | None = None
 
+    @property
+    def aliases(self) -> bool:
+        """Whether linking and step 4 search the alias index: the graph has one and ``link_aliases`` is on."""
+        return self.schema.has_aliases and self.config.link_aliases
+
     @cached_property
     def graph(self) -> GraphSchema:
         """The schema as the Cypher front end sees it (labels, relationship triples, node keys), once per context."""

@@ -99,7 +99,7 @@ def compile_plan(
     if query.constant_params:
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
-        aliases = kg.store.schema(skb).has_aliases
+        aliases = kg.config.link_aliases and kg.store.schema(skb).has_aliases
         candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope, aliases=aliases)
         params.update({query.constant_params[name]: [m.id for m in matches] for name, matches in candidates.items()})
     if dialect == "falkordb":

@@ -16,7 +16,8 @@ from dataclasses import asdict
 from cypher.plan import QueryPlan
 from kgqa.context import Context
 from kgqa.grounding import GroundingResult, constant_vectors, ground, merge_groundings
-from kgqa.linking import describe, link_entities, schema_guided_plan
+from kgqa.linking import STOP_WORDS, describe, link_entities, schema_guided_plan
+from kgqa.relation_meaning import RelationMeaning
 from kgqa.trace import Trace
 
 LINKED_PREFIX = "linked."
@@ -33,10 +34,21 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         ctx.graph.labels,
         ctx.embedder,
         threshold=ctx.config.link_threshold,
-        aliases=ctx.schema.has_aliases,
+        aliases=ctx.aliases,
     )
-    found = ", ".join(map(describe, links))
-    return schema_guided_plan(links, target, ctx.graph, question), found or "none"
+    found = ", ".join(map(describe, links)) or "none"
+    spans = {word.lower() for link in links for word in link.span.split()}
+    meaning = RelationMeaning(
+        question,
+        ctx.embedder,
+        ctx.config.relation_threshold,
+        ignore=STOP_WORDS | spans,
+        by_kind=ctx.config.relation_meaning,
+    )
+    plan = schema_guided_plan(links, target, ctx.graph, question, meaning)
+    if meaning.choices:
+        found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
+    return plan, found
 
 
 def unconnected(links: str, target: str) -> str:
@@ -71,7 +83,7 @@ def ground_linked_too(
     if plan is None:
         return result, f"{why}; no fallback plan: {unconnected(links, target)}"
     vectors = constant_vectors(ctx.embedder, plan)
-    aliases = ctx.schema.has_aliases
+    aliases = ctx.aliases
     linked = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases)
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)

@@ -1,16 +1,17 @@
 """The graph strand without an LLM (``--llm none``): a schema-guided plan in place of method steps 2-3.
 
-Entities are linked by the name index: every word n-gram of the question (1-6 words, not starting or ending with a
-stop word) is embedded and looked up in the name vector index of each label; n-grams whose best match is at least
+Entities are linked by the name index: every word n-gram of the question (1-6 words, not starting or ending with a stop
+word) is embedded and looked up in the name vector index of each label; n-grams whose best match is at least
 ``threshold`` similar are links, taken greedily without overlapping: well-matching longer spans first, then by
-similarity (see ``_priority``). For each link the plan gets a path
-from the answer ``y`` (of the target type) to the linked entity, in either direction: one triplet over every
-relationship type the schema has between the two labels, or two through an intermediate type when the question names
-one before the entity ("diseases with a *phenotype* that is associated with the gene ERLIN2") or the schema offers
-exactly one when the two labels are not adjacent. Relationship types the question names (``'phenotype present'``)
-narrow a hop to them. Where the graph has aliases (HPO synonyms, gene names), spans are looked up in the alias index
-too, so "enlarged liver" links to 'Hepatomegaly'. The linked entity becomes a constant whose search string is the
-node's own name, or the alias that matched, so its exact match comes first in step 4 and scope expansion still works.
+similarity (see ``_priority``). For each link the plan gets a path from the answer ``y`` (of the target type) to the
+linked entity, in either direction: one triplet over every relationship type the schema has between the two labels, or
+two through an intermediate type when the question names one before the entity ("diseases with a *phenotype* that is
+associated with the gene ERLIN2") or the schema offers exactly one when the two labels are not adjacent. A hop's
+relationship types are those the question means (kgqa.relation_meaning: named verbatim, ``'phenotype present'``; or by
+wording, "lacks"; or by meaning). Where the graph has aliases (HPO synonyms, gene names), spans are looked up in the
+alias index too, so "enlarged liver" links to 'Hepatomegaly'. The linked entity becomes a constant whose search string
+is the node's own name, or the alias that matched, so its exact match comes first in step 4 and scope expansion still
+works.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from cypher.plan import Condition, QueryPlan, Symbol, Triplet
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
+from kgqa.relation_meaning import RelationMeaning
 from kgqa.store.base import GraphStore
 from kgqa.target_type import type_mentions
 
@@ -134,12 +136,9 @@ def label_mentions(question: str, labels: Sequence[str]) -> list[tuple[int, str]
     return sorted({(m.position, m.label) for m in type_mentions(words, labels)})
 
 
-def _types(schema: GraphSchema, a: str, b: str, question: str) -> tuple[str, ...]:
-    """Relationship types between labels ``a`` and ``b`` (either direction); those the question names, if any."""
-    types = sorted({t for s, t, d in schema.relationships if {s, d} == {a, b}})
-    lowered = question.lower()
-    named = [t for t in types if re.search(rf"(?<!\w){re.escape(t.lower())}(?!\w)", lowered)]
-    return tuple(named or types)
+def _offered(schema: GraphSchema, a: str, b: str) -> tuple[str, ...]:
+    """Relationship types between labels ``a`` and ``b``, either direction."""
+    return tuple(sorted({t for s, t, d in schema.relationships if {s, d} == {a, b}}))
 
 
 OWN_LABEL_WORDS = 2
@@ -147,38 +146,52 @@ OWN_LABEL_WORDS = 2
 
 
 def _path(
-    link: Link, target: str, schema: GraphSchema, question: str, mentions: Sequence[tuple[int, str]], after: int
+    link: Link,
+    target: str,
+    schema: GraphSchema,
+    meaning: RelationMeaning,
+    mentions: Sequence[tuple[int, str]],
+    after: int,
 ) -> list[tuple[tuple[str, ...], str]] | None:
     """The hops [(types, label), ...] from the target type to the link's label, or None if the schema has none.
-    An intermediate type counts when the question names it (``mentions``) between word ``after`` and the link."""
+    An intermediate type counts when the question names it (``mentions``) between word ``after`` and the link; each
+    hop's types are those the question means (kgqa.relation_meaning)."""
 
     def joins(middle: str) -> bool:
-        return bool(_types(schema, target, middle, question)) and bool(_types(schema, middle, link.label, question))
+        return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
+
+    def hop(a: str, b: str) -> tuple[str, ...]:
+        return meaning.types(a, b, _offered(schema, a, b))
 
     named = [label for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
     via = [m for m in reversed(named) if joins(m)]
-    direct = _types(schema, target, link.label, question)
-    if not via and not direct:  # not adjacent: the one intermediate type the schema offers, if there is just one
+    if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
         via = [m for m in schema.labels if joins(m)]
         via = via if len(via) == 1 else []
     if via:
-        first, second = _types(schema, target, via[0], question), _types(schema, via[0], link.label, question)
-        return [(first, via[0]), (second, link.label)]
+        return [(hop(target, via[0]), via[0]), (hop(via[0], link.label), link.label)]
+    direct = hop(target, link.label)
     return [(direct, link.label)] if direct else None
 
 
 def schema_guided_plan(
-    links: Sequence[Link], target_type: str, schema: GraphSchema, question: str = ""
+    links: Sequence[Link],
+    target_type: str,
+    schema: GraphSchema,
+    question: str = "",
+    meaning: RelationMeaning | None = None,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
-    through ``(m_i:label)`` where the question names an intermediate type (see the module docstring)."""
+    through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
+    narrows each hop's types (default: only types the question names verbatim)."""
+    meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets = []
     mentions = label_mentions(question, schema.labels)
     answer = next((position for position, label in mentions if label == target_type), -1)
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     for number, link in enumerate(links):
-        path = _path(link, target_type, schema, question, mentions, after)
+        path = _path(link, target_type, schema, meaning, mentions, after)
         after = link.end
         if path is None:
             continue

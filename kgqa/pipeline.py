@@ -207,7 +207,7 @@ def _graph_strand(
         return empty
     with trace.step(4) as record:
         vectors = constant_vectors(ctx.embedder, plan)
-        aliases = ctx.schema.has_aliases
+        aliases = ctx.aliases
         found = plan_candidates(ctx.store, ctx.skb, plan, vectors, ctx.graph.labels, options.l_max, aliases=aliases)
         record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:

@@ -1,0 +1,127 @@
+"""Relationship types by meaning, without an LLM: which of the types between two labels a question means.
+
+A hop of the no-LLM plan (kgqa.linking) between two labels may have several relationship types (HPO's disease and
+phenotype: 'phenotype present' and 'phenotype absent'); using all of them answers "Which diseases lack seizures?"
+with every disease that has seizures. A hop's types are narrowed, first rule that applies:
+
+1. the types the question names verbatim ("'phenotype absent'");
+2. kinds of wording (:data:`KINDS`, a small table): a question word of a kind keeps the types whose own name has a
+   word of that kind ("lacks" keeps 'phenotype absent'); without a negation word, negated types are dropped when
+   others remain (people name an absence: "with seizures" means 'phenotype present');
+3. meaning: each type's name is embedded (MAG's ``author___writes___paper`` as words); the types whose name is at
+   least ``threshold`` similar to a question word are kept, when that keeps some but not all.
+
+Every narrowing is recorded as which word chose which types, for the trace.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kgqa.embed import Embedder
+
+NEGATION, HIERARCHY = "negation", "hierarchy"
+_NEGATION_SAID = """lack lacks lacking lacked absent absence without not no never none excluded exclude excludes
+negative free missing"""
+_NEGATION_TYPE = "absent absence not negative lacks lacking no without"
+_HIERARCHY_SAID = """subtype subtypes subclass subclasses parent parents child children broader narrower descendant
+descendants ancestor ancestors hierarchy superclass"""
+_HIERARCHY_TYPE = "parent child subclass subtype is_a isa hierarchy"
+KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    NEGATION: (frozenset(_NEGATION_SAID.split()), frozenset(_NEGATION_TYPE.split())),
+    HIERARCHY: (frozenset(_HIERARCHY_SAID.split()), frozenset(_HIERARCHY_TYPE.split())),
+}
+"""kind -> (words of a question that mean it, words of a relationship type's name that say it is of that kind)."""
+
+
+@dataclass(frozen=True)
+class RelationChoice:
+    """One narrowed hop: the types it kept of those the schema has, and the word (or rule) that chose them."""
+
+    source: str
+    target: str
+    kept: tuple[str, ...]
+    offered: tuple[str, ...]
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.source}-{self.target}: {self.reason} -> {', '.join(self.kept)}"
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_'-]*", text)]
+
+
+def type_kinds(rel_type: str) -> set[str]:
+    words = set(_words(rel_type.replace("-", " ").replace("_", " "))) | {rel_type.lower()}
+    return {kind for kind, (_, marks) in KINDS.items() if words & marks}
+
+
+@dataclass
+class RelationMeaning:
+    """The relationship types a question means, hop by hop; built once per question."""
+
+    question: str
+    embedder: Embedder | None = None
+    threshold: float = 0.6
+    choices: list[RelationChoice] = field(default_factory=list)
+    ignore: frozenset[str] = frozenset()
+    """Lower-case words not to read as relation words (the linked entities' spans, stop words)."""
+    by_kind: bool = True
+    """Rules 2 and 3 (wording and meaning); off: only types named verbatim (``relation_meaning = false``)."""
+
+    def __post_init__(self) -> None:
+        self._lowered = self.question.lower()
+        self._words = [w for w in _words(self.question) if w not in self.ignore]
+        self._vectors: np.ndarray | None = None
+
+    def types(self, source: str, target: str, offered: Sequence[str]) -> tuple[str, ...]:
+        """The types of ``offered`` (between ``source`` and ``target``) the question means; all when it says
+        nothing that narrows them."""
+        offered = tuple(sorted(offered))
+        if len(offered) < 2:
+            return offered
+        kept, reason = self._narrow(offered)
+        if kept != offered:
+            choice = RelationChoice(source, target, kept, offered, reason)
+            if choice not in self.choices:
+                self.choices.append(choice)
+        return kept
+
+    def _narrow(self, offered: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+        named = tuple(t for t in offered if re.search(rf"(?<!\w){re.escape(t.lower())}(?!\w)", self._lowered))
+        if named:
+            return named, "named"
+        if not self.by_kind:
+            return offered, ""
+        for kind, (question_words, _) in KINDS.items():
+            said = next((w for w in self._words if w in question_words), None)
+            of_kind = tuple(t for t in offered if kind in type_kinds(t))
+            if said is not None and of_kind:
+                return of_kind, f"'{said}' ({kind})"
+        reasons = []
+        negated = {t for t in offered if NEGATION in type_kinds(t)}
+        if negated and len(negated) < len(offered):
+            offered = tuple(t for t in offered if t not in negated)
+            reasons.append("no negation word")
+        kept, why = self._by_embedding(offered)
+        return kept, "; ".join([*reasons, why] if why else reasons)
+
+    def _by_embedding(self, offered: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
+        if self.embedder is None or not self._words:
+            return offered, ""
+        if self._vectors is None:
+            self._vectors = self.embedder.embed(self._words)
+        descriptions = self.embedder.embed([" ".join(t.replace("_", " ").split()) for t in offered])
+        similarity = self._vectors @ descriptions.T  # words x types
+        best = similarity.max(axis=0)
+        kept = tuple(t for t, s in zip(offered, best, strict=True) if s >= self.threshold)
+        if not kept or len(kept) == len(offered):
+            return offered, ""
+        words = {t: self._words[int(similarity[:, i].argmax())] for i, t in enumerate(offered) if t in kept}
+        reason = ", ".join(f"'{w}' ~ {t} ({best[offered.index(t)]:.2f})" for t, w in words.items())
+        return kept, reason

@@ -1,0 +1,97 @@
+"""Relationship types by meaning (kgqa.relation_meaning): data-driven cases of each rule, and what the trace says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+import pytest
+
+from kgqa.embed import Embedder
+from kgqa.linking import STOP_WORDS
+from kgqa.relation_meaning import RelationChoice, RelationMeaning, type_kinds
+
+HPO = ("phenotype absent", "phenotype present")
+PRIME = ("contraindication", "indication", "off-label use")
+EXPRESSION = ("expression absent", "expression present")
+
+CASES = [
+    ("Which diseases lack seizures?", frozenset(), HPO, ("phenotype absent",), "'lack' (negation)"),
+    ("diseases in which Seizure is absent", frozenset(), HPO, ("phenotype absent",), "'absent' (negation)"),
+    ("Which disorders do not show ataxia?", frozenset(), HPO, ("phenotype absent",), "'not' (negation)"),
+    ("Which diseases present with seizures?", frozenset(), HPO, ("phenotype present",), "no negation word"),
+    ("diseases with a 'phenotype absent' relation", frozenset(), HPO, ("phenotype absent",), "named"),
+    # the words of a linked entity ("Absent speech") are not the question's wording
+    ("Which diseases show absent speech?", frozenset({"absent", "speech"}), HPO, ("phenotype present",), "no negation"),
+    ("the direct subtypes of Seizure", frozenset(), ("associated with", "parent-child"), ("parent-child",), "subtypes"),
+    ("Which drugs treat migraine?", frozenset(), PRIME, PRIME, None),  # no embedder: nothing narrows them
+    ("genes expressed in the liver", frozenset(), EXPRESSION, ("expression present",), "no negation word"),
+    ("genes not expressed in the liver", frozenset(), EXPRESSION, ("expression absent",), "'not' (negation)"),
+]
+
+
+@pytest.mark.parametrize(("question", "ignore", "offered", "kept", "reason"), CASES)
+def test_rules(
+    question: str, ignore: frozenset[str], offered: tuple[str, ...], kept: tuple[str, ...], reason: str | None
+) -> None:
+    meaning = RelationMeaning(question, ignore=STOP_WORDS | ignore)
+    assert meaning.types("a", "b", offered) == kept
+    if reason is None:
+        assert meaning.choices == []
+    else:
+        [choice] = meaning.choices
+        assert choice.kept == kept and choice.offered == tuple(sorted(offered)) and reason in choice.reason
+
+
+def test_verbatim_only_when_off() -> None:
+    off = RelationMeaning("Which diseases lack seizures?", by_kind=False)
+    assert off.types("disease", "effect/phenotype", HPO) == HPO and off.choices == []
+    named = RelationMeaning("diseases with a 'phenotype absent' relation", by_kind=False)
+    assert named.types("disease", "effect/phenotype", HPO) == ("phenotype absent",)
+
+
+def test_one_type_is_never_narrowed_or_reported() -> None:
+    meaning = RelationMeaning("Which genes lack anything?")
+    assert meaning.types("gene", "disease", ["associated with"]) == ("associated with",) and meaning.choices == []
+
+
+@pytest.mark.parametrize(
+    ("rel_type", "kinds"),
+    [
+        ("phenotype absent", {"negation"}),
+        ("expression absent", {"negation"}),
+        ("parent-child", {"hierarchy"}),
+        ("phenotype present", set()),
+        ("contraindication", set()),
+        ("author___writes___paper", set()),
+    ],
+)
+def test_type_kinds(rel_type: str, kinds: set[str]) -> None:
+    assert type_kinds(rel_type) == kinds
+
+
+class _Words:
+    """An embedder where listed words and type names share a direction; everything else is orthogonal."""
+
+    name = "words"
+
+    def __init__(self, groups: Sequence[set[str]]) -> None:
+        self.axes = {text: axis for axis, members in enumerate(groups) for text in members}
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i, self.axes.setdefault(text, len(set(self.axes.values())))] = 1.0
+        return out
+
+
+def test_meaning_by_embedding_keeps_the_types_a_word_is_close_to_and_says_which() -> None:
+    embedder = cast(Embedder, _Words([{"treat", "indication"}]))
+    meaning = RelationMeaning("Which drugs treat migraine?", embedder, 0.6, ignore=STOP_WORDS | {"migraine"})
+    assert meaning.types("drug", "disease", PRIME) == ("indication",)
+    assert meaning.choices == [RelationChoice("drug", "disease", ("indication",), PRIME, "'treat' ~ indication (1.00)")]
+    assert meaning.choices[0].describe() == "drug-disease: 'treat' ~ indication (1.00) -> indication"
+    # a word close to every type (or to none) narrows nothing
+    everything = cast(Embedder, _Words([{"drugs", *PRIME}]))
+    assert RelationMeaning("Which drugs?", everything, 0.6).types("drug", "disease", PRIME) == PRIME
