@@ -8,7 +8,7 @@ The table between the ``quality_hpo`` markers in docs/results.md gives hit@1, hi
 hit@1 per question kind and per anchor mention, and each variant's commit (stale once the code changed since).
 
     python benchmarks/quality_hpo.py                       # every variant
-    python benchmarks/quality_hpo.py --variants names,aliases --limit 50
+    python benchmarks/quality_hpo.py --variants names,both --limit 50
     python benchmarks/quality_hpo.py --render
 
 It needs HPO loaded in the configured home (``kgqa load hpo``).
@@ -37,8 +37,13 @@ DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "vector": ("the vector strand alone", {"steps": "vss"}),
-    "names": ("hybrid, entities linked by name only", {"steps": "hybrid", "link_aliases": False}),
-    "aliases": ("hybrid, + aliases in linking and step 4", {"steps": "hybrid", "link_aliases": True}),
+    "names": (
+        "hybrid; linked by name, hop types named verbatim (before issue 16)",
+        {"steps": "hybrid", "link_aliases": False, "relation_meaning": False},
+    ),
+    "aliases": ("+ aliases", {"steps": "hybrid", "link_aliases": True, "relation_meaning": False}),
+    "relations": ("+ relation types by meaning", {"steps": "hybrid", "link_aliases": False, "relation_meaning": True}),
+    "both": ("+ both", {"steps": "hybrid", "link_aliases": True, "relation_meaning": True}),
 }
 """variant -> (what it is, configuration overrides); every variant runs without an LLM."""
 PATHS = (*CODE_PATHS, "benchmarks/quality_hpo.py")
