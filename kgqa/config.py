@@ -63,6 +63,9 @@ class Config:
     absent'; no negation word: not the negated types) or by embedding; off: only types it names verbatim."""
     relation_threshold: float = 0.6
     """How similar a question word must be to a relationship type's name to choose that type by meaning."""
+    lexical_weight: float = 0.5
+    """Step 6: weight of the full-text score of the question's residual words (scaled to [0, 1]) beside the dense
+    similarity; 0: dense only."""
     link_aliases: bool = True
     """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
     them; off: names only."""
@@ -217,8 +220,11 @@ def validate(config: Config) -> None:
     for name, allowed in CHOICES.items():
         if getattr(config, name) not in allowed:
             raise ConfigError(f"'{name}' must be one of {', '.join(allowed)}, got {getattr(config, name)!r}")
-    if not 0.0 <= config.alpha <= 1.0:
-        raise ConfigError(f"'alpha' must be between 0 and 1, got {config.alpha}")
+    for name in ("alpha", "relation_threshold"):
+        if not 0.0 <= getattr(config, name) <= 1.0:
+            raise ConfigError(f"'{name}' must be between 0 and 1, got {getattr(config, name)}")
+    if config.lexical_weight < 0:
+        raise ConfigError(f"'lexical_weight' must be >= 0 (0: dense similarity only), got {config.lexical_weight}")
     for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):
         if ":" not in item:
             raise ConfigError(f"'hidden_labels' items are skb:label, got {item!r}")

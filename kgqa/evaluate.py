@@ -76,6 +76,7 @@ ANSWER_SETTINGS = (
     "link_aliases",
     "relation_meaning",
     "relation_threshold",
+    "lexical_weight",
     "plan_fallback",
     "graph_rank_cap",
     "rerank_budget_tokens",

@@ -1,12 +1,13 @@
 """Method step 6: rank the grounded targets of the graph strand.
 
 Targets are ordered by (round l in which they appeared, whose plan: the LLM's before the linked entities' plan,
-similarity of the question to the node's document WITHOUT relations) and ``round(alpha * k)`` are kept. That
-similarity uses the document vector each node got at load time (``plain_emb``, by the configured embedder), read
-from the store by id: nothing but the question is embedded here. Only the targets of the rounds that can reach the
-kept slots are read, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds thousands, whose
-vectors would cost more to read than a lookup costs, so the ``cap`` read are those the document index already ranks
-closest to the question (one vector-index lookup per label), not an arbitrary first ``cap``.
+similarity of the question to the node's document WITHOUT relations, plus ``lexical_weight`` times the full-text
+score of the question's residual words, scaled to [0, 1] by the best among the ranked) and ``round(alpha * k)`` are
+kept. That similarity uses the document vector each node got at load time (``plain_emb``, by the configured
+embedder), read from the store by id: nothing but the question is embedded here. Only the targets of the rounds that
+can reach the kept slots are read, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds
+thousands, whose vectors would cost more to read than a lookup costs, so the ``cap`` read are those the document
+index already ranks closest to the question (one vector-index lookup per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def rank_graph_strand(
     keep: int,
     cap: int,
     doc_vector: np.ndarray | None = None,
+    lexical: Lexical | None = None,
 ) -> GraphRanking:
     """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan).
 
@@ -73,6 +75,10 @@ def rank_graph_strand(
         chosen = _preselect(chosen, store, skb, question_vector if doc_vector is None else doc_vector, cap)
     vectors = stored_vectors(store, skb, chosen)
     scores = vectors @ question_vector if chosen else np.zeros(0)
+    if lexical is not None and lexical.weight and lexical.terms and chosen:
+        matched = lexical_scores(store, skb, chosen, lexical.terms)
+        scores = scores + lexical.weight * matched
+        note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
     ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
     candidates = [
         Candidate(
@@ -99,6 +105,29 @@ def rank_graph_strand(
     ]
     detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
     return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
+
+
+@dataclass(frozen=True)
+class Lexical:
+    """The lexical side of step 6: the question's residual words (kgqa.lexical) and their weight beside the dense
+    similarity."""
+
+    terms: tuple[str, ...]
+    weight: float
+
+
+def lexical_scores(store: GraphStore, skb: str, chosen: list[Grounded], terms: tuple[str, ...]) -> np.ndarray:
+    """Each target's full-text score for ``terms``, divided by the best among ``chosen`` (0 where nothing
+    matches): in [0, 1], as the dense similarity is, whatever the index's own scale."""
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for g in chosen:
+        by_label[g.label].append(g.id)
+    found: dict[tuple[str, str], float] = {}
+    for label, ids in by_label.items():
+        found.update(((label, i), s) for i, s in store.text_scores(skb, label, terms, ids).items())
+    raw = np.array([found.get((g.label, g.id), 0.0) for g in chosen], dtype=np.float64)
+    best = raw.max() if len(raw) else 0.0
+    return raw / best if best > 0 else raw
 
 
 def stored_vectors(store: GraphStore, skb: str, chosen: list[Grounded]) -> np.ndarray:

@@ -52,9 +52,10 @@ class LoadReport:
     """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
 
 
-STORE_FORMAT = "5"
+STORE_FORMAT = "6"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
-step 6's stored document vectors, 5: alias nodes), so older graphs are not taken as up to date."""
+step 6's stored document vectors, 5: alias nodes, 6: full-text indexes), so older graphs are not taken as up to
+date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 

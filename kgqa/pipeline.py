@@ -26,9 +26,10 @@ from kgqa.config import hidden_labels
 from kgqa.context import Context, Options
 from kgqa.errors import LlmError
 from kgqa.fallback import ground_linked_too, linked_plan, linked_plan_instead
-from kgqa.graph_ranking import GraphRanking, rank_graph_strand
+from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
 from kgqa.grounding import constant_vectors, ground, plan_candidates
 from kgqa.hybrid import hybrid_merge
+from kgqa.lexical import residual_terms
 from kgqa.rerank import rerank, rerank_documents
 from kgqa.target_type import fallback_type, predict_target_type
 from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
@@ -90,7 +91,8 @@ def run(
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
-    ranking = _graph_strand(ctx, plan, source, linked, (question_vector, doc_question), options, keep, trace)
+    vectors = (question_vector, doc_question)
+    ranking = _graph_strand(ctx, question, plan, source, linked, vectors, options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -188,6 +190,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
 
 def _graph_strand(
     ctx: Context,
+    question: str,
     plan: QueryPlan | None,
     source: str,
     linked: tuple[str, str] | None,
@@ -229,12 +232,23 @@ def _graph_strand(
             keep=keep,
             cap=ctx.config.graph_rank_cap,
             doc_vector=doc_question,
+            lexical=lexical_signal(ctx, question, plan),
         )
         record.detail = ranking.detail
         from_linked = sum(c.plan == "linked" for c in ranking.kept)
         if source == "llm" and from_linked:  # answers the LLM's plan did not put there: shown as degraded
             record.degrade(f"{ranking.detail}; {from_linked} of them from the linked entities' plan")
     return ranking
+
+
+def lexical_signal(ctx: Context, question: str, plan: QueryPlan) -> Lexical | None:
+    """Step 6's lexical side: the question's words not covered by the plan's constants, if the graph has
+    full-text indexes and ``lexical_weight`` is on."""
+    if not ctx.config.lexical_weight or not ctx.schema.has_text_index:
+        return None
+    covered = [c.search_string or "" for c in plan.constants]
+    types = sorted({t for _, t, _ in ctx.graph.relationships})
+    return Lexical(tuple(residual_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
 
 
 def _rerank(

@@ -6,6 +6,7 @@ atomically when it completes (a load that is killed midway leaves the previous g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -123,6 +124,11 @@ class Schema:
         return sum(rel.count for rel in self.relationships)
 
     @property
+    def has_text_index(self) -> bool:
+        """Whether the graph was loaded with full-text indexes (names and documents)."""
+        return any(index.kind == "FULLTEXT" for index in self.indexes)
+
+    @property
     def has_aliases(self) -> bool:
         """Whether the graph was loaded with aliases (it then has their vector index)."""
         return any(index.label == ALIAS_LABEL for index in self.indexes)
@@ -229,9 +235,9 @@ class GraphWriter(Protocol):
         ...
 
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
-        """The name and document vector indexes of every label, and the alias index if aliases were added;
-        ``doc_dimension``: the document vectors' when they come from another model than the names' (None:
-        ``dimension``)."""
+        """The name and document vector indexes and the full-text index (names and documents) of every label, and
+        the alias index if aliases were added; ``doc_dimension``: the document vectors' when they come from another
+        model than the names' (None: ``dimension``)."""
         ...
 
 
@@ -262,6 +268,12 @@ class GraphStore(Protocol):
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""
+        ...
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        """id -> full-text score of the nodes of ``label`` whose ids are in ``ids`` and whose name or document has
+        any of ``terms`` (plain lower-case words; the store joins them in its index's syntax). Only for a graph
+        whose schema lists a full-text index (:attr:`Schema.has_text_index`)."""
         ...
 
     def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:
@@ -330,6 +342,17 @@ class GraphStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+TEXT_TERM = re.compile(r"[a-z0-9]+")
+"""What a full-text term may be: no index query syntax can pass through one."""
+
+
+def check_terms(terms: Sequence[str]) -> list[str]:
+    bad = [t for t in terms if not TEXT_TERM.fullmatch(t)]
+    if bad:
+        raise StoreError(f"full-text terms must be plain lower-case words, got {bad[0]!r}")
+    return list(terms)
 
 
 def batched(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

@@ -36,6 +36,7 @@ from kgqa.store.base import (
     SkbMeta,
     VectorHit,
     VectorIndex,
+    check_terms,
     plain_matrix,
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
@@ -182,6 +183,7 @@ class FalkorWriter:
         for label in labels:
             for prop, dim in dimensions.items():
                 self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
+            self._write(q.CREATE_TEXT_INDEX, {"label": label})
         if self.aliases:
             self._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension, self._ef_runtime), {})
 
@@ -298,6 +300,12 @@ class FalkorStore(CatalogueReads):
         params = {"label": label, "property": prop, "k": int(k), "vector": [float(x) for x in vector]}
         rows = self.read(graph, q.VECTOR_TOP_K, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        if not terms or not ids:
+            return {}
+        params = {"label": label, "query": " | ".join(check_terms(terms)), "ids": list(ids)}
+        return {str(i): float(score) for i, score in self.read(graph, q.TEXT_SCORES, params)}
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         params = {"label": ALIAS_LABEL, "property": q.NAME_EMB, "k": int(k), "vector": [float(x) for x in vector]}

@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, ID, NAME
+from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME
 
 __all__ = [
     *shared.__all__,
     "ALIAS_TOP_K",
+    "CREATE_TEXT_INDEX",
     "LIST_INDEXES",
+    "TEXT_SCORES",
     "VECTOR_TOP_K",
     "create_id_index",
     "create_property_index",
@@ -60,6 +62,16 @@ ALIAS_TOP_K = (
     f"RETURN node.{ALIAS_OF} AS id, node.{ALIAS_OF_LABEL} AS label, node.{ALIAS_OF_NAME} AS name, "
     f"node.{NAME} AS alias, 1.0 - score AS similarity ORDER BY similarity DESC"
 )
+
+
+CREATE_TEXT_INDEX = f"CALL db.idx.fulltext.createNodeIndex($label, '{NAME}', '{DOC}')"
+"""The full-text (RediSearch) index over the names and documents of label ``$label`` (steps 6-7's lexical side)."""
+TEXT_SCORES = (
+    f"CALL db.idx.fulltext.queryNodes($label, $query) YIELD node, score WHERE node.{ID} IN $ids "
+    f"RETURN node.{ID} AS id, score"
+)
+"""The full-text score of each node of ``$label`` whose id is in ``$ids`` and whose text matches ``$query`` (terms
+joined by ``|``, RediSearch's OR)."""
 
 
 def to_vectors_query(props: Sequence[str]) -> str:

@@ -37,6 +37,7 @@ from kgqa.store.base import (
     VectorHit,
     VectorIndex,
     batched,
+    check_terms,
     plain_matrix,
 )
 from kgqa.store.reads import CatalogueReads
@@ -61,6 +62,7 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = 
     statements = [q.create_id_constraint(label) for label in labels]
     dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
     statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
+    statements += [q.create_text_index(label) for label in labels]
     if aliases:
         statements += [q.create_property_index(ALIAS_LABEL, prop) for prop in (q.ALIAS_OF, q.ALIAS_KEY)]
         statements.append(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, meta.dimension))
@@ -171,8 +173,11 @@ class Neo4jStore(CatalogueReads):
         return None
 
     def _indexes(self) -> list[IndexInfo]:
-        rows = self._read_rows(q.LIST_INDEXES, {})
-        return [IndexInfo(labels[0], props[0], "VECTOR", state) for _, labels, props, state in rows if labels and props]
+        found = []
+        for query, kind in ((q.LIST_INDEXES, "VECTOR"), (q.LIST_TEXT_INDEXES, "FULLTEXT")):
+            rows = self._read_rows(query, {})
+            found += [IndexInfo(labels[0], p, kind, state) for _, labels, props, state in rows if labels for p in props]
+        return found
 
     def schema(self, graph: str) -> Schema:
         self._check(graph)
@@ -186,6 +191,14 @@ class Neo4jStore(CatalogueReads):
         params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
         rows = self._read_rows(query.text, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        self._check(graph)
+        if not terms or not ids:
+            return {}
+        query = q.text_scores(label, self.syntax)
+        params = {**query.params, "query": " OR ".join(check_terms(terms)), "ids": list(ids)}
+        return {str(i): float(score) for i, score in self._read_rows(query.text, params)}
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         self._check(graph)
@@ -314,5 +327,6 @@ class Neo4jWriter:
         for label in labels:
             for prop, dim in dimensions.items():
                 self._store._write(q.create_vector_index(label, prop, dim), {})
+            self._store._write(q.create_text_index(label), {})
         if self.aliases:
             self._store._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension), {})

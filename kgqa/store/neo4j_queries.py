@@ -42,6 +42,7 @@ __all__ = [
     *shared.__all__,
     "CLEAR_GRAPH",
     "LIST_INDEXES",
+    "LIST_TEXT_INDEXES",
     "META_LABEL",
     "NODE_COUNTS_NEO4J",
     "NODE_TOTAL",
@@ -57,6 +58,7 @@ __all__ = [
     "create_id_constraint",
     "create_nodes",
     "create_property_index",
+    "create_text_index",
     "create_vector_index",
     "cypher_literal",
     "drop_vector_index",
@@ -65,6 +67,7 @@ __all__ = [
     "is_kgqa_index",
     "statement",
     "syntax_for",
+    "text_scores",
     "vector_top_k",
 ]
 
@@ -140,6 +143,12 @@ def create_vector_index(label: str, prop: str, dimension: int) -> str:
     )
 
 
+def create_text_index(label: str) -> str:
+    """The full-text (Lucene) index over the names and documents of ``label`` (steps 6-7's lexical side)."""
+    name = quote(index_name(label, "text"))
+    return f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{quote(label)}) ON EACH [n.{NAME}, n.{DOC}]"
+
+
 _KGQA_INDEX = re.compile(r"kgqa_[a-z0-9_]+_[0-9a-f]{8}")
 
 
@@ -159,13 +168,17 @@ def drop_vector_index(name: str) -> str:
 LIST_INDEXES = (
     "SHOW VECTOR INDEXES YIELD name, labelsOrTypes, properties, state RETURN name, labelsOrTypes, properties, state"
 )
+LIST_TEXT_INDEXES = (
+    "SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, properties, state RETURN name, labelsOrTypes, properties, state"
+)
 
 _HIT_RETURN = f"RETURN node.{ID} AS id, node.{NAME} AS name, 2 * score - 1 AS similarity ORDER BY similarity DESC"
 
 
 @dataclass(frozen=True)
 class VectorQuery:
-    """A top-``$k`` query over one vector index: run ``text`` with ``params`` plus ``k`` and ``vector``."""
+    """A query over one named index: run ``text`` with ``params`` plus its values (``k`` and ``vector`` for a
+    vector index, ``query`` and ``ids`` for a full-text one)."""
 
     text: str
     params: dict[str, Any]
@@ -182,6 +195,16 @@ def vector_top_k(label: str, prop: str, syntax: Syntax) -> VectorQuery:
         return VectorQuery(statement(text, syntax), {})
     text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {_HIT_RETURN}"
     return VectorQuery(text, {"index": index})
+
+
+def text_scores(label: str, syntax: Syntax) -> VectorQuery:
+    """The full-text score of each node of ``label`` whose id is in ``$ids`` and whose text matches ``$query``
+    (terms joined by ``OR``)."""
+    text = (
+        "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score "
+        f"WHERE node.{ID} IN $ids RETURN node.{ID} AS id, score"
+    )
+    return VectorQuery(statement(text, syntax), {"index": index_name(label, "text")})
 
 
 _ALIAS_RETURN = (

@@ -60,6 +60,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     add("LABELS", q.LABELS, {})
     add("EDGE_COUNTS", q.EDGE_COUNTS, {})
     add("NODE_COUNTS_NEO4J", q.NODE_COUNTS_NEO4J, {})
+    add("LIST_TEXT_INDEXES", q.LIST_TEXT_INDEXES, {})
     alias = {"of": "1", "of_label": "disease", "of_name": "n", "name": "a", "key": "a", "name_emb": _VECTOR}
     add("create_aliases", q.create_aliases(), {"rows": [alias]})
     add("EXACT_ALIAS", q.EXACT_ALIAS, {"key": "a", "labels": ["disease"]})
@@ -88,6 +89,15 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"relation_summary {label}", q.relation_summary(label), {"id": "1", "k": 5})
             add(f"label_ids {label}", q.label_ids(label), {})
             add(f"node_rows {label}", q.node_rows(label), {"ids": ["1"]})
+            add(f"create_text_index {label}", q.create_text_index(label), {})
+            scores = q.text_scores(label, syntax)
+            out.append(
+                {
+                    "name": f"{syntax}:text_scores {label}",
+                    "query": scores.text,
+                    "parameters": {**scores.params, "query": "seizure OR liver", "ids": ["1"]},
+                }
+            )
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 add(f"drop_vector_index {label} {prop}", q.drop_vector_index(q.index_name(label, prop)), {})
@@ -202,6 +212,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.schema("prime")
     store.vector_top_k("prime", "drug", "doc", v, 3)
     store.alias_top_k("prime", v, 3)
+    store.text_scores("prime", "drug", ["worms", "parasitic"], ["2"])
     store.exact_alias("prime", ["drug"], "stromectol")
     store.aliases("prime", "drug", ["2"])
     store.plain_vectors("prime", "drug", ["2"])

@@ -102,7 +102,8 @@ def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
 ) -> None:
     """A question embeds itself, its n-grams and type names, never a node's document: step 6 reads the
     ``plain_emb`` the load stored, which is exactly what embedding ``doc or name`` at the default length gives,
-    so each graph answer's score is the similarity step 6 computed when it embedded the documents itself."""
+    so each graph answer's score is the similarity step 6 computed when it embedded the documents itself (the dense
+    part: without the lexical one, which a test below covers)."""
     embedded: list[str] = []
     original = Embedder.embed
 
@@ -110,7 +111,8 @@ def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
         embedded.extend(texts)
         return original(self, texts, max_tokens, progress)
 
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model), "top_k": 4}, env={}, cwd=home.parent)) as kg:
+    overrides = {"home": home, "embedder": str(tiny_model), "top_k": 4, "lexical_weight": 0.0}
+    with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
         store, embedder = kg.store, kg.embedder
         labels = store.labels("prime")
         nodes = {(lab, t.id): t for lab in labels for t in store.documents("prime", lab, store.label_ids("prime", lab))}
@@ -333,6 +335,28 @@ def test_no_llm_links_an_entity_by_its_alias_and_the_evidence_says_which(ask: An
     assert [(m.search, m.name, m.alias) for m in top.matches] == [
         ("5-hydroxytryptamine receptor 1B", "HTR1B", "5-hydroxytryptamine receptor 1B")
     ]
+
+
+def test_step_6_weighs_the_questions_residual_words_in_the_full_text_index(ask: Any) -> None:
+    """Both drugs target CYP3A4; only ivermectin's document says "parasitic worms"."""
+    question = "Which drugs target CYP3A4 and mention parasitic worms?"
+    runs = {
+        weight: ask(
+            [],
+            question=question,
+            types=["drug"],
+            llm="none",
+            link_threshold=0.9999,
+            steps="graph",
+            lexical_weight=weight,
+        )[0]
+        for weight in (0.0, 10.0)
+    }
+    step6 = {weight: next(s for s in answer.trace.steps if s.step == 6).detail for weight, answer in runs.items()}
+    assert "lexical" not in step6[0.0]
+    assert "lexical ['parasitic', 'worms']: 1 of 2 match" in step6[10.0]
+    assert [a.id for a in runs[10.0].answers] == ["2", "3"]  # ivermectin first
+    assert runs[10.0].answers[0].score > 10.0 > runs[10.0].answers[1].score
 
 
 def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model: Path) -> None:

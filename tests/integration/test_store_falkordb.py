@@ -225,3 +225,19 @@ def test_aliases_are_searchable_but_not_part_of_the_schema(store: FalkorStore) -
     assert store.read("h", "MATCH (n:`effect/phenotype`) RETURN count(n)") == [[3]]
     # alias blocks take internal ids too: an edge written after them still joins the nodes it names
     assert store.read("h", "MATCH (a)-[:`associated with`]->(b) RETURN a.id, b.id") == [["G1", "P2"]]
+
+
+def test_full_text_scores_of_the_given_ids(store: FalkorStore) -> None:
+    rng = np.random.default_rng(4)
+    v = _unit(rng, 3)
+    docs = ["convulsions and epilepsy", "lack of coordination", "epilepsy in infancy, epilepsy again"]
+    with store.writer("t", _meta("t", 3)) as writer:
+        writer.add_nodes("effect/phenotype", [NodeRow(f"P{i}", f"term {i}", d, v[i], v[i]) for i, d in enumerate(docs)])
+        writer.create_vector_indexes(["effect/phenotype"], DIM)
+    assert store.schema("t").has_text_index
+    scores = store.text_scores("t", "effect/phenotype", ["epilepsy", "infancy"], ["P0", "P1", "P2"])
+    assert set(scores) == {"P0", "P2"} and scores["P2"] > scores["P0"] > 0
+    assert store.text_scores("t", "effect/phenotype", ["coordination"], ["P0"]) == {}  # only the ids asked for
+    assert store.text_scores("t", "effect/phenotype", [], ["P0"]) == {}
+    with pytest.raises(StoreError, match=r"plain lower-case words, got 'a\|b'"):
+        store.text_scores("t", "effect/phenotype", ["a|b"], ["P0"])

@@ -143,3 +143,11 @@ def test_golden_alias_queries() -> None:
         "MATCH (a:`_KgqaAlias`) WHERE a.of IN $ids AND a.of_label = $label "
         "RETURN a.of AS id, a.name AS alias ORDER BY id, alias"
     )
+
+
+def test_golden_full_text_queries() -> None:
+    assert q.CREATE_TEXT_INDEX == "CALL db.idx.fulltext.createNodeIndex($label, 'name', 'doc')"
+    assert q.TEXT_SCORES == (
+        "CALL db.idx.fulltext.queryNodes($label, $query) YIELD node, score WHERE node.id IN $ids "
+        "RETURN node.id AS id, score"
+    )

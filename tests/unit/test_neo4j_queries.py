@@ -116,3 +116,20 @@ def test_golden_alias_queries_in_both_syntaxes() -> None:
         "MATCH (n) WHERE NOT n:_KgqaMeta AND NOT n:_KgqaAlias RETURN labels(n)[0] AS label, count(n) AS count "
         "ORDER BY label"
     )
+
+
+def test_golden_full_text_queries_in_both_syntaxes() -> None:
+    index = q.index_name("gene/protein", "text")
+    assert q.create_text_index("gene/protein") == (
+        f"CREATE FULLTEXT INDEX `{index}` IF NOT EXISTS FOR (n:`gene/protein`) ON EACH [n.name, n.doc]"
+    )
+    scores = (
+        "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score WHERE node.id IN $ids "
+        "RETURN node.id AS id, score"
+    )
+    assert q.text_scores("gene/protein", "5") == q.VectorQuery(scores, {"index": index})
+    assert q.text_scores("gene/protein", "25") == q.VectorQuery(f"CYPHER 25 {scores}", {"index": index})
+    assert q.LIST_TEXT_INDEXES == (
+        "SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, properties, state "
+        "RETURN name, labelsOrTypes, properties, state"
+    )

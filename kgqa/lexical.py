@@ -1,0 +1,48 @@
+"""The lexical side of steps 6-7: which words of a question a full-text index should look for.
+
+A question's textual condition ("... and mention 'glycinuria'") only entered through dense similarity, which MiniLM
+blurs; the stores index every node's name and document in a full-text index (FalkorDB: RediSearch; Neo4j: Lucene),
+and the residual words of the question are searched there. Residual: what remains after the linked entities (or the
+plan's constants), the answer type's words, stop words and the words people use to introduce a textual condition
+("mention", "described", "word"). Terms are plain alphanumeric words, so no index query syntax can come from a
+question; each store joins them in its own syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from kgqa.linking import STOP_WORDS
+from kgqa.relation_meaning import KINDS
+
+MAX_TERMS = 16
+MIN_LENGTH = 3
+_FRAMING = """mention mentions mentioning mentioned describe described description descriptions word words involve
+involving involves contain contains containing text their term terms have having which what list name show find
+among looking nodes node relation relations"""
+FRAMING = frozenset(_FRAMING.split())
+"""Words that introduce a condition or shape a question rather than say what the answer is about."""
+RELATION_WORDS = frozenset(word for said, _ in KINDS.values() for word in said)
+
+
+def residual_terms(
+    question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str] = ()
+) -> list[str]:
+    """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
+    texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
+    pattern says those), not a stop, framing or relation word."""
+    skip = {w for text in covered for w in _words(text)}
+    skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
+    skip |= {w + "s" for w in skip}
+    out: list[str] = []
+    for word in _words(question):
+        if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATION_WORDS:
+            continue
+        if word not in out:
+            out.append(word)
+    return out[:MAX_TERMS]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
