@@ -35,15 +35,20 @@ QUESTIONS = RESULTS / "quality_hpo_questions.csv"
 META = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
 DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
+OFF = {"steps": "hybrid", "link_aliases": False, "relation_meaning": False, "lexical_weight": 0.0}
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "vector": ("the vector strand alone", {"steps": "vss"}),
-    "names": (
-        "hybrid; linked by name, hop types named verbatim (before issue 16)",
-        {"steps": "hybrid", "link_aliases": False, "relation_meaning": False},
-    ),
-    "aliases": ("+ aliases", {"steps": "hybrid", "link_aliases": True, "relation_meaning": False}),
-    "relations": ("+ relation types by meaning", {"steps": "hybrid", "link_aliases": False, "relation_meaning": True}),
-    "both": ("+ both", {"steps": "hybrid", "link_aliases": True, "relation_meaning": True}),
+    "names": ("hybrid: names only, hop types named verbatim, dense only", OFF),
+    "aliases": ("+ aliases", {**OFF, "link_aliases": True}),
+    "relations": ("+ relation types by meaning", {**OFF, "relation_meaning": True}),
+    "both": ("+ aliases + relation types", {**OFF, "link_aliases": True, "relation_meaning": True}),
+    **{
+        f"lexical-{weight:g}": (
+            f"+ both + full-text, weight {weight:g}",
+            {**OFF, "link_aliases": True, "relation_meaning": True, "lexical_weight": weight},
+        )
+        for weight in (0.25, 0.5, 1.0)
+    },
 }
 """variant -> (what it is, configuration overrides); every variant runs without an LLM."""
 PATHS = (*CODE_PATHS, "benchmarks/quality_hpo.py")

@@ -70,13 +70,51 @@ def words_of(question: str) -> list[str]:
     return re.findall(r"[\w][\w'/-]*", question)
 
 
-def ngrams(question: str) -> list[tuple[int, int, str]]:
+_CUES = "mention mentions mentioning mentioned word words involving containing contain contains"
+TEXT_CUES = frozenset(_CUES.split())
+"""Words after which a question states a textual condition ("... and mention 'glycinuria'"), not an entity."""
+TEXT_AFTER = ("in their description", "in its description", "in the description")
+CONDITION_WORDS = 3
+"""Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
+
+
+def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int], set[int]]:
+    """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders"; the words of a
+    textual condition, which steps 6-7 match against documents instead: kgqa.lexical)."""
+    lowered = [w.lower() for w in words]
+    types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
+    textual: set[int] = set()
+
+    def condition(positions: range) -> None:
+        for i in positions:
+            if not 0 <= i < len(lowered) or lowered[i] in STOP_WORDS:
+                return
+            textual.add(i)
+
+    for i, word in enumerate(lowered):
+        if word in TEXT_CUES:
+            condition(range(i + 1, i + 1 + CONDITION_WORDS))
+    text = " ".join(lowered)
+    for phrase in TEXT_AFTER:
+        for match in re.finditer(rf"(?<!\S){re.escape(phrase)}(?!\S)", text):
+            start = text[: match.start()].count(" ")  # the word position where the phrase starts
+            condition(range(start - 1, start - 1 - CONDITION_WORDS, -1))
+    return types, textual
+
+
+def ngrams(question: str, labels: Sequence[str] = ()) -> list[tuple[int, int, str]]:
+    """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
+    words, no word of a textual condition (:func:`not_entities`)."""
     words = words_of(question)
+    types, textual = not_entities(words, labels)
     out = []
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):
             gram = words[start : start + n]
             if gram[0].lower() in STOP_WORDS or gram[-1].lower() in STOP_WORDS:
+                continue
+            span = range(start, start + n)
+            if textual.intersection(span) or types.issuperset(span):
                 continue
             out.append((start, start + n, " ".join(gram)))
     return out
@@ -93,8 +131,9 @@ def link_entities(
     aliases: bool = False,
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
-    is at least ``threshold`` similar; a name beats an alias of equal similarity."""
-    grams = ngrams(question)
+    is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words and textual
+    conditions are not looked up (:func:`not_entities`)."""
+    grams = ngrams(question, labels)
     if not grams:
         return []
     vectors = embedder.embed([text for _, _, text in grams])

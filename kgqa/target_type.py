@@ -61,10 +61,26 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
+_LAY_WORDS = {
+    "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding",
+    "disease": "disorder, condition, syndrome, illness",
+    "drug": "medication, medicine, compound",
+    "anatomy": "tissue, organ, anatomical structure",
+    "field_of_study": "field, research field, topic",
+    "paper": "publication, article",
+    "author": "researcher",
+    "institution": "organisation, organization, university",
+    "product": "item",
+}
+LAY_WORDS = {label: tuple(w.strip() for w in words.split(",")) for label, words in _LAY_WORDS.items()}
+"""Everyday words for the types of the STaRK SKBs and HPO ("symptoms" for phenotypes, "disorders" for diseases):
+analysts seldom type a label's own name."""
+
+
 def type_words(label: str) -> set[str]:
     """How a question may name a type: ``gene/protein`` -> gene(s), protein(s), gene/protein(s);
-    ``field_of_study`` -> field_of_study(s), field of study(s)."""
-    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower())}
+    ``field_of_study`` -> field_of_study(s), field of study(s); plus its :data:`LAY_WORDS`."""
+    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower()), *LAY_WORDS.get(label, ())}
     forms |= set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set()
     plurals = {f + "s" for f in forms} | {f + "es" for f in forms} | {f[:-1] + "ies" for f in forms if f.endswith("y")}
     return {f for f in forms | plurals if f}

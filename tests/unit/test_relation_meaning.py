@@ -1,4 +1,5 @@
-"""Relationship types by meaning (kgqa.relation_meaning): data-driven cases of each rule, and what the trace says."""
+"""What a question says without an LLM: relationship types by meaning (kgqa.relation_meaning), answer types in
+everyday words (step 1) and which spans are not entities (kgqa.linking)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import numpy as np
 import pytest
 
 from kgqa.embed import Embedder
-from kgqa.linking import STOP_WORDS
+from kgqa.linking import STOP_WORDS, ngrams
 from kgqa.relation_meaning import RelationChoice, RelationMeaning, type_kinds
+from kgqa.target_type import type_named_in_question
 
 HPO = ("phenotype absent", "phenotype present")
 PRIME = ("contraindication", "indication", "off-label use")
@@ -95,3 +97,39 @@ def test_meaning_by_embedding_keeps_the_types_a_word_is_close_to_and_says_which(
     # a word close to every type (or to none) narrows nothing
     everything = cast(Embedder, _Words([{"drugs", *PRIME}]))
     assert RelationMeaning("Which drugs?", everything, 0.6).types("drug", "disease", PRIME) == PRIME
+
+
+LABELS = ("disease", "effect/phenotype", "gene/protein")
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Name the conditions that have been linked to the gene SLC36A2", ("disease", "conditions")),
+        ("List the symptoms that are direct parents of Seizure", ("effect/phenotype", "symptoms")),
+        ("disorders linked to the protein BAAT", ("disease", "disorders")),
+        ("Which clinical features are linked to SMARCD2?", ("effect/phenotype", "clinical features")),
+        ("Which genes are linked to the disease X?", ("gene/protein", "genes")),
+    ],
+)
+def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str]) -> None:
+    assert type_named_in_question(question, LABELS) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "not_linked", "linked"),
+    [
+        ("Name the conditions linked to SLC36A2 and described with the word Glycinuria", ["Glycinuria"], ["SLC36A2"]),
+        ('what disorders are linked to pnpla6 and have "hypogonadism" in their description?', ["hypogonadism"], []),
+        ('Which clinical features mentioning "omphalitis" are linked to SMARCD2?', ["omphalitis"], ["SMARCD2"]),
+        ("Which symptoms involve Congenital heart disease?", [], ["Congenital heart disease"]),
+    ],
+)
+def test_answer_type_words_and_textual_conditions_are_not_looked_up(
+    question: str, not_linked: list[str], linked: list[str]
+) -> None:
+    grams = {text for _, _, text in ngrams(question, LABELS)}
+    assert not any(word in gram.split() for word in not_linked for gram in grams)
+    assert set(linked) <= grams
+    # a type's words alone are no entity; inside a name they still count
+    assert not grams & {"conditions", "disorders", "clinical features", "symptoms", "clinical", "features"}
