@@ -186,14 +186,18 @@ class VectorQuery:
 
 def vector_top_k(label: str, prop: str, syntax: Syntax) -> VectorQuery:
     """Top ``$k`` nodes of ``label`` nearest to ``$vector`` by the index on ``prop``, with cosine similarity."""
-    index = index_name(label, prop)
+    return _top_k(label, index_name(label, prop), _HIT_RETURN, syntax)
+
+
+def _top_k(label: str, index: str, returned: str, syntax: Syntax) -> VectorQuery:
+    """Top ``$k`` nodes of ``label`` by the vector index ``index``, then ``returned`` (the RETURN clause)."""
     if syntax == "25":
         text = (
             f"MATCH (node:{quote(label)}) SEARCH node IN (VECTOR INDEX {quote(index)} FOR $vector LIMIT $k) "
-            f"SCORE AS score {_HIT_RETURN}"
+            f"SCORE AS score {returned}"
         )
         return VectorQuery(statement(text, syntax), {})
-    text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {_HIT_RETURN}"
+    text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {returned}"
     return VectorQuery(text, {"index": index})
 
 
@@ -215,15 +219,7 @@ _ALIAS_RETURN = (
 
 def alias_top_k(syntax: Syntax) -> VectorQuery:
     """Top ``$k`` alias nodes nearest to ``$vector``, returned as the nodes they alias, with the alias."""
-    index = index_name(ALIAS_LABEL, NAME_EMB)
-    if syntax == "25":
-        text = (
-            f"MATCH (node:{quote(ALIAS_LABEL)}) SEARCH node IN (VECTOR INDEX {quote(index)} FOR $vector LIMIT $k) "
-            f"SCORE AS score {_ALIAS_RETURN}"
-        )
-        return VectorQuery(statement(text, syntax), {})
-    text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {_ALIAS_RETURN}"
-    return VectorQuery(text, {"index": index})
+    return _top_k(ALIAS_LABEL, index_name(ALIAS_LABEL, NAME_EMB), _ALIAS_RETURN, syntax)
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
