@@ -23,7 +23,8 @@ class Match:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One ranked answer. ``score`` is the similarity that ranked it within its strand (before any rerank)."""
+    """One ranked answer. ``score`` is what ranked it within its strand (before any rerank): the similarity, plus
+    the weighted full-text score in the graph strand (step 6)."""
 
     id: str
     type: str

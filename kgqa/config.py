@@ -7,6 +7,7 @@ an unknown key or a value of the wrong type is a :class:`ConfigError` naming it,
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -223,7 +224,7 @@ def validate(config: Config) -> None:
     for name in ("alpha", "relation_threshold"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ConfigError(f"'{name}' must be between 0 and 1, got {getattr(config, name)}")
-    if config.lexical_weight < 0:
+    if not math.isfinite(config.lexical_weight) or config.lexical_weight < 0:
         raise ConfigError(f"'lexical_weight' must be >= 0 (0: dense similarity only), got {config.lexical_weight}")
     for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):
         if ":" not in item:

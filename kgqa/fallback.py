@@ -16,8 +16,8 @@ from dataclasses import asdict
 from cypher.plan import QueryPlan
 from kgqa.context import Context
 from kgqa.grounding import GroundingResult, constant_vectors, ground, merge_groundings
-from kgqa.linking import STOP_WORDS, describe, link_entities, schema_guided_plan
-from kgqa.relation_meaning import RelationMeaning
+from kgqa.linking import STOP_WORDS, describe, link_entities, not_entities, schema_guided_plan
+from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.trace import Trace
 
 LINKED_PREFIX = "linked."
@@ -37,13 +37,15 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         aliases=ctx.aliases,
     )
     found = ", ".join(map(describe, links)) or "none"
-    spans = {word.lower() for link in links for word in link.span.split()}
+    _, textual = not_entities(words_of(question), ctx.graph.labels)
+    spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
         question,
         ctx.embedder,
         ctx.config.relation_threshold,
-        ignore=STOP_WORDS | spans,
+        ignore=STOP_WORDS,
         by_kind=ctx.config.relation_meaning,
+        skip=frozenset(spans | textual),
     )
     plan = schema_guided_plan(links, target, ctx.graph, question, meaning)
     if meaning.choices:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kgqa.answers import Candidate, Match
-from kgqa.errors import StoreError
+from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.grounding import Grounded, GroundingResult
 from kgqa.store.base import GraphStore
 
@@ -76,9 +76,13 @@ def rank_graph_strand(
     vectors = stored_vectors(store, skb, chosen)
     scores = vectors @ question_vector if chosen else np.zeros(0)
     if lexical is not None and lexical.weight and lexical.terms and chosen:
-        matched = lexical_scores(store, skb, chosen, lexical.terms)
-        scores = scores + lexical.weight * matched
-        note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
+        try:
+            matched = lexical_scores(store, skb, chosen, lexical.terms)
+        except StoreTimeoutError as exc:  # the lexical side is a refinement: rank by the dense similarity alone
+            note += f"; lexical {list(lexical.terms)} skipped: {exc}"
+        else:
+            scores = scores + lexical.weight * matched
+            note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
     ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
     candidates = [
         Candidate(

@@ -1,11 +1,12 @@
 """The lexical side of steps 6-7: which words of a question a full-text index should look for.
 
 A question's textual condition ("... and mention 'glycinuria'") only entered through dense similarity, which MiniLM
-blurs; the stores index every node's name and document in a full-text index (FalkorDB: RediSearch; Neo4j: Lucene),
-and the residual words of the question are searched there. Residual: what remains after the linked entities (or the
-plan's constants), the answer type's words, stop words and the words people use to introduce a textual condition
-("mention", "described", "word"). Terms are plain alphanumeric words, so no index query syntax can come from a
-question; each store joins them in its own syntax.
+blurs; the stores index every node's name and document in a full-text index (FalkorDB: RediSearch, which stems
+English words; Neo4j: Lucene's standard analyzer, which does not), and the residual words of the question are
+searched there. Residual: what remains after the plan's constants (the linked entities' names or aliases), the words
+of labels, relationship types and answer types ("symptoms"), stop words and the words people use to introduce a
+textual condition ("mention", "described", "word"). Terms are plain letters and digits, so no index query syntax can
+come from a question; each store joins them in its own syntax.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from kgqa.linking import STOP_WORDS
 from kgqa.relation_meaning import KINDS
+from kgqa.target_type import type_words
 
 MAX_TERMS = 16
 MIN_LENGTH = 3
@@ -34,6 +36,7 @@ def residual_terms(
     pattern says those), not a stop, framing or relation word."""
     skip = {w for text in covered for w in _words(text)}
     skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
+    skip |= {w for label in labels for form in type_words(label) for w in _words(form)}
     skip |= {w + "s" for w in skip}
     out: list[str] = []
     for word in _words(question):
@@ -45,4 +48,4 @@ def residual_terms(
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
+    return re.findall(r"[^\W_]+", text.lower())

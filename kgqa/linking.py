@@ -10,8 +10,8 @@ associated with the gene ERLIN2") or the schema offers exactly one when the two 
 relationship types are those the question means (kgqa.relation_meaning: named verbatim, ``'phenotype present'``; or by
 wording, "lacks"; or by meaning). Where the graph has aliases (HPO synonyms, gene names), spans are looked up in the
 alias index too, so "enlarged liver" links to 'Hepatomegaly'. The linked entity becomes a constant whose search string
-is the node's own name, or the alias that matched, so its exact match comes first in step 4 and scope expansion still
-works.
+is the node's own name, or the alias that matched, so an exact match puts it first in step 4 (an alias two nodes share
+puts both there, in id order) and scope expansion still works.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from cypher.plan import Condition, QueryPlan, Symbol, Triplet
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
-from kgqa.relation_meaning import RelationMeaning
+from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.store.base import GraphStore
 from kgqa.target_type import type_mentions
 
@@ -66,13 +66,10 @@ ALIAS_HITS = 10
 """Alias-index hits read per n-gram: the index spans every label, so the best of each label needs a few."""
 
 
-def words_of(question: str) -> list[str]:
-    return re.findall(r"[\w][\w'/-]*", question)
-
-
-_CUES = "mention mentions mentioning mentioned word words involving containing contain contains"
+_CUES = "mention mentions mentioning mentioned word words"
 TEXT_CUES = frozenset(_CUES.split())
-"""Words after which a question states a textual condition ("... and mention 'glycinuria'"), not an entity."""
+"""Words after which a question states a textual condition ("... and mention 'glycinuria'", "with the word X"), not
+an entity ("involving" and "containing" introduce entities as often: "pathways involving TP53")."""
 TEXT_AFTER = ("in their description", "in its description", "in the description")
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
@@ -199,17 +196,19 @@ def _path(
     def joins(middle: str) -> bool:
         return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
 
-    def hop(a: str, b: str) -> tuple[str, ...]:
-        return meaning.types(a, b, _offered(schema, a, b))
+    def hop(a: str, b: str, within: range) -> tuple[str, ...]:
+        return meaning.types(a, b, _offered(schema, a, b), within)
 
-    named = [label for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
-    via = [m for m in reversed(named) if joins(m)]
+    named = [(label, position) for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
+    via = [(m, position) for m, position in reversed(named) if joins(m)]
     if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
-        via = [m for m in schema.labels if joins(m)]
-        via = via if len(via) == 1 else []
-    if via:
-        return [(hop(target, via[0]), via[0]), (hop(via[0], link.label), link.label)]
-    direct = hop(target, link.label)
+        only = [m for m in schema.labels if joins(m)]
+        via = [(only[0], -1)] if len(only) == 1 else []
+    if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
+        middle, at = via[0]
+        first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (range(after, link.start),) * 2
+        return [(hop(target, middle, first), middle), (hop(middle, link.label, second), link.label)]
+    direct = hop(target, link.label, range(after, link.start))
     return [(direct, link.label)] if direct else None
 
 

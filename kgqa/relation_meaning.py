@@ -52,12 +52,13 @@ class RelationChoice:
         return f"{self.source}-{self.target}: {self.reason} -> {', '.join(self.kept)}"
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_'-]*", text)]
+def words_of(question: str) -> list[str]:
+    """The question's words as the linker counts them (positions of links and spans are in these words)."""
+    return re.findall(r"[\w][\w'/-]*", question)
 
 
 def type_kinds(rel_type: str) -> set[str]:
-    words = set(_words(rel_type.replace("-", " ").replace("_", " "))) | {rel_type.lower()}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", rel_type)} | {rel_type.lower()}
     return {kind for kind, (_, marks) in KINDS.items() if words & marks}
 
 
@@ -74,17 +75,24 @@ class RelationMeaning:
     by_kind: bool = True
     """Rules 2 and 3 (wording and meaning); off: only types named verbatim (``relation_meaning = false``)."""
 
+    skip: frozenset[int] = frozenset()
+    """Word positions not to read (the linked spans, a textual condition: "and mention 'absence'")."""
+
     def __post_init__(self) -> None:
         self._lowered = self.question.lower()
-        self._words = [w for w in _words(self.question) if w not in self.ignore]
-        self._vectors: np.ndarray | None = None
+        tokens = [w.lower() for w in words_of(self.question)]
+        self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
+        self._tokens = tokens
+        self._vectors: dict[str, np.ndarray] = {}
 
-    def types(self, source: str, target: str, offered: Sequence[str]) -> tuple[str, ...]:
-        """The types of ``offered`` (between ``source`` and ``target``) the question means; all when it says
-        nothing that narrows them."""
+    def types(self, source: str, target: str, offered: Sequence[str], within: range | None = None) -> tuple[str, ...]:
+        """The types of ``offered`` (between ``source`` and ``target``) the question means, read from the words at
+        positions ``within`` (a hop's stretch of the question: "... an abnormality *noted as absent in* the
+        disorder X"; None: all); all types when those words say nothing that narrows them."""
         offered = tuple(sorted(offered))
         if len(offered) < 2:
             return offered
+        self._words = [self._tokens[i] for i in self._positions if within is None or i in within]
         kept, reason = self._narrow(offered)
         if kept != offered:
             choice = RelationChoice(source, target, kept, offered, reason)
@@ -114,10 +122,11 @@ class RelationMeaning:
     def _by_embedding(self, offered: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
         if self.embedder is None or not self._words:
             return offered, ""
-        if self._vectors is None:
-            self._vectors = self.embedder.embed(self._words)
+        missing = [w for w in dict.fromkeys(self._words) if w not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         descriptions = self.embedder.embed([" ".join(t.replace("_", " ").split()) for t in offered])
-        similarity = self._vectors @ descriptions.T  # words x types
+        similarity = np.stack([self._vectors[w] for w in self._words]) @ descriptions.T  # words x types
         best = similarity.max(axis=0)
         kept = tuple(t for t, s in zip(offered, best, strict=True) if s >= self.threshold)
         if not kept or len(kept) == len(offered):

@@ -131,7 +131,7 @@ class Schema:
     @property
     def has_aliases(self) -> bool:
         """Whether the graph was loaded with aliases (it then has their vector index)."""
-        return any(index.label == ALIAS_LABEL for index in self.indexes)
+        return any(index.label == ALIAS_LABEL and index.kind == "VECTOR" for index in self.indexes)
 
 
 def graph_schema(schema: Schema) -> GraphSchema:
@@ -344,8 +344,9 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
 
-TEXT_TERM = re.compile(r"[a-z0-9]+")
-"""What a full-text term may be: no index query syntax can pass through one."""
+TEXT_TERM = re.compile(r"[^\W_A-Z]+")
+"""What a full-text term may be: lower-case letters and digits, any script; no index query syntax (RediSearch's
+``|@{}*-~``, Lucene's ``:()"~^`` and its upper-case operators) can pass through one."""
 
 
 def check_terms(terms: Sequence[str]) -> list[str]:

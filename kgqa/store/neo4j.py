@@ -4,8 +4,8 @@ One SKB per Neo4j database (``neo4j_database``; Community Edition has one, ``neo
 ``kgqa/store/neo4j_queries.py``; values are always driver parameters. Reads run only in managed read transactions
 (``session.execute_read``), each after an ``EXPLAIN`` preflight that must report query type ``r`` (read only), with a
 per-query timeout and a row cap, so even a text that slipped through could not write. Loads: uniqueness constraints
-first, batched ``UNWIND`` writes, vector indexes created after the data and awaited until ONLINE, and the metadata
-node written last (its presence means the load completed). Big graphs go through ``kgqa export --format
+first, batched ``UNWIND`` writes, vector and full-text indexes created after the data and awaited until ONLINE, and
+the metadata node written last (its presence means the load completed). Big graphs go through ``kgqa export --format
 neo4j-admin`` instead (kgqa/export.py).
 """
 
@@ -57,8 +57,8 @@ def browser_statement(text: str, params: dict[str, Any], version: str) -> tuple[
 
 def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = False) -> str:
     """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/export.py): what the importer
-    cannot do, i.e. the id constraints, the vector indexes (with ``aliases``, the alias nodes' too) and, last,
-    kgqa's metadata node."""
+    cannot do, i.e. the id constraints, the vector and full-text indexes (with ``aliases``, the alias nodes' too)
+    and, last, kgqa's metadata node."""
     statements = [q.create_id_constraint(label) for label in labels]
     dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
     statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
@@ -173,10 +173,12 @@ class Neo4jStore(CatalogueReads):
         return None
 
     def _indexes(self) -> list[IndexInfo]:
+        """kgqa's own vector and full-text indexes (a database may hold others: they are not this SKB's)."""
         found = []
         for query, kind in ((q.LIST_INDEXES, "VECTOR"), (q.LIST_TEXT_INDEXES, "FULLTEXT")):
-            rows = self._read_rows(query, {})
-            found += [IndexInfo(labels[0], p, kind, state) for _, labels, props, state in rows if labels for p in props]
+            for name, labels, props, state in self._read_rows(query, {}):
+                if labels and q.is_kgqa_index(str(name)):
+                    found += [IndexInfo(labels[0], prop, kind, state) for prop in props]
         return found
 
     def schema(self, graph: str) -> Schema:
@@ -208,15 +210,15 @@ class Neo4jStore(CatalogueReads):
         return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
-        """Wait until every vector index is ONLINE: Neo4j populates them in the background, and a query against a
-        POPULATING index fails, so the SKB is only marked loaded (metadata node) once they are all usable."""
+        """Wait until every vector and full-text index is ONLINE: Neo4j populates them in the background, and a query
+        against a POPULATING index fails, so the SKB is only marked loaded (metadata node) once they are all usable."""
         deadline = time.monotonic() + timeout
         while True:
             indexes = self._indexes()
             failed = [f"{i.label}.{i.property}" for i in indexes if i.status == "FAILED"]
             if failed:  # a failed population never comes ONLINE: say so now instead of waiting out the timeout
                 raise StoreError(
-                    f"Neo4j vector index population FAILED for {', '.join(failed)}; see SHOW "
+                    f"Neo4j index population FAILED for {', '.join(failed)}; see SHOW "
                     "INDEXES (failureMessage) and the server's debug.log, then load again"
                 )
             pending = [i for i in indexes if i.status != "ONLINE"]
@@ -224,7 +226,7 @@ class Neo4jStore(CatalogueReads):
                 return
             if time.monotonic() > deadline:
                 names = ", ".join(f"{i.label}.{i.property}" for i in pending)
-                raise StoreError(f"Neo4j vector indexes still populating after {timeout:.0f} s: {names}")
+                raise StoreError(f"Neo4j indexes still populating after {timeout:.0f} s: {names}")
             time.sleep(0.5)
 
     # -- writes --------------------------------------------------------------------------------------------------
@@ -260,8 +262,9 @@ class Neo4jStore(CatalogueReads):
                     f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database"
                 )
             self._known.discard(graph)
-            for name, *_ in self._read_rows(q.LIST_INDEXES, {}):
-                if q.is_kgqa_index(str(name)):  # this SKB's own vector indexes: rebuilt for the new data and embedder
+            listed = [*self._read_rows(q.LIST_INDEXES, {}), *self._read_rows(q.LIST_TEXT_INDEXES, {})]
+            for name, *_ in listed:
+                if q.is_kgqa_index(str(name)):  # this SKB's own indexes: rebuilt after the new data, for its embedder
                     self._write(q.drop_vector_index(str(name)), {})
             self._autocommit(q.CLEAR_GRAPH)
             self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads

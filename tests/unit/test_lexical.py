@@ -21,12 +21,13 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         (
             "disorders linked to the protein BAAT that have 'conjugation' in their description",
             ["BAAT"],
-            ["disorders", "conjugation"],
+            ["conjugation"],
         ),
         ("Which phenotypes lack seizures and mention epilepsy?", ["Seizure"], ["epilepsy"]),
         ("genes of a gene/protein", [], []),
         ("Find diseases with an enlarged liver involving glycogen", ["Enlarged liver"], ["glycogen"]),
         ("x'); DROP | @title:{abc} -bcd* ~cde", [], ["drop", "title", "abc", "bcd", "cde"]),
+        ("Which symptoms and clinical features mention Sjögren café?", [], ["sjögren", "café"]),
     ],
 )
 def test_residual_terms(question: str, covered: list[str], terms: list[str]) -> None:

@@ -14,7 +14,8 @@ from cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
 from kgqa.graph_ranking import rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
-from kgqa.linking import Link, ngrams, schema_guided_plan, words_of
+from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
+from kgqa.relation_meaning import RelationMeaning
 from kgqa.store.base import NODE_KEYS, NodeText, VectorHit
 from kgqa.target_type import parse_type, type_named_in_question
 
@@ -293,3 +294,41 @@ def test_merged_groundings_hold_each_target_once_at_its_earliest_round(
         assert g.plan == ("llm" if llm.get(g.id) == earliest else "linked")  # a tie keeps the LLM's
         assert g.matches == ((("e0" if g.plan == "llm" else "linked.e0"), ("c",)),)
     assert [g.round_l for g in merged.targets] == sorted(g.round_l for g in merged.targets)
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "label", "target", "types"),
+    [
+        (  # the negation belongs to the second hop: between the intermediate type and the entity
+            "Among disorders involving paraplegia, which have an abnormality noted as absent in the disorder Ataxia X?",
+            "Ataxia X",
+            "disease",
+            "disease",
+            [("phenotype present",), ("phenotype absent",)],
+        ),
+        (  # ... and here to the first
+            "List the symptoms that are explicitly absent in a disorder which presents with Fragile nails",
+            "Fragile nails",
+            PHENOTYPE,
+            PHENOTYPE,
+            [("phenotype absent",), ("phenotype present",)],
+        ),
+        (  # a negation word inside the textual condition says nothing about the relation
+            'Which diseases present with Seizure and mention "absence"?',
+            "Seizure",
+            PHENOTYPE,
+            "disease",
+            [("phenotype present",)],
+        ),
+        ("Which diseases lack Seizure?", "Seizure", PHENOTYPE, "disease", [("phenotype absent",)]),
+    ],
+)
+def test_each_hop_reads_the_words_between_its_ends(
+    question: str, span: str, label: str, target: str, types: list[tuple[str, ...]]
+) -> None:
+    links = [link(question, span, label)]
+    _, textual = not_entities(words_of(question), HPO.labels)
+    spans = {i for one in links for i in range(one.start, one.end)}
+    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=frozenset(spans | textual))
+    plan = schema_guided_plan(links, target, HPO, question, meaning)
+    assert plan is not None and [t.types for t in plan.triplets] == types

@@ -266,7 +266,7 @@ def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:
 
 @dataclass
 class PopulatingDriver(FakeDriver):
-    """SHOW VECTOR INDEXES answers the next of ``states`` each time (the last one repeats)."""
+    """SHOW VECTOR INDEXES answers the next of ``states`` each time (the last one repeats), for kgqa's index."""
 
     states: list[str] = field(default_factory=list)
 
@@ -274,7 +274,7 @@ class PopulatingDriver(FakeDriver):
         if "SHOW VECTOR INDEXES" in text and "EXPLAIN" not in text:
             self.sent.append((mode, text, dict(params)))
             state = self.states.pop(0) if len(self.states) > 1 else self.states[0]
-            return Result([["i", ["drug"], ["doc_emb"], state]], "r")
+            return Result([[q.index_name("drug", "doc_emb"), ["drug"], ["doc_emb"], state]], "r")
         return super().respond(mode, text, params)
 
 
@@ -324,3 +324,28 @@ def test_a_reload_drops_only_kgqas_own_vector_indexes_first() -> None:
     writes = [text for mode, text, _ in driver.sent if mode in ("write", "autocommit")]
     assert writes[:2] == [q.drop_vector_index(own), q.CLEAR_GRAPH]
     assert not any("movies_plot" in text for text in writes)
+
+
+def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
+    """A database may hold the user's own indexes: they are neither this SKB's full-text index nor waited for."""
+    text = q.index_name("drug", "text")
+    driver = FakeDriver(
+        [
+            ("_KgqaMeta", [["prime", "{}"]]),
+            ("SHOW FULLTEXT", [[text, ["drug"], ["name", "doc"], "ONLINE"], ["mine", ["Movie"], ["title"], "ONLINE"]]),
+            ("SHOW VECTOR", [["movies", ["Movie"], ["plot_emb"], "POPULATING"]]),
+            ("fulltext.queryNodes", [["2", 1.5]]),
+        ]
+    )
+    store = store_with(driver)
+    schema = store.schema("prime")
+    assert [(i.label, i.property, i.kind) for i in schema.indexes] == [
+        ("drug", "name", "FULLTEXT"),
+        ("drug", "doc", "FULLTEXT"),
+    ]
+    assert schema.has_text_index and not schema.has_aliases
+    store.await_indexes("prime", timeout=0.0)  # the user's POPULATING vector index is not waited for
+    assert store.text_scores("prime", "drug", ["parasitic", "worms"], ["2", "3"]) == {"2": 1.5}
+    assert driver.sent[-1][2] == {"index": text, "query": "parasitic OR worms", "ids": ["2", "3"]}
+    with pytest.raises(StoreError, match="plain lower-case words"):
+        store.text_scores("prime", "drug", ["Worms"], ["2"])
