@@ -47,7 +47,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
             f"+ both + full-text, weight {weight:g}",
             {**OFF, "link_aliases": True, "relation_meaning": True, "lexical_weight": weight},
         )
-        for weight in (0.25, 0.5, 1.0)
+        for weight in (0.25, 0.5, 1.0, 2.0)
     },
 }
 """variant -> (what it is, configuration overrides); every variant runs without an LLM."""

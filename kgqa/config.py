@@ -64,9 +64,9 @@ class Config:
     absent'; no negation word: not the negated types) or by embedding; off: only types it names verbatim."""
     relation_threshold: float = 0.6
     """How similar a question word must be to a relationship type's name to choose that type by meaning."""
-    lexical_weight: float = 0.5
+    lexical_weight: float = 1.0
     """Step 6: weight of the full-text score of the question's residual words (scaled to [0, 1]) beside the dense
-    similarity; 0: dense only."""
+    similarity; 0: dense only (measured in docs/results.md)."""
     link_aliases: bool = True
     """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
     them; off: names only."""
