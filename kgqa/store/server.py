@@ -205,7 +205,10 @@ class EmbeddedServer:
                     except BusyLoadingError:
                         watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
                         deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
-                    except (RedisTimeoutError, RedisConnectionError):
+                    except RedisTimeoutError:  # connected but no reply: a MAG-size RDB load blocks the server's
+                        deadline = time.monotonic() + self.start_timeout  # event loop for minutes; HANG_AFTER
+                        # (no CPU used) still tells a deadlock from that
+                    except RedisConnectionError:
                         pass
                 if watch.idle_for() > HANG_AFTER:
                     raise _Hung()

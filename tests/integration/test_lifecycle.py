@@ -133,6 +133,31 @@ def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: P
     assert servers_for(home) == []
 
 
+def test_a_server_too_busy_to_answer_is_waited_for_while_it_computes(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading a MAG-size RDB file blocks the server's event loop for minutes (FalkorDB rebuilds its indexes inside
+    the load): the probe's ping times out instead of answering LOADING. A server that computes meanwhile is waited
+    for beyond ``start_timeout``; one that uses no CPU is the hang of the test below."""
+    from redis import Redis
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    from kgqa.store import server
+
+    busy_until = time.monotonic() + 3.0
+    real_ping = Redis.ping
+
+    def ping(self: Redis, **kwargs: Any) -> Any:
+        if time.monotonic() < busy_until:
+            raise RedisTimeoutError("Timeout reading from socket")
+        return real_ping(self, **kwargs)
+
+    monkeypatch.setattr(Redis, "ping", ping)
+    monkeypatch.setattr(server.IdleWatch, "idle_for", lambda self: 0.0)  # it computes all along
+    with FalkorStore(home / "falkordb", start_timeout=1.0) as store:
+        assert store.graphs() == [] and time.monotonic() >= busy_until
+
+
 def test_a_hung_server_start_is_killed_and_retried(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """FalkorDB sometimes deadlocks while rebuilding indexes on start (no answer, no CPU): kgqa restarts it."""
     from kgqa.store import server
