@@ -71,10 +71,9 @@ class RelationMeaning:
     threshold: float = 0.6
     choices: list[RelationChoice] = field(default_factory=list)
     ignore: frozenset[str] = frozenset()
-    """Lower-case words not to read as relation words (the linked entities' spans, stop words)."""
+    """Lower-case words not to read as relation words (stop words)."""
     by_kind: bool = True
     """Rules 2 and 3 (wording and meaning); off: only types named verbatim (``relation_meaning = false``)."""
-
     skip: frozenset[int] = frozenset()
     """Word positions not to read (the linked spans, a textual condition: "and mention 'absence'")."""
 
@@ -83,6 +82,8 @@ class RelationMeaning:
         tokens = [w.lower() for w in words_of(self.question)]
         self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
         self._tokens = tokens
+        self._words: list[str] = []
+        """The words the hop being narrowed reads (:meth:`types`)."""
         self._vectors: dict[str, np.ndarray] = {}
 
     def types(self, source: str, target: str, offered: Sequence[str], within: range | None = None) -> tuple[str, ...]:
