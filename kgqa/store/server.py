@@ -38,6 +38,8 @@ LOG_NAME = "falkordb.log"
 _PR_SET_PDEATHSIG = 1
 START_ATTEMPTS = 3
 PROBE_TIMEOUT = 1.0
+BUSY_PROBE_TIMEOUT = 30.0
+"""The probe's timeout once the server is too busy to answer (see EmbeddedServer._start_locked)."""
 HANG_AFTER = 10.0
 """Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
 
@@ -188,12 +190,7 @@ class EmbeddedServer:
         # One probe, with a timeout, for the whole wait: the FalkorDB client itself would wait forever on a server
         # that hangs, and a client per attempt runs a connection finalizer per attempt, where Python drops the
         # KeyboardInterrupt of a Ctrl-C that lands in it (hiredis's parser has one).
-        probe = Redis(
-            unix_socket_path=str(self.socket_path),
-            socket_timeout=PROBE_TIMEOUT,
-            socket_connect_timeout=PROBE_TIMEOUT,
-            retry=Retry(NoBackoff(), 0),
-        )
+        probe = self._probe(PROBE_TIMEOUT)
         try:
             while True:
                 if self.process.poll() is not None:
@@ -205,11 +202,16 @@ class EmbeddedServer:
                     except BusyLoadingError:
                         watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
                         deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
-                    except RedisTimeoutError:  # connected but no reply: a MAG-size RDB load blocks the server's
-                        deadline = time.monotonic() + self.start_timeout  # event loop for minutes; HANG_AFTER
-                        # (no CPU used) still tells a deadlock from that
-                    except RedisConnectionError:
-                        pass
+                    except (RedisTimeoutError, RedisConnectionError):
+                        # A MAG-size RDB load blocks the server's event loop for minutes (FalkorDB rebuilds its
+                        # indexes inside it): no reply, and once the listen backlog is full no connection either.
+                        # While it computes, wait (HANG_AFTER still tells a deadlock), with one slow probe: a
+                        # connection per attempt would fill that backlog.
+                        if watch.idle_for() < HANG_AFTER:
+                            deadline = time.monotonic() + self.start_timeout
+                        if probe.connection_pool.connection_kwargs["socket_timeout"] == PROBE_TIMEOUT:
+                            probe.close()
+                            probe = self._probe(BUSY_PROBE_TIMEOUT)
                 if watch.idle_for() > HANG_AFTER:
                     raise _Hung()
                 if time.monotonic() > deadline:
@@ -219,6 +221,14 @@ class EmbeddedServer:
                 time.sleep(0.02)
         finally:
             probe.close()
+
+    def _probe(self, timeout: float) -> Redis:
+        return Redis(
+            unix_socket_path=str(self.socket_path),
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
 
     def _log_tail(self) -> str:
         try:

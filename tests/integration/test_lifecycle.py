@@ -137,19 +137,24 @@ def test_a_server_too_busy_to_answer_is_waited_for_while_it_computes(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading a MAG-size RDB file blocks the server's event loop for minutes (FalkorDB rebuilds its indexes inside
-    the load): the probe's ping times out instead of answering LOADING. A server that computes meanwhile is waited
-    for beyond ``start_timeout``; one that uses no CPU is the hang of the test below."""
+    the load): the probe's ping times out instead of answering LOADING, and once the listen backlog is full even the
+    connection fails. A server that computes meanwhile is waited for beyond ``start_timeout``; one that uses no CPU
+    is the hang of the test below."""
     from redis import Redis
+    from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
     from kgqa.store import server
 
-    busy_until = time.monotonic() + 3.0
+    start = time.monotonic()
+    busy_until = start + 3.0
     real_ping = Redis.ping
 
     def ping(self: Redis, **kwargs: Any) -> Any:
-        if time.monotonic() < busy_until:
+        if time.monotonic() < start + 1.5:
             raise RedisTimeoutError("Timeout reading from socket")
+        if time.monotonic() < busy_until:
+            raise RedisConnectionError("Error 11 connecting to unix socket. Resource temporarily unavailable.")
         return real_ping(self, **kwargs)
 
     monkeypatch.setattr(Redis, "ping", ping)
