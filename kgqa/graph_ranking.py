@@ -13,7 +13,9 @@ index already ranks closest to the question (one vector-index lookup per label),
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -21,6 +23,8 @@ from kgqa.answers import Candidate, Match
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.grounding import Grounded, GroundingResult
 from kgqa.store.base import GraphStore
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -120,15 +124,18 @@ class Lexical:
     weight: float
 
 
-def lexical_scores(store: GraphStore, skb: str, chosen: list[Grounded], terms: tuple[str, ...]) -> np.ndarray:
-    """Each target's full-text score for ``terms``, divided by the best among ``chosen`` (0 where nothing
-    matches): in [0, 1], as the dense similarity is, whatever the index's own scale."""
+def per_label(chosen: list[Grounded], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[tuple[str, str], T]:
+    """(label, id) -> what ``read(label, ids)`` returns for the ids of ``chosen`` of that label: one read per label."""
     by_label: dict[str, list[str]] = defaultdict(list)
     for g in chosen:
         by_label[g.label].append(g.id)
-    found: dict[tuple[str, str], float] = {}
-    for label, ids in by_label.items():
-        found.update(((label, i), s) for i, s in store.text_scores(skb, label, terms, ids).items())
+    return {(label, i): value for label, ids in by_label.items() for i, value in read(label, ids).items()}
+
+
+def lexical_scores(store: GraphStore, skb: str, chosen: list[Grounded], terms: tuple[str, ...]) -> np.ndarray:
+    """Each target's full-text score for ``terms``, divided by the best among ``chosen`` (0 where nothing
+    matches): in [0, 1], as the dense similarity is, whatever the index's own scale."""
+    found = per_label(chosen, lambda label, ids: store.text_scores(skb, label, terms, ids))
     raw = np.array([found.get((g.label, g.id), 0.0) for g in chosen], dtype=np.float64)
     best = raw.max() if len(raw) else 0.0
     return raw / best if best > 0 else raw
@@ -139,12 +146,7 @@ def stored_vectors(store: GraphStore, skb: str, chosen: list[Grounded]) -> np.nd
     before they were stored has none, and is refused with the way out instead of ranked by nothing."""
     if not chosen:
         return np.zeros((0, 1), dtype=np.float32)
-    by_label: dict[str, list[str]] = defaultdict(list)
-    for g in chosen:
-        by_label[g.label].append(g.id)
-    found: dict[tuple[str, str], np.ndarray] = {}
-    for label, ids in by_label.items():
-        found.update(((label, i), v) for i, v in store.plain_vectors(skb, label, ids).items())
+    found = per_label(chosen, lambda label, ids: store.plain_vectors(skb, label, ids))
     lacking = [g for g in chosen if (g.label, g.id) not in found]
     if lacking:
         raise StoreError(
