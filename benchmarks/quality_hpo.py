@@ -35,7 +35,8 @@ QUESTIONS = RESULTS / "quality_hpo_questions.csv"
 META = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
 DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
-OFF = {"steps": "hybrid", "link_aliases": False, "relation_meaning": False, "lexical_weight": 0.0}
+OFF = {"steps": "hybrid", "link_aliases": False, "relation_meaning": False, "lexical_weight": 0.0, "fusion": "none"}
+ALL = {**OFF, "link_aliases": True, "relation_meaning": True, "lexical_weight": 1.0}
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "vector": ("the vector strand alone", {"steps": "vss"}),
     "names": ("hybrid: names only, hop types named verbatim, dense only", OFF),
@@ -48,6 +49,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
             {**OFF, "link_aliases": True, "relation_meaning": True, "lexical_weight": weight},
         )
         for weight in (0.25, 0.5, 1.0, 2.0)
+    },
+    **{
+        f"fusion-{fusion}": (f"+ step 7 fills by {fusion} fusion with the full-text top-k", {**ALL, "fusion": fusion})
+        for fusion in ("rrf", "weighted")
     },
 }
 """variant -> (what it is, configuration overrides); every variant runs without an LLM."""

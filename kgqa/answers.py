@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 Strand = str
-"""``graph`` (grounded by the plan, method steps 4-6) or ``vector`` (document similarity, step 7)."""
+"""``graph`` (grounded by the plan, method steps 4-6), ``vector`` (document similarity, step 7) or ``text`` (the
+full-text index's match of the question's residual words, fused in step 7)."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,8 @@ class Match:
 @dataclass(frozen=True)
 class Candidate:
     """One ranked answer. ``score`` is what ranked it within its strand (before any rerank): the similarity, plus
-    the weighted full-text score in the graph strand (step 6)."""
+    the weighted full-text score in the graph strand (step 6) and the weighted fusion (step 7); the fused
+    reciprocal-rank score under ``fusion = rrf``."""
 
     id: str
     type: str

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from kgqa.choices import CHOICES, CypherMode, RerankerSetting, Steps, StoreKind
+from kgqa.choices import CHOICES, CypherMode, Fusion, RerankerSetting, Steps, StoreKind
 from kgqa.errors import ConfigError
 from kgqa.llm import parse_llm_spec
 
@@ -67,6 +67,10 @@ class Config:
     lexical_weight: float = 1.0
     """Step 6: weight of the full-text score of the question's residual words (scaled to [0, 1]) beside the dense
     similarity; 0: dense only (measured in docs/results.md)."""
+    fusion: Fusion = "rrf"
+    """Step 7: how the vector strand and the full-text index's top answers for the residual words fill the slots the
+    graph strand leaves: ``rrf`` (reciprocal-rank fusion), ``weighted`` (as step 6 scores, by ``lexical_weight``) or
+    ``none`` (the vector strand alone); measured in docs/results.md. Off with ``lexical_weight = 0`` too."""
     link_aliases: bool = True
     """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
     them; off: names only."""

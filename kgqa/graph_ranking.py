@@ -13,7 +13,7 @@ index already ranks closest to the question (one vector-index lookup per label),
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -77,11 +77,11 @@ def rank_graph_strand(
     if len(chosen) > cap:
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by document vectors)"
         chosen = _preselect(chosen, store, skb, question_vector if doc_vector is None else doc_vector, cap)
-    vectors = stored_vectors(store, skb, chosen)
-    scores = vectors @ question_vector if chosen else np.zeros(0)
+    keys = [(g.label, g.id) for g in chosen]
+    scores = stored_vectors(store, skb, keys) @ question_vector if chosen else np.zeros(0)
     if lexical is not None and lexical.weight and lexical.terms and chosen:
         try:
-            matched = lexical_scores(store, skb, chosen, lexical.terms)
+            matched = lexical_scores(store, skb, keys, lexical.terms)
         except StoreTimeoutError as exc:  # the lexical side is a refinement: rank by the dense similarity alone
             note += f"; lexical {list(lexical.terms)} skipped: {exc}"
         else:
@@ -124,37 +124,45 @@ class Lexical:
     weight: float
 
 
-def per_label(chosen: list[Grounded], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[tuple[str, str], T]:
-    """(label, id) -> what ``read(label, ids)`` returns for the ids of ``chosen`` of that label: one read per label."""
+Key = tuple[str, str]
+"""A node as (label, id): ids are unique within a label."""
+
+
+def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[Key, T]:
+    """(label, id) -> what ``read(label, ids)`` returns for the ids of ``keys`` of that label: one read per label."""
     by_label: dict[str, list[str]] = defaultdict(list)
-    for g in chosen:
-        by_label[g.label].append(g.id)
+    for label, i in keys:
+        by_label[label].append(i)
     return {(label, i): value for label, ids in by_label.items() for i, value in read(label, ids).items()}
 
 
-def lexical_scores(store: GraphStore, skb: str, chosen: list[Grounded], terms: tuple[str, ...]) -> np.ndarray:
-    """Each target's full-text score for ``terms``, divided by the best among ``chosen`` (0 where nothing
-    matches): in [0, 1], as the dense similarity is, whatever the index's own scale."""
-    found = per_label(chosen, lambda label, ids: store.text_scores(skb, label, terms, ids))
-    raw = np.array([found.get((g.label, g.id), 0.0) for g in chosen], dtype=np.float64)
+def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
+    """Each node's full-text score for ``terms``, divided by the best among ``keys`` (0 where nothing matches):
+    in [0, 1], as the dense similarity is, whatever the index's own scale."""
+    found = per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
+    return scaled(np.array([found.get(key, 0.0) for key in keys], dtype=np.float64))
+
+
+def scaled(raw: np.ndarray) -> np.ndarray:
+    """``raw`` divided by its largest value (unchanged when that is not positive)."""
     best = raw.max() if len(raw) else 0.0
     return raw / best if best > 0 else raw
 
 
-def stored_vectors(store: GraphStore, skb: str, chosen: list[Grounded]) -> np.ndarray:
-    """The stored ``plain_emb`` of ``chosen``, one row each in their order (one read per label); a graph loaded
+def stored_vectors(store: GraphStore, skb: str, keys: Sequence[Key]) -> np.ndarray:
+    """The stored ``plain_emb`` of ``keys``, one row each in their order (one read per label); a graph loaded
     before they were stored has none, and is refused with the way out instead of ranked by nothing."""
-    if not chosen:
+    if not keys:
         return np.zeros((0, 1), dtype=np.float32)
-    found = per_label(chosen, lambda label, ids: store.plain_vectors(skb, label, ids))
-    lacking = [g for g in chosen if (g.label, g.id) not in found]
+    found = per_label(keys, lambda label, ids: store.plain_vectors(skb, label, ids))
+    lacking = [key for key in keys if key not in found]
     if lacking:
         raise StoreError(
-            f"SKB '{skb}' holds no stored document vector for {len(lacking)} of the {len(chosen)} targets step 6 "
-            f"ranks (first: {lacking[0].label} {lacking[0].id}): it was loaded by an older kgqa; load it again "
+            f"SKB '{skb}' holds no stored document vector for {len(lacking)} of the {len(keys)} nodes steps 6-7 "
+            f"rank (first: {lacking[0][0]} {lacking[0][1]}): it was loaded by an older kgqa; load it again "
             f"(kgqa load, which sees it as out of date)"
         )
-    return np.stack([found[g.label, g.id] for g in chosen])
+    return np.stack([found[key] for key in keys])
 
 
 PRESELECT_FACTOR = 10

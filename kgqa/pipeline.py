@@ -92,16 +92,20 @@ def run(
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
     vectors = (question_vector, doc_question)
-    ranking = _graph_strand(ctx, question, plan, source, linked, vectors, options, keep, trace)
+    lexical = lexical_signal(ctx, question, plan)
+    ranking = _graph_strand(ctx, plan, source, linked, vectors, lexical, options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
         answers = ranking.kept
     else:
         with trace.step(7) as record:
-            answers = hybrid_merge(ctx.store, ctx.skb, doc_question, target, ranking, options.k)
-            from_vector = sum(c.strands[0] == "vector" for c in answers)
-            record.detail = f"{from_vector} of {len(answers)} answers from the vector strand over {target}"
+            fusion = ctx.config.fusion
+            answers, note = hybrid_merge(
+                ctx.store, ctx.skb, vectors, target, ranking, options.k, lexical=lexical, fusion=fusion
+            )
+            filled = sum(c.strands[0] != "graph" for c in answers)
+            record.detail = f"{filled} of {len(answers)} answers from the fill over {target}{note}"
     if options.steps != "full" or options.reranker == "none":
         with trace.step(8, skipped=f"steps={options.steps}" if options.steps != "full" else "reranker=none"):
             pass
@@ -190,18 +194,19 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
 
 def _graph_strand(
     ctx: Context,
-    question: str,
     plan: QueryPlan | None,
     source: str,
     linked: tuple[str, str] | None,
     question_vectors: tuple[np.ndarray, np.ndarray],
+    lexical: Lexical | None,
     options: Options,
     keep: int,
     trace: Trace,
 ) -> GraphRanking:
     """Steps 4-6. ``source``: whose plan (Candidate.plan); ``linked``: (question, target type) when the linked
     entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback);
-    ``question_vectors``: the embedder's and the document index's (see :func:`run`)."""
+    ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
+    full-text side."""
     empty = GraphRanking([], {}, "no plan")
     if plan is None:
         for number in (4, 5, 6):
@@ -232,7 +237,7 @@ def _graph_strand(
             keep=keep,
             cap=ctx.config.graph_rank_cap,
             doc_vector=doc_question,
-            lexical=lexical_signal(ctx, question, plan),
+            lexical=lexical,
         )
         record.detail = ranking.detail
         from_linked = sum(c.plan == "linked" for c in ranking.kept)
@@ -241,12 +246,12 @@ def _graph_strand(
     return ranking
 
 
-def lexical_signal(ctx: Context, question: str, plan: QueryPlan) -> Lexical | None:
-    """Step 6's lexical side: the question's words not covered by the plan's constants, if the graph has
-    full-text indexes and ``lexical_weight`` is on."""
+def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexical | None:
+    """Steps 6-7's lexical side: the question's words not covered by the plan's constants (all of them without a
+    plan), if the graph has full-text indexes and ``lexical_weight`` is on."""
     if not ctx.config.lexical_weight or not ctx.schema.has_text_index:
         return None
-    covered = [c.search_string or "" for c in plan.constants]
+    covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
     return Lexical(tuple(residual_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
 

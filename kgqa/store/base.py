@@ -189,6 +189,16 @@ class VectorHit:
 
 
 @dataclass(frozen=True)
+class TextHit:
+    """A node a full-text index found, with the index's own score (its scale differs by store)."""
+
+    id: str
+    name: str
+    label: str
+    score: float
+
+
+@dataclass(frozen=True)
 class NodeText:
     """A node's name, its document without relations (step 8, the question generator) and the text that
     makes it the document with relations (``doc + rel_doc``)."""
@@ -274,6 +284,11 @@ class GraphStore(Protocol):
         """id -> full-text score of the nodes of ``label`` whose ids are in ``ids`` and whose name or document has
         any of ``terms`` (plain lower-case words; the store joins them in its index's syntax). Only for a graph
         whose schema lists a full-text index (:attr:`Schema.has_text_index`)."""
+        ...
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        """The ``k`` nodes of ``label`` whose name or document best match any of ``terms`` (plain lower-case words),
+        best first by the index's score. Only for a graph whose schema lists a full-text index."""
         ...
 
     def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:

@@ -34,6 +34,7 @@ from kgqa.store.base import (
     RelationshipInfo,
     Schema,
     SkbMeta,
+    TextHit,
     VectorHit,
     VectorIndex,
     check_terms,
@@ -306,6 +307,13 @@ class FalkorStore(CatalogueReads):
             return {}
         params = {"label": label, "query": " | ".join(check_terms(terms)), "ids": list(ids)}
         return {str(i): float(score) for i, score in self.read(graph, q.TEXT_SCORES, params)}
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        if not terms:
+            return []
+        params = {"label": label, "query": " | ".join(check_terms(terms)), "k": int(k)}
+        rows = self.read(graph, q.TEXT_TOP_K, params)
+        return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         params = {"label": ALIAS_LABEL, "property": q.NAME_EMB, "k": int(k), "vector": [float(x) for x in vector]}

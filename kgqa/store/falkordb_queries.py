@@ -19,6 +19,7 @@ __all__ = [
     "CREATE_TEXT_INDEX",
     "LIST_INDEXES",
     "TEXT_SCORES",
+    "TEXT_TOP_K",
     "VECTOR_TOP_K",
     "create_id_index",
     "create_property_index",
@@ -72,6 +73,11 @@ TEXT_SCORES = (
 )
 """The full-text score of each node of ``$label`` whose id is in ``$ids`` and whose text matches ``$query`` (terms
 joined by ``|``, RediSearch's OR)."""
+TEXT_TOP_K = (
+    f"CALL db.idx.fulltext.queryNodes($label, $query) YIELD node, score "
+    f"RETURN node.{ID} AS id, node.{NAME} AS name, score ORDER BY score DESC, id LIMIT $k"
+)
+"""The ``$k`` nodes of ``$label`` whose text best matches ``$query`` (as for TEXT_SCORES), best first."""
 
 
 def to_vectors_query(props: Sequence[str]) -> str:

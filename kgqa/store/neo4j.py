@@ -34,6 +34,7 @@ from kgqa.store.base import (
     RelationshipInfo,
     Schema,
     SkbMeta,
+    TextHit,
     VectorHit,
     VectorIndex,
     batched,
@@ -201,6 +202,15 @@ class Neo4jStore(CatalogueReads):
         query = q.text_scores(label, self.syntax)
         params = {**query.params, "query": " OR ".join(check_terms(terms)), "ids": list(ids)}
         return {str(i): float(score) for i, score in self._read_rows(query.text, params)}
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        self._check(graph)
+        if not terms:
+            return []
+        query = q.text_top_k(label, self.syntax)
+        params = {**query.params, "query": " OR ".join(check_terms(terms)), "k": int(k)}
+        rows = self._read_rows(query.text, params)
+        return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         self._check(graph)

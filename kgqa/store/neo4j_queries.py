@@ -68,6 +68,7 @@ __all__ = [
     "statement",
     "syntax_for",
     "text_scores",
+    "text_top_k",
     "vector_top_k",
 ]
 
@@ -207,6 +208,15 @@ def text_scores(label: str, syntax: Syntax) -> VectorQuery:
     text = (
         "CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score "
         f"WHERE node.{ID} IN $ids RETURN node.{ID} AS id, score"
+    )
+    return VectorQuery(statement(text, syntax), {"index": index_name(label, "text")})
+
+
+def text_top_k(label: str, syntax: Syntax) -> VectorQuery:
+    """The ``$k`` nodes of ``label`` whose text best matches ``$query`` (terms joined by ``OR``), best first."""
+    text = (
+        "CALL db.index.fulltext.queryNodes($index, $query, {limit: $k}) YIELD node, score "
+        f"RETURN node.{ID} AS id, node.{NAME} AS name, score ORDER BY score DESC, id"
     )
     return VectorQuery(statement(text, syntax), {"index": index_name(label, "text")})
 

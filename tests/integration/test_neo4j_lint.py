@@ -98,6 +98,14 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                     "parameters": {**scores.params, "query": "seizure OR liver", "ids": ["1"]},
                 }
             )
+            top = q.text_top_k(label, syntax)
+            out.append(
+                {
+                    "name": f"{syntax}:text_top_k {label}",
+                    "query": top.text,
+                    "parameters": {**top.params, "query": "seizure OR liver", "k": 10},
+                }
+            )
             for prop in (q.NAME_EMB, q.DOC_EMB):
                 add(f"create_vector_index {label} {prop}", q.create_vector_index(label, prop, 384), {})
                 add(f"drop_vector_index {label} {prop}", q.drop_vector_index(q.index_name(label, prop)), {})
@@ -213,6 +221,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.vector_top_k("prime", "drug", "doc", v, 3)
     store.alias_top_k("prime", v, 3)
     store.text_scores("prime", "drug", ["worms", "parasitic"], ["2"])
+    store.text_top_k("prime", "drug", ["worms", "parasitic"], 5)
     store.exact_alias("prime", ["drug"], "stromectol")
     store.aliases("prime", "drug", ["2"])
     store.plain_vectors("prime", "drug", ["2"])

@@ -359,6 +359,29 @@ def test_step_6_weighs_the_questions_residual_words_in_the_full_text_index(ask: 
     assert runs[10.0].answers[0].score > 10.0 > runs[10.0].answers[1].score
 
 
+def test_step_7_fuses_the_vector_strand_with_the_full_text_index(ask: Any) -> None:
+    """Nothing links, so the fill takes every slot; only ivermectin's document says "parasitic worms", and the tiny
+    model's vectors mean nothing: fused, it comes first, found by both strands."""
+    question = "Which drugs mention parasitic worms?"
+    runs = {
+        fusion: ask(
+            [], question=question, types=["drug"], llm="none", link_threshold=0.9999, steps="hybrid", fusion=fusion
+        )[0]
+        for fusion in ("none", "rrf", "weighted")
+    }
+    step7 = {fusion: next(s for s in answer.trace.steps if s.step == 7).detail for fusion, answer in runs.items()}
+    assert "fusion" not in step7["none"]
+    assert all(c.strands == ("vector",) for c in runs["none"].answers)
+    for fusion in ("rrf", "weighted"):
+        assert f"{fusion} fusion with 1 full-text answers for ['parasitic', 'worms']" in step7[fusion]
+        top = runs[fusion].answers[0]
+        assert (top.id, top.strands) == ("2", ("vector", "text"))
+    off = ask(
+        [], question=question, types=["drug"], llm="none", link_threshold=0.9999, steps="hybrid", lexical_weight=0.0
+    )
+    assert "fusion" not in next(s for s in off[0].trace.steps if s.step == 7).detail
+
+
 def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model: Path) -> None:
     from sentence_transformers import CrossEncoder
 

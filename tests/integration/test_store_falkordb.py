@@ -241,3 +241,16 @@ def test_full_text_scores_of_the_given_ids(store: FalkorStore) -> None:
     assert store.text_scores("t", "effect/phenotype", [], ["P0"]) == {}
     with pytest.raises(StoreError, match=r"plain lower-case words, got 'a\|b'"):
         store.text_scores("t", "effect/phenotype", ["a|b"], ["P0"])
+    top = store.text_top_k("t", "effect/phenotype", ["epilepsy"], 3)
+    assert [(h.id, h.name, h.label) for h in top] == [
+        ("P2", "term 2", "effect/phenotype"),
+        ("P0", "term 0", "effect/phenotype"),
+    ]
+    assert top[0].score > top[1].score > 0  # "epilepsy" twice in P2's document
+    both = store.text_top_k("t", "effect/phenotype", ["epilepsy", "coordination"], 3)
+    assert {h.id for h in both} == {"P0", "P1", "P2"}
+    assert [(-h.score, h.id) for h in both] == sorted((-h.score, h.id) for h in both)  # best first, ties by id
+    assert len(store.text_top_k("t", "effect/phenotype", ["epilepsy", "coordination"], 1)) == 1
+    assert store.text_top_k("t", "effect/phenotype", [], 2) == []
+    with pytest.raises(StoreError, match="plain lower-case words"):
+        store.text_top_k("t", "effect/phenotype", ["Epilepsy"], 2)

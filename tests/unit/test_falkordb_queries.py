@@ -151,3 +151,7 @@ def test_golden_full_text_queries() -> None:
         "CALL db.idx.fulltext.queryNodes($label, $query) YIELD node, score WHERE node.id IN $ids "
         "RETURN node.id AS id, score"
     )
+    assert q.TEXT_TOP_K == (
+        "CALL db.idx.fulltext.queryNodes($label, $query) YIELD node, score "
+        "RETURN node.id AS id, node.name AS name, score ORDER BY score DESC, id LIMIT $k"
+    )

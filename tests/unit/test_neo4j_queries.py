@@ -129,6 +129,12 @@ def test_golden_full_text_queries_in_both_syntaxes() -> None:
     )
     assert q.text_scores("gene/protein", "5") == q.VectorQuery(scores, {"index": index})
     assert q.text_scores("gene/protein", "25") == q.VectorQuery(f"CYPHER 25 {scores}", {"index": index})
+    top = (
+        "CALL db.index.fulltext.queryNodes($index, $query, {limit: $k}) YIELD node, score "
+        "RETURN node.id AS id, node.name AS name, score ORDER BY score DESC, id"
+    )
+    assert q.text_top_k("gene/protein", "5") == q.VectorQuery(top, {"index": index})
+    assert q.text_top_k("gene/protein", "25") == q.VectorQuery(f"CYPHER 25 {top}", {"index": index})
     assert q.LIST_TEXT_INDEXES == (
         "SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, properties, state "
         "RETURN name, labelsOrTypes, properties, state"

@@ -230,7 +230,7 @@ def test_step_6_scores_with_stored_vectors_as_embedding_the_documents_would() ->
 def test_step_6_refuses_a_graph_loaded_before_the_vectors_were_stored() -> None:
     grounded = [Grounded(i, i, "disease", 1) for i in ("d1", "d2")]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
-    with pytest.raises(StoreError, match=r"no stored document vector for 1 of the 2 targets .*first: disease d2.*"):
+    with pytest.raises(StoreError, match=r"no stored document vector for 1 of the 2 nodes .*first: disease d2.*"):
         rank_graph_strand(result, _Store(frozenset({"d2"})), "hpo", np.ones(2), keep=2, cap=10)  # type: ignore[arg-type]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.store import neo4j_queries as q
-from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta
+from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta, TextHit
 from kgqa.store.neo4j import Neo4jStore
 
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
@@ -334,6 +334,7 @@ def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
             ("_KgqaMeta", [["prime", "{}"]]),
             ("SHOW FULLTEXT", [[text, ["drug"], ["name", "doc"], "ONLINE"], ["mine", ["Movie"], ["title"], "ONLINE"]]),
             ("SHOW VECTOR", [["movies", ["Movie"], ["plot_emb"], "POPULATING"]]),
+            ("{limit: $k}", [["2", "ivermectin", 2.5]]),
             ("fulltext.queryNodes", [["2", 1.5]]),
         ]
     )
@@ -349,3 +350,6 @@ def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
     assert driver.sent[-1][2] == {"index": text, "query": "parasitic OR worms", "ids": ["2", "3"]}
     with pytest.raises(StoreError, match="plain lower-case words"):
         store.text_scores("prime", "drug", ["Worms"], ["2"])
+    assert store.text_top_k("prime", "drug", ["parasitic", "worms"], 5) == [TextHit("2", "ivermectin", "drug", 2.5)]
+    assert driver.sent[-1][2] == {"index": text, "query": "parasitic OR worms", "k": 5}
+    assert store.text_top_k("prime", "drug", [], 5) == []
