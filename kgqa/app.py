@@ -33,7 +33,8 @@ from loaders.model import SkbData
 if TYPE_CHECKING:
     from kgqa.explain import Dialect, Explanation
     from kgqa.export import Export
-    from kgqa.questions import Generated, Phrasing
+    from kgqa.questions import Generated, Phrasing, Split
+    from kgqa.train_reranker import Trained
     from loaders.stark_embeddings import DocVectors
 
 
@@ -288,9 +289,11 @@ class Kgqa:
         seed: int,
         max_word_share: float,
         phrasing: Phrasing = "template",
+        split: Split = "all",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
         """``count`` questions with exact answers over ``types`` (see :func:`kgqa.questions.generate`), phrased by
-        templates or naturally, and the (type, reason) counts of the attempts that failed."""
+        templates or naturally, of the gold answers in ``split``, and the (type, reason) counts of the attempts that
+        failed."""
         from kgqa.questions import generate
 
         schema = self.schema(skb)
@@ -309,6 +312,7 @@ class Kgqa:
             max_word_share=max_word_share,
             rejected=rejected,
             phrasing=phrasing,
+            split=split,
         )
         return made, rejected
 
@@ -318,23 +322,32 @@ class Kgqa:
 
         return export_neo4j_admin(self.store, skb, self.meta(skb), out)
 
-    def cross_encoder(self) -> CrossEncoderScores | None:
-        """The configured sentence-transformers CrossEncoder's scoring function (loaded once, offline)."""
-        path = self.config.cross_encoder
+    def cross_encoder(self, path: str | None = None, key: str | None = None) -> CrossEncoderScores | None:
+        """The scoring function of the sentence-transformers CrossEncoder at ``path`` (default: the configured one),
+        loaded once per ``key`` (default: the path; a retrained model at the same path has another key), offline."""
+        path = path or self.config.cross_encoder
         if path is None:
             return None
+        key = key or path
         with self._models.lock:
-            if path not in self._models.cross_encoders:
+            if key not in self._models.cross_encoders:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 from sentence_transformers import CrossEncoder
 
                 try:
                     model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)
                 except (OSError, ValueError) as exc:
                     raise ConfigError(f"cross_encoder '{path}' could not be loaded: {exc}") from exc
-                self._models.cross_encoders[path] = lambda pairs: [
+                self._models.cross_encoders[key] = lambda pairs: [
                     float(s) for s in model.predict(pairs, show_progress_bar=False)
                 ]
-            return self._models.cross_encoders[path]
+            return self._models.cross_encoders[key]
+
+    def trained_reranker(self, skb: str) -> Trained | None:
+        """The reranker ``kgqa train-reranker`` trained for ``skb`` in this data directory, if any."""
+        from kgqa.train_reranker import find_trained
+
+        return find_trained(self.config.home, skb)
 
     def prepare(
         self,
@@ -359,18 +372,17 @@ class Kgqa:
                 f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
             )
         has_llm = parse_llm_spec(config.llm)[0] != "none"
-        options = Options.from_config(config, chosen, has_llm=has_llm)
-        llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
-        needs_ce = config.steps == "full" and options.reranker == "cross-encoder"
-        ctx = Context(
-            self.store,
-            skb,
-            self.store.schema(skb),
-            self.embedder,
-            llm,
-            config,
-            self.cross_encoder() if needs_ce else None,
+        wants_trained = config.steps == "full" and config.reranker == "cross-encoder" and not config.cross_encoder
+        trained = self.trained_reranker(skb) if wants_trained else None
+        options = Options.from_config(
+            config, chosen, has_llm=has_llm, skb=skb, trained=None if trained is None else str(trained.path)
         )
+        llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
+        scores = None
+        if config.steps == "full" and options.reranker == "cross-encoder":
+            key = trained.key if trained is not None and options.cross_encoder == str(trained.path) else None
+            scores = self.cross_encoder(options.cross_encoder, key)
+        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores)
         return ctx, options
 
     def ask(

@@ -37,6 +37,7 @@ from kgqa.skbs import KNOWN
 
 if TYPE_CHECKING:
     from kgqa.app import Answer, Kgqa
+    from kgqa.questions import Generated, Phrasing, Split
     from kgqa.session import Session
 
 EXIT_INTERRUPTED = 130
@@ -437,6 +438,15 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     "reproducible); natural: as analysts type them (lay type words, lower case, synonyms, descriptions, negation "
     "and hierarchy wording, varied sentences), the same questions for a seed, never paraphrased by the LLM.",
 )
+@click.option(
+    "--split",
+    type=click.Choice(["all", "train", "test"]),
+    default="all",
+    show_default=True,
+    help="Only questions whose gold answer is in this part of the nodes (a stable hash of its id: 80%% train, "
+    "20%% test), so that a model trained on one part (kgqa train-reranker) is tested on the other; all: every "
+    "question, as before.",
+)
 @click.pass_context
 def questions_command(
     ctx: click.Context,
@@ -448,22 +458,26 @@ def questions_command(
     llm: str | None,
     max_word_share: float,
     phrasing: str,
+    split: str,
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
     from kgqa.provenance import provenance
-    from kgqa.questions import as_phrasing, write
+    from kgqa.questions import as_phrasing, as_split, write
 
     with _open(ctx, llm=llm) as kg:
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
         with _stderr().status(f"generating {count} questions"):
-            made, rejected = kg.generate_questions(skb, chosen, count, seed, max_word_share, as_phrasing(phrasing))
+            made, rejected = _generate_questions(
+                kg, skb, chosen, count, seed, max_word_share, as_phrasing(phrasing), as_split(split)
+            )
         info = {
             "skb": skb,
             "seed": seed,
             "n": len(made),
             "types": list(chosen),
             "phrasing": phrasing,
+            "split": split,
             "llm": kg.config.llm,
             "max_word_share": max_word_share,
             "source": meta.source,
@@ -483,6 +497,31 @@ def questions_command(
     _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False)
     for label, why in unasked.items():
         _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
+
+
+def _generate_questions(
+    kg: Session,
+    skb: str,
+    types: tuple[str, ...],
+    count: int,
+    seed: int,
+    max_word_share: float,
+    phrasing: Phrasing,
+    split: Split,
+) -> tuple[list[Generated], Counter[tuple[str, str]]]:
+    """:meth:`kgqa.app.Kgqa.generate_questions`, in this process or in the worker. The worker client's method has no
+    ``split`` parameter yet (kgqa/worker/client.py), so a split other than ``all`` is sent as a keyword of the same
+    call, which the worker passes on to Kgqa.generate_questions."""
+    from kgqa.worker.client import RemoteKgqa  # imports neither torch nor the store client
+
+    if split == "all":
+        return kg.generate_questions(skb, types, count, seed, max_word_share, phrasing)
+    if not isinstance(kg, RemoteKgqa):
+        return cast("Kgqa", kg).generate_questions(skb, types, count, seed, max_word_share, phrasing, split)
+    made: tuple[list[Generated], Counter[tuple[str, str]]] = kg._call(
+        "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing, split=split
+    )
+    return made
 
 
 @main.command("eval")
@@ -574,6 +613,104 @@ def eval_command(
     for line in ablation_table(doc):
         table.add_row(*line)
     Console().print(table)
+
+
+@main.command("train-reranker")
+@skb_option
+@click.option(
+    "--questions",
+    "count",
+    type=click.IntRange(1, 100000),
+    default=300,
+    show_default=True,
+    help="Training questions to generate (train split, natural phrasing, no LLM).",
+)
+@click.option("--seed", type=int, default=101, show_default=True, help="Seed of the training questions.")
+@click.option(
+    "--negatives",
+    type=click.IntRange(1, 100),
+    default=8,
+    show_default=True,
+    help="Hard negatives per question: the pipeline's top candidates that are not gold answers (and at most as "
+    "many gold answers).",
+)
+@click.option("--epochs", type=click.FloatRange(0, 100, min_open=True), default=1.0, show_default=True)
+@click.option(
+    "--max-minutes",
+    type=click.FloatRange(0),
+    default=30.0,
+    show_default=True,
+    help="Time budget of the fine-tuning: past it, training stops after the current step and the model is saved "
+    "(a rerun continues it); 0: no budget.",
+)
+@click.option(
+    "--base-model",
+    default="minilm",
+    show_default=True,
+    help="minilm (the bundled all-MiniLM-L6-v2) or a local model folder; never downloaded.",
+)
+@click.option("--force", is_flag=True, help="Start over: discard the work of an earlier run and replace the model.")
+@click.pass_context
+def train_reranker_command(
+    ctx: click.Context,
+    skb: str,
+    count: int,
+    seed: int,
+    negatives: int,
+    epochs: float,
+    max_minutes: float,
+    base_model: str,
+    force: bool,
+) -> None:
+    """Fine-tune a cross-encoder reranker on questions generated from the SKB, with the pipeline's own wrong
+    answers as hard negatives; then --reranker cross-encoder uses it without a path. Resumable: a rerun continues
+    a killed or budget-stopped run."""
+    from kgqa.train_reranker import TrainSettings, train
+    from kgqa.worker.client import stop_worker, worker_status
+
+    config = _config(ctx)
+    console = _stderr()
+    if config.worker_idle_timeout > 0 and worker_status(config) is not None:
+        console.print("stopping the kgqa worker: training opens the data directory itself", highlight=False)
+        stop_worker(config)
+    settings = TrainSettings(
+        skb,
+        questions=count,
+        seed=seed,
+        negatives=negatives,
+        epochs=epochs,
+        base_model=base_model,
+        top_k=config.top_k,
+        rerank_budget_tokens=config.rerank_budget_tokens,
+        embedder=config.embedder,
+    )
+
+    def notice(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    with _progress(console) as progress:
+        outcome = train(
+            config,
+            settings,
+            max_minutes=max_minutes or None,
+            force=force,
+            progress=progress,
+            notice=notice,
+        )
+    m = outcome.trained.manifest
+    if outcome.already:
+        notice(f"{outcome.trained.path}: already trained with these settings ({m.trained_at}); --force retrains")
+        return
+    state = (
+        "complete"
+        if m.complete
+        else f"stopped by the {m.stopped} at step {m.steps} of {m.total_steps}; rerun to continue"
+    )
+    notice(
+        f"trained {outcome.trained.path}: {m.questions} questions, {m.pairs} pairs ({m.positives} positive), "
+        f"{m.steps} steps; candidates {m.collect_seconds:.0f} s, fine-tuning {m.train_seconds:.0f} s; {state}"
+    )
+    notice(f"use it: kgqa ask QUESTION --skb {skb} --reranker cross-encoder")
 
 
 @main.command()

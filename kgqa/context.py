@@ -27,8 +27,17 @@ class Options:
     l_max: int
     types: tuple[str, ...]
 
+    cross_encoder: str | None = None
+    """The CrossEncoder of ``reranker = cross-encoder``: config ``cross_encoder``, else the reranker trained for the
+    SKB (``kgqa train-reranker``)."""
+
     @classmethod
-    def from_config(cls, config: Config, types: Sequence[str], has_llm: bool) -> Options:
+    def from_config(
+        cls, config: Config, types: Sequence[str], has_llm: bool, *, skb: str = "NAME", trained: str | None = None
+    ) -> Options:
+        """``trained``: the folder of the reranker trained for ``skb``, if there is one; the cross-encoder uses it
+        when ``cross_encoder`` is unset. ``auto`` without an LLM reranks only with a configured ``cross_encoder``
+        (docs/reranker.md says why)."""
         setting = config.reranker if config.steps == "full" else "none"  # only step 8 reranks
         reranker: Reranker
         if setting == "auto":
@@ -37,9 +46,13 @@ class Options:
             reranker = setting
         if reranker in LLM_RERANKERS and not has_llm:
             raise ConfigError(f"reranker '{reranker}' needs an LLM: set 'llm', or use cross-encoder or none")
-        if reranker == "cross-encoder" and not config.cross_encoder:
-            raise ConfigError("reranker 'cross-encoder' needs 'cross_encoder' (a local CrossEncoder path)")
-        return cls(config.steps, reranker, config.top_k, config.alpha, config.l_max, tuple(types))
+        model = (config.cross_encoder or trained) if reranker == "cross-encoder" else None
+        if reranker == "cross-encoder" and not model:
+            raise ConfigError(
+                f"reranker 'cross-encoder' needs 'cross_encoder' (a local CrossEncoder path) or a reranker trained "
+                f"for SKB '{skb}': run kgqa train-reranker --skb {skb}"
+            )
+        return cls(config.steps, reranker, config.top_k, config.alpha, config.l_max, tuple(types), model)
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,19 @@ direction ("direct subtypes of X") where the graph has one, and the answers are 
 be specific, as STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's
 documents ("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV (``id,query,answer_ids``)
 and a metadata JSON (template, kind, phrasing, anchor and how it was mentioned, word, gold answer, the templated
-text)."""
+text).
+
+``split`` partitions the questions by their gold answer, so that a model trained on generated questions (``kgqa
+train-reranker``) can be tested on questions about other nodes: a stable hash of the gold answer's id puts
+:data:`TRAIN_SHARE` of the nodes in ``train`` and the rest in ``test``; ``all`` (the default) keeps every question,
+so the question set of a seed is what it always was."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import math
 import random
 import re
 from collections import Counter
@@ -43,6 +50,10 @@ TIMED_OUT = "its template's query timed out"
 MAG-size graph take tens of seconds; the generator tries another sample instead of failing."""
 Phrasing = Literal["template", "natural"]
 PHRASINGS: tuple[Phrasing, ...] = ("template", "natural")
+Split = Literal["all", "train", "test"]
+SPLITS: tuple[Split, ...] = ("all", "train", "test")
+TRAIN_SHARE = 0.8
+"""The share of nodes whose questions are in the ``train`` split (by a hash of the gold answer's id)."""
 
 
 def as_phrasing(text: str) -> Phrasing:
@@ -51,6 +62,25 @@ def as_phrasing(text: str) -> Phrasing:
         if text == phrasing:
             return phrasing
     raise InputError(f"phrasing must be one of {', '.join(PHRASINGS)}, got '{text}'")
+
+
+def as_split(text: str) -> Split:
+    """``text`` as a :data:`Split`, or an input error naming the choices."""
+    for split in SPLITS:
+        if text == split:
+            return split
+    raise InputError(f"split must be one of {', '.join(SPLITS)}, got '{text}'")
+
+
+def split_of(node_id: str) -> Split:
+    """The split of questions whose gold answer is ``node_id``: ``train`` or ``test``, by SHA-256 of the id (stable
+    across processes and machines, unlike Python's salted ``hash``)."""
+    bucket = int.from_bytes(hashlib.sha256(node_id.encode("utf-8")).digest()[:8], "big") / 2**64
+    return "train" if bucket < TRAIN_SHARE else "test"
+
+
+def in_split(node_id: str, split: Split) -> bool:
+    return split == "all" or split_of(node_id) == split
 
 
 MENTION_WEIGHTS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
@@ -200,17 +230,22 @@ def generate(
     max_word_share: float = MAX_WORD_SHARE,
     rejected: Counter[tuple[str, str]] | None = None,
     phrasing: Phrasing = "template",
+    split: Split = "all",
 ) -> list[Generated]:
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
 
     ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
     short result can say why (HPO gene documents, for one, have no word specific enough to ask about).
     ``phrasing="natural"`` words the same sampled questions by :func:`kgqa.phrasing.natural` (never paraphrased by
-    the LLM) from a random stream of its own, so the template set of a seed stays what it was."""
+    the LLM) from a random stream of its own, so the template set of a seed stays what it was. ``split`` keeps only
+    questions whose gold answer is in it (:func:`split_of`), drawn before any store query; the attempts grow by the
+    inverse of its share of the nodes."""
     rejected = Counter() if rejected is None else rejected
     if not 0 < max_word_share <= 1:
         raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
     phrasing = as_phrasing(phrasing)
+    split = as_split(split)
+    share = {"all": 1.0, "train": TRAIN_SHARE, "test": 1.0 - TRAIN_SHARE}[split]
     rng = random.Random(seed)
     wording = random.Random(f"natural-{seed}")
     ids = {t: store.label_ids(skb, t) for t in types}
@@ -220,12 +255,15 @@ def generate(
         raise InputError(f"SKB '{skb}' has no relationships from its answer types to sample questions from")
     out: list[Generated] = []
     seen: set[str] = set()
-    for _ in range(n * attempts_per_question):
+    for _ in range(math.ceil(n * attempts_per_question / share)):
         if len(out) == n:
             break
         target = rng.choice(sorted(options))
         hops = rng.choice(options[target])
         gold = rng.choice(ids[target])
+        if not in_split(gold, split):
+            rejected[target, f"the gold answer is outside the {split} split"] += 1
+            continue
         try:
             reached = store.reachable(skb, target, hops, gold)
         except StoreTimeoutError:  # a hub on the template's path: try another sample

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
@@ -103,32 +103,56 @@ def _relations_text(relations: Sequence[Relation]) -> str:
     return "; ".join(parts)
 
 
-def render(docs: Sequence[RerankDoc], budget_tokens: int) -> tuple[list[str], str]:
-    """One text per candidate, fitted to ``budget_tokens`` by the tiers; returns the texts and the tier used."""
-    retrieved = {d.candidate.id for d in docs}
+Tier = Literal["all relations", "relations among candidates", "no relations"]
+TIERS: tuple[Tier, ...] = ("all relations", "relations among candidates", "no relations")
+"""The ways a candidate's relations are shown, most first; the first whose texts fit the budget is used."""
 
-    def kept(d: RerankDoc, tier: str) -> tuple[Relation, ...]:
-        if tier == "all relations":
+
+@dataclass(frozen=True)
+class Fit:
+    """How the candidates' texts fit the budget: the relations kept, and the document length cut to if any."""
+
+    tier: Tier
+    limit: int | None = None
+
+    def describe(self) -> str:
+        return self.tier if self.limit is None else f"{self.tier}, documents cut to {self.limit} characters"
+
+
+def render_as(docs: Sequence[RerankDoc], fit: Fit, among: Collection[str] | None = None) -> list[str]:
+    """One text per candidate as ``fit`` shows it. ``among``: the ids whose relations the "relations among
+    candidates" tier keeps (default: the candidates of ``docs``); kgqa train-reranker renders a gold answer the
+    pipeline did not retrieve as the retrieved candidates' fit would have shown it."""
+    retrieved = {d.candidate.id for d in docs} if among is None else among
+
+    def kept(d: RerankDoc) -> tuple[Relation, ...]:
+        if fit.tier == "all relations":
             return d.relations
-        if tier == "relations among candidates":
+        if fit.tier == "relations among candidates":
             return tuple(r for r in d.relations if r.neighbour in retrieved)
         return ()
 
-    def texts(tier: str, limit: int | None = None) -> list[str]:
-        out = []
-        for d in docs:
-            body = d.text if limit is None else d.text[:limit]
-            extra = _relations_text(kept(d, tier))
-            out.append(f"{d.candidate.name} ({d.candidate.type}): {body}" + (f" Relations: {extra}" if extra else ""))
-        return out
+    out = []
+    for d in docs:
+        body = d.text if fit.limit is None else d.text[: fit.limit]
+        extra = _relations_text(kept(d))
+        out.append(f"{d.candidate.name} ({d.candidate.type}): {body}" + (f" Relations: {extra}" if extra else ""))
+    return out
 
+
+def fit_budget(docs: Sequence[RerankDoc], budget_tokens: int) -> Fit:
+    """The first tier whose texts fit ``budget_tokens`` (the method's tiers), else no relations and documents cut."""
     budget = budget_tokens * CHARS_PER_TOKEN
-    for tier in ("all relations", "relations among candidates", "no relations"):
-        rendered = texts(tier)
-        if sum(map(len, rendered)) <= budget:
-            return rendered, tier
-    limit = max(40, budget // max(1, len(docs)) - 40)
-    return texts("no relations", limit), f"no relations, documents cut to {limit} characters"
+    for tier in TIERS:
+        if sum(map(len, render_as(docs, Fit(tier)))) <= budget:
+            return Fit(tier)
+    return Fit("no relations", max(40, budget // max(1, len(docs)) - 40))
+
+
+def render(docs: Sequence[RerankDoc], budget_tokens: int) -> tuple[list[str], str]:
+    """One text per candidate, fitted to ``budget_tokens`` by the tiers; returns the texts and the tier used."""
+    fit = fit_budget(docs, budget_tokens)
+    return render_as(docs, fit), fit.describe()
 
 
 def _listing(texts: Sequence[str]) -> str:
