@@ -22,6 +22,7 @@ checkpoint. The settings that shape the model are kept in the work folder; a rer
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -565,6 +566,19 @@ def make_manifest(
     )
 
 
+TRAINING_PACKAGES = ("datasets", "accelerate")
+"""What sentence-transformers' trainer needs beyond kgqa's own dependencies (the ``train`` extra)."""
+
+
+def check_training_packages() -> None:
+    """Fail before any work when the trainer's packages are missing, not after the candidates were collected."""
+    missing = [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(
+            f"kgqa train-reranker needs {' and '.join(missing)}: pip install 'kgqa[train]' (or -e '.[train]')"
+        )
+
+
 def same_settings(manifest: Manifest, settings: TrainSettings) -> bool:
     return bool(manifest.settings == json.loads(json.dumps(asdict(settings))))
 
@@ -586,6 +600,7 @@ def train(
     from kgqa.app import Kgqa
 
     settings.check()
+    check_training_packages()
     paths = Paths(config.home, settings.skb)
     existing = find_trained(config.home, settings.skb)
     if existing is not None and not force:
