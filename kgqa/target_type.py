@@ -96,7 +96,8 @@ class Mention(NamedTuple):
 
 
 def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
-    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted."""
+    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
+    a longer one is not a mention of its own ("features" in "clinical features" names one type, once)."""
     found = set()
     for label in types:
         for form in type_words(label):
@@ -106,7 +107,11 @@ def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
                 for i in range(len(words) - size + 1)
                 if " ".join(words[i : i + size]) == form
             }
-    return sorted(found)
+    def inside(m: Mention, other: Mention) -> bool:
+        end, other_end = m.position - m.minus_size, other.position - other.minus_size
+        return other.minus_size < m.minus_size and other.position <= m.position and end <= other_end
+
+    return sorted(m for m in found if not any(inside(m, other) for other in found))
 
 
 def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:

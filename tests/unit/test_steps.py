@@ -138,6 +138,18 @@ def test_schema_guided_plan_goes_through_the_type_the_question_names() -> None:
     ]
 
 
+def test_a_word_of_the_answer_types_own_phrase_is_not_an_intermediate_type() -> None:
+    """"features" inside "clinical features" named a second phenotype: the 1-hop question became a 2-hop plan
+    through 'parent-child'."""
+    question = 'Which clinical features mentioning "omphalitis" are linked to the gene SMARCD2?'
+    assert _hops(question, [link(question, "SMARCD2", "gene/protein")], PHENOTYPE) == [
+        ("effect/phenotype", ("associated with",), "gene/protein", "e0")
+    ]
+    again = "Which clinical features are features of a phenotype present in the disease Ceroid lipofuscinosis?"
+    hops = _hops(again, [link(again, "Ceroid lipofuscinosis", "disease")], PHENOTYPE)
+    assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]  # a phenotype named again still counts
+
+
 def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
     question = "Which phenotypes are children of the phenotype Choanal stenosis and mention Bilateral?"
     links = [link(question, "Choanal stenosis", PHENOTYPE), link(question, "Bilateral", PHENOTYPE)]
