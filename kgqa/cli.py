@@ -539,7 +539,12 @@ def _generate_questions(
 @click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None)
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
 @click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
-@click.option("--ablation", is_flag=True, help="The paper's rows: vector strand, graph strand, hybrid, + rerank.")
+@click.option(
+    "--ablation",
+    is_flag=True,
+    help="The paper's rows: vector strand, graph strand, hybrid, + rerank; without an LLM also hybrid + "
+    "cross-encoder when there is one (kgqa train-reranker, or cross_encoder).",
+)
 @click.option(
     "--query-embeddings",
     "query_embeddings",
@@ -570,7 +575,7 @@ def eval_command(
     out: Path,
 ) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
-    from kgqa.evaluate import ABLATION, ablation_table, eval_settings, load_records, results, run_eval
+    from kgqa.evaluate import Row, ablation_rows, ablation_table, eval_settings, load_records, results, run_eval
     from kgqa.qa import load_questions
     from loaders.stark_embeddings import read_query_vectors
 
@@ -582,7 +587,7 @@ def eval_command(
     _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False)
     flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
     with _open(ctx, **flags) as kg:
-        rows = list(ABLATION) if ablation else [(kg.config.steps, kg.config.steps)]
+        rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
         kg.meta(skb)
         with Progress(
             TextColumn("{task.description}"),
@@ -594,7 +599,9 @@ def eval_command(
         ) as bar:
             asked = {q.id for q in questions}
             resumed = Counter(r.row for r in load_records(out) if r.id in asked)  # a resumed eval starts where it was
-            tasks = {row: bar.add_task(row, total=len(questions), completed=resumed[row], score="") for row, _ in rows}
+            tasks = {
+                row[0]: bar.add_task(row[0], total=len(questions), completed=resumed[row[0]], score="") for row in rows
+            }
 
             def advance(record: Any, so_far: list[Any]) -> None:
                 hit1 = sum(r.metrics["hit@1"] for r in so_far) / len(so_far)

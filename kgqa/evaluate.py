@@ -22,21 +22,28 @@ import statistics
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.choices import Steps
+from kgqa.choices import Reranker, Steps
+from kgqa.config import Config
 from kgqa.errors import InputError
+from kgqa.llm import parse_llm_spec
 from kgqa.metrics import METRICS, evaluate, mean_metrics
 from kgqa.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.qa import Question
 from kgqa.session import Session
+from kgqa.train_reranker import find_trained
 
-Row = tuple[str, Steps]
-"""An eval row: its name in the results, and the ``--steps`` setting it runs."""
+if TYPE_CHECKING:
+    from kgqa.app import Answer
+
+Row = tuple[str, Steps] | tuple[str, Steps, Reranker]
+"""An eval row: its name in the results, the ``--steps`` setting it runs and, if the row sets one, its reranker
+(else the configured one)."""
 ABLATION: tuple[Row, ...] = (
     ("vector strand", "vss"),
     ("graph strand", "graph"),
@@ -44,6 +51,39 @@ ABLATION: tuple[Row, ...] = (
     ("hybrid + rerank", "full"),
 )
 """The paper's ablation rows (Table 8), as ``--steps`` settings."""
+CROSS_ENCODER_ROW: Row = ("hybrid + cross-encoder", "full", "cross-encoder")
+"""The row :func:`ablation_rows` adds without an LLM when a cross-encoder is at hand (``kgqa train-reranker``)."""
+
+
+def row_parts(row: Row) -> tuple[str, Steps, Reranker | None]:
+    """A row's name, steps and reranker (None: the configured one)."""
+    if len(row) == 2:
+        return row[0], row[1], None
+    return row
+
+
+def ablation_rows(config: Config, skb: str) -> list[Row]:
+    """The paper's rows, plus "hybrid + cross-encoder" when there is no LLM and a cross-encoder (configured, or
+    trained for ``skb``) that "hybrid + rerank" does not already use: without an LLM that row reranks with nothing,
+    and the table should show what the cross-encoder adds."""
+    rows = list(ABLATION)
+    if parse_llm_spec(config.llm)[0] != "none":
+        return rows
+    available = bool(config.cross_encoder) or find_trained(config.home, skb) is not None
+    used = config.reranker == "cross-encoder" or (config.reranker == "auto" and bool(config.cross_encoder))
+    if available and not used:
+        rows.append(CROSS_ENCODER_ROW)
+    return rows
+
+
+def cross_encoder_model(config: Config, skb: str, rows: Sequence[Row]) -> str | None:
+    """Which trained model the cross-encoder of these rows is (its folder and training time), when it is the one
+    ``kgqa train-reranker`` made: a retrained model gives other answers, so a resumed eval must see the change."""
+    rerankers = {row_parts(row)[2] or config.reranker for row in rows if row_parts(row)[1] == "full"}
+    if "cross-encoder" not in rerankers or config.cross_encoder:
+        return None
+    trained = find_trained(config.home, skb)
+    return None if trained is None else trained.key
 
 
 @dataclass(frozen=True)
@@ -112,7 +152,9 @@ def eval_settings(
         "skb": skb,
         "qa": qa,
         "split": split,
-        "steps": [steps for _, steps in rows],
+        "steps": [row_parts(row)[1] for row in rows],
+        "rerankers": [row_parts(row)[2] for row in rows] if any(row_parts(row)[2] for row in rows) else None,
+        "cross_encoder_model": cross_encoder_model(kg.config, skb, rows),
         **config,
         "embedder_model": kg.embedder_name(),
         "query_embeddings": query_embeddings,
@@ -199,14 +241,12 @@ def run_eval(
         if torn:
             sink.write("\n")  # end a line a kill cut short, so the next record starts on its own line
         for question in questions:  # question-major: a killed ablation leaves every row on the same questions
-            for row, steps in rows:
+            for row, steps, reranker in map(row_parts, rows):
                 if (row, question.id) in done:
                     continue
                 start = time.perf_counter()
-                if query_vectors is None:
-                    answer = kg.ask(question.text, skb, steps=steps)
-                else:
-                    answer = kg.ask(question.text, skb, steps=steps, query_vector=query_vectors[question.id])
+                vector = None if query_vectors is None else query_vectors[question.id]
+                answer = _ask(kg, question.text, skb, steps, reranker, vector)
                 ranked = [c.id for c in answer.answers]
                 trace = answer.to_json()["trace"]
                 record = Record(
@@ -225,8 +265,22 @@ def run_eval(
                 done[(row, question.id)] = record
                 if on_answer is not None:
                     on_answer(record, [r for r in done.values() if r.row == row and r.id in asked])
-    wanted = {(row, q.id) for row, _ in rows for q in questions}
+    wanted = {(row[0], q.id) for row in rows for q in questions}
     return [r for key, r in done.items() if key in wanted]
+
+
+def _ask(
+    kg: Session, text: str, skb: str, steps: Steps, reranker: Reranker | None, vector: np.ndarray | None
+) -> Answer:
+    """One question of one row; a row's own reranker applies to that question only."""
+    if reranker is None:
+        return kg.ask(text, skb, steps=steps) if vector is None else kg.ask(text, skb, steps=steps, query_vector=vector)
+    config = kg.config
+    kg.config = replace(config, reranker=reranker)
+    try:
+        return _ask(kg, text, skb, steps, None, vector)
+    finally:
+        kg.config = config
 
 
 def summarize(records: Sequence[Record]) -> dict[str, Any]:
@@ -284,7 +338,7 @@ def _latency(values: Sequence[float]) -> dict[str, float]:
 def results(records: Sequence[Record], rows: Sequence[Row], settings: dict[str, Any]) -> dict[str, Any]:
     """The results.json document: the provenance of this summary, the settings, the commits of all records, then the
     last row's section at the top level and every row under ``ablation``."""
-    by_row = {row: summarize([r for r in records if r.row == row]) for row, _ in rows}
+    by_row = {row[0]: summarize([r for r in records if r.row == row[0]]) for row in rows}
     main = by_row[rows[-1][0]]
     doc: dict[str, Any] = {
         "provenance": provenance(),

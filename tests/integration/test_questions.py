@@ -14,6 +14,7 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.qa import read_csv
+from kgqa.questions import split_of
 from loaders.hpo import read_hpo
 from loaders.stark import read_stark
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
@@ -325,3 +326,29 @@ def hpo_oracle(
         if anchor in frontier - {node} and word.lower() in docs[node].lower():
             answers.append(node)
     return answers
+
+
+def test_split_keeps_the_questions_of_one_part_of_the_gold_answers(loaded: dict[str, str], tmp_path: Path) -> None:
+    """The fixture's nodes 0, 1, 3, 4, 7 are in the train part, 2, 5, 6 in the test part (tests/unit/
+    test_train_reranker.py); ``all`` is the question set of the seed as it always was."""
+    args = ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--max-word-share", "1"]
+    made: dict[str, list[dict[str, Any]]] = {}
+    for split in ("all", "train", "test"):
+        out = tmp_path / f"{split}.csv"
+        result = CliRunner().invoke(main, [*args, "--out", str(out), "--split", split], env=loaded)
+        assert result.exit_code == 0, result.output
+        meta = json.loads(out.with_name(f"{split}.meta.json").read_text())
+        assert meta["split"] == split and [q.text for q in read_csv(out)] == [q["query"] for q in meta["questions"]]
+        made[split] = meta["questions"]
+    default = tmp_path / "default.csv"
+    CliRunner().invoke(main, [*args, "--out", str(default)], env=loaded)
+    assert default.read_text() == (tmp_path / "all.csv").read_text()
+    assert made["train"] and all(split_of(q["gold_id"]) == "train" for q in made["train"])
+    assert made["test"] and all(split_of(q["gold_id"]) == "test" for q in made["test"])
+    assert {q["gold_id"] for q in made["all"]} & {"2", "5", "6"} and {q["gold_id"] for q in made["all"]} - {
+        "2",
+        "5",
+        "6",
+    }
+    bad = CliRunner().invoke(main, [*args, "--out", str(default), "--split", "dev"], env=loaded)
+    assert bad.exit_code == 2 and "--split" in bad.output

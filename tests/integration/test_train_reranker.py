@@ -17,7 +17,7 @@ from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import ConfigError
 from kgqa.questions import split_of
-from kgqa.train_reranker import Paths, find_trained, read_examples
+from kgqa.train_reranker import Paths, TrainSettings, find_trained, read_examples, train
 
 ARGS = ["--questions", "4", "--negatives", "2", "--seed", "3"]
 
@@ -76,3 +76,89 @@ def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
         same = kg.with_config(by_path).ask("Which drugs treat migraine?", "prime", top_k=4)
     assert answer.trace.reranker == "cross-encoder" and answer.trace.record(8).status == "ran"
     assert [c.id for c in answer.answers] == [c.id for c in same.answers]
+
+
+def test_a_killed_or_budget_stopped_run_resumes_without_redoing_work(
+    loaded: dict[str, str], config: Any, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgqa.train_reranker as tr
+
+    settings = TrainSettings("prime", questions=4, negatives=2, seed=3, base_model=str(tiny_model), batch_size=2)
+    settings = replace(settings, epochs=2.0, embedder=config.embedder)
+    made: list[str] = []
+    real = tr.question_example
+
+    def killed_after_two(kg: Any, question: Any, s: TrainSettings) -> Any:
+        if len(made) == 2:
+            raise KeyboardInterrupt
+        made.append(question.id)
+        return real(kg, question, s)
+
+    monkeypatch.setattr(tr, "question_example", killed_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, settings)
+    paths = Paths(config.home, "prime")
+    assert list(read_examples(paths)) == made == ["0", "1"] and find_trained(config.home, "prime") is None
+
+    def counted(kg: Any, question: Any, s: TrainSettings) -> Any:
+        made.append(question.id)
+        return real(kg, question, s)
+
+    monkeypatch.setattr(tr, "question_example", counted)
+    notices: list[str] = []
+    stopped = train(config, settings, max_minutes=1e-9, checkpoint_steps=100, notice=notices.append)
+    assert made == ["0", "1", "2", "3"]  # the two made before the kill were read back
+    manifest = stopped.trained.manifest
+    assert not manifest.complete and manifest.stopped == "time budget of 1e-09 min"
+    assert manifest.steps == 1 < manifest.total_steps and manifest.questions == 4
+    assert (paths.checkpoints / "checkpoint-1").is_dir()  # saved at the stop, though not a checkpoint step
+    assert (stopped.trained.path / "model.safetensors").is_file()  # the model so far is usable
+
+    resumed = train(config, settings, max_minutes=None, notice=notices.append)
+    assert made == ["0", "1", "2", "3"]  # nothing collected again
+    assert "resuming fine-tuning from checkpoint-1" in notices
+    assert resumed.trained.manifest.complete and resumed.trained.manifest.steps == manifest.total_steps
+    assert not paths.checkpoints.exists() and resumed.trained.manifest.trained_at >= manifest.trained_at
+    assert train(config, settings).already
+
+
+def test_a_question_the_pipeline_cannot_answer_is_recorded_and_skipped(
+    loaded: dict[str, str], config: Any, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgqa.errors import StoreTimeoutError
+
+    real, asked = Kgqa.ask, []
+
+    def slow_first(self: Kgqa, question: str, skb: str, **kwargs: Any) -> Any:
+        asked.append(question)
+        if len(asked) == 1:
+            raise StoreTimeoutError("the query ran past 1 s")
+        return real(self, question, skb, **kwargs)
+
+    monkeypatch.setattr(Kgqa, "ask", slow_first)
+    notices: list[str] = []
+    settings = TrainSettings("prime", questions=3, negatives=2, seed=3, base_model=str(tiny_model))
+    outcome = train(config, replace(settings, embedder=config.embedder), notice=notices.append)
+    assert outcome.trained.manifest.skipped == 1 and outcome.trained.manifest.questions == 2
+    assert any("skipped: StoreTimeoutError: the query ran past 1 s" in n for n in notices)
+    skipped = [e for e in read_examples(Paths(config.home, "prime")).values() if e.skipped]
+    assert len(skipped) == 1 and not skipped[0].docs
+
+
+def test_eval_ablation_gains_the_cross_encoder_row(loaded: dict[str, str], tmp_path: Path) -> None:
+    csv = tmp_path / "qa.csv"
+    csv.write_text('id,query,answer_ids\nq1,"Which drugs are indicated for migraine?","[3]"\n')
+    args = ["eval", "--skb", "prime", "--qa", str(csv), "--ablation", "--llm", "none"]
+    before = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "before.json")], env=loaded)
+    assert before.exit_code == 0, before.output
+    assert "hybrid + cross-encoder" not in json.loads((tmp_path / "before.json").read_text())["ablation"]
+    assert _train(loaded).exit_code == 0
+    after = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "after.json")], env=loaded)
+    assert after.exit_code == 0, after.output
+    doc = json.loads((tmp_path / "after.json").read_text())
+    assert list(doc["ablation"])[-1] == "hybrid + cross-encoder" and "hybrid + cross-encoder" in after.stdout
+    assert doc["settings"]["rerankers"] == [None, None, None, None, "cross-encoder"]
+    assert doc["settings"]["cross_encoder_model"].startswith(str(Paths(Path(loaded["KGQA_HOME"]), "prime").model))
+    steps = {r["row"]: r["steps"] for r in map(json.loads, (tmp_path / "after.json.jsonl").read_text().splitlines())}
+    rerank = {row: next(s for s in rows if s["step"] == 8) for row, rows in steps.items()}
+    assert rerank["hybrid + cross-encoder"]["status"] == "ran" and rerank["hybrid + rerank"]["status"] != "ran"
