@@ -7,13 +7,14 @@ kept. That similarity uses the document vector each node got at load time (``pla
 embedder), read from the store by id: nothing but the question is embedded here. Only the targets of the rounds that
 can reach the kept slots are read, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds
 thousands, whose vectors would cost more to read than a lookup costs, so the ``cap`` read are those the document
-index already ranks closest to the question (one vector-index lookup per label), not an arbitrary first ``cap``.
+index already ranks closest to the question or the full-text index best matches to its residual words (one lookup
+of each per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -75,8 +76,15 @@ def rank_graph_strand(
         count += len(in_round)
     note = ""
     if len(chosen) > cap:
-        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by document vectors)"
-        chosen = _preselect(chosen, store, skb, question_vector if doc_vector is None else doc_vector, cap)
+        terms = lexical.terms if lexical is not None and lexical.weight else ()
+        by = "document vectors and full-text" if terms else "document vectors"
+        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by {by})"
+        vector = question_vector if doc_vector is None else doc_vector
+        try:
+            chosen = _preselect(chosen, store, skb, vector, cap, terms)
+        except StoreTimeoutError as exc:  # as below: the full-text side is a refinement
+            note += f"; full-text preselection skipped: {exc}"
+            chosen = _preselect(chosen, store, skb, vector, cap, ())
     keys = [(g.label, g.id) for g in chosen]
     scores = stored_vectors(store, skb, keys) @ question_vector if chosen else np.zeros(0)
     if lexical is not None and lexical.weight and lexical.terms and chosen:
@@ -166,17 +174,25 @@ def stored_vectors(store: GraphStore, skb: str, keys: Sequence[Key]) -> np.ndarr
 
 
 PRESELECT_FACTOR = 10
-"""The vector-index lookup that preselects over-cap targets fetches this many times ``cap`` nearest documents."""
+"""The lookups that preselect over-cap targets fetch this many times ``cap`` nearest documents (best matches)."""
 
 
 def _preselect(
-    chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray, cap: int
+    chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray, cap: int, terms: Sequence[str]
 ) -> list[Grounded]:
-    """The ``cap`` targets to rank: earlier rounds first, within a round those whose stored document vector is
-    nearest the question (targets beyond the lookup's reach come last, in grounding order)."""
-    nearness: dict[str, int] = {}
+    """The ``cap`` targets to rank: earlier rounds first, within a round by their better rank in two lookups, the
+    document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
+    textual condition's rare word finds its few targets among thousands that dense similarity would pass over);
+    targets beyond both lookups' reach come last, in grounding order."""
+    depth = cap * PRESELECT_FACTOR
+    reach: dict[str, int] = {}
+
+    def reached(ids: Iterable[str]) -> None:
+        for rank, i in enumerate(ids):
+            reach[i] = min(reach.get(i, rank), rank)
+
     for label in dict.fromkeys(g.label for g in chosen):
-        hits = store.vector_top_k(skb, label, "doc", question_vector, cap * PRESELECT_FACTOR)
-        nearness.update((str(hit.id), rank) for rank, hit in enumerate(hits))
-    far = len(nearness) + 1
-    return sorted(chosen, key=lambda g: (*_round(g), nearness.get(g.id, far)))[:cap]
+        reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
+        if terms:
+            reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
+    return sorted(chosen, key=lambda g: (*_round(g), reach.get(g.id, depth)))[:cap]

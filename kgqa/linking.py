@@ -148,12 +148,43 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
+    found = tightest(found)
     found.sort(key=_priority)
     taken: list[Link] = []
     for link in found:
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
+
+
+def tightest(found: Sequence[Link]) -> list[Link]:
+    """``found`` without the spans whose best link a shorter span inside them makes as well or better, to the same
+    node, with every word of its name or alias the longer one had: "phenotype present in spondylocostal
+    dysostosis 5" and "spondylocostal dysostosis 5" name the same disease, and the words around it ("phenotype",
+    "present") are the plan's hop, not the entity's name. Every link of such a span goes (its weaker matches to
+    other nodes would take the words back)."""
+
+    def replaced(link: Link) -> bool:
+        return any(
+            (other.label, other.id) == (link.label, link.id)
+            and link.start <= other.start
+            and other.end <= link.end
+            and other.end - other.start < link.end - link.start
+            and other.similarity >= link.similarity
+            and not (_lower(link.span) - _lower(other.span)) & _lower(f"{link.name} {link.alias}")
+            for other in found
+        )
+
+    best: dict[tuple[int, int], Link] = {}
+    for link in found:
+        if (link.start, link.end) not in best or link.similarity > best[link.start, link.end].similarity:
+            best[link.start, link.end] = link
+    dropped = {span for span, link in best.items() if replaced(link)}
+    return [link for link in found if (link.start, link.end) not in dropped]
+
+
+def _lower(text: str) -> set[str]:
+    return {w.lower() for w in words_of(text)}
 
 
 def _priority(link: Link) -> tuple[int, float, int]:
@@ -212,6 +243,16 @@ def _path(
     return [(direct, link.label)] if direct else None
 
 
+COPULAS = frozenset({"is", "are"})
+
+
+def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
+    """Whether the answer type named at ``at`` only restates the answer ("symptoms that *are features* of the
+    condition X", "is a symptom of"): a predicate, not an intermediate node to go through."""
+    before = [w for w in words[max(0, at - 2) : at] if w not in ("a", "an", "the")]
+    return label == target and bool(before) and before[-1] in COPULAS
+
+
 def schema_guided_plan(
     links: Sequence[Link],
     target_type: str,
@@ -227,6 +268,8 @@ def schema_guided_plan(
     triplets = []
     mentions = label_mentions(question, schema.labels)
     answer = next((position for position, label in mentions if label == target_type), -1)
+    words = [w.lower() for w in words_of(question)]
+    mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     for number, link in enumerate(links):
         path = _path(link, target_type, schema, meaning, mentions, after)

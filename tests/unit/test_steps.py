@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
-from kgqa.graph_ranking import rank_graph_strand
+from kgqa.graph_ranking import Lexical, rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
 from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
 from kgqa.relation_meaning import RelationMeaning
-from kgqa.store.base import NODE_KEYS, NodeText, VectorHit
+from kgqa.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
 from kgqa.target_type import parse_type, type_named_in_question
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
@@ -84,6 +84,32 @@ def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
     assert sorted([joined, exact], key=_priority) == [exact, joined]
 
 
+def test_a_span_gives_way_to_a_tighter_span_inside_it_that_links_the_same_node() -> None:
+    from kgqa.linking import tightest
+
+    loose = Link("phenotype present in spondylocostal dysostosis 5", 6, 12, "disease", "D5", "Sdo 5", 0.94)
+    tight = Link("spondylocostal dysostosis 5", 9, 12, "disease", "D5", "Sdo 5", 1.0)
+    other = Link("dysostosis", 10, 11, "effect/phenotype", "P1", "Dysostosis", 1.0)
+    assert tightest([loose, tight, other]) == [tight, other]
+    # another node, or a worse match inside: the longer span stays (a whole name beats a word of it)
+    word = Link("generalized", 4, 5, "effect/phenotype", "1", "Generalized", 1.0)
+    whole = Link("generalized tonic-clonic seizures", 4, 7, "effect/phenotype", "2", "Bilateral tonic-clonic", 0.92)
+    weaker = Link("tonic-clonic seizures", 5, 7, "effect/phenotype", "2", "Bilateral tonic-clonic", 0.9)
+    assert tightest([word, whole, weaker]) == [word, whole, weaker]
+    # the span's other matches go with it ("disorders that show Capillary hemangioma" also matched another node's
+    # alias, weaker, and would have taken the words back from the exact name)
+    show = "disorders that show Capillary hemangioma"
+    loose_same = Link(show, 3, 8, "effect/phenotype", "H", "Capillary hemangioma", 0.92)
+    loose_other = Link(show, 3, 8, "effect/phenotype", "T", "Tufted angioma", 0.91, "Progressive capillary hemangioma")
+    exact = Link("Capillary hemangioma", 6, 8, "effect/phenotype", "H", "Capillary hemangioma", 1.0)
+    assert tightest([loose_same, loose_other, exact]) == [exact]
+    # a word the longer span shares with the node's name stays in the link: "Progressive" must not link on its own
+    name = "Progressive neurologic deterioration"
+    whole_name = Link(f"symptom {name}", 7, 11, "effect/phenotype", "N", name, 0.92)
+    by_alias = Link("neurologic deterioration", 9, 11, "effect/phenotype", "N", name, 1.0, "Neurologic deterioration")
+    assert tightest([whole_name, by_alias]) == [whole_name, by_alias]
+
+
 PHENOTYPE = "effect/phenotype"
 HPO = GraphSchema(
     ("disease", "gene/protein", PHENOTYPE),
@@ -139,7 +165,7 @@ def test_schema_guided_plan_goes_through_the_type_the_question_names() -> None:
 
 
 def test_a_word_of_the_answer_types_own_phrase_is_not_an_intermediate_type() -> None:
-    """"features" inside "clinical features" named a second phenotype: the 1-hop question became a 2-hop plan
+    """ "features" inside "clinical features" named a second phenotype: the 1-hop question became a 2-hop plan
     through 'parent-child'."""
     question = 'Which clinical features mentioning "omphalitis" are linked to the gene SMARCD2?'
     assert _hops(question, [link(question, "SMARCD2", "gene/protein")], PHENOTYPE) == [
@@ -148,6 +174,16 @@ def test_a_word_of_the_answer_types_own_phrase_is_not_an_intermediate_type() -> 
     again = "Which clinical features are features of a phenotype present in the disease Ceroid lipofuscinosis?"
     hops = _hops(again, [link(again, "Ceroid lipofuscinosis", "disease")], PHENOTYPE)
     assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]  # a phenotype named again still counts
+
+
+def test_the_answer_type_restated_as_a_predicate_is_no_hop() -> None:
+    question = "Which symptoms are features of the condition Gaucher disease?"
+    assert _hops(question, [link(question, "Gaucher disease", "disease")], PHENOTYPE) == [
+        ("effect/phenotype", ("phenotype absent", "phenotype present"), "disease", "e0")
+    ]
+    question = "Which symptoms have a phenotype present in Gaucher disease as a child?"
+    hops = _hops(question, [link(question, "Gaucher disease", "disease")], PHENOTYPE)
+    assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]
 
 
 def test_a_second_entity_does_not_take_the_first_ones_type_as_a_hop() -> None:
@@ -191,6 +227,13 @@ class _Store:
         self.lookups.append((label, prop, k))
         return [VectorHit(i, i, label, 0.9 - n / 10) for n, i in enumerate(["d4", "d2", "d0"])]
 
+    def text_top_k(self, graph: str, label: str, terms: Any, k: int) -> list[TextHit]:
+        self.lookups.append((label, "text", k))
+        return [TextHit("d5", "d5", label, 2.0)]  # the one document with the question's rare word
+
+    def text_scores(self, graph: str, label: str, terms: Any, ids: list[str]) -> dict[str, float]:
+        return {"d5": 2.0} if "d5" in ids else {}
+
     def plain_vectors(self, graph: str, label: str, ids: list[str]) -> dict[str, np.ndarray]:
         self.read.extend(ids)
         kept = [i for i in ids if i not in self.lacking]
@@ -221,6 +264,18 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     ranking, store = _rank(result, cap=6)
     assert store.lookups == [] and len(store.read) == 6 and len(ranking.grounded) == 6
     assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the stored vectors' order alone
+
+
+def test_over_the_cap_the_full_text_best_matches_are_ranked_too() -> None:
+    """d5 is far from the question by its vector, but the only target whose document has the residual word."""
+    grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)]
+    result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
+    store, question = _Store(), np.array([0.0, 1.0], dtype=np.float32)
+    lexical = Lexical(("rare",), 1.0)
+    ranking = rank_graph_strand(result, store, "hpo", question, keep=2, cap=3, lexical=lexical)  # type: ignore[arg-type]
+    assert set(ranking.grounded) == {"d4", "d5", "d2"}  # each lookup's best first: d4 and d5, then d2
+    assert [prop for _, prop, _ in store.lookups] == ["doc", "text"]
+    assert ranking.kept[0].id == "d5" and "preselected by document vectors and full-text" in ranking.detail
 
 
 def test_step_6_scores_with_stored_vectors_as_embedding_the_documents_would() -> None:
