@@ -31,10 +31,10 @@ CypherMode = Mode
 """How the LLM's labels and types are mapped to the schema (cypher.sanitize)."""
 CYPHER_MODES: tuple[str, ...] = get_args(Mode)
 
-Fusion = Literal["weighted", "rrf", "none"]
+Fusion = Literal["rrf", "weighted", "none"]
 """Step 7: how the vector strand's and the full-text index's top answers fill the slots the graph strand leaves:
-``weighted`` (dense similarity plus the weighted full-text score, as step 6 ranks), ``rrf`` (reciprocal-rank
-fusion), ``none`` (the vector strand alone)."""
+``rrf`` (reciprocal-rank fusion), ``weighted`` (dense similarity plus the weighted full-text score, as step 6
+ranks), ``none`` (the vector strand alone)."""
 FUSIONS: tuple[Fusion, ...] = get_args(Fusion)
 
 CHOICES: dict[str, tuple[str, ...]] = {

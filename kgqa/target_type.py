@@ -107,6 +107,7 @@ def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
                 for i in range(len(words) - size + 1)
                 if " ".join(words[i : i + size]) == form
             }
+
     def inside(m: Mention, other: Mention) -> bool:
         end, other_end = m.position - m.minus_size, other.position - other.minus_size
         return other.minus_size < m.minus_size and other.position <= m.position and end <= other_end
