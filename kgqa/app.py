@@ -24,7 +24,7 @@ from kgqa.load import LoadReport, load_skb
 from kgqa.node_view import NodeView, describe_node
 from kgqa.pipeline import run
 from kgqa.progress import ProgressSink
-from kgqa.rerank import CrossEncoderScores
+from kgqa.rerank import CrossEncoderModel
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import GraphStore, Schema, SkbMeta, same_model
 from kgqa.trace import Trace
@@ -113,7 +113,7 @@ class _Models:
 
     embedder: Embedder | None
     llms: dict[tuple[Any, ...], CachedChat] = field(default_factory=dict)
-    cross_encoders: dict[str, CrossEncoderScores] = field(default_factory=dict)
+    cross_encoders: dict[str, CrossEncoderModel] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -322,9 +322,12 @@ class Kgqa:
 
         return export_neo4j_admin(self.store, skb, self.meta(skb), out)
 
-    def cross_encoder(self, path: str | None = None, key: str | None = None) -> CrossEncoderScores | None:
-        """The scoring function of the sentence-transformers CrossEncoder at ``path`` (default: the configured one),
-        loaded once per ``key`` (default: the path; a retrained model at the same path has another key), offline."""
+    def cross_encoder(
+        self, path: str | None = None, key: str | None = None, *, evidence: bool = False
+    ) -> CrossEncoderModel | None:
+        """The sentence-transformers CrossEncoder at ``path`` (default: the configured one), loaded once per ``key``
+        (default: the path; a retrained model at the same path has another key), offline. ``evidence``: it was
+        trained on documents that lead with the pipeline's evidence (kgqa.rerank.CrossEncoderModel)."""
         path = path or self.config.cross_encoder
         if path is None:
             return None
@@ -338,9 +341,9 @@ class Kgqa:
                     model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)
                 except (OSError, ValueError) as exc:
                     raise ConfigError(f"cross_encoder '{path}' could not be loaded: {exc}") from exc
-                self._models.cross_encoders[key] = lambda pairs: [
-                    float(s) for s in model.predict(pairs, show_progress_bar=False)
-                ]
+                self._models.cross_encoders[key] = CrossEncoderModel(
+                    lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)], evidence
+                )
             return self._models.cross_encoders[key]
 
     def trained_reranker(self, skb: str) -> Trained | None:
@@ -380,8 +383,10 @@ class Kgqa:
         llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
         scores = None
         if config.steps == "full" and options.reranker == "cross-encoder":
-            key = trained.key if trained is not None and options.cross_encoder == str(trained.path) else None
-            scores = self.cross_encoder(options.cross_encoder, key)
+            if trained is not None and options.cross_encoder == str(trained.path):
+                scores = self.cross_encoder(options.cross_encoder, trained.key, evidence=trained.manifest.evidence)
+            else:
+                scores = self.cross_encoder(options.cross_encoder)
         ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores)
         return ctx, options
 

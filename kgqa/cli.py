@@ -656,6 +656,13 @@ def eval_command(
     show_default=True,
     help="minilm (the bundled all-MiniLM-L6-v2) or a local model folder; never downloaded.",
 )
+@click.option(
+    "--evidence/--no-evidence",
+    default=True,
+    show_default=True,
+    help="Documents lead with what steps 1-7 know of each candidate (rank, strands, round l, the constants it was "
+    "grounded through), which text alone cannot show; the model then reads them so when it reranks.",
+)
 @click.option("--force", is_flag=True, help="Start over: discard the work of an earlier run and replace the model.")
 @click.pass_context
 def train_reranker_command(
@@ -667,6 +674,7 @@ def train_reranker_command(
     epochs: float,
     max_minutes: float,
     base_model: str,
+    evidence: bool,
     force: bool,
 ) -> None:
     """Fine-tune a cross-encoder reranker on questions generated from the SKB, with the pipeline's own wrong
@@ -690,6 +698,7 @@ def train_reranker_command(
         top_k=config.top_k,
         rerank_budget_tokens=config.rerank_budget_tokens,
         embedder=config.embedder,
+        evidence=evidence,
     )
 
     def notice(text: str) -> None:

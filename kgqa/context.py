@@ -12,7 +12,7 @@ from kgqa.config import Config
 from kgqa.embed import Embedder
 from kgqa.errors import ConfigError
 from kgqa.llm import ChatModel
-from kgqa.rerank import CrossEncoderScores
+from kgqa.rerank import CrossEncoderModel
 from kgqa.store.base import GraphStore, Schema, graph_schema
 
 
@@ -65,7 +65,7 @@ class Context:
     embedder: Embedder
     llm: ChatModel | None
     config: Config
-    cross_encoder: CrossEncoderScores | None = None
+    cross_encoder: CrossEncoderModel | None = None
 
     @property
     def aliases(self) -> bool:

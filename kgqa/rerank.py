@@ -29,6 +29,18 @@ from kgqa.store.base import GraphStore, Relation
 
 CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
 """A cross-encoder's scoring function: (question, document) pairs in, one relevance score each out."""
+
+
+@dataclass(frozen=True)
+class CrossEncoderModel:
+    """A cross-encoder as step 8 uses it: its scoring function, and whether its documents lead with the pipeline's
+    evidence (:func:`evidence_text`): a model ``kgqa train-reranker`` trained that way reads them so; any other
+    CrossEncoder gets the documents alone."""
+
+    scores: CrossEncoderScores
+    evidence: bool = False
+
+
 NAMES_PER_RELATION = 8
 CHARS_PER_TOKEN = 4
 """Budget arithmetic uses ~4 characters per token (English text with BPE/WordPiece); it only picks the tier."""
@@ -55,7 +67,7 @@ def rerank(
     docs: Sequence[RerankDoc],
     *,
     llm: ChatModel | None,
-    cross_encoder: CrossEncoderScores | None,
+    cross_encoder: CrossEncoderModel | None,
     budget: int,
     temperature: float,
     concurrency: int,
@@ -119,10 +131,25 @@ class Fit:
         return self.tier if self.limit is None else f"{self.tier}, documents cut to {self.limit} characters"
 
 
-def render_as(docs: Sequence[RerankDoc], fit: Fit, among: Collection[str] | None = None) -> list[str]:
+def evidence_text(rank: int, c: Candidate) -> str:
+    """What steps 1-7 know of a candidate, for a cross-encoder trained to read it: its rank in the merged order,
+    the strands that found it, the round l and the constants it was grounded through. Text alone cannot show
+    whether a candidate has the relation the question asks for; this does."""
+    parts = [f"rank {rank}", "+".join(c.strands) or "no strand"]
+    if c.round_l is not None:
+        parts.append(f"l={c.round_l}")
+    via = dict.fromkeys(f"{m.search} -> {m.name or m.id}" for m in c.matches)
+    if via:
+        parts.append("via " + "; ".join(via))
+    return ", ".join(parts)
+
+
+def render_as(
+    docs: Sequence[RerankDoc], fit: Fit, among: Collection[str] | None = None, *, evidence: bool = False
+) -> list[str]:
     """One text per candidate as ``fit`` shows it. ``among``: the ids whose relations the "relations among
-    candidates" tier keeps (default: the candidates of ``docs``); kgqa train-reranker renders a gold answer the
-    pipeline did not retrieve as the retrieved candidates' fit would have shown it."""
+    candidates" tier keeps (default: the candidates of ``docs``). ``evidence``: each text leads with
+    :func:`evidence_text` (its rank is its position in ``docs``)."""
     retrieved = {d.candidate.id for d in docs} if among is None else among
 
     def kept(d: RerankDoc) -> tuple[Relation, ...]:
@@ -133,10 +160,11 @@ def render_as(docs: Sequence[RerankDoc], fit: Fit, among: Collection[str] | None
         return ()
 
     out = []
-    for d in docs:
+    for rank, d in enumerate(docs, 1):
         body = d.text if fit.limit is None else d.text[: fit.limit]
         extra = _relations_text(kept(d))
-        out.append(f"{d.candidate.name} ({d.candidate.type}): {body}" + (f" Relations: {extra}" if extra else ""))
+        lead = f" [{evidence_text(rank, d.candidate)}]" if evidence else ""
+        out.append(f"{d.candidate.name} ({d.candidate.type}){lead}: {body}" + (f" Relations: {extra}" if extra else ""))
     return out
 
 
@@ -272,9 +300,11 @@ def rerank_pointwise(
 
 
 def rerank_cross_encoder(
-    predict: CrossEncoderScores, question: str, docs: Sequence[RerankDoc], *, budget: int
+    model: CrossEncoderModel, question: str, docs: Sequence[RerankDoc], *, budget: int
 ) -> RerankOutcome:
-    texts, tier = render(docs, budget)
-    scores = list(predict([(question, text) for text in texts]))
+    fit = fit_budget(docs, budget)
+    texts = render_as(docs, fit, evidence=model.evidence)
+    scores = list(model.scores([(question, text) for text in texts]))
     order = sorted(range(len(docs)), key=lambda i: (-float(scores[i]), i))
-    return RerankOutcome([docs[i].candidate for i in order], f"documents: {tier}")
+    how = "; with the pipeline's evidence" if model.evidence else ""
+    return RerankOutcome([docs[i].candidate for i in order], f"documents: {fit.describe()}{how}")

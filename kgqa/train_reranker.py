@@ -90,6 +90,8 @@ class TrainSettings:
     top_k: int = 20
     rerank_budget_tokens: int = 3000
     embedder: str = ""
+    evidence: bool = True
+    """Documents lead with the pipeline's evidence (kgqa.rerank.evidence_text): rank, strands, round, constants."""
 
     def check(self) -> None:
         check_name(self.skb)
@@ -198,6 +200,11 @@ class Manifest:
     split: str = "train"
     train_share: float = TRAIN_SHARE
     provenance: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def evidence(self) -> bool:
+        """Whether the model reads documents that lead with the pipeline's evidence (kgqa.rerank.evidence_text)."""
+        return bool(self.settings.get("evidence", False))
 
     @classmethod
     def read(cls, path: Path) -> Manifest:
@@ -312,8 +319,9 @@ def read_examples(paths: Paths) -> dict[str, Example]:
 
 
 def question_example(kg: Kgqa, question: Generated, settings: TrainSettings) -> Example:
-    """One question's pairs: its gold answers (retrieved ones first, at most ``negatives`` of them) and the
-    pipeline's top ``negatives`` candidates that are not gold, rendered as step 8 renders the candidates."""
+    """One question's pairs: its gold answers (at most ``negatives`` of them, retrieved ones first) and the pipeline's
+    top ``negatives`` candidates that are not gold, rendered as step 8 renders the candidates. With ``evidence``
+    only the retrieved gold answers: a text leading with the pipeline's evidence exists only for a candidate."""
     skb = settings.skb
     try:
         answer = kg.ask(question.query, skb, steps="hybrid", top_k=settings.top_k)
@@ -321,18 +329,21 @@ def question_example(kg: Kgqa, question: Generated, settings: TrainSettings) -> 
         return Example(question.id, question.query, skipped=f"{type(exc).__name__}: {exc}")
     candidates = answer.answers
     gold = set(question.answer_ids)
-    retrieved = [c for c in candidates if c.id in gold]
     gold_rank = next((rank for rank, c in enumerate(candidates, 1) if c.id in gold), None)
-    found = {c.id for c in candidates}
-    target = question.template.split(" / ")[0]
-    missing = [i for i in question.answer_ids if i not in found][: max(0, settings.negatives - len(retrieved))]
-    unretrieved = [Candidate(n.id, target, n.name, 0.0, ()) for n in kg.store.documents(skb, target, missing)]
-    docs = rerank_documents(kg.store, skb, [*candidates, *unretrieved])
-    fit = fit_budget(docs[: len(candidates)], settings.rerank_budget_tokens)  # the texts step 8 would score
-    texts = dict(zip((d.candidate.id for d in docs), render_as(docs, fit, among=found), strict=True))
-    positives = [c.id for c in [*retrieved, *unretrieved]][: settings.negatives]
+    docs = rerank_documents(kg.store, skb, candidates)
+    fit = fit_budget(docs, settings.rerank_budget_tokens)  # the texts step 8 would score
+    texts = dict(zip((c.id for c in candidates), render_as(docs, fit, evidence=settings.evidence), strict=True))
+    positives = [c.id for c in candidates if c.id in gold]
+    if not settings.evidence:  # the gold answers the pipeline missed, shown as its candidates' fit shows them
+        target = question.template.split(" / ")[0]
+        missing = [i for i in question.answer_ids if i not in texts][: max(0, settings.negatives - len(positives))]
+        nodes = kg.store.documents(skb, target, missing)
+        extra = rerank_documents(kg.store, skb, [Candidate(n.id, target, n.name, 0.0, ()) for n in nodes])
+        texts.update(zip((n.id for n in nodes), render_as(extra, fit, among={c.id for c in candidates}), strict=True))
+        positives += [n.id for n in nodes]
     negatives = [c.id for c in candidates if c.id not in gold][: settings.negatives]
-    labeled = [LabeledDoc(i, texts[i], 1) for i in positives] + [LabeledDoc(i, texts[i], 0) for i in negatives]
+    labeled = [LabeledDoc(i, texts[i], 1) for i in positives[: settings.negatives]]
+    labeled += [LabeledDoc(i, texts[i], 0) for i in negatives]
     return Example(question.id, question.query, tuple(labeled), gold_rank)
 
 

@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from sentence_transformers import CrossEncoder
 
 from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import ConfigError
 from kgqa.questions import split_of
+from kgqa.rerank import fit_budget, render_as, rerank_documents
 from kgqa.train_reranker import Paths, TrainSettings, find_trained, read_examples, train
 
 ARGS = ["--questions", "4", "--negatives", "2", "--seed", "3"]
@@ -67,15 +69,24 @@ def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
     other = _train(loaded, "--epochs", "2")
     assert other.exit_code == 1 and "other settings" in other.output and "--force" in other.output
 
-    # the trained model reranks without a path, as the same model loaded by path does
+    # the trained model reranks without a path, scoring the merged candidates' texts led by their evidence
     trained = find_trained(home, "prime")
-    assert trained is not None
-    by_path = replace(by_name, cross_encoder=str(trained.path))
+    assert trained is not None and trained.manifest.evidence
+    question = "Which drugs treat migraine?"
     with Kgqa(by_name) as kg:
-        answer = kg.ask("Which drugs treat migraine?", "prime", top_k=4)
-        same = kg.with_config(by_path).ask("Which drugs treat migraine?", "prime", top_k=4)
+        answer = kg.ask(question, "prime", top_k=4)
+        merged = kg.ask(question, "prime", top_k=4, steps="hybrid").answers
+        docs = rerank_documents(kg.store, "prime", merged)
+        texts = render_as(docs, fit_budget(docs, config.rerank_budget_tokens), evidence=True)
+        by_path = kg.with_config(replace(by_name, cross_encoder=str(trained.path))).ask(question, "prime", top_k=4)
     assert answer.trace.reranker == "cross-encoder" and answer.trace.record(8).status == "ran"
-    assert [c.id for c in answer.answers] == [c.id for c in same.answers]
+    assert "with the pipeline's evidence" in answer.trace.record(8).detail
+    assert texts[0].startswith(f"{merged[0].name} ({merged[0].type}) [rank 1, ")
+    scores = CrossEncoder(str(trained.path), local_files_only=True).predict([(question, t) for t in texts])
+    assert [c.id for c in answer.answers] == [merged[i].id for i in sorted(range(len(texts)), key=lambda i: -scores[i])]
+    assert len(set(map(float, scores))) == len(scores)  # no ties: the order is the model's
+    # a model given by path is any CrossEncoder: it reads the documents alone
+    assert "evidence" not in by_path.trace.record(8).detail
 
 
 def test_a_killed_or_budget_stopped_run_resumes_without_redoing_work(
