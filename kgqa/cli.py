@@ -628,7 +628,7 @@ def eval_command(
     "--questions",
     "count",
     type=click.IntRange(1, 100000),
-    default=300,
+    default=500,
     show_default=True,
     help="Training questions to generate (train split, natural phrasing, no LLM).",
 )
