@@ -23,8 +23,13 @@ MIN_LENGTH = 3
 _FRAMING = """mention mentions mentioning mentioned describe described description descriptions word words involve
 involving involves contain contains containing text their term terms have having which what list name show find
 among looking nodes node relation relations"""
-FRAMING = frozenset(_FRAMING.split())
-"""Words that introduce a condition or shape a question rather than say what the answer is about."""
+_RELATIONAL = """directly direct related hierarchy level above below showing shown shows seen found presenting occur
+occurs occurring manifest manifests manifesting characterised characterized explicitly marked noted implicated been
+linked connected"""
+FRAMING = frozenset(_FRAMING.split()) | frozenset(_RELATIONAL.split())
+"""Words that introduce a condition or shape a question rather than say what the answer is about: framing words,
+and the verbs and phrases people say a relation or a place in the hierarchy with ("directly related in the
+hierarchy", "seen in", "characterised by"; the plan's pattern says those)."""
 RELATION_WORDS = frozenset(word for said, _ in KINDS.values() for word in said)
 
 

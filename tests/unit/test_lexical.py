@@ -28,6 +28,11 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         ("Find diseases with an enlarged liver involving glycogen", ["Enlarged liver"], ["glycogen"]),
         ("x'); DROP | @title:{abc} -bcd* ~cde", [], ["drop", "title", "abc", "bcd", "cde"]),
         ("Which symptoms and clinical features mention Sjögren café?", [], ["sjögren", "café"]),
+        (
+            "phenotypes directly related in the hierarchy to a symptom seen in Li-Fraumeni syndrome; mention resemble",
+            ["Li-Fraumeni syndrome"],
+            ["resemble"],
+        ),
     ],
 )
 def test_residual_terms(question: str, covered: list[str], terms: list[str]) -> None:
