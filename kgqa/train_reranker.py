@@ -195,7 +195,9 @@ class Manifest:
     complete: bool
     stopped: str | None
     collect_seconds: float
+    """Seconds of this run's stages 1-2 (a resumed run reads back what an earlier one made)."""
     train_seconds: float
+    """Seconds of this run's fine-tuning (a resumed run continues from a checkpoint)."""
     trained_at: str
     split: str = "train"
     train_share: float = TRAIN_SHARE
@@ -262,14 +264,19 @@ def base_model_path(base_model: str) -> str:
 # ---------------------------------------------------------------------------------------------------------------------
 
 
+def differences(before: dict[str, Any], settings: TrainSettings) -> list[str]:
+    """The settings that differ from ``before`` (as stored in JSON), as ``key: then, now`` texts."""
+    wanted = json.loads(json.dumps(asdict(settings)))
+    return [f"{k}: {before.get(k)!r} then, {v!r} now" for k, v in wanted.items() if before.get(k) != v]
+
+
 def prepare_work(paths: Paths, settings: TrainSettings, force: bool) -> None:
     """Start a work folder for ``settings``, or check that the one there was started with them."""
     if force:
         shutil.rmtree(paths.work, ignore_errors=True)
     wanted = json.loads(json.dumps(asdict(settings)))
     if paths.settings.is_file():
-        before = json.loads(paths.settings.read_text(encoding="utf-8"))
-        changed = [f"{k}: {before.get(k)!r} then, {v!r} now" for k, v in wanted.items() if before.get(k) != v]
+        changed = differences(json.loads(paths.settings.read_text(encoding="utf-8")), settings)
         if changed:
             raise InputError(
                 f"{paths.work} holds a training run with other settings ({'; '.join(changed)}); rerun with those "
@@ -590,10 +597,6 @@ def check_training_packages() -> None:
         )
 
 
-def same_settings(manifest: Manifest, settings: TrainSettings) -> bool:
-    return bool(manifest.settings == json.loads(json.dumps(asdict(settings))))
-
-
 def train(
     config: Config,
     settings: TrainSettings,
@@ -615,13 +618,14 @@ def train(
     paths = Paths(config.home, settings.skb)
     existing = find_trained(config.home, settings.skb)
     if existing is not None and not force:
-        if same_settings(existing.manifest, settings) and existing.manifest.complete:
-            return Outcome(existing, already=True)
-        if not same_settings(existing.manifest, settings):
+        changed = differences(existing.manifest.settings, settings)
+        if changed:
             raise InputError(
-                f"{paths.model} holds a reranker trained with other settings ({existing.manifest.settings}); "
-                "rerun with those, or add --force to train a new one in its place"
+                f"{paths.model} holds a reranker trained with other settings ({'; '.join(changed)}); rerun with "
+                "those, or add --force to train a new one in its place"
             )
+        if existing.manifest.complete:
+            return Outcome(existing, already=True)
     prepare_work(paths, settings, force)
     started = time.monotonic()
     with Kgqa(replace(config, llm="none", steps="hybrid", top_k=settings.top_k)) as kg:
