@@ -37,7 +37,6 @@ from kgqa.skbs import KNOWN
 
 if TYPE_CHECKING:
     from kgqa.app import Answer, Kgqa
-    from kgqa.questions import Generated, Phrasing, Split
     from kgqa.session import Session
 
 EXIT_INTERRUPTED = 130
@@ -468,8 +467,8 @@ def questions_command(
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
         with _stderr().status(f"generating {count} questions"):
-            made, rejected = _generate_questions(
-                kg, skb, chosen, count, seed, max_word_share, as_phrasing(phrasing), as_split(split)
+            made, rejected = kg.generate_questions(
+                skb, chosen, count, seed, max_word_share, as_phrasing(phrasing), as_split(split)
             )
         info = {
             "skb": skb,
@@ -497,31 +496,6 @@ def questions_command(
     _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False)
     for label, why in unasked.items():
         _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
-
-
-def _generate_questions(
-    kg: Session,
-    skb: str,
-    types: tuple[str, ...],
-    count: int,
-    seed: int,
-    max_word_share: float,
-    phrasing: Phrasing,
-    split: Split,
-) -> tuple[list[Generated], Counter[tuple[str, str]]]:
-    """:meth:`kgqa.app.Kgqa.generate_questions`, in this process or in the worker. The worker client's method has no
-    ``split`` parameter yet (kgqa/worker/client.py), so a split other than ``all`` is sent as a keyword of the same
-    call, which the worker passes on to Kgqa.generate_questions."""
-    from kgqa.worker.client import RemoteKgqa  # imports neither torch nor the store client
-
-    if split == "all":
-        return kg.generate_questions(skb, types, count, seed, max_word_share, phrasing)
-    if not isinstance(kg, RemoteKgqa):
-        return cast("Kgqa", kg).generate_questions(skb, types, count, seed, max_word_share, phrasing, split)
-    made: tuple[list[Generated], Counter[tuple[str, str]]] = kg._call(
-        "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing, split=split
-    )
-    return made
 
 
 @main.command("eval")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kgqa.load import LoadReport
     from kgqa.node_view import NodeView
     from kgqa.progress import ProgressSink
-    from kgqa.questions import Generated, Phrasing
+    from kgqa.questions import Generated, Phrasing, Split
     from kgqa.store.base import Schema, SkbMeta
 
 
@@ -71,6 +71,7 @@ class Session(Protocol):
         seed: int,
         max_word_share: float,
         phrasing: Phrasing = "template",
+        split: Split = "all",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]: ...
 
     def export_neo4j_admin(self, skb: str, out: Path) -> Export: ...

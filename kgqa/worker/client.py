@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from kgqa.load import LoadReport
     from kgqa.node_view import NodeView
     from kgqa.progress import ProgressSink
-    from kgqa.questions import Generated, Phrasing
+    from kgqa.questions import Generated, Phrasing, Split
     from kgqa.store.base import Schema, SkbMeta
 
 Notice = Callable[[str], None]
@@ -409,9 +409,10 @@ class RemoteKgqa:
         seed: int,
         max_word_share: float,
         phrasing: Phrasing = "template",
+        split: Split = "all",
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
         result: tuple[list[Generated], Counter[tuple[str, str]]] = self._call(
-            "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing
+            "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing, split=split
         )
         return result
 
