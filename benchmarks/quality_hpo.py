@@ -54,6 +54,10 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         f"fusion-{fusion}": (f"+ step 7 fills by {fusion} fusion with the full-text top-k", {**ALL, "fusion": fusion})
         for fusion in ("rrf", "weighted")
     },
+    "rerank-ce": (
+        "+ fusion-rrf + step 8: the cross-encoder `kgqa train-reranker` made (needs it in the home)",
+        {**ALL, "fusion": "rrf", "steps": "full", "reranker": "cross-encoder"},
+    ),
 }
 """variant -> (what it is, configuration overrides); every variant runs without an LLM."""
 PATHS = (*CODE_PATHS, "benchmarks/quality_hpo.py")
