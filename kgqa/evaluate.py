@@ -273,12 +273,13 @@ def _ask(
     kg: Session, text: str, skb: str, steps: Steps, reranker: Reranker | None, vector: np.ndarray | None
 ) -> Answer:
     """One question of one row; a row's own reranker applies to that question only."""
-    if reranker is None:
-        return kg.ask(text, skb, steps=steps) if vector is None else kg.ask(text, skb, steps=steps, query_vector=vector)
     config = kg.config
-    kg.config = replace(config, reranker=reranker)
+    if reranker is not None:
+        kg.config = replace(config, reranker=reranker)
     try:
-        return _ask(kg, text, skb, steps, None, vector)
+        if vector is None:
+            return kg.ask(text, skb, steps=steps)
+        return kg.ask(text, skb, steps=steps, query_vector=vector)
     finally:
         kg.config = config
 

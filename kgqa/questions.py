@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from kgqa.errors import InputError, LlmError, StoreTimeoutError
 from kgqa.llm import ChatModel, Message
@@ -58,18 +58,22 @@ TRAIN_SHARE = 0.8
 
 def as_phrasing(text: str) -> Phrasing:
     """``text`` as a :data:`Phrasing`, or an input error naming the choices."""
-    for phrasing in PHRASINGS:
-        if text == phrasing:
-            return phrasing
-    raise InputError(f"phrasing must be one of {', '.join(PHRASINGS)}, got '{text}'")
+    return _as_choice(text, PHRASINGS, "phrasing")
 
 
 def as_split(text: str) -> Split:
     """``text`` as a :data:`Split`, or an input error naming the choices."""
-    for split in SPLITS:
-        if text == split:
-            return split
-    raise InputError(f"split must be one of {', '.join(SPLITS)}, got '{text}'")
+    return _as_choice(text, SPLITS, "split")
+
+
+C = TypeVar("C", bound=str)
+
+
+def _as_choice(text: str, choices: tuple[C, ...], what: str) -> C:
+    for choice in choices:
+        if text == choice:
+            return choice
+    raise InputError(f"{what} must be one of {', '.join(choices)}, got '{text}'")
 
 
 def split_of(node_id: str) -> Split:

@@ -190,7 +190,7 @@ class EmbeddedServer:
         # One probe, with a timeout, for the whole wait: the FalkorDB client itself would wait forever on a server
         # that hangs, and a client per attempt runs a connection finalizer per attempt, where Python drops the
         # KeyboardInterrupt of a Ctrl-C that lands in it (hiredis's parser has one).
-        probe = self._probe(PROBE_TIMEOUT)
+        probe, busy = self._probe(PROBE_TIMEOUT), False
         try:
             while True:
                 if self.process.poll() is not None:
@@ -209,9 +209,9 @@ class EmbeddedServer:
                         # connection per attempt would fill that backlog.
                         if watch.idle_for() < HANG_AFTER:
                             deadline = time.monotonic() + self.start_timeout
-                        if probe.connection_pool.connection_kwargs["socket_timeout"] == PROBE_TIMEOUT:
+                        if not busy:
                             probe.close()
-                            probe = self._probe(BUSY_PROBE_TIMEOUT)
+                            probe, busy = self._probe(BUSY_PROBE_TIMEOUT), True
                 if watch.idle_for() > HANG_AFTER:
                     raise _Hung()
                 if time.monotonic() > deadline:
