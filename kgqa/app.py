@@ -123,11 +123,21 @@ class Kgqa:
     Safe to share between threads (the worker serves commands in threads): models load once under a lock, and
     :meth:`with_config` gives a view with another call's settings over the same store, models and caches."""
 
-    def __init__(self, config: Config, *, embedder: Embedder | None = None) -> None:
-        """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa."""
+    def __init__(
+        self,
+        config: Config,
+        *,
+        embedder: Embedder | None = None,
+        store: GraphStore | None = None,
+        llm: ChatModel | None = None,
+    ) -> None:
+        """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa.
+        ``store``: an open store instead of the configured one (a Neo4j driver someone else holds), closed with
+        kgqa. ``llm``: a chat model instead of the ``llm`` setting, behind the same response cache."""
         self.config = config
-        self.store: GraphStore = open_store(config)
+        self.store: GraphStore = store if store is not None else open_store(config)
         self._models = _Models(embedder)
+        self._given_llm = None if llm is None else self._cached(llm)
         self._owner = True
 
     def __enter__(self) -> Kgqa:
@@ -153,8 +163,24 @@ class Kgqa:
         finally:
             if self._models.embedder is not None:
                 self._models.embedder.cache.close()
-            for chat in self._models.llms.values():
+            given = [self._given_llm] if self._given_llm else []
+            for chat in [*self._models.llms.values(), *given]:
                 chat.cache.close()
+
+    def with_llm(self, llm: ChatModel) -> Kgqa:
+        """This kgqa answering with ``llm`` (instead of the ``llm`` setting), sharing the store and the models."""
+        view = self.with_config(self.config)
+        view._given_llm = self._cached(llm)
+        return view
+
+    def _cached(self, chat: ChatModel) -> CachedChat:
+        c = self.config
+        return CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None))
+
+    @property
+    def has_llm(self) -> bool:
+        """Whether questions get an LLM (a given chat model, or the ``llm`` setting), without loading one."""
+        return self._given_llm is not None or parse_llm_spec(self.config.llm)[0] != "none"
 
     @property
     def embedder(self) -> Embedder:
@@ -179,6 +205,8 @@ class Kgqa:
     def llm(self) -> CachedChat | None:
         """The configured chat model behind the on-disk response cache; None when ``llm`` is ``none``. One client
         per model and client settings, kept for later calls."""
+        if self._given_llm is not None:
+            return self._given_llm
         c = self.config
         kind, model = parse_llm_spec(c.llm)
         if kind == "none":
@@ -374,7 +402,7 @@ class Kgqa:
                 f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
                 f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
             )
-        has_llm = parse_llm_spec(config.llm)[0] != "none"
+        has_llm = self.has_llm
         wants_trained = config.steps == "full" and config.reranker == "cross-encoder" and not config.cross_encoder
         trained = self.trained_reranker(skb) if wants_trained else None
         options = Options.from_config(
@@ -409,6 +437,17 @@ class Kgqa:
         doc_vector = self._doc_vector(skb, query_vector)
         answers, trace = run(ctx, question, options, doc_vector)
         return Answer(question, answers, trace)
+
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None) -> Answer:
+        """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
+        configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`."""
+        try:
+            from kgqa.langchain.baseline import text2cypher_answer
+        except ImportError as exc:
+            raise ConfigError(
+                f"the text2cypher baseline needs the extra: pip install 'kgqa[langchain]' ({exc})"
+            ) from exc
+        return text2cypher_answer(self, question, skb, top_k=top_k)
 
     def _doc_vector(self, skb: str, query_vector: np.ndarray | None) -> np.ndarray | None:
         """The supplied query vector, checked against the SKB's document vectors; None when the embedder's is

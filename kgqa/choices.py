@@ -11,6 +11,10 @@ Steps = Literal["vss", "graph", "hybrid", "full"]
 """``vss``: the vector strand alone; ``graph``: steps 1-6; ``hybrid``: 1-7; ``full``: 1-8."""
 STEPS: tuple[Steps, ...] = get_args(Steps)
 
+Baseline = Literal["text2cypher"]
+"""An eval baseline: ``text2cypher`` is langchain-neo4j's GraphCypherQAChain with kgqa's LLM."""
+BASELINES: tuple[Baseline, ...] = get_args(Baseline)
+
 Reranker = Literal["listwise", "pairwise", "pointwise", "cross-encoder", "none"]
 """Step 8 as it runs (``none``: the merged order stands)."""
 RERANKERS: tuple[Reranker, ...] = get_args(Reranker)

@@ -29,7 +29,7 @@ from rich.table import Table
 
 from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate
-from kgqa.choices import RERANKER_SETTINGS, STEPS, STORES, RerankerSetting, Steps, StoreKind
+from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, StoreError
 from kgqa.qa import SPLITS
@@ -520,6 +520,14 @@ def questions_command(
     "cross-encoder when there is one (kgqa train-reranker, or cross_encoder).",
 )
 @click.option(
+    "--baseline",
+    "baselines",
+    multiple=True,
+    type=click.Choice(BASELINES),
+    help="Add a baseline's row with the same LLM: text2cypher is langchain-neo4j's GraphCypherQAChain (the "
+    "LLM's own query, run read-only with LIMIT k; needs kgqa[langchain] and an LLM).",
+)
+@click.option(
     "--query-embeddings",
     "query_embeddings",
     type=click.Path(path_type=Path),
@@ -545,11 +553,21 @@ def eval_command(
     llm: str | None,
     top_k: int | None,
     ablation: bool,
+    baselines: tuple[Baseline, ...],
     query_embeddings: Path | None,
     out: Path,
 ) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
-    from kgqa.evaluate import Row, ablation_rows, ablation_table, eval_settings, load_records, results, run_eval
+    from kgqa.evaluate import (
+        BASELINE_ROWS,
+        Row,
+        ablation_rows,
+        ablation_table,
+        eval_settings,
+        load_records,
+        results,
+        run_eval,
+    )
     from kgqa.qa import load_questions
     from loaders.stark_embeddings import read_query_vectors
 
@@ -562,6 +580,7 @@ def eval_command(
     flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
     with _open(ctx, **flags) as kg:
         rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
+        rows += [BASELINE_ROWS[name] for name in baselines]
         kg.meta(skb)
         with Progress(
             TextColumn("{task.description}"),

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.choices import Reranker, Steps
+from kgqa.choices import Baseline, Reranker, Steps
 from kgqa.config import Config
 from kgqa.errors import InputError
 from kgqa.llm import parse_llm_spec
@@ -41,9 +41,10 @@ from kgqa.train_reranker import find_trained
 if TYPE_CHECKING:
     from kgqa.app import Answer
 
-Row = tuple[str, Steps] | tuple[str, Steps, Reranker]
-"""An eval row: its name in the results, the ``--steps`` setting it runs and, if the row sets one, its reranker
-(else the configured one)."""
+Mode = Steps | Baseline
+Row = tuple[str, Mode] | tuple[str, Mode, Reranker]
+"""An eval row: its name in the results, the ``--steps`` setting it runs (or a baseline) and, if the row sets one,
+its reranker (else the configured one)."""
 ABLATION: tuple[Row, ...] = (
     ("vector strand", "vss"),
     ("graph strand", "graph"),
@@ -55,7 +56,11 @@ CROSS_ENCODER_ROW: Row = ("hybrid + cross-encoder", "full", "cross-encoder")
 """The row :func:`ablation_rows` adds without an LLM when a cross-encoder is at hand (``kgqa train-reranker``)."""
 
 
-def row_parts(row: Row) -> tuple[str, Steps, Reranker | None]:
+BASELINE_ROWS: dict[Baseline, Row] = {"text2cypher": ("text2cypher (langchain-neo4j)", "text2cypher")}
+"""``--baseline``: langchain-neo4j's GraphCypherQAChain with the same LLM (:mod:`kgqa.langchain.baseline`)."""
+
+
+def row_parts(row: Row) -> tuple[str, Mode, Reranker | None]:
     """A row's name, steps and reranker (None: the configured one)."""
     if len(row) == 2:
         return row[0], row[1], None
@@ -269,10 +274,10 @@ def run_eval(
     return [r for key, r in done.items() if key in wanted]
 
 
-def _ask(
-    kg: Session, text: str, skb: str, steps: Steps, reranker: Reranker | None, vector: np.ndarray | None
-) -> Answer:
+def _ask(kg: Session, text: str, skb: str, steps: Mode, reranker: Reranker | None, vector: np.ndarray | None) -> Answer:
     """One question of one row; a row's own reranker applies to that question only."""
+    if steps == "text2cypher":
+        return kg.text2cypher(text, skb)
     config = kg.config
     if reranker is not None:
         kg.config = replace(config, reranker=reranker)

@@ -87,7 +87,7 @@ def ground_linked_too(
     vectors = constant_vectors(ctx.embedder, plan)
     aliases = ctx.aliases
     linked = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases)
-    trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.query.params}
+    trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.last_params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
     merged = merge_groundings(result, linked, LINKED_PREFIX)
     return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"

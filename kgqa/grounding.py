@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -72,6 +72,16 @@ class GroundingResult:
     """constant symbol -> its search string, for the evidence"""
     via_alias: dict[tuple[str, str], str] = field(default_factory=dict)
     """(constant symbol, candidate id) -> the alias that made the node a candidate, for the evidence"""
+
+    def params_at(self, scope: int) -> dict[str, Any]:
+        """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates."""
+        ids = {self.query.constant_params[n]: found[:scope] for n, found in self.candidates.items()}
+        return {**self.query.params, **ids}
+
+    @property
+    def last_params(self) -> dict[str, Any]:
+        """The parameters of the last round run: with :attr:`query`, what reproduces its answers in Neo4j Browser."""
+        return self.params_at(self.rounds[-1].scope if self.rounds else 1)
 
     @property
     def at_first_scope(self) -> int:
@@ -162,9 +172,8 @@ def ground(
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):
-        params = {**query.params, **{query.constant_params[n]: ids[:scope] for n, ids in candidates.items()}}
         start = time.perf_counter()
-        rows = store.read(skb, query.text, params)
+        rows = store.read(skb, query.text, result.params_at(scope))
         for node_id, name, label, *matched in rows:
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
             seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))

@@ -184,9 +184,10 @@ class LlamaCppChat:
 
     def _complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
         start = time.perf_counter()
+        chat: Any = [{"role": m.role, "content": m.content} for m in messages]  # llama_cpp's TypedDicts, by role
         try:
             reply: Any = self._llm.create_chat_completion(
-                messages=[{"role": m.role, "content": m.content} for m in messages],
+                messages=chat,
                 max_tokens=max_tokens,
                 temperature=temperature,
             )

@@ -222,7 +222,7 @@ def _graph_strand(
         result = ground(
             ctx.store, ctx.skb, plan, vectors, ctx.graph, k=options.k, l_max=options.l_max, found=found, source=source
         )  # a plan without a target never gets here (_plan)
-        trace.query, trace.params = result.query.text, result.query.params
+        trace.query, trace.params = result.query.text, result.last_params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)

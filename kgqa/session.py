@@ -52,6 +52,8 @@ class Session(Protocol):
         query_vector: np.ndarray | None = None,
     ) -> Answer: ...
 
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None) -> Answer: ...
+
     def explain(
         self,
         skb: str,

@@ -280,6 +280,12 @@ class GraphStore(Protocol):
         """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""
         ...
 
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run someone else's read-only query and return its rows as langchain-neo4j's ``Neo4jGraph.query`` does:
+        one dict per row by column name, a node as its properties (vectors left out), a relationship as its type
+        and a path as the list of its nodes and types (:func:`kgqa.store.reads.plain_node`)."""
+        ...
+
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
         """id -> full-text score of the nodes of ``label`` whose ids are in ``ids`` and whose name or document has
         any of ``terms`` (plain lower-case words; the store joins them in its index's syntax). Only for a graph

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from falkordb import FalkorDB
+from falkordb import Edge, FalkorDB, Node
+from falkordb import Path as GraphPath
 from falkordb.helpers import quote_string
 from redis.exceptions import RedisError, ResponseError
 
@@ -41,7 +42,7 @@ from kgqa.store.base import (
     plain_matrix,
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
-from kgqa.store.reads import CatalogueReads
+from kgqa.store.reads import CatalogueReads, plain_node
 from kgqa.store.server import EmbeddedServer, IdleWatch
 
 META_KEY = "kgqa:meta:{}"
@@ -189,6 +190,28 @@ class FalkorWriter:
             self._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension, self._ef_runtime), {})
 
 
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _plain(value: Any) -> Any:
+    """A result value as :meth:`FalkorStore.read_records` returns it (see GraphStore.read_records)."""
+    if isinstance(value, Node):
+        return plain_node(value.properties)
+    if isinstance(value, Edge):
+        return value.relation
+    if isinstance(value, GraphPath):
+        parts: list[Any] = [plain_node(value.nodes()[0].properties)] if value.nodes() else []
+        for edge, node in zip(value.edges(), value.nodes()[1:], strict=True):
+            parts += [edge.relation, plain_node(node.properties)]
+        return parts
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 def _order(rel: RelationshipInfo) -> tuple[str, str, str]:
     """EDGE_COUNTS' order: type, source, target."""
     return rel.type, rel.source, rel.target
@@ -322,8 +345,17 @@ class FalkorStore(CatalogueReads):
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""
+        rows: list[list[Any]] = self._ro_query(graph, query, params).result_set
+        return rows
+
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self._ro_query(graph, query, params)
+        columns = [_text(column[1]) for column in result.header]
+        return [dict(zip(columns, map(_plain, row), strict=True)) for row in result.result_set]
+
+    def _ro_query(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
         try:
-            result = self.client.select_graph(graph).ro_query(
+            return self.client.select_graph(graph).ro_query(
                 query, dict(params) if params else None, timeout=self._query_timeout_ms
             )
         except ResponseError as exc:
@@ -332,5 +364,3 @@ class FalkorStore(CatalogueReads):
             raise StoreError(f"query refused by FalkorDB: {exc}") from exc
         except RedisError as exc:
             raise StoreError(f"FalkorDB read failed: {exc}") from exc
-        rows: list[list[Any]] = result.result_set
-        return rows

@@ -41,7 +41,7 @@ from kgqa.store.base import (
     check_terms,
     plain_matrix,
 )
-from kgqa.store.reads import CatalogueReads
+from kgqa.store.reads import CatalogueReads, plain_node
 
 __all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "post_import_script", "syntax_for"]
 
@@ -84,8 +84,29 @@ def _driver(uri: str, auth: tuple[str, str]) -> Any:
     return neo4j.GraphDatabase.driver(uri, auth=auth)
 
 
+def _plain(value: Any) -> Any:
+    """A result value as :meth:`Neo4jStore.read_records` returns it (see GraphStore.read_records)."""
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node):
+        return plain_node(dict(value))
+    if isinstance(value, Relationship):
+        return value.type
+    if isinstance(value, Path):
+        parts: list[Any] = [plain_node(dict(value.start_node))]
+        for rel, node in zip(value.relationships, value.nodes[1:], strict=True):
+            parts += [rel.type, plain_node(dict(node))]
+        return parts
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 class Neo4jStore(CatalogueReads):
-    """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake)."""
+    """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake), and a driver the
+    store did not open is the caller's to close (:meth:`borrow`)."""
 
     def __init__(
         self,
@@ -106,7 +127,14 @@ class Neo4jStore(CatalogueReads):
         self.row_cap = row_cap
         self.batch_size = batch_size
         self._known: set[str] = set()
+        self._owns_driver = driver is None
         self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
+
+    @classmethod
+    def borrow(cls, driver: Any, database: str, **settings: Any) -> Neo4jStore:
+        """A store over someone else's driver (a ``langchain_neo4j.Neo4jGraph``'s): closing the store leaves it
+        open."""
+        return cls("", ("", ""), database=database, driver=driver, **settings)
 
     def __enter__(self) -> Neo4jStore:
         return self
@@ -115,7 +143,8 @@ class Neo4jStore(CatalogueReads):
         self.close()
 
     def close(self) -> None:
-        self.driver.close()
+        if self._owns_driver:
+            self.driver.close()
 
     def _server_version(self) -> str:
         rows = self._read_rows(q.SERVER_VERSION, {})
@@ -124,9 +153,13 @@ class Neo4jStore(CatalogueReads):
     # -- reads ---------------------------------------------------------------------------------------------------
 
     def _read_rows(self, text: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        return self._read_table(text, params)[1]
+
+    def _read_table(self, text: str, params: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of a read in a managed read transaction, after an EXPLAIN that must plan it read-only."""
         import neo4j
 
-        def work(tx: Any) -> list[list[Any]]:
+        def work(tx: Any) -> tuple[list[str], list[list[Any]]]:
             kind = tx.run(q.explain(text), params).consume().query_type
             if kind != "r":
                 raise StoreError(f"refused: Neo4j plans this query as type {kind!r}, not read-only")
@@ -136,13 +169,13 @@ class Neo4jStore(CatalogueReads):
                 if len(rows) == self.row_cap:
                     raise StoreError(f"query returned more than row_cap = {self.row_cap} rows")
                 rows.append(list(record.values()))
-            return rows
+            return list(result.keys()), rows
 
         work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
         try:
             with self.driver.session(database=self.database) as session:
-                rows: list[list[Any]] = session.execute_read(work)
-                return rows
+                table: tuple[list[str], list[list[Any]]] = session.execute_read(work)
+                return table
         except neo4j.exceptions.Neo4jError as exc:
             if "TransactionTimedOut" in (exc.code or ""):
                 raise StoreTimeoutError(f"query ran past {self.query_timeout} s: {exc.message}") from exc
@@ -153,6 +186,11 @@ class Neo4jStore(CatalogueReads):
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         self._check(graph)
         return self._read_rows(q.statement(query, self.syntax), dict(params or {}))
+
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        self._check(graph)
+        columns, rows = self._read_table(q.statement(query, self.syntax), dict(params or {}))
+        return [dict(zip(columns, map(_plain, row), strict=True)) for row in rows]
 
     def _check(self, graph: str) -> None:
         """The SKB must be in this database; checked once per store (a load in progress is not an SKB yet)."""

@@ -30,6 +30,7 @@ __all__ = [
     "NODE_COUNTS",
     "PLAIN_EMB",
     "REL_DOC",
+    "VECTOR_PROPERTIES",
     "anchors",
     "create_edges",
     "documents",
@@ -53,6 +54,8 @@ PLAIN_EMB = "plain_emb"
 """The vector of ``doc`` alone (the name when ``doc`` is empty), by the SKB's configured embedder even when
 ``doc_emb`` was imported from another model: the document similarity of method step 6, stored at load time so a
 question embeds only itself and its constants. Read by id (:func:`plain_vectors`), never searched: no index."""
+VECTOR_PROPERTIES = frozenset({NAME_EMB, DOC_EMB, PLAIN_EMB})
+"""Node properties that hold vectors."""
 INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
 """The property behind each of a label's two vector indexes."""
 ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, ALIAS_KEY = "of", "of_label", "of_name", "key"

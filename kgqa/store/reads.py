@@ -13,6 +13,12 @@ from kgqa.store import queries as q
 from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeText, Relation, RelationCount
 
 
+def plain_node(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's properties without its vectors (langchain-neo4j's ``sanitize`` drops such lists too): hundreds of
+    floats per node help no reader of a row."""
+    return {key: value for key, value in properties.items() if key not in q.VECTOR_PROPERTIES}
+
+
 class CatalogueReads:
     """Mixed into each store; the store provides :meth:`read` (read-only execution in its dialect)."""
 

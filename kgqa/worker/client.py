@@ -386,6 +386,10 @@ class RemoteKgqa:
         )
         return result
 
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None) -> Answer:
+        result: Answer = self._call("text2cypher", question, skb, top_k=top_k)
+        return result
+
     def explain(
         self,
         skb: str,

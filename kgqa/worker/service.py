@@ -54,7 +54,17 @@ from kgqa.worker.common import (
 log = logging.getLogger("kgqa.worker")
 
 SESSION_CALLS = frozenset(
-    {"meta", "schema", "node", "ask", "explain", "generate_questions", "export_neo4j_admin", "embedder_name"}
+    {
+        "meta",
+        "schema",
+        "node",
+        "ask",
+        "text2cypher",
+        "explain",
+        "generate_questions",
+        "export_neo4j_admin",
+        "embedder_name",
+    }
 )
 """Kgqa methods a client may call; each runs on a view of the worker's Kgqa with the call's settings."""
 JOB_CALLS = frozenset({"load_source"})

@@ -1,0 +1,83 @@
+"""langchain-neo4j's ``GraphStore`` over kgqa's store, read-only: what lets langchain-neo4j's chains (the
+text2cypher baseline) run on the embedded FalkorDB as well as on Neo4j.
+
+The schema is what ``Neo4jGraph`` would show of an SKB (formatted by the same ``format_schema``): every label with
+its text properties and every (source, type, target) triple, without kgqa's own alias nodes and without the vector
+properties, which ``Neo4jGraph(sanitize=True)`` leaves out of results too. Queries run through the store's read-only
+path (FalkorDB's GRAPH.RO_QUERY; a Neo4j read transaction after an EXPLAIN that must plan them read-only) with the
+store's time limit, and with at most ``limit`` rows.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from neo4j_graphrag.schema import format_schema
+
+from kgqa.errors import StoreError
+from kgqa.store import queries as q
+from kgqa.store.base import ALIAS_LABEL, GraphStore
+
+NODE_PROPERTIES = (q.ID, q.NAME, q.DOC, q.REL_DOC)
+"""The properties every kgqa node carries besides its vectors."""
+_TRAILING_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
+
+
+def with_limit(query: str, limit: int) -> str:
+    """``query`` returning at most ``limit`` rows: a trailing LIMIT above it is lowered, none is added."""
+    text = query.strip().rstrip(";").rstrip()
+    found = _TRAILING_LIMIT.search(text)
+    if found is None:
+        return f"{text}\nLIMIT {limit}"
+    if int(found[1]) <= limit:
+        return text
+    return f"{text[: found.start()]}LIMIT {limit}"
+
+
+class KgqaGraph:
+    """An SKB of a kgqa store as a langchain-neo4j ``GraphStore`` (read-only)."""
+
+    def __init__(self, store: GraphStore, skb: str, *, limit: int | None = None) -> None:
+        """``limit``: the most rows a query returns (a LIMIT is added or lowered); None leaves queries as they are."""
+        if limit is not None and limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        self.store = store
+        self.skb = skb
+        self.limit = limit
+        self.schema = ""
+        self.structured_schema: dict[str, Any] = {}
+        self.refresh_schema()
+
+    @property
+    def get_schema(self) -> str:
+        return self.schema
+
+    @property
+    def get_structured_schema(self) -> dict[str, Any]:
+        return self.structured_schema
+
+    def query(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Rows of a read-only query as dicts by column (nodes as their properties); a write, a syntax error or a
+        timeout raises :class:`~kgqa.errors.StoreError`."""
+        text = query if self.limit is None else with_limit(query, self.limit)
+        return self.store.read_records(self.skb, text, params or {})
+
+    def refresh_schema(self) -> None:
+        live = self.store.schema(self.skb)
+        labels = sorted(info.name for info in live.labels if info.name != ALIAS_LABEL)
+        props = [{"property": name, "type": "STRING"} for name in NODE_PROPERTIES]
+        self.structured_schema = {
+            "node_props": {label: props for label in labels},
+            "rel_props": {},
+            "relationships": [
+                {"start": rel.source, "type": rel.type, "end": rel.target}
+                for rel in sorted(live.relationships, key=lambda r: (r.source, r.type, r.target))
+                if ALIAS_LABEL not in (rel.source, rel.target)
+            ],
+            "metadata": {"constraint": [], "index": []},
+        }
+        self.schema = format_schema(self.structured_schema, is_enhanced=False)
+
+    def add_graph_documents(self, graph_documents: list[Any], include_source: bool = False) -> None:
+        raise StoreError("kgqa's graph is read-only here: load an SKB with kgqa load")

@@ -1,0 +1,132 @@
+"""``KgqaRetriever``: kgqa's answers as a LangChain retriever, on the embedded store or on a Neo4j database that a
+``langchain_neo4j.Neo4jGraph`` already holds."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+
+from kgqa.answers import Candidate
+from kgqa.app import Answer, Kgqa
+from kgqa.choices import RerankerSetting, Steps
+from kgqa.config import load_config, validate
+from kgqa.errors import ConfigError
+from kgqa.langchain.chat import LangChainChat
+from kgqa.store.base import NodeText
+
+if TYPE_CHECKING:
+    from langchain_neo4j import Neo4jGraph
+
+
+class KgqaRetriever(BaseRetriever):
+    """Retrieves an SKB's nodes for a question with kgqa's pipeline (AF-Retriever), best first.
+
+    Each :class:`~langchain_core.documents.Document` holds the node's document (with its relations when
+    ``relations`` is set) and, in its metadata, what kgqa knows of the answer: ``id``, ``type``, ``name``, ``rank``,
+    ``score``, ``strands``, ``round_l``, ``plan``, ``evidence`` (the plan's constants and the nodes they were
+    grounded to) and the compiled ``query`` with its ``params``, ready for Neo4j Browser. The settings left None
+    are kgqa's configuration (file, environment).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    kg: Kgqa = Field(exclude=True)
+    """An open kgqa (``kgqa.connect()``); :meth:`from_neo4j_graph` opens one over a Neo4jGraph."""
+    skb: str
+    k: int | None = None
+    steps: Steps | None = None
+    reranker: RerankerSetting | None = None
+    types: list[str] | None = None
+    """Answer types (default: the SKB's candidate types)."""
+    relations: bool = False
+    """Whether ``page_content`` is the document with relations (STaRK's full document) or without."""
+
+    def __init__(self, *, llm: BaseChatModel | None = None, **data: Any) -> None:
+        """``llm``: a LangChain chat model that writes step 2's Cypher and reranks, instead of kgqa's ``llm``."""
+        super().__init__(**data)
+        if llm is not None:
+            self.kg = self.kg.with_llm(LangChainChat(llm))
+        if self.reranker is not None:
+            config = replace(self.kg.config, reranker=self.reranker)
+            validate(config)
+            self.kg = self.kg.with_config(config)
+
+    @classmethod
+    def from_neo4j_graph(
+        cls,
+        graph: Neo4jGraph,
+        skb: str,
+        *,
+        llm: BaseChatModel | None = None,
+        config: dict[str, Any] | None = None,
+        **settings: Any,
+    ) -> KgqaRetriever:
+        """A retriever over the SKB loaded (``kgqa load --store neo4j``) into ``graph``'s database, reusing its
+        driver, read-only. ``config``: kgqa settings (embedder, cache paths ...) on top of file and environment."""
+        from kgqa.store.neo4j import Neo4jStore
+
+        driver, database = getattr(graph, "_driver", None), getattr(graph, "_database", None)
+        if driver is None:
+            raise ConfigError("from_neo4j_graph needs a langchain_neo4j.Neo4jGraph (it has no driver)")
+        kgqa_config = replace(load_config(config or {}), store="neo4j")
+        store = Neo4jStore.borrow(
+            driver,
+            database or kgqa_config.neo4j_database,
+            query_timeout=kgqa_config.neo4j_query_timeout,
+            row_cap=kgqa_config.neo4j_row_cap,
+        )
+        return cls(kg=Kgqa(kgqa_config, store=store), skb=skb, llm=llm, **settings)
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        answer = self.kg.ask(query, self.skb, types=self.types, top_k=self.k, steps=self.steps)
+        return documents(self.kg, self.skb, answer, relations=self.relations)
+
+    def close(self) -> None:
+        """Close the kgqa this retriever opened (:meth:`from_neo4j_graph`); the Neo4jGraph's driver stays open."""
+        self.kg.close()
+
+
+def documents(kg: Kgqa, skb: str, answer: Answer, *, relations: bool = False) -> list[Document]:
+    """The answers of ``answer`` as LangChain documents, in rank order (see :class:`KgqaRetriever`)."""
+    texts: dict[str, NodeText] = {}
+    for label in dict.fromkeys(c.type for c in answer.answers):
+        ids = [c.id for c in answer.answers if c.type == label]
+        texts.update((t.id, t) for t in kg.store.documents(skb, label, ids))
+    trace = answer.trace
+    return [
+        Document(
+            page_content=_content(texts.get(c.id), relations),
+            metadata=_metadata(rank, c, trace.query, trace.params),
+            id=c.id,
+        )
+        for rank, c in enumerate(answer.answers, 1)
+    ]
+
+
+def _content(text: NodeText | None, relations: bool) -> str:
+    if text is None:
+        return ""
+    body = text.doc or text.name
+    return body + text.rel_doc if relations else body
+
+
+def _metadata(rank: int, c: Candidate, query: str | None, params: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "type": c.type,
+        "name": c.name,
+        "rank": rank,
+        "score": c.score,
+        "strands": list(c.strands),
+        "round_l": c.round_l,
+        "plan": c.plan,
+        "evidence": [asdict(m) for m in c.matches],
+        "query": query,
+        "params": params,
+    }
