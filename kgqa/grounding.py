@@ -16,6 +16,7 @@ from cypher.compile import PatternQuery, pattern_query
 from cypher.plan import QueryPlan, Symbol
 from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
+from kgqa.errors import StoreTimeoutError
 from kgqa.store.base import GraphStore
 
 
@@ -72,6 +73,9 @@ class GroundingResult:
     """constant symbol -> its search string, for the evidence"""
     via_alias: dict[tuple[str, str], str] = field(default_factory=dict)
     """(constant symbol, candidate id) -> the alias that made the node a candidate, for the evidence"""
+    timed_out: str = ""
+    """Why the scope expansion stopped early: the round that ran past the store's time limit (its targets are
+    not kept, those of the rounds before are)."""
 
     def params_at(self, scope: int) -> dict[str, Any]:
         """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates."""
@@ -173,7 +177,11 @@ def ground(
     seen: dict[str, Grounded] = {}
     for scope in expansion_schedule(l_max):
         start = time.perf_counter()
-        rows = store.read(skb, query.text, result.params_at(scope))
+        try:
+            rows = store.read(skb, query.text, result.params_at(scope))
+        except StoreTimeoutError as exc:  # an LLM's plan can be far too broad; what was grounded before stands
+            result.timed_out = f"l={scope} ran past the time limit ({exc})"
+            break
         for node_id, name, label, *matched in rows:
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
             seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))

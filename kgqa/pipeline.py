@@ -224,6 +224,8 @@ def _graph_strand(
         )  # a plan without a target never gets here (_plan)
         trace.query, trace.params = result.query.text, result.last_params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+        if result.timed_out:
+            record.degrade(f"{record.detail}; {result.timed_out}".lstrip("; "))
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"

@@ -87,7 +87,7 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
     if error:
         ran.degrade(f"the store refused the query: {error}")
     elif not query:
-        ran.degrade("the corrector found the query against the schema; nothing ran")
+        ran.degrade("CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns); nothing ran")
     elif not rows:
         ran.detail = "the query returned no rows"
     trace.steps += [written, ran]

@@ -56,6 +56,8 @@ class KgqaRetriever(BaseRetriever):
             config = replace(self.kg.config, reranker=self.reranker)
             validate(config)
             self.kg = self.kg.with_config(config)
+        # Fail here, not at the first question: the SKB must be loaded, the types its own, the settings coherent.
+        self.kg.prepare(self.skb, types=self.types, top_k=self.k, steps=self.steps)
 
     @classmethod
     def from_neo4j_graph(
