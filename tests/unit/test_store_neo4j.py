@@ -41,6 +41,9 @@ class Result:
     def __iter__(self) -> Any:
         return iter(Record(r) for r in self.rows)
 
+    def keys(self) -> list[str]:
+        return [f"c{i}" for i in range(len(self.rows[0]))] if self.rows else []
+
     def consume(self) -> Summary:
         return Summary(self.query_type)
 
@@ -353,3 +356,44 @@ def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
     assert store.text_top_k("prime", "drug", ["parasitic", "worms"], 5) == [TextHit("2", "ivermectin", "drug", 2.5)]
     assert driver.sent[-1][2] == {"index": text, "query": "parasitic OR worms", "k": 5}
     assert store.text_top_k("prime", "drug", [], 5) == []
+
+
+def test_read_records_gives_rows_as_langchain_neo4j_does() -> None:
+    """Someone else's query (the text2cypher baseline's): preflight, read transaction, and driver values made
+    plain: a node as its properties without vectors, a relationship as its type, a path as nodes and types."""
+    from neo4j.graph import Graph, Node, Path
+
+    graph = Graph()
+    drug = Node(graph, "a", 1, ["drug"], {"id": "3", "name": "sumatriptan", "name_emb": [0.1], "plain_emb": [0.2]})
+    disease = Node(graph, "b", 2, ["disease"], {"id": "1", "doc_emb": [0.3]})
+    edge = graph.relationship_type("indication")(graph, "r", 3, {})
+    edge._start_node, edge._end_node = drug, disease
+    driver = FakeDriver(answers=[("MATCH p", [[drug, edge, Path(drug, edge), [disease, "x"], 7]])])
+    store = store_with(driver)
+    store._known.add("prime")
+    rows = store.read_records("prime", "MATCH p = (y)-[r]->(d) RETURN y, r, p, [d, 'x'], 7 LIMIT 3", {"k": 1})
+    assert rows == [
+        {
+            "c0": {"id": "3", "name": "sumatriptan"},
+            "c1": "indication",
+            "c2": [{"id": "3", "name": "sumatriptan"}, "indication", {"id": "1"}],
+            "c3": [{"id": "1"}, "x"],
+            "c4": 7,
+        }
+    ]
+    assert [(mode, text[:15]) for mode, text, _ in driver.sent[-2:]] == [
+        ("read", "EXPLAIN MATCH p"),
+        ("read", "MATCH p = (y)-["),
+    ]
+    driver.writes_in_reads = True
+    with pytest.raises(StoreError, match="not read-only"):
+        store.read_records("prime", "CREATE (n) RETURN n")
+
+
+def test_a_borrowed_driver_stays_open() -> None:
+    closed: list[bool] = []
+    driver = FakeDriver()
+    driver.close = lambda: closed.append(True)  # type: ignore[method-assign]
+    driver.answers.insert(0, ("dbms.components", [["2025.05.0"]]))
+    Neo4jStore.borrow(driver, "neo4j").close()
+    assert closed == []
