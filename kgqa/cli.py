@@ -31,7 +31,7 @@ from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, StoreError
+from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, StoreError
 from kgqa.qa import SPLITS
 from kgqa.skbs import KNOWN
 
@@ -568,6 +568,7 @@ def eval_command(
         results,
         run_eval,
     )
+    from kgqa.llm import parse_llm_spec
     from kgqa.qa import load_questions
     from loaders.stark_embeddings import read_query_vectors
 
@@ -581,6 +582,10 @@ def eval_command(
     with _open(ctx, **flags) as kg:
         rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
         rows += [BASELINE_ROWS[name] for name in baselines]
+        if baselines and parse_llm_spec(kg.config.llm)[0] == "none":  # before any question is answered
+            raise ConfigError(
+                f"--baseline {baselines[0]} needs an LLM: set llm, or --llm openai:MODEL | llama:PATH.gguf"
+            )
         kg.meta(skb)
         with Progress(
             TextColumn("{task.description}"),

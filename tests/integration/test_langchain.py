@@ -18,6 +18,7 @@ from kgqa.evaluate import BASELINE_ROWS, eval_settings, load_records, run_eval
 from kgqa.langchain import KgqaRetriever
 from kgqa.llm import Completion, Message
 from kgqa.qa import Question
+from tests.unit.test_cli_errors import run
 
 QUESTION = "Which drugs are indicated for migraine?"
 # Fixture ids: 0 strongyloidiasis, 1 migraine (diseases); 2 ivermectin, 3 sumatriptan (drugs); 4 CYP3A4, 5 HTR1B;
@@ -171,3 +172,18 @@ def test_read_records_gives_rows_by_column_without_vectors(open_kg: Kgqa) -> Non
     assert rows[0]["t"] == rows[0]["r"] == "indication"
     assert [part if isinstance(part, str) else part["id"] for part in rows[0]["p"]] == ["3", "indication", "1"]
     assert rows[0]["l"] == ["sumatriptan", 1]
+
+
+def test_kgqa_eval_baseline_without_an_llm_is_refused_before_any_question(
+    cli_env: dict[str, str], prime_dir: Path, tmp_path: Path
+) -> None:
+    assert run(cli_env, "load", "stark", "--name", "prime", "--dir", str(prime_dir)).exit_code == 0
+    qa = tmp_path / "qa.csv"
+    qa.write_text('id,query,answer_ids\n1,Which drugs are indicated for migraine?,"[3]"\n', encoding="utf-8")
+    args = ("eval", "--skb", "prime", "--qa", str(qa), "--baseline", "text2cypher", "--out", str(tmp_path / "r.json"))
+    refused = run(cli_env, *args)
+    assert refused.exit_code == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.splitlines()[-1].startswith("error: --baseline text2cypher needs an LLM: set llm, or --llm")
+    assert not (tmp_path / "r.json.jsonl").exists()  # refused before any question was answered
+    unknown = run(cli_env, *args[:-2], "--baseline", "cypher-only")
+    assert unknown.exit_code == 2 and "Invalid value for '--baseline': 'cypher-only'" in unknown.stderr
