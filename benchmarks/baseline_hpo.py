@@ -24,6 +24,7 @@ from pathlib import Path
 from kgqa.app import Kgqa
 from kgqa.config import load_config
 from kgqa.evaluate import BASELINE_ROWS, Record, Row, eval_settings, load_records, results, run_eval
+from kgqa.langchain.baseline import CORRECTOR_REJECTED, STORE_REFUSED
 from kgqa.provenance import CODE_PATHS, origin, replace_block
 from kgqa.qa import load_questions
 
@@ -57,19 +58,23 @@ def measure(run: str, llm: str, limit: int | None) -> None:
 
 
 def failures(records: Sequence[Record]) -> str:
-    """For the baseline: the share of questions whose query was rejected or refused, and whose query ran empty."""
-    runs = [next((s for s in r.steps if s["name"] == "execute"), None) for r in records]
-    refused = sum(1 for s in runs if s is not None and s["status"] == "degraded")
-    empty = sum(1 for s in runs if s is not None and s["status"] != "degraded" and "no rows" in s["detail"])
-    return f"{refused / len(records):.2f} / {empty / len(records):.2f}" if records else "-"
+    """For the baseline: the shares of questions whose query the corrector rejected, the store refused, and that
+    ran but returned no rows."""
+    runs = [next((s for s in r.steps if s["name"] == "execute"), {"detail": ""}) for r in records]
+    shares = [
+        sum(s["detail"].startswith(CORRECTOR_REJECTED) for s in runs),
+        sum(s["detail"].startswith(STORE_REFUSED) for s in runs),
+        sum(s["detail"] == "the query returned no rows" for s in runs),
+    ]
+    return " / ".join(f"{n / len(records):.2f}" for n in shares) if records else "-"
 
 
 def table() -> str:
     lines = [
         f"Questions: `{QUESTIONS.name}` (quality_hpo.py's 200 natural-phrasing HPO questions), k = 20.",
         "",
-        "| row | LLM | hit@1 | hit@5 | recall@20 | MRR | n | median s / q | LLM calls / q | no query / no rows "
-        "| commit |",
+        "| row | LLM | hit@1 | hit@5 | recall@20 | MRR | n | median s / q | LLM calls / q | rejected / refused / no "
+        "rows | commit |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in RUNS:

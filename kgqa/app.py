@@ -138,6 +138,7 @@ class Kgqa:
         self.store: GraphStore = store if store is not None else open_store(config)
         self._models = _Models(embedder)
         self._given_llm = None if llm is None else self._cached(llm)
+        self._owns_given_llm = llm is not None
         self._owner = True
 
     def __enter__(self) -> Kgqa:
@@ -153,24 +154,29 @@ class Kgqa:
         view = copy.copy(self)
         view.config = config
         view._owner = False
+        view._owns_given_llm = False  # the LLM cache stays with whoever opened it
         return view
 
     def close(self) -> None:
+        """Close the store, the caches and the models' clients; a view closes only the LLM cache it opened itself
+        (:meth:`with_llm`)."""
         if not self._owner:
+            if self._owns_given_llm and self._given_llm is not None:
+                self._given_llm.cache.close()
             return
         try:
             self.store.close()
         finally:
             if self._models.embedder is not None:
                 self._models.embedder.cache.close()
-            given = [self._given_llm] if self._given_llm else []
+            given = [self._given_llm] if self._given_llm and self._owns_given_llm else []
             for chat in [*self._models.llms.values(), *given]:
                 chat.cache.close()
 
     def with_llm(self, llm: ChatModel) -> Kgqa:
         """This kgqa answering with ``llm`` (instead of the ``llm`` setting), sharing the store and the models."""
         view = self.with_config(self.config)
-        view._given_llm = self._cached(llm)
+        view._given_llm, view._owns_given_llm = self._cached(llm), True
         return view
 
     def _cached(self, chat: ChatModel) -> CachedChat:

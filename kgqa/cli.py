@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -581,11 +582,14 @@ def eval_command(
     flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
     with _open(ctx, **flags) as kg:
         rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
-        rows += [BASELINE_ROWS[name] for name in baselines]
-        if baselines and parse_llm_spec(kg.config.llm)[0] == "none":  # before any question is answered
-            raise ConfigError(
-                f"--baseline {baselines[0]} needs an LLM: set llm, or --llm openai:MODEL | llama:PATH.gguf"
-            )
+        rows += [BASELINE_ROWS[name] for name in dict.fromkeys(baselines)]
+        if baselines:  # refused before any question is answered
+            if parse_llm_spec(kg.config.llm)[0] == "none":
+                raise ConfigError(
+                    f"--baseline {baselines[0]} needs an LLM: set llm, or --llm openai:MODEL | llama:PATH.gguf"
+                )
+            if importlib.util.find_spec("langchain_neo4j") is None:
+                raise ConfigError(f"--baseline {baselines[0]} needs: pip install 'kgqa[langchain]'")
         kg.meta(skb)
         with Progress(
             TextColumn("{task.description}"),

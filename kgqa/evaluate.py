@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.choices import Baseline, Reranker, Steps
+from kgqa.choices import BASELINES, Baseline, Reranker, Steps
 from kgqa.config import Config
 from kgqa.errors import InputError
 from kgqa.llm import parse_llm_spec
@@ -343,9 +343,10 @@ def _latency(values: Sequence[float]) -> dict[str, float]:
 
 def results(records: Sequence[Record], rows: Sequence[Row], settings: dict[str, Any]) -> dict[str, Any]:
     """The results.json document: the provenance of this summary, the settings, the commits of all records, then the
-    last row's section at the top level and every row under ``ablation``."""
+    last kgqa row's section at the top level (not a baseline's) and every row under ``ablation``."""
     by_row = {row[0]: summarize([r for r in records if r.row == row[0]]) for row in rows}
-    main = by_row[rows[-1][0]]
+    ours = [row for row in rows if row_parts(row)[1] not in BASELINES] or list(rows)
+    main = by_row[ours[-1][0]]  # a baseline's row never heads the results
     doc: dict[str, Any] = {
         "provenance": provenance(),
         "settings": settings,

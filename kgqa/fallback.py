@@ -89,5 +89,8 @@ def ground_linked_too(
     linked = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases)
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.last_params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
+    if linked.timed_out:
+        rounds = f"{rounds}; its {linked.timed_out}".lstrip("; ")
     merged = merge_groundings(result, linked, LINKED_PREFIX)
+    merged.timed_out = result.timed_out or linked.timed_out
     return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"

@@ -225,10 +225,12 @@ def _graph_strand(
         trace.query, trace.params = result.query.text, result.last_params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
         if result.timed_out:
-            record.degrade(f"{record.detail}; {result.timed_out}".lstrip("; "))
+            record.detail = f"{record.detail}; {result.timed_out}".lstrip("; ")
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
+        if result.timed_out:  # a round ran past the store's time limit: fewer targets than the plan asked for
+            record.degrade(record.detail)
     with trace.step(6) as record:
         question_vector, doc_question = question_vectors
         ranking = rank_graph_strand(

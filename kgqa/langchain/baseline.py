@@ -6,7 +6,9 @@ directions against the schema (``validate_cypher=True``), and the LLM's query it
 k rows (``return_direct=True``: the rows are the answer, no second LLM call). The answer is the nodes of those rows
 in order: a returned node by its id, a returned string by the node whose id or name it is (a user reading
 "Marfan syndrome" has found that node). A query the corrector rejects, the store refuses (syntax, a write, a
-timeout) or that returns nothing answers nothing, as its user would experience it.
+timeout) or that returns nothing answers nothing, as its user would experience it; so does an LLM failure, which
+fails the user's chain as a whole (kgqa's own steps degrade instead). On the embedded FalkorDB, a query in
+Neo4j-only Cypher (``EXISTS {}``, APOC) is refused like any other: the trace says so (step ``execute``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_neo4j import GraphCypherQAChain
 
 from kgqa.answers import Candidate
-from kgqa.errors import ConfigError, StoreError
+from kgqa.errors import ConfigError, InputError, LlmError, StoreError
 from kgqa.langchain.chat import KgqaChatModel
 from kgqa.langchain.graph import KgqaGraph
 from kgqa.store import queries as q
@@ -28,6 +30,8 @@ from kgqa.trace import STEP_NAMES, StepTrace, Trace
 if TYPE_CHECKING:
     from kgqa.app import Answer, Kgqa
 
+CORRECTOR_REJECTED = "CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns)"
+STORE_REFUSED = "the store refused the query"
 STEPS_MODE = "text2cypher"
 STRAND = "text2cypher"
 MAX_TOKENS = 512
@@ -35,23 +39,11 @@ MAX_TOKENS = 512
 model may add some, and a query cut short would be the budget's fault, not the approach's)."""
 
 
-class _RecordingGraph(KgqaGraph):
-    """Remembers the last query it ran, so the trace has it even when the store refuses it."""
-
-    last_query: str = ""
-
-    def query(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        self.last_query = query
-        return super().query(query, params)
-
-
 def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None = None) -> Answer:
     """Answer ``question`` the langchain-neo4j way with kgqa's configured LLM over ``skb``."""
     from kgqa.app import Answer
 
     if not question.strip():
-        from kgqa.errors import InputError
-
         raise InputError("the question is empty")
     llm = kg.llm
     if llm is None:
@@ -60,7 +52,7 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
     k = top_k or kg.config.top_k
     c = kg.config
     trace = Trace(skb, STEPS_MODE, llm.name, "none", k, c.alpha, c.l_max, c.embedder, meta.candidate_types)
-    graph = _RecordingGraph(kg.store, skb, limit=k)
+    graph = KgqaGraph(kg.store, skb, limit=k)
     model = KgqaChatModel(chat=llm, max_tokens=MAX_TOKENS, temperature=c.llm_temperature)
     chain = GraphCypherQAChain.from_llm(
         llm=model,
@@ -73,26 +65,31 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
     )
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    error = ""
+    written = StepTrace(2, STEP_NAMES[2])
+    ran = StepTrace(5, "execute")
     try:
         result = chain.invoke({"query": question})
         rows = result["result"]
-        query = result["intermediate_steps"][0]["query"]
+        corrected = result["intermediate_steps"][0]["query"]
+        written.detail = "corrected query: " + (corrected or "(none)")
+        if not corrected:
+            ran.degrade(f"{CORRECTOR_REJECTED}: nothing ran")
+        elif not rows:
+            ran.detail = "the query returned no rows"
+    except LlmError as exc:  # the user's chain fails as a whole: no answer
+        written.degrade(f"the LLM failed: {exc}")
+        ran.status, ran.detail = "skipped", "no query"
     except StoreError as exc:
-        error, query = str(exc), graph.last_query
+        ran.degrade(f"{STORE_REFUSED}: {exc}")
     seconds = round(time.perf_counter() - start, 4)
-    written = StepTrace(2, STEP_NAMES[2], detail="corrected query: " + (query or "(none)"))
     written.usage, written.seconds = model.usage, model.usage.seconds
-    ran = StepTrace(5, "execute", seconds=round(max(seconds - model.usage.seconds, 0.0), 4))
-    if error:
-        ran.degrade(f"the store refused the query: {error}")
-    elif not query:
-        ran.degrade("CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns); nothing ran")
-    elif not rows:
-        ran.detail = "the query returned no rows"
+    ran.seconds = round(max(seconds - model.usage.seconds, 0.0), 4)
     trace.steps += [written, ran]
-    trace.query, trace.params = query or None, {}
-    return Answer(question, answer_nodes(kg.store, skb, rows, k), trace)
+    trace.query, trace.params = graph.last_query or None, {}
+    start = time.perf_counter()
+    answers = answer_nodes(kg.store, skb, rows, k)
+    trace.seconds["answer nodes"] = round(time.perf_counter() - start, 4)  # kgqa's mapping, not the chain's work
+    return Answer(question, answers, trace)
 
 
 def answer_nodes(store: GraphStore, skb: str, rows: Sequence[dict[str, Any]], k: int) -> list[Candidate]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,7 +21,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from kgqa.errors import LlmError
 from kgqa.llm import ChatModel, Completion, Message, Role, Usage
@@ -71,9 +72,17 @@ class KgqaChatModel(BaseChatModel):
 
     chat: Any
     """The kgqa :class:`~kgqa.llm.ChatModel` (usually ``Kgqa.llm``, behind the response cache)."""
-    max_tokens: int = 512
+    max_tokens: int = Field(default=512, ge=1)
     temperature: float = 0.0
     usage: Usage = Field(default_factory=Usage)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @field_validator("chat")
+    @classmethod
+    def _a_chat_model(cls, chat: Any) -> Any:
+        if not callable(getattr(chat, "complete", None)) or not isinstance(getattr(chat, "name", None), str):
+            raise ValueError(f"chat must be a kgqa ChatModel (kg.llm, which is None without an LLM), got {chat!r}")
+        return chat
 
     @property
     def _llm_type(self) -> str:
@@ -93,7 +102,8 @@ class KgqaChatModel(BaseChatModel):
         chat: ChatModel = self.chat
         ours = [Message(_role(m), m.text) for m in messages]
         completion = chat.complete(ours, max_tokens=self.max_tokens, temperature=self.temperature)
-        self.usage.add(completion)
+        with self._lock:  # .batch() calls from a thread pool
+            self.usage.add(completion)
         message = AIMessage(
             content=completion.text,
             usage_metadata={

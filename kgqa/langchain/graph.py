@@ -21,18 +21,28 @@ from kgqa.store.base import ALIAS_LABEL, GraphStore
 
 NODE_PROPERTIES = (q.ID, q.NAME, q.DOC, q.REL_DOC)
 """The properties every kgqa node carries besides its vectors."""
-_TRAILING_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
+_LIMIT = re.compile(r"\bLIMIT\b", re.IGNORECASE)
+_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
+_TOKENS = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`|//[^\n]*|/\*.*?\*/|[^'\"`/]+|/", re.DOTALL)
+
+
+def without_comments(query: str) -> str:
+    """``query`` without its ``//`` and ``/* */`` comments (strings and quoted names kept as they are)."""
+    return "".join(t for t in _TOKENS.findall(query) if not t.startswith(("//", "/*")))
 
 
 def with_limit(query: str, limit: int) -> str:
-    """``query`` returning at most ``limit`` rows: a trailing LIMIT above it is lowered, none is added."""
-    text = query.strip().rstrip(";").rstrip()
-    found = _TRAILING_LIMIT.search(text)
-    if found is None:
+    """``query`` returning at most ``limit`` rows: a trailing integer LIMIT above it is lowered, one at or below it
+    kept, and without any a LIMIT is added. A LIMIT of a parameter or an expression stays as written (it runs, or
+    fails, as it would for langchain-neo4j; the chain keeps its first k rows either way)."""
+    text = without_comments(query).strip().rstrip(";").rstrip()
+    last = list(_LIMIT.finditer(text))[-1:]
+    argument = text[last[0].end() :].strip() if last else ""
+    if not last or _RETURN.search(argument):  # no LIMIT after the final RETURN
         return f"{text}\nLIMIT {limit}"
-    if int(found[1]) <= limit:
+    if not argument.isdigit() or int(argument) <= limit:
         return text
-    return f"{text[: found.start()]}LIMIT {limit}"
+    return f"{text[: last[0].start()]}LIMIT {limit}"
 
 
 class KgqaGraph:
@@ -47,6 +57,8 @@ class KgqaGraph:
         self.limit = limit
         self.schema = ""
         self.structured_schema: dict[str, Any] = {}
+        self.last_query = ""
+        """The text of the last query run, as sent (with its LIMIT): what a trace shows."""
         self.refresh_schema()
 
     @property
@@ -58,10 +70,10 @@ class KgqaGraph:
         return self.structured_schema
 
     def query(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Rows of a read-only query as dicts by column (nodes as their properties); a write, a syntax error or a
+        """Rows of a read-only query as dicts by column (see GraphStore.read_records); a write, a syntax error or a
         timeout raises :class:`~kgqa.errors.StoreError`."""
-        text = query if self.limit is None else with_limit(query, self.limit)
-        return self.store.read_records(self.skb, text, params or {})
+        self.last_query = query if self.limit is None else with_limit(query, self.limit)
+        return self.store.read_records(self.skb, self.last_query, params or {})
 
     def refresh_schema(self) -> None:
         live = self.store.schema(self.skb)

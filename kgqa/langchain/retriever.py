@@ -10,7 +10,7 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from kgqa.answers import Candidate
 from kgqa.app import Answer, Kgqa
@@ -39,25 +39,34 @@ class KgqaRetriever(BaseRetriever):
     kg: Kgqa = Field(exclude=True)
     """An open kgqa (``kgqa.connect()``); :meth:`from_neo4j_graph` opens one over a Neo4jGraph."""
     skb: str
-    k: int | None = None
+    k: int | None = Field(default=None, ge=1)
     steps: Steps | None = None
     reranker: RerankerSetting | None = None
     types: list[str] | None = None
     """Answer types (default: the SKB's candidate types)."""
     relations: bool = False
     """Whether ``page_content`` is the document with relations (STaRK's full document) or without."""
+    _opened: Kgqa | None = PrivateAttr(default=None)
+    _given: Kgqa | None = PrivateAttr(default=None)
 
     def __init__(self, *, llm: BaseChatModel | None = None, **data: Any) -> None:
         """``llm``: a LangChain chat model that writes step 2's Cypher and reranks, instead of kgqa's ``llm``."""
         super().__init__(**data)
-        if llm is not None:
-            self.kg = self.kg.with_llm(LangChainChat(llm))
+        given = self.kg
         if self.reranker is not None:
             config = replace(self.kg.config, reranker=self.reranker)
             validate(config)
             self.kg = self.kg.with_config(config)
+        if llm is not None:  # last: the view that opens the model's cache is the one close() closes
+            self.kg = self.kg.with_llm(LangChainChat(llm))
+        self._given = given
         # Fail here, not at the first question: the SKB must be loaded, the types its own, the settings coherent.
-        self.kg.prepare(self.skb, types=self.types, top_k=self.k, steps=self.steps)
+        try:
+            self.kg.prepare(self.skb, types=self.types, top_k=self.k, steps=self.steps)
+        except BaseException:
+            if self.kg is not given:
+                self.kg.close()  # a view: what it opened (the model's cache), not the caller's kgqa
+            raise
 
     @classmethod
     def from_neo4j_graph(
@@ -83,15 +92,26 @@ class KgqaRetriever(BaseRetriever):
             query_timeout=kgqa_config.neo4j_query_timeout,
             row_cap=kgqa_config.neo4j_row_cap,
         )
-        return cls(kg=Kgqa(kgqa_config, store=store), skb=skb, llm=llm, **settings)
+        kg = Kgqa(kgqa_config, store=store)
+        try:
+            retriever = cls(kg=kg, skb=skb, llm=llm, **settings)
+        except BaseException:
+            kg.close()
+            raise
+        retriever._opened = kg
+        return retriever
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
         answer = self.kg.ask(query, self.skb, types=self.types, top_k=self.k, steps=self.steps)
         return documents(self.kg, self.skb, answer, relations=self.relations)
 
     def close(self) -> None:
-        """Close the kgqa this retriever opened (:meth:`from_neo4j_graph`); the Neo4jGraph's driver stays open."""
-        self.kg.close()
+        """Close what this retriever opened: the LLM cache of its ``llm``, and the kgqa of :meth:`from_neo4j_graph`
+        (the Neo4jGraph's driver stays open). A kgqa passed in as ``kg`` is its caller's to close."""
+        if self.kg is not self._given:
+            self.kg.close()  # a view: closes only what the view itself opened
+        if self._opened is not None:
+            self._opened.close()
 
 
 def documents(kg: Kgqa, skb: str, answer: Answer, *, relations: bool = False) -> list[Document]:
@@ -100,13 +120,8 @@ def documents(kg: Kgqa, skb: str, answer: Answer, *, relations: bool = False) ->
     for label in dict.fromkeys(c.type for c in answer.answers):
         ids = [c.id for c in answer.answers if c.type == label]
         texts.update((t.id, t) for t in kg.store.documents(skb, label, ids))
-    trace = answer.trace
     return [
-        Document(
-            page_content=_content(texts.get(c.id), relations),
-            metadata=_metadata(rank, c, trace.query, trace.params),
-            id=c.id,
-        )
+        Document(page_content=_content(texts.get(c.id), relations), metadata=_metadata(rank, c, answer), id=c.id)
         for rank, c in enumerate(answer.answers, 1)
     ]
 
@@ -118,7 +133,19 @@ def _content(text: NodeText | None, relations: bool) -> str:
     return body + text.rel_doc if relations else body
 
 
-def _metadata(rank: int, c: Candidate, query: str | None, params: dict[str, Any] | None) -> dict[str, Any]:
+def _query(c: Candidate, answer: Answer) -> tuple[str | None, dict[str, Any] | None]:
+    """The compiled query (and parameters) that grounded ``c``: the LLM's plan's, or the linked plan's when that one
+    grounded it beside the LLM's; none for an answer of the vector or full-text strand alone."""
+    trace = answer.trace
+    if "graph" not in c.strands:
+        return None, None
+    if c.plan == "linked" and trace.fallback is not None:
+        return trace.fallback["query"], trace.fallback["params"]
+    return trace.query, trace.params
+
+
+def _metadata(rank: int, c: Candidate, answer: Answer) -> dict[str, Any]:
+    query, params = _query(c, answer)
     return {
         "id": c.id,
         "type": c.type,

@@ -281,9 +281,11 @@ class GraphStore(Protocol):
         ...
 
     def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """Run someone else's read-only query and return its rows as langchain-neo4j's ``Neo4jGraph.query`` does:
-        one dict per row by column name, a node as its properties (vectors left out), a relationship as its type
-        and a path as the list of its nodes and types (:func:`kgqa.store.reads.plain_node`)."""
+        """Run someone else's read-only query and return its rows much as langchain-neo4j's ``Neo4jGraph.query``
+        does: one dict per row by column name, a node as its properties (vectors left out,
+        :func:`kgqa.store.reads.plain_node`), a path as the list of its nodes and relationship types. A relationship
+        is its type alone (``Neo4jGraph`` gives (start, type, end)): FalkorDB's edges carry no endpoint
+        properties."""
         ...
 
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:

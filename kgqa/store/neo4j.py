@@ -188,8 +188,8 @@ class Neo4jStore(CatalogueReads):
         return self._read_rows(q.statement(query, self.syntax), dict(params or {}))
 
     def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        self._check(graph)
-        columns, rows = self._read_table(q.statement(query, self.syntax), dict(params or {}))
+        self._check(graph)  # sent as written, in the server's default Cypher, as Neo4jGraph.query sends it
+        columns, rows = self._read_table(query, dict(params or {}))
         return [dict(zip(columns, map(_plain, row), strict=True)) for row in rows]
 
     def _check(self, graph: str) -> None:

@@ -5,6 +5,7 @@ against the schema, a write, a syntax error) and as an eval row, and the store's
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
+from kgqa.errors import ConfigError, InputError, LlmError, SkbNotLoadedError
 from kgqa.evaluate import BASELINE_ROWS, eval_settings, load_records, run_eval
 from kgqa.langchain import KgqaRetriever
 from kgqa.llm import Completion, Message
@@ -85,14 +86,28 @@ def test_the_retriever_writes_cypher_with_a_langchain_chat_model(open_kg: Kgqa) 
     docs = retriever.invoke(QUESTION)
     assert docs[0].metadata["id"] == "3" and docs[0].metadata["plan"] == "llm"
     assert model.i == 2  # step 1 and step 2 asked it; no reranker
-    assert (
-        retriever.kg.config.reranker == "none" and open_kg.config.reranker == "auto"
-    )  # the caller's kgqa is as it was
+    assert retriever.kg.config.reranker == "none"
+    assert open_kg.config.reranker == "auto" and not open_kg.has_llm  # the caller's kgqa is as it was
+    # every graph answer's own query and parameters (the LLM's plan's or the linked plan's) give it back
+    for doc in docs:
+        meta = doc.metadata
+        if "graph" not in meta["strands"]:
+            assert meta["query"] is None and meta["params"] is None
+            continue
+        assert doc.id in [row[0] for row in open_kg.store.read("prime", meta["query"], meta["params"])], meta["plan"]
+    retriever.close()  # closes the model's reply cache it opened, not the caller's kgqa
+    with pytest.raises(sqlite3.ProgrammingError):
+        retriever.kg.llm.cache.get(b"x")  # type: ignore[union-attr]
+    assert open_kg.store.read("prime", "MATCH (n:drug) RETURN count(n)") == [[2]]
+    KgqaRetriever(kg=open_kg, skb="prime").close()  # closes nothing of the caller's
+    assert open_kg.store.read("prime", "MATCH (n:drug) RETURN count(n)") == [[2]]
 
 
 def test_the_retriever_refuses_bad_settings(open_kg: Kgqa) -> None:
     with pytest.raises(ValueError, match="steps"):
         KgqaRetriever(kg=open_kg, skb="prime", steps="everything")
+    with pytest.raises(ValueError, match="greater than or equal to 1"):
+        KgqaRetriever(kg=open_kg, skb="prime", k=0)
     with pytest.raises(ConfigError, match="needs an LLM"):
         KgqaRetriever(kg=open_kg, skb="prime", reranker="listwise")  # no LLM to rerank with
     with pytest.raises(InputError, match="unknown type 'protein'"):
@@ -135,6 +150,23 @@ def test_the_baseline_answers_with_the_llms_own_query(
         assert scripted.prompts[0].startswith("Task:Generate Cypher statement to query a graph database.")
         assert "(:drug)-[:indication]->(:disease)" in scripted.prompts[0] and QUESTION in scripted.prompts[0]
         assert kg.store.read("prime", count) == before  # nothing was written
+
+
+def test_an_llm_failure_answers_nothing_and_says_so(home: Path, tiny_model: Path) -> None:
+    class Down:
+        name = "down"
+
+        def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+            raise LlmError("LLM down at http://localhost:8000 timed out")
+
+    config = load_config({"home": home, "embedder": str(tiny_model), "llm_cache": False}, env={})
+    with Kgqa(config, llm=Down()) as kg:
+        answer = kg.text2cypher(QUESTION, "prime")
+    generated, ran = answer.trace.steps
+    assert answer.answers == [] and answer.trace.query is None
+    assert generated.status == "degraded"
+    assert generated.detail == "the LLM failed: LLM down at http://localhost:8000 timed out"
+    assert (ran.status, ran.detail) == ("skipped", "no query")
 
 
 def test_the_baseline_needs_an_llm(open_kg: Kgqa) -> None:

@@ -10,13 +10,13 @@ from typing import Any, ClassVar
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel, FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from kgqa.errors import LlmError, StoreError
 from kgqa.langchain.baseline import answer_nodes
 from kgqa.langchain.chat import KgqaChatModel, LangChainChat
 from kgqa.langchain.graph import KgqaGraph, with_limit
-from kgqa.llm import CachedChat, Completion, LlmCache, Message
+from kgqa.llm import CachedChat, Completion, LlmCache, Message, Usage
 from kgqa.store.base import ALIAS_LABEL, LabelInfo, NodeText, RelationshipInfo, Schema
 
 SYSTEM, USER = Message("system", "You write Cypher."), Message("user", "Which drugs treat migraine?")
@@ -116,6 +116,11 @@ def test_kgqa_models_answer_langchain_calls_and_count_usage() -> None:
     assert (model.usage.calls, model.usage.prompt_tokens, model.usage.completion_tokens) == (2, 60, 14)
 
 
+def test_kgqa_models_need_a_kgqa_chat_model() -> None:
+    with pytest.raises(ValidationError, match=r"kg\.llm, which is None without an LLM"):
+        KgqaChatModel(chat=None)
+
+
 def test_kgqa_models_refuse_tool_messages() -> None:
     with pytest.raises(LlmError, match="not 'tool'"):
         KgqaChatModel(chat=Scripted(["x"])).invoke([ToolMessage(content="r", tool_call_id="1")])
@@ -129,8 +134,17 @@ def test_kgqa_models_refuse_tool_messages() -> None:
         ("MATCH (n) RETURN n LIMIT 5", "MATCH (n) RETURN n LIMIT 5"),
         ("MATCH (n) RETURN n limit 20 ;", "MATCH (n) RETURN n limit 20"),
         ("MATCH (n) RETURN n LIMIT 1000", "MATCH (n) RETURN n LIMIT 20"),
-        ("MATCH (n) RETURN n // no limit", "MATCH (n) RETURN n // no limit\nLIMIT 20"),
+        ("MATCH (n) RETURN n // no limit", "MATCH (n) RETURN n\nLIMIT 20"),
         ("MATCH (n) WITH n LIMIT 3 RETURN n", "MATCH (n) WITH n LIMIT 3 RETURN n\nLIMIT 20"),
+        (
+            "MATCH (n) WITH n LIMIT 3 MATCH (m) RETURN m LIMIT 50",
+            "MATCH (n) WITH n LIMIT 3 MATCH (m) RETURN m LIMIT 20",
+        ),
+        ("MATCH (x) RETURN x LIMIT 5 // the top five", "MATCH (x) RETURN x LIMIT 5"),
+        ("MATCH (x) RETURN x /* all */ LIMIT 500", "MATCH (x) RETURN x  LIMIT 20"),
+        ("MATCH (x) RETURN x LIMIT $k", "MATCH (x) RETURN x LIMIT $k"),  # runs, or fails, as langchain-neo4j's would
+        ("MATCH (x {url: 'http://a//b'}) RETURN x", "MATCH (x {url: 'http://a//b'}) RETURN x\nLIMIT 20"),
+        ('MATCH (x {n: "a /* b"}) RETURN x // c', 'MATCH (x {n: "a /* b"}) RETURN x\nLIMIT 20'),
     ],
 )
 def test_queries_return_at_most_the_limit(query: str, limited: str) -> None:
@@ -214,3 +228,19 @@ def test_rows_become_answers_in_order_by_node_id_name_or_id_string() -> None:
     assert all(c.strands == ("text2cypher",) for c in answers)
     assert [c.id for c in answer_nodes(FakeStore(), "prime", rows, k=2)] == ["3", "2"]  # type: ignore[arg-type]
     assert answer_nodes(FakeStore(), "prime", [], k=2) == []  # type: ignore[arg-type]
+
+
+def test_a_baseline_row_never_heads_the_results() -> None:
+    """results.json's top level is the last kgqa row's section, also when a baseline's row comes after it."""
+    from dataclasses import asdict
+
+    from kgqa.evaluate import BASELINE_ROWS, Record, results
+
+    def record(row: str, hit: float) -> Record:
+        metrics = {"hit@1": hit, "hit@5": hit, "hit@20": hit, "recall@20": hit, "mrr": hit}
+        return Record(row, "q1", ["3"] if hit else [], metrics, 0.1, [], asdict(Usage(calls=1)))
+
+    rows = [("hybrid", "hybrid"), BASELINE_ROWS["text2cypher"]]
+    doc = results([record("hybrid", 1.0), record(rows[1][0], 0.0)], rows, {})
+    assert doc["metrics"]["hit@1"] == 1.0 and doc["questions"][0]["ranked"] == ["3"]
+    assert doc["ablation"]["text2cypher (langchain-neo4j)"]["hit@1"] == 0.0

@@ -358,7 +358,7 @@ def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
     assert store.text_top_k("prime", "drug", [], 5) == []
 
 
-def test_read_records_gives_rows_as_langchain_neo4j_does() -> None:
+def test_read_records_gives_rows_by_column_with_plain_values() -> None:
     """Someone else's query (the text2cypher baseline's): preflight, read transaction, and driver values made
     plain: a node as its properties without vectors, a relationship as its type, a path as nodes and types."""
     from neo4j.graph import Graph, Node, Path
