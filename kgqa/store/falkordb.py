@@ -42,7 +42,7 @@ from kgqa.store.base import (
     plain_matrix,
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
-from kgqa.store.reads import CatalogueReads, plain_node
+from kgqa.store.reads import CatalogueReads, plain_node, plain_values
 from kgqa.store.server import EmbeddedServer, IdleWatch
 
 META_KEY = "kgqa:meta:{}"
@@ -194,8 +194,8 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _plain(value: Any) -> Any:
-    """A result value as :meth:`FalkorStore.read_records` returns it (see GraphStore.read_records)."""
+def _graph_value(value: Any) -> Any:
+    """A FalkorDB node, edge or path as :meth:`FalkorStore.read_records` returns it (see GraphStore.read_records)."""
     if isinstance(value, Node):
         return plain_node(value.properties)
     if isinstance(value, Edge):
@@ -205,10 +205,6 @@ def _plain(value: Any) -> Any:
         for edge, node in zip(value.edges(), value.nodes()[1:], strict=True):
             parts += [edge.relation, plain_node(node.properties)]
         return parts
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
     return value
 
 
@@ -351,7 +347,9 @@ class FalkorStore(CatalogueReads):
     def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         result = self._ro_query(graph, query, params)
         columns = [_text(column[1]) for column in result.header]
-        return [dict(zip(columns, map(_plain, row), strict=True)) for row in result.result_set]
+        return [
+            dict(zip(columns, (plain_values(v, _graph_value) for v in row), strict=True)) for row in result.result_set
+        ]
 
     def _ro_query(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
         try:

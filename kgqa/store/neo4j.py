@@ -41,7 +41,7 @@ from kgqa.store.base import (
     check_terms,
     plain_matrix,
 )
-from kgqa.store.reads import CatalogueReads, plain_node
+from kgqa.store.reads import CatalogueReads, plain_node, plain_values
 
 __all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "post_import_script", "syntax_for"]
 
@@ -84,8 +84,9 @@ def _driver(uri: str, auth: tuple[str, str]) -> Any:
     return neo4j.GraphDatabase.driver(uri, auth=auth)
 
 
-def _plain(value: Any) -> Any:
-    """A result value as :meth:`Neo4jStore.read_records` returns it (see GraphStore.read_records)."""
+def _graph_value(value: Any) -> Any:
+    """A driver's node, relationship or path as :meth:`Neo4jStore.read_records` returns it (see
+    GraphStore.read_records)."""
     from neo4j.graph import Node, Path, Relationship
 
     if isinstance(value, Node):
@@ -97,10 +98,6 @@ def _plain(value: Any) -> Any:
         for rel, node in zip(value.relationships, value.nodes[1:], strict=True):
             parts += [rel.type, plain_node(dict(node))]
         return parts
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
     return value
 
 
@@ -190,7 +187,7 @@ class Neo4jStore(CatalogueReads):
     def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
         self._check(graph)  # sent as written, in the server's default Cypher, as Neo4jGraph.query sends it
         columns, rows = self._read_table(query, dict(params or {}))
-        return [dict(zip(columns, map(_plain, row), strict=True)) for row in rows]
+        return [dict(zip(columns, (plain_values(v, _graph_value) for v in row), strict=True)) for row in rows]
 
     def _check(self, graph: str) -> None:
         """The SKB must be in this database; checked once per store (a load in progress is not an SKB yet)."""

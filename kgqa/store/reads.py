@@ -4,7 +4,7 @@ queries themselves."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,15 @@ def plain_node(properties: Mapping[str, Any]) -> dict[str, Any]:
     """A node's properties without its vectors (langchain-neo4j's ``sanitize`` drops such lists too): hundreds of
     floats per node help no reader of a row."""
     return {key: value for key, value in properties.items() if key not in q.VECTOR_PROPERTIES}
+
+
+def plain_values(value: Any, graph_value: Callable[[Any], Any]) -> Any:
+    """``value`` with every driver object in its lists and maps made plain by the dialect's ``graph_value``."""
+    if isinstance(value, list):
+        return [plain_values(v, graph_value) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_values(v, graph_value) for k, v in value.items()}
+    return graph_value(value)
 
 
 class CatalogueReads:
