@@ -80,6 +80,7 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
         written.degrade(f"the LLM failed: {exc}")
         ran.status, ran.detail = "skipped", "no query"
     except StoreError as exc:
+        written.detail = "corrected query: " + graph.last_query
         ran.degrade(f"{STORE_REFUSED}: {exc}")
     seconds = round(time.perf_counter() - start, 4)
     written.usage, written.seconds = model.usage, model.usage.seconds
@@ -97,18 +98,16 @@ def answer_nodes(store: GraphStore, skb: str, rows: Sequence[dict[str, Any]], k:
     name they are (every such node, in label order); other values are not nodes."""
     found = list(dict.fromkeys(_texts(rows)))
     labels = store.labels(skb)
-    nodes: dict[str, list[tuple[str, str, str]]] = {}
-    for label in labels:
+    by_id: dict[str, list[tuple[str, str, str]]] = {}
+    for label in labels:  # one query per label for every value that may be an id
         for text in store.documents(skb, label, found):
-            nodes.setdefault(text.id, []).append((text.id, label, text.name))
-    for value in found:
-        if value not in nodes:
-            named = [(i, label, name) for label in labels for i, name in store.exact_name(skb, label, value)]
-            if named:
-                nodes[value] = named
+            by_id.setdefault(text.id, []).append((text.id, label, text.name))
     ranked: dict[str, Candidate] = {}
     for value in found:
-        for node_id, label, name in nodes.get(value, []):
+        if len(ranked) == k:
+            break  # names are looked up only while answers are missing (a collect() may return thousands)
+        nodes = by_id.get(value) or [(i, label, n) for label in labels for i, n in store.exact_name(skb, label, value)]
+        for node_id, label, name in nodes:
             if node_id not in ranked and len(ranked) < k:
                 rank = len(ranked) + 1
                 ranked[node_id] = Candidate(node_id, label, name, round(1.0 / rank, 6), (STRAND,))

@@ -163,6 +163,7 @@ class FakeStore:
         self.records = records or []
         self.error = error
         self.queries: list[str] = []
+        self.names: list[str] = []
 
     def schema(self, graph: str) -> Schema:
         labels = (LabelInfo("drug", 3), LabelInfo("disease", 1), LabelInfo(ALIAS_LABEL, 4))
@@ -176,6 +177,7 @@ class FakeStore:
         return [NodeText(i, n, f"doc of {n}") for i, n in self.NODES[label].items() if i in ids]
 
     def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        self.names.append(text)
         return [(i, n) for i, n in self.NODES[label].items() if n == text]
 
     def read_records(self, graph: str, query: str, params: Any = None) -> list[dict[str, Any]]:
@@ -226,7 +228,9 @@ def test_rows_become_answers_in_order_by_node_id_name_or_id_string() -> None:
     ]
     assert [c.score for c in answers] == [1.0, 0.5, round(1 / 3, 6), 0.25]
     assert all(c.strands == ("text2cypher",) for c in answers)
-    assert [c.id for c in answer_nodes(FakeStore(), "prime", rows, k=2)] == ["3", "2"]  # type: ignore[arg-type]
+    store = FakeStore()
+    assert [c.id for c in answer_nodes(store, "prime", rows, k=2)] == ["3", "2"]  # type: ignore[arg-type]
+    assert store.names == ["ivermectin", "ivermectin"]  # one lookup per label, none once k answers are found
     assert answer_nodes(FakeStore(), "prime", [], k=2) == []  # type: ignore[arg-type]
 
 
