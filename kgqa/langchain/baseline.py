@@ -85,6 +85,8 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
     seconds = round(time.perf_counter() - start, 4)
     written.usage, written.seconds = model.usage, model.usage.seconds
     ran.seconds = round(max(seconds - model.usage.seconds, 0.0), 4)
+    if model.replies:
+        written.detail = f"reply: {model.replies[-1]!r}; {written.detail}"
     trace.steps += [written, ran]
     trace.query, trace.params = graph.last_query or None, {}
     start = time.perf_counter()

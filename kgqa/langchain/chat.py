@@ -75,6 +75,8 @@ class KgqaChatModel(BaseChatModel):
     max_tokens: int = Field(default=512, ge=1)
     temperature: float = 0.0
     usage: Usage = Field(default_factory=Usage)
+    replies: list[str] = Field(default_factory=list)
+    """Every reply's text, in order (the baseline's trace shows the query as the LLM wrote it)."""
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @field_validator("chat")
@@ -104,6 +106,7 @@ class KgqaChatModel(BaseChatModel):
         completion = chat.complete(ours, max_tokens=self.max_tokens, temperature=self.temperature)
         with self._lock:  # .batch() calls from a thread pool
             self.usage.add(completion)
+            self.replies.append(completion.text)
         message = AIMessage(
             content=completion.text,
             usage_metadata={

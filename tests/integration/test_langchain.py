@@ -145,6 +145,7 @@ def test_the_baseline_answers_with_the_llms_own_query(
         generated, ran = answer.trace.steps
         assert (generated.name, ran.name, ran.status) == ("cypher", "execute", status)
         assert generated.usage.calls == 1 and answer.trace.usage.prompt_tokens == 100
+        assert generated.detail.startswith(f"reply: {reply!r}; corrected query: ")
         assert answer.trace.steps_mode == "text2cypher" and answer.trace.llm == "scripted"
         # langchain-neo4j's own prompt, with the schema as Neo4jGraph formats it
         assert scripted.prompts[0].startswith("Task:Generate Cypher statement to query a graph database.")

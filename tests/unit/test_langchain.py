@@ -114,6 +114,7 @@ def test_kgqa_models_answer_langchain_calls_and_count_usage() -> None:
     assert [(m.role, m.content) for m in scripted.calls[0][0]] == [("system", "sys"), ("user", "q"), ("assistant", "a")]
     assert scripted.calls[0][1:] == (64, 0.5)
     assert (model.usage.calls, model.usage.prompt_tokens, model.usage.completion_tokens) == (2, 60, 14)
+    assert model.replies == ["MATCH (n) RETURN n", "MATCH (m) RETURN m"]
 
 
 def test_kgqa_models_need_a_kgqa_chat_model() -> None:
