@@ -112,15 +112,19 @@ def write_cypher(
 
 
 def plan_from_reply(reply: str, schema: GraphSchema, target_type: str, mode: Mode) -> SanitizedPlan:
-    """Method step 3: parse the reply, take ``y`` as the answer if the RETURN was lost, give an unlabelled answer
-    the target type of step 1, and sanitize against the live schema. Raises CypherSyntaxError if nothing usable."""
+    """Method step 3: parse the reply, take ``y`` as the answer if the RETURN was lost, sanitize against the live
+    schema, and give an answer left without a label (none written, or only labels the schema does not have) the
+    target type of step 1: an unlabelled answer would range over every node. Raises CypherSyntaxError if nothing
+    usable."""
     plan, repairs = with_answer_variable(parse(reply))
-    target = plan.target
+    sanitized = sanitize(plan, schema, mode)
+    plan, target = sanitized.plan, sanitized.plan.target
     if target is not None and any(s.name == target and not s.labels for s in plan.symbols):
         symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)
-        plan = replace(plan, symbols=symbols)
-        repairs += (Repair("label", f"({target}) without a label", target_type, 1.0),)
-    sanitized = sanitize(plan, schema, mode)
+        written = next((s.labels for s in parse(reply).symbols if s.name == target), ())
+        original = f"({target}:{':'.join(written)})" if written else f"({target}) without a label"
+        repairs += (Repair("label", original, target_type, 1.0),)
+        return SanitizedPlan(replace(plan, symbols=symbols), repairs + sanitized.repairs, sanitized.mode)
     return replace(sanitized, repairs=repairs + sanitized.repairs)
 
 
