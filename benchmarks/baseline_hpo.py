@@ -6,7 +6,8 @@ The questions are quality_hpo.py's natural-phrasing HPO set (benchmarks/results/
 
 - ``none`` (no LLM): the vector strand alone, and kgqa's defaults (hybrid, fusion; no reranker without an LLM);
 - ``llm`` (``--llm``, e.g. the local Qwen2.5-Coder-1.5B): kgqa's hybrid with the LLM writing step 2's Cypher
-  (the linked plan joins when the LLM's grounds too little, as by default), and ``--baseline text2cypher``.
+  (the linked plan joins when the LLM's grounds too little, as by default), and ``--baseline text2cypher`` with
+  and without CypherQueryCorrector (``text2cypher-unvalidated``: the chain's default).
 
     python benchmarks/baseline_hpo.py --llm llama:$HOME/.cache/kgqa/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
     python benchmarks/baseline_hpo.py --render
@@ -35,7 +36,11 @@ DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
 RUNS: dict[str, list[Row]] = {
     "none": [("vector strand", "vss"), ("kgqa defaults, no LLM", "full")],
-    "llm": [("kgqa hybrid, LLM writes the Cypher", "hybrid"), BASELINE_ROWS["text2cypher"]],
+    "llm": [
+        ("kgqa hybrid, LLM writes the Cypher", "hybrid"),
+        BASELINE_ROWS["text2cypher"],
+        BASELINE_ROWS["text2cypher-unvalidated"],
+    ],
 }
 PATHS = (*CODE_PATHS, "benchmarks/baseline_hpo.py")
 

@@ -444,16 +444,17 @@ class Kgqa:
         answers, trace = run(ctx, question, options, doc_vector)
         return Answer(question, answers, trace)
 
-    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None) -> Answer:
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
         """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
-        configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`."""
+        configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`. ``validate``: with
+        CypherQueryCorrector (``validate_cypher``), or as the chain runs by default, without it."""
         try:
             from kgqa.langchain.baseline import text2cypher_answer
         except ImportError as exc:
             raise ConfigError(
                 f"the text2cypher baseline needs the extra: pip install 'kgqa[langchain]' ({exc})"
             ) from exc
-        return text2cypher_answer(self, question, skb, top_k=top_k)
+        return text2cypher_answer(self, question, skb, top_k=top_k, validate=validate)
 
     def _doc_vector(self, skb: str, query_vector: np.ndarray | None) -> np.ndarray | None:
         """The supplied query vector, checked against the SKB's document vectors; None when the embedder's is

@@ -11,8 +11,10 @@ Steps = Literal["vss", "graph", "hybrid", "full"]
 """``vss``: the vector strand alone; ``graph``: steps 1-6; ``hybrid``: 1-7; ``full``: 1-8."""
 STEPS: tuple[Steps, ...] = get_args(Steps)
 
-Baseline = Literal["text2cypher"]
-"""An eval baseline: ``text2cypher`` is langchain-neo4j's GraphCypherQAChain with kgqa's LLM."""
+Baseline = Literal["text2cypher", "text2cypher-unvalidated"]
+"""An eval baseline: ``text2cypher`` is langchain-neo4j's GraphCypherQAChain with kgqa's LLM and
+``validate_cypher=True`` (CypherQueryCorrector); ``text2cypher-unvalidated`` the same chain at its default,
+without the corrector."""
 BASELINES: tuple[Baseline, ...] = get_args(Baseline)
 
 Reranker = Literal["listwise", "pairwise", "pointwise", "cross-encoder", "none"]

@@ -525,7 +525,8 @@ def questions_command(
     "baselines",
     multiple=True,
     type=click.Choice(BASELINES),
-    help="Add a baseline's row with the same LLM: text2cypher is langchain-neo4j's GraphCypherQAChain (the "
+    help="Add a baseline's row with the same LLM: text2cypher is langchain-neo4j's GraphCypherQAChain with "
+    "validate_cypher (-unvalidated: without it, the chain's default) (the "
     "LLM's own query, run read-only with LIMIT k; needs kgqa[langchain] and an LLM).",
 )
 @click.option(

@@ -33,14 +33,16 @@ if TYPE_CHECKING:
 CORRECTOR_REJECTED = "CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns)"
 STORE_REFUSED = "the store refused the query"
 STEPS_MODE = "text2cypher"
+"""The trace's mode (``text2cypher-unvalidated`` without the corrector)."""
 STRAND = "text2cypher"
 MAX_TOKENS = 512
 """The reply budget for the query (kgqa's own step 2 asks for 300: the baseline's prompt invites no prose, but a
 model may add some, and a query cut short would be the budget's fault, not the approach's)."""
 
 
-def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None = None) -> Answer:
-    """Answer ``question`` the langchain-neo4j way with kgqa's configured LLM over ``skb``."""
+def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
+    """Answer ``question`` the langchain-neo4j way with kgqa's configured LLM over ``skb``; ``validate``: with
+    ``validate_cypher=True`` (CypherQueryCorrector), else as the chain runs by default."""
     from kgqa.app import Answer
 
     if not question.strip():
@@ -51,13 +53,14 @@ def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None =
     meta = kg.meta(skb)
     k = top_k or kg.config.top_k
     c = kg.config
-    trace = Trace(skb, STEPS_MODE, llm.name, "none", k, c.alpha, c.l_max, c.embedder, meta.candidate_types)
+    mode = STEPS_MODE if validate else f"{STEPS_MODE}-unvalidated"
+    trace = Trace(skb, mode, llm.name, "none", k, c.alpha, c.l_max, c.embedder, meta.candidate_types)
     graph = KgqaGraph(kg.store, skb, limit=k)
     model = KgqaChatModel(chat=llm, max_tokens=MAX_TOKENS, temperature=c.llm_temperature)
     chain = GraphCypherQAChain.from_llm(
         llm=model,
         graph=graph,
-        validate_cypher=True,
+        validate_cypher=validate,
         return_direct=True,
         return_intermediate_steps=True,
         top_k=k,

@@ -386,8 +386,8 @@ class RemoteKgqa:
         )
         return result
 
-    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None) -> Answer:
-        result: Answer = self._call("text2cypher", question, skb, top_k=top_k)
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
+        result: Answer = self._call("text2cypher", question, skb, top_k=top_k, validate=validate)
         return result
 
     def explain(

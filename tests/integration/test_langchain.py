@@ -153,6 +153,25 @@ def test_the_baseline_answers_with_the_llms_own_query(
         assert kg.store.read("prime", count) == before  # nothing was written
 
 
+@pytest.mark.parametrize(
+    ("reply", "ids"),
+    [
+        (REVERSED, []),  # no corrector: the arrow stays the wrong way round, the query runs and finds nothing
+        ("MATCH (y:drug)-[:indication]->(:disease {name: 'migraine'}) RETURN y", ["3"]),  # runs as written
+        ("MATCH (y:drug)-[:treats]->(d:disease) RETURN y", []),
+    ],
+)
+def test_the_unvalidated_baseline_runs_the_llms_query_as_written(
+    home: Path, tiny_model: Path, reply: str, ids: list[str]
+) -> None:
+    config = load_config({"home": home, "embedder": str(tiny_model), "top_k": 3, "llm_cache": False}, env={})
+    with Kgqa(config, llm=Scripted([reply])) as kg:
+        answer = kg.text2cypher(QUESTION, "prime", validate=False)
+    assert [c.id for c in answer.answers] == ids
+    assert answer.trace.steps_mode == "text2cypher-unvalidated" and answer.trace.steps[1].status == "ran"
+    assert answer.trace.query == f"{reply}\nLIMIT 3"
+
+
 def test_an_llm_failure_answers_nothing_and_says_so(home: Path, tiny_model: Path) -> None:
     class Down:
         name = "down"
@@ -179,18 +198,20 @@ def test_the_baseline_is_an_eval_row_beside_kgqas(home: Path, tiny_model: Path, 
     reply = "MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"
     overrides = {"home": home, "embedder": str(tiny_model), "top_k": 3, "reranker": "none", "llm_cache": False}
     config = load_config(overrides, env={})
-    rows = [("hybrid", "hybrid"), BASELINE_ROWS["text2cypher"]]
+    rows = [("hybrid", "hybrid"), BASELINE_ROWS["text2cypher"], BASELINE_ROWS["text2cypher-unvalidated"]]
     questions = [Question("q1", QUESTION, ("3",))]
     out = tmp_path / "results.json"
-    with Kgqa(config, llm=Scripted(["drug", "no cypher here", reply])) as kg:
+    with Kgqa(config, llm=Scripted(["drug", "no cypher here", reply, reply])) as kg:
         settings = eval_settings(kg, "prime", "inline", "test", rows)
         records = run_eval(kg, "prime", questions, rows, out, settings=settings)
     assert [(r.row, r.ranked[:1], r.metrics["hit@1"]) for r in records] == [
         ("hybrid", ["3"], 1.0),
         ("text2cypher (langchain-neo4j)", ["3"], 1.0),
+        ("text2cypher, no corrector (the chain's default)", ["3"], 1.0),
     ]
     assert [s["name"] for s in load_records(out)[1].steps] == ["cypher", "execute"]
-    assert json.loads((tmp_path / "results.json.settings.json").read_text())["steps"] == ["hybrid", "text2cypher"]
+    settings = json.loads((tmp_path / "results.json.settings.json").read_text())
+    assert settings["steps"] == ["hybrid", "text2cypher", "text2cypher-unvalidated"]
 
 
 def test_read_records_gives_rows_by_column_without_vectors(open_kg: Kgqa) -> None:
