@@ -397,3 +397,22 @@ def test_a_borrowed_driver_stays_open() -> None:
     driver.answers.insert(0, ("dbms.components", [["2025.05.0"]]))
     Neo4jStore.borrow(driver, "neo4j").close()
     assert closed == []
+
+
+def test_a_retriever_over_a_neo4jgraph_reuses_its_driver_read_only(tmp_path: Any) -> None:
+    """KgqaRetriever.from_neo4j_graph takes the graph's driver and database; an SKB that is not there is an error
+    when the retriever is built, and what it opened is closed again, the driver excepted."""
+    from types import SimpleNamespace
+
+    from kgqa.errors import ConfigError, SkbNotLoadedError
+    from kgqa.langchain import KgqaRetriever
+
+    closed: list[bool] = []
+    driver = FakeDriver(answers=[("dbms.components", [["2025.05.0"]])])
+    driver.close = lambda: closed.append(True)  # type: ignore[method-assign]
+    graph = SimpleNamespace(_driver=driver, _database="skbs")
+    with pytest.raises(SkbNotLoadedError, match="hpo"):
+        KgqaRetriever.from_neo4j_graph(graph, "hpo", config={"home": tmp_path})  # type: ignore[arg-type]
+    assert closed == [] and driver.sent and all(mode == "read" for mode, _, _ in driver.sent)
+    with pytest.raises(ConfigError, match=r"needs a langchain_neo4j\.Neo4jGraph"):
+        KgqaRetriever.from_neo4j_graph(object(), "hpo")  # type: ignore[arg-type]
