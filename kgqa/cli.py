@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -27,6 +28,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate
@@ -193,7 +195,7 @@ def _run_load(
             f"({report.embedded} texts embedded, {report.from_cache} from cache{imported})"
         )
     for reason, count in sorted(report.skipped_rows.items()):
-        console.print(f"  skipped {count} source rows: {reason}")
+        console.print(f"  skipped {count} source rows: {reason}", markup=False)
 
 
 @load.command("hpo")
@@ -365,23 +367,25 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
         return
     console = Console()
     if show_plan:
-        console.print(f"[bold]target type[/bold] {trace.target_type}")
+        console.print(f"[bold]target type[/bold] {escape(str(trace.target_type))}")
         console.print(json.dumps(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
-        console.print(f"[bold]query[/bold] {trace.query}", soft_wrap=True, highlight=False)
+        console.print(f"[bold]query[/bold] {escape(str(trace.query))}", soft_wrap=True, highlight=False)
         console.print(json.dumps(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
         if trace.fallback is not None:
-            console.print(f"[bold]fallback query[/bold] {trace.fallback['query']}", soft_wrap=True, highlight=False)
+            query = escape(str(trace.fallback["query"]))
+            console.print(f"[bold]fallback query[/bold] {query}", soft_wrap=True, highlight=False)
             console.print(json.dumps(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
     title = (
         f"{answer.question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
         f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]"
     )
-    table = Table(title=title)
+    table = Table(title=Text(title))
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
     for rank, c in enumerate(answer.answers, 1):
-        table.add_row(str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c, trace.llm != "none"))
+        cells = (str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c, trace.llm != "none"))
+        table.add_row(*map(Text, cells))  # user and data text, never markup
     console.print(table)
 
 
@@ -747,7 +751,9 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
         click.echo(json.dumps(asdict(view), indent=2, ensure_ascii=False))
         return
     console = Console()
-    console.print(f"[bold]{view.name}[/bold] ({view.type}, id {view.id}, {view.skb})", highlight=False)
+    console.print(
+        f"[bold]{escape(view.name)}[/bold] {escape(f'({view.type}, id {view.id}, {view.skb})')}", highlight=False
+    )
     if view.aliases:
         console.print("also known as: " + "; ".join(view.aliases), markup=False, highlight=False)
     console.rule("document (step 6, rerankers)")
@@ -760,7 +766,8 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
     for rel in view.relations:
         more = rel.neighbours - len(rel.names)
         names = ", ".join(rel.names) + (f", ... ({more} more)" if more > 0 else "")
-        table.add_row(rel.type, rel.label, str(rel.neighbours), str(rel.out), str(rel.edges - rel.out), names)
+        cells = (rel.type, rel.label, str(rel.neighbours), str(rel.out), str(rel.edges - rel.out), names)
+        table.add_row(*map(Text, cells))
     console.print(table)
 
 
@@ -780,7 +787,7 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
         return
     console = Console()
     console.print(
-        f"[bold]{skb}[/bold]: {meta.source}; {info.node_count} nodes, {info.edge_count} edges; "
+        f"[bold]{skb}[/bold]: {escape(meta.source)}; {info.node_count} nodes, {info.edge_count} edges; "
         f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}"
         + (f"; document vectors {meta.doc_model} ({meta.doc_dim}-d)" if meta.doc_embedder else "")
     )
@@ -789,17 +796,17 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     labels.add_column("nodes", justify="right")
     labels.add_column("answer type")
     for label in info.labels:
-        labels.add_row(label.name, str(label.count), "yes" if label.name in meta.candidate_types else "")
+        labels.add_row(Text(label.name), str(label.count), "yes" if label.name in meta.candidate_types else "")
     rels = Table(title="relationship types")
     for column in ("source", "type", "target", "edges"):
         rels.add_column(column, justify="right" if column == "edges" else "left")
     for rel in info.relationships:
-        rels.add_row(rel.source, rel.type, rel.target, str(rel.count))
+        rels.add_row(*map(Text, (rel.source, rel.type, rel.target, str(rel.count))))
     indexes = Table(title="indexes")
     for column in ("label", "property", "kind", "status"):
         indexes.add_column(column)
     for index in info.indexes:
-        indexes.add_row(index.label, index.property, index.kind, index.status)
+        indexes.add_row(*map(Text, (index.label, index.property, index.kind, index.status)))
     console.print(labels, rels, indexes)
 
 
@@ -868,11 +875,11 @@ def explain(
     if result.generated is not None:
         g = result.generated
         console.print(
-            f"[bold]{g.model}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
+            f"[bold]{escape(g.model)}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
             f"{', cached' if g.usage.cached else ''}):"
         )
         console.print(g.reply, markup=False, soft_wrap=True)
-    console.print(f"[bold]target[/bold] {plan.target}")
+    console.print(f"[bold]target[/bold] {escape(str(plan.target))}")
     for symbol in plan.symbols:
         kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"
         console.print(f"  ({symbol.name}:{'|'.join(symbol.labels) or '?'}) {kind}", markup=False)
@@ -881,7 +888,9 @@ def explain(
             f"  ({t.head})-[:{'|'.join(t.types)}]{'->' if t.direction == 'out' else '-'}({t.tail})", markup=False
         )
     for repair in result.repairs:
-        console.print(f"repaired {repair.kind} {repair.original!r} -> {repair.replacement!r} ({repair.similarity})")
+        console.print(
+            f"repaired {repair.kind} {repair.original!r} -> {repair.replacement!r} ({repair.similarity})", markup=False
+        )
     for dropped in plan.dropped:
         console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
     console.print(f"[bold]query ({result.dialect})[/bold]")

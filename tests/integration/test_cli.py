@@ -141,3 +141,17 @@ def test_real_model_ranks_the_right_drug_first(home: Path, prime_dir: Path) -> N
         env, "ask", "Which drug is indicated for strongyloidiasis?", "--skb", "prime", "--type", "drug", "--json"
     )
     assert json.loads(result.stdout)["answers"][0]["name"] == "ivermectin"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ask", "[/x] which drug treats [bold]strongyloidiasis[/bold]?", "--skb", "prime", "--top-k", "2", "--explain"),
+        ("explain", "--skb", "prime", "--cypher", "MATCH (y:drug)-[:indication]->(d:disease {name: '[/x]'}) RETURN y"),
+        ("explain", "--skb", "prime", "--cypher", "MATCH (y:`[/x]`)-[:indication]->(d:disease) RETURN y", "--lenient"),
+    ],
+)
+def test_text_output_never_reads_user_text_as_markup(loaded: dict[str, str], args: tuple[str, ...]) -> None:
+    result = run(loaded, *args)
+    assert result.exit_code == 0, result.stderr
+    assert "[/x]" in result.stdout or "[/x]" in result.stderr  # printed as written, not parsed as a closing tag
