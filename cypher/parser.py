@@ -8,6 +8,7 @@ raise :class:`CypherSyntaxError`, its only error type.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -95,6 +96,26 @@ def parse(text: str) -> QueryPlan:
 def _short(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+INT64_MAX = 2**63 - 1
+"""Cypher integers are 64-bit in both dialects."""
+
+
+def _number(text: str) -> int | float:
+    """A number literal as Cypher reads it: a 64-bit integer or a finite float, else the clause is skipped (a
+    5,000-digit LIMIT, ``1e999``)."""
+    try:
+        if text.isascii() and text.isdigit():
+            if len(text.lstrip("0")) > len(str(INT64_MAX)) or int(text) > INT64_MAX:
+                raise _Skip(f"number {text[:20]}{'...' if len(text) > 20 else ''} is beyond a 64-bit integer")
+            return int(text)
+        number = float(text)
+    except ValueError as exc:
+        raise _Skip(f"bad number {text[:20]!r}") from exc
+    if not math.isfinite(number):
+        raise _Skip(f"number {text[:20]} is not finite")
+    return number
 
 
 class _Skip(Exception):
@@ -358,11 +379,7 @@ class _Parser:
             if sign < 0:
                 self.next()
             text = self.next().value
-            try:
-                number: int | float = int(text) if text.isascii() and text.isdigit() else float(text)
-            except ValueError as exc:
-                raise _Skip(f"bad number {text!r}") from exc
-            return sign * number
+            return sign * _number(text)
         if token.is_keyword("TRUE", "FALSE"):
             self.next()
             return token.value.upper() == "TRUE"
@@ -505,4 +522,6 @@ class _Parser:
     def limit_clause(self) -> None:
         if self.tok.kind != "NUMBER" or not (self.tok.value.isascii() and self.tok.value.isdigit()):
             raise _Skip("LIMIT needs an integer")
-        self.limit = int(self.next().value)
+        limit = _number(self.next().value)
+        assert isinstance(limit, int)  # an ASCII digit string
+        self.limit = limit

@@ -158,3 +158,14 @@ def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
     assert executed >= 30  # 37 of the 60 keep a usable pattern once their payload is stripped
     assert _contents(config) == before
     assert _snapshot(loaded) == schema_before
+
+
+@pytest.mark.parametrize("dialect", ["falkordb", "neo4j"])
+def test_explain_drops_numbers_beyond_cypher_and_prints_strict_json(loaded: dict[str, str], dialect: str) -> None:
+    cypher = "MATCH (y:drug)-[:indication]->(d:disease) WHERE d.id = 1e999 RETURN y LIMIT " + "9" * 5000
+    args = ["explain", "--skb", "prime", "--cypher", cypher, "--dialect", dialect, "--json"]
+    result = CliRunner().invoke(main, args, env=loaded)
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(f"not JSON: {name}"))
+    assert "Infinity" not in result.stdout and "inf" not in out["query"]
+    assert {d["reason"] for d in out["dropped"]} >= {"number 1e999 is not finite"}

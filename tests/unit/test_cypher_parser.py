@@ -186,3 +186,28 @@ def test_truncated_reply_keeps_the_complete_patterns() -> None:
     )
     assert plan.triplets == (Triplet("y", ("has_color",), "c", "out"),)
     assert any("unterminated string" in d.reason and "truncated" in d.reason for d in plan.dropped)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (e:disease) WHERE e.id = 1e999 RETURN e",
+        "MATCH (e:disease) WHERE e.id = -1e999 RETURN e",
+        "MATCH (e:disease) WHERE e.id = 9223372036854775808 RETURN e",
+        "MATCH (e:disease) WHERE e.id = " + "9" * 5000 + " RETURN e",
+        "MATCH (e:disease) RETURN e LIMIT " + "9" * 5000,
+        "MATCH (e:disease) RETURN e LIMIT 9223372036854775808",
+    ],
+)
+def test_numbers_beyond_cypher_are_dropped_with_the_reason(query: str) -> None:
+    """A 64-bit integer or a finite float, as Cypher reads them; the clause holding any other number is dropped
+    (no infinity reaches a compiled query or JSON, no 5,000-digit conversion error)."""
+    plan = parse(query)
+    assert plan.target == "e" and plan.limit is None
+    assert all(c.value not in (float("inf"), float("-inf")) for s in plan.symbols for c in s.conditions)
+    assert any("64-bit" in d.reason or "not finite" in d.reason for d in plan.dropped), plan.dropped
+
+
+def test_the_largest_64_bit_integer_is_a_number() -> None:
+    plan = parse("MATCH (e:disease) WHERE e.id = 9223372036854775807 RETURN e LIMIT 9223372036854775807")
+    assert plan.limit == 2**63 - 1 and plan.symbols[0].conditions[0].value == 2**63 - 1
