@@ -160,17 +160,16 @@ class Kgqa:
     def close(self) -> None:
         """Close the store, the caches and the models' clients; a view closes only the LLM cache it opened itself
         (:meth:`with_llm`)."""
+        if self._owns_given_llm and self._given_llm is not None:
+            self._given_llm.cache.close()
         if not self._owner:
-            if self._owns_given_llm and self._given_llm is not None:
-                self._given_llm.cache.close()
             return
         try:
             self.store.close()
         finally:
             if self._models.embedder is not None:
                 self._models.embedder.cache.close()
-            given = [self._given_llm] if self._given_llm and self._owns_given_llm else []
-            for chat in [*self._models.llms.values(), *given]:
+            for chat in self._models.llms.values():
                 chat.cache.close()
 
     def with_llm(self, llm: ChatModel) -> Kgqa:
@@ -179,9 +178,10 @@ class Kgqa:
         view._given_llm, view._owns_given_llm = self._cached(llm), True
         return view
 
-    def _cached(self, chat: ChatModel) -> CachedChat:
+    def _cached(self, chat: ChatModel, *, salt: str = "") -> CachedChat:
+        """``chat`` behind the response cache of this kgqa's settings (on disk unless ``llm_cache`` is off)."""
         c = self.config
-        return CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None))
+        return CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None), salt=salt)
 
     @property
     def has_llm(self) -> bool:
@@ -242,8 +242,7 @@ class Kgqa:
                     )
                 else:
                     chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
-                cache = LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None)
-                self._models.llms[key] = CachedChat(chat, cache, salt=c.llm_reasoning_effort or "")
+                self._models.llms[key] = self._cached(chat, salt=c.llm_reasoning_effort or "")
             return self._models.llms[key]
 
     def load(
