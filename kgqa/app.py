@@ -82,7 +82,7 @@ def open_store(config: Config) -> GraphStore:
             config.neo4j_uri,
             (user, password),
             database=config.neo4j_database,
-            query_timeout=config.neo4j_query_timeout,
+            query_timeout=config.query_timeout,
             row_cap=config.neo4j_row_cap,
             batch_size=config.load_batch_size,
         )

@@ -77,6 +77,20 @@ class Config:
     plan_fallback: bool = True
     """With an LLM: the schema-guided plan of the linked entities (what runs without an LLM) stands in for an unusable
     plan, and joins one that grounds fewer than k targets at l = 1 (ranked by round). Off: the method as published."""
+    max_question_chars: int = 4000
+    """Longest question accepted (characters); a longer one is refused before any work."""
+    max_link_ngrams: int = 1000
+    """Without an LLM: most question spans entity linking embeds and searches; the rest are not linked (the trace
+    says so)."""
+    max_triplets: int = 8
+    """Most triplets (hops) a plan keeps: those nearest the answer; the rest are dropped with the reason."""
+    pattern_limit: int = 1000
+    """LIMIT of every compiled pattern query (step 5): targets beyond it are not read (the trace says so)."""
+    query_timeout: float = 60.0
+    """Seconds any read may run, in either store. The database's own timeout stops it; where the database does not
+    stop, kgqa's watchdog does, a few seconds later."""
+    embed_cache_mb: int = 2048
+    """Size bound of the embedding cache (``cache/embeddings.sqlite``); the least recently used vectors go first."""
     graph_rank_cap: int = 200
     """Step 6 embeds at most this many grounded documents per question (they are cached)."""
     rerank_budget_tokens: int = 3000
@@ -113,7 +127,6 @@ class Config:
     """Also read from ``NEO4J_AUTH`` (``user/password``, as the Neo4j image takes it)."""
     neo4j_database: str = "neo4j"
     """The database holding the SKB (one SKB per database)."""
-    neo4j_query_timeout: float = 60.0
     neo4j_row_cap: int = 100_000
     neo4j_version: str = "2025.05"
     """Neo4j release the Neo4j dialect writes for (``kgqa explain --dialect neo4j``): 2026.01 and later get the
@@ -129,6 +142,8 @@ class Config:
 
 
 _FIELDS = {f.name: f for f in fields(Config)}
+RENAMED = {"neo4j_query_timeout": "query_timeout"}
+"""Old setting names still read, as their new name."""
 
 
 def _coerce(name: str, raw: Any, source: str) -> Any:
@@ -165,6 +180,7 @@ def _from_mapping(values: Mapping[str, Any], source: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, raw in values.items():
         name = key.replace("-", "_")
+        name = RENAMED.get(name, name)
         if name not in _FIELDS:
             known = ", ".join(sorted(_FIELDS))
             raise ConfigError(f"{source}: unknown setting '{key}' (known: {known})")
@@ -218,6 +234,11 @@ def validate(config: Config) -> None:
         "graph_rank_cap",
         "rerank_budget_tokens",
         "rerank_concurrency",
+        "max_question_chars",
+        "max_link_ngrams",
+        "max_triplets",
+        "pattern_limit",
+        "embed_cache_mb",
     ):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
@@ -235,6 +256,8 @@ def validate(config: Config) -> None:
             raise ConfigError(f"'hidden_labels' items are skb:label, got {item!r}")
     if config.worker_idle_timeout < 0:
         raise ConfigError(f"'worker_idle_timeout' must be >= 0 (0: no worker), got {config.worker_idle_timeout}")
+    if not config.query_timeout > 0 or not math.isfinite(config.query_timeout):
+        raise ConfigError(f"'query_timeout' must be a number of seconds > 0, got {config.query_timeout}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
     from kgqa.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands

@@ -89,7 +89,7 @@ class KgqaRetriever(BaseRetriever):
         store = Neo4jStore.borrow(
             driver,
             database or kgqa_config.neo4j_database,
-            query_timeout=kgqa_config.neo4j_query_timeout,
+            query_timeout=kgqa_config.query_timeout,
             row_cap=kgqa_config.neo4j_row_cap,
         )
         kg = Kgqa(kgqa_config, store=store)

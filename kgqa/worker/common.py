@@ -38,7 +38,7 @@ RESOURCE_SETTINGS = (
     "neo4j_user",
     "neo4j_password",
     "neo4j_database",
-    "neo4j_query_timeout",
+    "query_timeout",
     "neo4j_row_cap",
     "worker_idle_timeout",
 )
