@@ -15,6 +15,13 @@ class InputError(KgqaError):
     """User-supplied data (a STaRK directory, a question) is missing or malformed."""
 
 
+class QuestionError(InputError):
+    """A question (or Cypher text) given on the command line or to the API is refused before any work: too long,
+    not text. Exit 2, like any other bad argument; malformed files stay exit 1 (InputError)."""
+
+    exit_code = 2
+
+
 class UnknownSkbError(KgqaError):
     """The SKB name is not one kgqa knows how to load."""
 
@@ -28,7 +35,7 @@ class StoreError(KgqaError):
 
 
 class StoreTimeoutError(StoreError):
-    """A read ran past the store's query timeout (``query_timeout_ms``, ``neo4j_query_timeout``)."""
+    """A read ran past the store's query timeout (``query_timeout``), or kgqa's watchdog stopped it."""
 
 
 class StoreLockedError(StoreError):
