@@ -45,7 +45,8 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "'": "'", '"'
 @dataclass(frozen=True)
 class Token:
     kind: str
-    """IDENT, QIDENT (backticked), STRING, NUMBER, PARAM, OP or EOF."""
+    """IDENT, QIDENT (backticked), STRING, BADSTRING (a string literal that is not valid Unicode: its value says
+    why), NUMBER, PARAM, OP or EOF."""
     value: str
     pos: int
 
@@ -56,6 +57,9 @@ class Token:
 def tokenize(text: str) -> list[Token]:
     if len(text) > MAX_INPUT:
         raise CypherSyntaxError(f"input of {len(text)} characters exceeds the limit of {MAX_INPUT}")
+    lone = next((i for i, c in enumerate(text) if _SURROGATES[0] <= c <= _SURROGATES[1]), None)
+    if lone is not None:  # e.g. undecodable bytes of a command line: no text of it can be printed or embedded
+        raise CypherSyntaxError(f"the text is not valid Unicode: {text[lone]!a} at position {lone}")
     tokens: list[Token] = []
     i, n = 0, len(text)
     while i < n:
@@ -72,7 +76,7 @@ def tokenize(text: str) -> list[Token]:
             i = end + 2
         elif c in "'\"":
             value, i2 = _string(text, i)
-            tokens.append(Token("STRING", value, i))
+            tokens.append(_string_token(value, i))
             i = i2
         elif c == "`":
             end = i + 1
@@ -119,6 +123,22 @@ def tokenize(text: str) -> list[Token]:
             i += len(op)
     tokens.append(Token("EOF", "", n))
     return tokens
+
+
+_SURROGATES = ("\ud800", "\udfff")
+
+
+def _string_token(value: str, pos: int) -> Token:
+    """A string literal; ``\\u`` escapes of a surrogate pair become its character, a lone surrogate (``'\\uD83D'``)
+    a BADSTRING: no database, JSON encoder or terminal takes it."""
+    if not any(_SURROGATES[0] <= c <= _SURROGATES[1] for c in value):
+        return Token("STRING", value, pos)
+    units = value.encode("utf-16-le", "surrogatepass")
+    try:
+        return Token("STRING", units.decode("utf-16-le"), pos)
+    except UnicodeDecodeError as exc:
+        lone = units[exc.start : exc.end].decode("utf-16-le", "surrogatepass")
+        return Token("BADSTRING", f"string literal holds a lone surrogate {lone!a}", pos)
 
 
 def _string(text: str, start: int) -> tuple[str, int]:

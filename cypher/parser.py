@@ -16,7 +16,7 @@ from cypher.errors import CypherSyntaxError
 from cypher.lexer import Token, tokenize
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet, Value
 
-CLAUSES = (
+READ_CLAUSES = (
     "MATCH",
     "OPTIONAL",
     "WHERE",
@@ -26,33 +26,48 @@ CLAUSES = (
     "ORDER",
     "SKIP",
     "LIMIT",
-    "CREATE",
-    "MERGE",
-    "DELETE",
-    "DETACH",
-    "SET",
-    "REMOVE",
-    "CALL",
-    "LOAD",
-    "FOREACH",
-    "USE",
-    "UNION",
-    "SHOW",
-    "GRANT",
-    "DENY",
-    "REVOKE",
-    "DROP",
-    "ALTER",
-    "START",
-    "STOP",
-    "TERMINATE",
+    "LET",
+    "FILTER",
+    "FINISH",
+    "NEXT",
+    "OFFSET",
 )
-WRITE_OR_ADMIN = frozenset(CLAUSES[9:])
+WRITE_OR_ADMIN = frozenset(
+    (
+        "CREATE",
+        "MERGE",
+        "DELETE",
+        "DETACH",
+        "NODETACH",
+        "INSERT",
+        "SET",
+        "REMOVE",
+        "CALL",
+        "LOAD",
+        "FOREACH",
+        "USE",
+        "UNION",
+        "SHOW",
+        "GRANT",
+        "DENY",
+        "REVOKE",
+        "DROP",
+        "ALTER",
+        "START",
+        "STOP",
+        "TERMINATE",
+    )
+)
+CLAUSES = READ_CLAUSES + tuple(sorted(WRITE_OR_ADMIN))
+"""Keywords that start a clause (Cypher 5 and 25, GQL's INSERT/LET/FILTER/FINISH/NEXT): parsing of the clause
+before stops there, so nothing after a RETURN item can hide in it."""
 MAX_DEPTH = 64
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|$)", re.DOTALL)
 _FIRST_MATCH = re.compile(r"\b(?:OPTIONAL\s+)?MATCH\b", re.IGNORECASE)
 _LABEL_STOPS = (":", "{", ")", "|")
 _TYPE_STOPS = ("]", "|", "*", "{")
+_RETURN_TAIL = re.compile(r"(?:\.\s*\w+)?(?:\s+AS\s+\w+)?", re.IGNORECASE)
+"""What may follow the returned variable without changing the answer: ``.name``, ``AS drug``."""
 _CASE_FUNCTIONS = ("TOLOWER", "TOUPPER", "TRIM", "LOWER", "UPPER")
 
 
@@ -131,6 +146,20 @@ class _SymbolBuilder:
     conditions: list[Condition] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _State:
+    """A parser position and what had been built up to it (:meth:`_Parser.save`)."""
+
+    i: int
+    symbols: dict[str, _SymbolBuilder]
+    triplets: int
+    dropped: int
+    target: str | None
+    limit: int | None
+    distinct: bool
+    anonymous: int
+
+
 class _Parser:
     def __init__(self, tokens: list[Token], text: str, dropped: list[Dropped]) -> None:
         self.tokens = tokens
@@ -195,6 +224,7 @@ class _Parser:
         while self.tok.kind != "EOF":
             start = self.i
             token = self.tok
+            saved = self.save()
             try:
                 if self.is_op(";"):
                     self.next()
@@ -221,14 +251,36 @@ class _Parser:
                 else:
                     self.dropped.append(Dropped(_short(self.text[token.pos :]), "trailing text after the query"))
                     break
-            except _Skip as skip:
-                self.i = start
+            except _Skip as skip:  # the clause is dropped whole: nothing of it shapes the plan
+                self.restore(saved)
                 self.skip_clause(start, f"could not parse: {skip.reason}")
         return self.plan()
 
+    def save(self) -> _State:
+        """What a clause may change, to undo it when the clause is dropped after all."""
+        symbols = {name: _SymbolBuilder(list(b.labels), list(b.conditions)) for name, b in self.symbols.items()}
+        return _State(
+            self.i,
+            symbols,
+            len(self.triplets),
+            len(self.dropped),
+            self.target,
+            self.limit,
+            self.distinct,
+            self.anonymous,
+        )
+
+    def restore(self, state: _State) -> None:
+        self.i, self.symbols, self.target = state.i, state.symbols, state.target
+        del self.triplets[state.triplets :]
+        del self.dropped[state.dropped :]
+        self.limit, self.distinct, self.anonymous = state.limit, state.distinct, state.anonymous
+        self.depth = 0  # clauses start at the top level
+
     def plan(self) -> QueryPlan:
         if not self.triplets and not any(b.labels or b.conditions for b in self.symbols.values()):
-            raise CypherSyntaxError("no usable MATCH pattern")
+            why = next((f": {d.text} ({d.reason})" for d in self.dropped if d.reason.startswith("could not")), "")
+            raise CypherSyntaxError(f"no usable MATCH pattern{why}")
         symbols = tuple(
             Symbol(name, tuple(dict.fromkeys(b.labels)), tuple(b.conditions)) for name, b in self.symbols.items()
         )
@@ -238,12 +290,21 @@ class _Parser:
         )
 
     def match(self) -> None:
-        self.pattern()
-        while self.is_op(","):
+        """Comma-separated patterns; one that does not parse is dropped with the rest of the clause, those before it
+        are kept (and so are not reported as dropped)."""
+        while True:
+            saved = self.save()
+            try:
+                self.pattern()
+            except _Skip as skip:
+                self.restore(saved)
+                self.skip_clause(saved.i, f"could not parse: {skip.reason}")
+                return
+            if not self.is_op(","):
+                break
             self.next()
-            self.pattern()
         if not self.at_clause():
-            raise _Skip(f"unexpected '{self.tok.value}' in MATCH")
+            self.skip_clause(self.i, f"unexpected '{self.tok.value}' in MATCH")
 
     def pattern(self) -> None:
         if self.tok.kind in ("IDENT", "QIDENT") and self.peek().kind == "OP" and self.peek().value == "=":
@@ -374,6 +435,8 @@ class _Parser:
         if token.kind == "STRING":
             self.next()
             return token.value
+        if token.kind == "BADSTRING":
+            raise _Skip(token.value)
         if token.kind == "NUMBER" or (self.is_op("-") and self.peek().kind == "NUMBER"):
             sign = -1 if self.is_op("-") else 1
             if sign < 0:
@@ -404,11 +467,11 @@ class _Parser:
     def where(self) -> None:
         """Keep top-level AND-ed predicates; a predicate kgqa cannot use is dropped on its own."""
         while True:
-            start = self.i
+            start, depth = self.i, self.depth
             try:
                 self.predicate()
             except _Skip as skip:
-                self.i = start
+                self.i, self.depth = start, depth
                 self.skip_predicate(start, skip.reason)
             if self.tok.is_keyword("AND"):
                 self.next()
@@ -420,7 +483,7 @@ class _Parser:
                 self.dropped.append(Dropped(text, "OR/XOR are not supported (method rule: no OR); the rest is dropped"))
             break
         if not self.at_clause():
-            raise _Skip(f"unexpected '{self.tok.value}' in WHERE")
+            self.skip_clause(self.i, f"unexpected '{self.tok.value}' in WHERE")
 
     def skip_to_clause(self) -> None:
         while not self.at_clause():
@@ -507,6 +570,9 @@ class _Parser:
                 self.next()
             if first and head is not None and self.target is None:
                 self.target = head.value
+                rest = self.text[head.pos + len(head.value) : self.tok.pos].strip()
+                if head.kind == "IDENT" and rest and not _RETURN_TAIL.fullmatch(rest):
+                    self.dropped.append(Dropped(_short(rest), f"only the variable {head.value} of the RETURN is used"))
             elif self.tok.pos > start:
                 item = _short(self.text[start : self.tok.pos])
                 self.dropped.append(Dropped(item, "only the first RETURN item is kept"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import deque
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
@@ -18,6 +19,11 @@ from cypher.plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan
 
 Mode = Literal["strict", "lenient"]
 CONFIDENT = 0.6
+LENIENT_FLOOR = 0.35
+"""Lenient mode maps a name to its most similar schema name only from this similarity up; below, nothing of the
+schema is meant (``paper___has_topic___field_of_study`` in HPO) and the name is dropped."""
+MAX_TRIPLETS = 8
+"""Default of ``max_triplets`` (kgqa's setting of the same name)."""
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -75,13 +81,17 @@ def _resolve(name: str, choices: tuple[str, ...], kind: str, mode: Mode, repairs
         return None
     best = max(choices, key=lambda c: (similarity(name, c), c))
     score = similarity(name, best)
-    if mode == "lenient" or score >= CONFIDENT or best.lower() == name.lower():
+    floor = LENIENT_FLOOR if mode == "lenient" else CONFIDENT
+    if score >= floor or best.lower() == name.lower():
         repairs.append(Repair(kind, name, best, round(score, 3)))
         return best
     return None
 
 
-def sanitize(plan: QueryPlan, schema: GraphSchema, mode: Mode = "strict") -> SanitizedPlan:
+def sanitize(
+    plan: QueryPlan, schema: GraphSchema, mode: Mode = "strict", *, max_triplets: int = MAX_TRIPLETS
+) -> SanitizedPlan:
+    """Schema identifiers only, then :func:`focus` on the answer's part of the pattern (at most ``max_triplets``)."""
     repairs: list[Repair] = []
     dropped = list(plan.dropped)
     symbols: dict[str, Symbol] = {}
@@ -109,7 +119,79 @@ def sanitize(plan: QueryPlan, schema: GraphSchema, mode: Mode = "strict") -> San
     if not triplets and not any(s.search_string for s in symbols.values()):
         raise CypherSyntaxError("nothing of the query matches the schema")
     plan = dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets), dropped=tuple(dropped))
+    plan = focus(plan, max_triplets)
+    if not plan.triplets and not plan.constants:
+        raise CypherSyntaxError(f"no triplet or constant of the query is connected to the answer ({plan.target})")
     return SanitizedPlan(plan, tuple(repairs), mode)
+
+
+def focus(plan: QueryPlan, max_triplets: int) -> QueryPlan:
+    """The answer's part of the pattern: triplets reached from the target, nearest first, at most ``max_triplets``.
+
+    A pattern part that shares no variable with the answer only multiplies rows (a cartesian product) and a long
+    chain only multiplies work, so both are dropped, with the reason, before anything is compiled. A plan without a
+    target is left as it is (it cannot be compiled).
+    """
+    if plan.target is None or plan.target not in {s.name for s in plan.symbols}:
+        return plan
+    component = _nearest_first(plan.triplets, plan.target)
+    kept, over = component[:max_triplets], component[max_triplets:]
+    reached = {plan.target} | {end for t in kept for end in (t.head, t.tail)}
+    apart = [t for t in plan.triplets if t not in component]
+    beyond = f"beyond the max_triplets = {max_triplets} triplets nearest the answer"
+    unlinked = f"shares no variable with the answer ({plan.target}): it would only multiply rows"
+    in_triplets = {end for t in plan.triplets for end in (t.head, t.tail)}
+    lost = [  # a lost condition, or a node pattern of its own; other nodes go with their triplets
+        s for s in plan.symbols if s.name not in reached and (s.conditions or (s.labels and s.name not in in_triplets))
+    ]
+    far = {end for t in over for end in (t.head, t.tail)}
+    dropped = [
+        *plan.dropped,
+        *_summarised([_triplet_text(t) for t in over], beyond),
+        *_summarised([_triplet_text(t) for t in apart], unlinked),
+        *_summarised([_symbol_text(s) for s in lost if s.name in far], beyond),
+        *_summarised([_symbol_text(s) for s in lost if s.name not in far], unlinked),
+    ]
+    symbols = tuple(s for s in plan.symbols if s.name in reached)
+    return dataclasses.replace(plan, symbols=symbols, triplets=tuple(kept), dropped=tuple(dropped))
+
+
+def _nearest_first(triplets: tuple[Triplet, ...], start: str) -> list[Triplet]:
+    """The triplets connected to ``start``, breadth first: every prefix of the list is connected to ``start``."""
+    found: list[Triplet] = []
+    seen, frontier = {start}, deque([start])
+    while frontier:
+        name = frontier.popleft()
+        for triplet in triplets:
+            if name in (triplet.head, triplet.tail) and triplet not in found:
+                found.append(triplet)
+                for end in (triplet.head, triplet.tail):
+                    if end not in seen:
+                        seen.add(end)
+                        frontier.append(end)
+    return found
+
+
+SHOWN = 5
+"""Dropped parts listed one by one for each reason; the rest are counted (a 300-hop chain drops 292 triplets)."""
+
+
+def _summarised(texts: list[str], reason: str) -> list[Dropped]:
+    shown = [Dropped(text, reason) for text in texts[:SHOWN]]
+    if len(texts) > SHOWN:
+        shown.append(Dropped(f"{len(texts) - SHOWN} more like these", reason))
+    return shown
+
+
+def _triplet_text(triplet: Triplet) -> str:
+    arrow = "->" if triplet.direction == "out" else "-"
+    return f"({triplet.head})-[:{'|'.join(triplet.types)}]{arrow}({triplet.tail})"
+
+
+def _symbol_text(symbol: Symbol) -> str:
+    labels = "".join(f":{label}" for label in symbol.labels)
+    conditions = ", ".join(f"{c.property} {c.op} {c.value!r}" for c in symbol.conditions)
+    return f"({symbol.name}{labels}{' {' + conditions + '}' if conditions else ''})"
 
 
 def _conditions(symbol: Symbol, schema: GraphSchema, dropped: list[Dropped]) -> Symbol:

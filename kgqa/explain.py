@@ -82,7 +82,8 @@ def explain(
 ) -> Explanation:
     """Parse, sanitize against the live schema and compile; constants get their first ``scope`` candidates."""
     schema = graph_schema(kg.schema(skb))
-    return compile_plan(kg, skb, schema, sanitize(parse(cypher), schema, mode), scope=scope, dialect=dialect)
+    sanitized = sanitize(parse(cypher), schema, mode, max_triplets=kg.config.max_triplets)
+    return compile_plan(kg, skb, schema, sanitized, scope=scope, dialect=dialect)
 
 
 def compile_plan(
@@ -94,7 +95,7 @@ def compile_plan(
     what kgqa would send to a Neo4j (release ``config.neo4j_version``) holding the same SKB, with the same
     parameters.
     """
-    query = pattern_query(sanitized.plan, schema.keys)
+    query = pattern_query(sanitized.plan, schema.keys, limit=kg.config.pattern_limit)
     params = dict(query.params)
     if query.constant_params:
         kg.store.await_indexes(skb)
@@ -144,7 +145,9 @@ def explain_question(
     generated = Generated(question, target, ctx.llm.name, reply.prompt, text, usage)
     fallback = " (kgqa ask falls back to the linked entities' plan: see kgqa ask --explain)"
     try:
-        sanitized = plan_from_reply(text, ctx.graph, target, ctx.config.cypher_mode)
+        sanitized = plan_from_reply(
+            text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
+        )
         why = unusable(sanitized.plan)
         if why is not None:
             raise CypherSyntaxError(why)

@@ -86,11 +86,16 @@ def ground_linked_too(
         return result, f"{why}; no fallback plan: {unconnected(links, target)}"
     vectors = constant_vectors(ctx.embedder, plan)
     aliases = ctx.aliases
-    linked = ground(ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases)
+    limit = ctx.config.pattern_limit
+    linked = ground(
+        ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases, limit=limit
+    )
     trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.last_params}
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
-    if linked.timed_out:
-        rounds = f"{rounds}; its {linked.timed_out}".lstrip("; ")
+    for note in (linked.capped, linked.timed_out):
+        if note:
+            rounds = f"{rounds}; its {note}".lstrip("; ")
     merged = merge_groundings(result, linked, LINKED_PREFIX)
     merged.timed_out = result.timed_out or linked.timed_out
+    merged.capped = result.capped or linked.capped
     return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"

@@ -76,6 +76,8 @@ class GroundingResult:
     timed_out: str = ""
     """Why the scope expansion stopped early: the round that ran past the store's time limit (its targets are
     not kept, those of the rounds before are)."""
+    capped: str = ""
+    """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
 
     def params_at(self, scope: int) -> dict[str, Any]:
         """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates."""
@@ -159,10 +161,12 @@ def ground(
     found: dict[str, list[NodeMatch]] | None = None,
     source: str = "llm",
     aliases: bool = False,
+    limit: int | None = None,
 ) -> GroundingResult:
     """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan);
-    ``aliases``: step 4 searches the alias index too (the graph has one)."""
-    query = pattern_query(plan, schema.keys)
+    ``aliases``: step 4 searches the alias index too (the graph has one); ``limit``: the compiled query's LIMIT
+    (``pattern_limit``)."""
+    query = pattern_query(plan, schema.keys, limit=limit)
     if found is None:
         found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max, aliases=aliases)
     candidates = {symbol: [m.id for m in matches] for symbol, matches in found.items()}
@@ -186,6 +190,8 @@ def ground(
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
             seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))
         result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
+        if limit is not None and len(rows) >= limit and not result.capped:
+            result.capped = f"l={scope} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
         if len(seen) >= k or not query.constant_params:
             break
     result.targets = sorted(seen.values(), key=lambda g: g.round_l)

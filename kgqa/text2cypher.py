@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from cypher.parser import parse
 from cypher.plan import QueryPlan
-from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan, sanitize
+from cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, Repair, SanitizedPlan, sanitize
 from kgqa.errors import InputError
 from kgqa.llm import ChatModel, Completion, Message
 from kgqa.store.base import GraphStore, Schema
@@ -111,13 +111,15 @@ def write_cypher(
     return generate_cypher(llm, question, view, target_type=target_type, temperature=temperature)
 
 
-def plan_from_reply(reply: str, schema: GraphSchema, target_type: str, mode: Mode) -> SanitizedPlan:
+def plan_from_reply(
+    reply: str, schema: GraphSchema, target_type: str, mode: Mode, *, max_triplets: int = MAX_TRIPLETS
+) -> SanitizedPlan:
     """Method step 3: parse the reply, take ``y`` as the answer if the RETURN was lost, sanitize against the live
     schema, and give an answer left without a label (none written, or only labels the schema does not have) the
     target type of step 1: an unlabelled answer would range over every node. Raises CypherSyntaxError if nothing
     usable."""
     plan, repairs = with_answer_variable(parse(reply))
-    sanitized = sanitize(plan, schema, mode)
+    sanitized = sanitize(plan, schema, mode, max_triplets=max_triplets)
     plan, target = sanitized.plan, sanitized.plan.target
     if target is not None and any(s.name == target and not s.labels for s in plan.symbols):
         symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)

@@ -5,7 +5,7 @@ import pytest
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
 from cypher.plan import NodeKeys
-from cypher.sanitize import GraphSchema, sanitize, similarity
+from cypher.sanitize import LENIENT_FLOOR, GraphSchema, sanitize, similarity
 
 MAG = GraphSchema(
     ("author", "paper", "institution", "field_of_study"),
@@ -51,12 +51,30 @@ def test_unknown_properties_extend_a_constant_or_are_dropped() -> None:
 
 
 def test_strict_drops_what_lenient_maps() -> None:
-    query = "MATCH (x:planet)-[:orbits]->(y:paper {name: 'A'}) RETURN x"
+    query = "MATCH (x:planet)-[:writer]->(y:paper {name: 'A'}) RETURN y"
     strict = sanitize(parse(query), MAG)
-    assert strict.plan.triplets == () and strict.plan.symbol("x").labels == ()
+    assert strict.plan.triplets == () and [s.name for s in strict.plan.symbols] == ["y"]
     lenient = sanitize(parse(query), MAG, mode="lenient")
-    assert len(lenient.plan.triplets) == 1
-    assert all(t in MAG.types for t in lenient.plan.triplets[0].types)
+    assert lenient.plan.triplets[0].types == ("author___writes___paper",)
+    assert lenient.plan.symbol("x").labels == ("paper",)
+
+
+@pytest.mark.parametrize(
+    ("written", "kind"),
+    [
+        ("(n:gene/protein)-[:author___writes___paper]->(m:paper {name: 'A'})", "label"),  # nothing like it
+        ("(n:paper)-[:orbits]->(m:author {name: 'A'})", "type"),
+        ("(n:_KgqaMeta)-[:author___writes___paper]->(m:paper {name: 'A'})", "label"),  # kgqa's own
+        ("(n:author)-[:_KgqaAlias]->(m:paper {name: 'A'})", "type"),
+    ],
+)
+def test_lenient_repairs_need_a_floor(written: str, kind: str) -> None:
+    """A name like nothing in the schema (kgqa's internal labels included) is dropped, not mapped to the best of
+    bad choices."""
+    result = sanitize(parse(f"MATCH {written} RETURN m"), MAG, mode="lenient")
+    assert all(r.similarity >= LENIENT_FLOOR for r in result.repairs)
+    reason = "label not in the schema" if kind == "label" else "relationship type not in the schema"
+    assert any(d.reason == reason for d in result.plan.dropped)
 
 
 def test_nothing_matching_the_schema_is_an_error() -> None:
@@ -66,8 +84,9 @@ def test_nothing_matching_the_schema_is_an_error() -> None:
 
 def test_identifiers_in_the_output_come_only_from_the_schema() -> None:
     result = sanitize(
-        parse("MATCH (a:`author) DETACH DELETE n //`)-[:`x``y`]->(p:paper {title: 'T'}) RETURN a"), MAG, mode="lenient"
+        parse("MATCH (a:`author) DETACH DELETE n //`)-[:`x``y`]->(p:paper {title: 'T'}) RETURN p"), MAG, mode="lenient"
     )
+    assert result.plan.triplets == ()  # no type like `x``y`: the pattern is the constant alone
     for symbol in result.plan.symbols:
         assert set(symbol.labels) <= set(MAG.labels)
     for triplet in result.plan.triplets:
