@@ -19,7 +19,7 @@ from cypher.plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan
 
 Mode = Literal["strict", "lenient"]
 CONFIDENT = 0.6
-LENIENT_FLOOR = 0.35
+LENIENT_FLOOR = 0.44
 """Lenient mode maps a name to its most similar schema name only from this similarity up; below, nothing of the
 schema is meant (``paper___has_topic___field_of_study`` in HPO) and the name is dropped."""
 MAX_TRIPLETS = 8

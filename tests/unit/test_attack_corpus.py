@@ -1,93 +1,209 @@
-"""The attack corpus against the parser, sanitizer and compiler: whatever survives is rebuilt from the schema, so
-no payload reaches the store as text (that the store stays unchanged: tests/integration/test_explain.py)."""
+"""The attack corpus (tests/fixtures/attacks.csv: one hostile Cypher text per row, with its expected outcome) against
+the parser, sanitizer and compiler, in both dialects' compiled text. Whatever survives is rebuilt from the schema as
+valid Cypher: one WHERE per MATCH, filters only on bound variables, the answer's part of the pattern only, bounded
+by max_triplets and a LIMIT. That the store stays unchanged: tests/integration/test_explain.py (in-process) and
+tests/integration/test_attack_cli.py (subprocesses)."""
 
 from __future__ import annotations
 
-import pytest
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
 
-from cypher.compile import pattern_query
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cypher.compile import PatternQuery, pattern_query
 from cypher.errors import CypherSyntaxError
 from cypher.parser import parse
-from cypher.sanitize import GraphSchema, sanitize
+from cypher.plan import Condition, QueryPlan, Symbol, Triplet
+from cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, SanitizedPlan, sanitize
 from kgqa.store.base import NODE_KEYS
+from kgqa.store.neo4j import browser_statement
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
-
-def _fullwidth(text: str) -> str:
-    """Full-width look-alikes of ASCII (U+FF01..U+FF5E), e.g. of the keyword MATCH."""
-    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
-
-
-ATTACKS = [
-    "MATCH (n) DETACH DELETE n",
-    "CREATE (:drug {name: 'evil'})",
-    "MERGE (d:drug {name: 'x'}) RETURN d",
-    "MATCH (d:drug) SET d.name = 'pwned' RETURN d",
-    "MATCH (d:drug) REMOVE d.name RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) DELETE d",
-    "CALL db.labels()",
-    "CALL dbms.security.createUser('a', 'b', false)",
-    "LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line",
-    "MATCH (d:drug) CALL apoc.load.json('http://evil') YIELD value RETURN d",
-    "MATCH (d:drug) CALL { MATCH (n) DETACH DELETE n } RETURN d",
-    "MATCH (d:drug) FOREACH (x IN [1] | CREATE (:evil)) RETURN d",
-    "USE system SHOW USERS",
-    "SHOW DATABASES",
-    "DROP DATABASE neo4j",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d // ; MATCH (n) DETACH DELETE n",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d /* */ ; CREATE (:evil)",
-    'MATCH (d:drug)-[:indication]->(x:disease {name: "m\' }) DETACH DELETE d //"}) RETURN d',
-    "MATCH (d:`drug`) DETACH DELETE d //`)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
-    "MATCH (d:drug)-[:`indication]->() DETACH DELETE d //`]->(x:disease {name: 'migraine'}) RETURN d",
-    _fullwidth("MATCH (n) DETACH DELETE n"),
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d " + _fullwidth("DELETE d"),
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'm\u0456graine'}) RETURN d",  # Cyrillic i look-alike
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'})) RETURN d",
-    "MATCH ((((d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 100_000 + "DETACH DELETE d",
-    "MATCH (d:drug {name: '" + "x" * 100_000 + "'})-[:indication]->(x:disease) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: $evil}) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease) WHERE x.name = 'migraine' WITH d MATCH (n) DETACH DELETE n",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) UNION MATCH (n) DETACH DELETE n RETURN n",
-]
-# The same payloads in the places an LLM reply can carry them: labels, types, property keys, values, RETURN.
-PAYLOADS = [
-    "DETACH DELETE n",
-    "CREATE (:evil)",
-    "SET n.name = 'evil'",
-    "CALL dbms.killQueries([])",
-    "LOAD CSV FROM 'http://evil' AS l",
-    "MERGE (:evil)",
-    "REMOVE n:drug",
-    "FOREACH (x IN [1] | CREATE (:evil))",
-    "CALL apoc.periodic.iterate('MATCH (n) RETURN n', 'DELETE n', {})",
-    "USE system",
-]
-ATTACKS += [f"MATCH (d:`drug {p}`)-[:indication]->(x:disease {{name: 'migraine'}}) RETURN d" for p in PAYLOADS]
-ATTACKS += [f"MATCH (d:drug)-[:`indication {p}`]->(x:disease {{name: 'migraine {p}'}}) RETURN d" for p in PAYLOADS]
-ATTACKS += [f"MATCH (d:drug)-[:indication]->(x:disease {{`{p}`: 'migraine'}}) RETURN d, {p}" for p in PAYLOADS]
-
-
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "attacks.csv"
 FIXTURE_SCHEMA = GraphSchema(
     tuple(NODE_TYPES.values()),
     tuple(sorted({(NODE_TYPES[NODES[h][1]], EDGE_TYPES[e], NODE_TYPES[NODES[t][1]]) for h, t, e in EDGES})),
     NODE_KEYS,
 )
+WRITES = ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "INSERT", "DROP")
+NEO4J_RELEASES = ("2025.05", "2026.01")
+LIMIT = 1000
 
 
-def test_attack_corpus_size() -> None:
-    assert len(ATTACKS) >= 60
+@dataclass(frozen=True)
+class Case:
+    """A row of attacks.csv."""
+
+    case: str
+    mode: Mode
+    outcome: str
+    """``rejected`` (CypherSyntaxError), ``compiled``, or ``any`` (either, the compiled text still checked)"""
+    error: str
+    """rejected: a fragment of the error message"""
+    absent: tuple[str, ...]
+    """compiled: fragments no dialect's compiled text may contain"""
+    dropped: str
+    """compiled: a fragment of one reason in the plan's dropped list"""
+    cli: bool
+    """also run through the CLI in a subprocess (tests/integration/test_attack_cli.py)"""
+    cypher: str
 
 
-@pytest.mark.parametrize("attack", ATTACKS, ids=range(len(ATTACKS)))
-def test_attack_never_reaches_the_store_as_text(attack: str) -> None:
-    """Whatever survives parsing is rebuilt from the schema: the compiled text holds no word of the payloads."""
+def read_corpus(path: Path = CORPUS) -> list[Case]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    cases = []
+    for row in rows:
+        assert row["mode"] in ("strict", "lenient") and row["outcome"] in ("rejected", "compiled", "any"), row["case"]
+        absent = tuple(part for part in row["absent"].split("|") if part)
+        mode: Mode = "lenient" if row["mode"] == "lenient" else "strict"
+        cli = row["cli"] == "yes"
+        cases.append(Case(row["case"], mode, row["outcome"], row["error"], absent, row["dropped"], cli, row["cypher"]))
+    return cases
+
+
+CASES = read_corpus()
+ATTACKS = [case.cypher for case in CASES] + [
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 100_000 + "DETACH DELETE d",
+    "MATCH (d:drug {name: '" + "x" * 100_000 + "'})-[:indication]->(x:disease) RETURN d",
+    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 200_001,
+]
+"""Every text of the corpus, and three too large for a CSV cell (tests/integration/test_explain.py runs them all)."""
+
+
+def compile_case(cypher: str, mode: Mode = "strict") -> tuple[SanitizedPlan, PatternQuery]:
+    sanitized = sanitize(parse(cypher), FIXTURE_SCHEMA, mode)
+    return sanitized, pattern_query(sanitized.plan, NODE_KEYS, limit=LIMIT)
+
+
+def assert_valid_cypher(text: str) -> None:
+    """The compiled text's shape: MATCH clauses, each with at most one WHERE naming only variables bound so far,
+    then one RETURN of bound variables and ``LIMIT $limit``."""
+    match_part, _, returned = text.rpartition(" RETURN ")
+    assert match_part.startswith("MATCH ") and returned.endswith(" LIMIT $limit"), text
+    bound: set[str] = set()
+    for clause in match_part.split("MATCH ")[1:]:
+        pattern, *where = clause.strip().split(" WHERE ")
+        assert len(where) <= 1, f"two WHERE in one MATCH: {clause}"
+        bound |= set(re.findall(r"\((v\d+)", pattern))
+        for condition in where:
+            assert set(re.findall(r"\b(v\d+)\.", condition)) <= bound, f"filter on an unbound variable: {clause}"
+    assert set(re.findall(r"\b(v\d+)\b", returned)) <= bound, text
+
+
+def assert_safe(text: str, case_absent: tuple[str, ...] = ()) -> None:
+    for word in WRITES + case_absent:
+        assert word not in text, word
+    names = set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | set(FIXTURE_SCHEMA.properties)
+    assert set(text.split("`")[1::2]) <= names
+
+
+def test_corpus_size_and_names() -> None:
+    assert len(CASES) >= 100
+    assert len({case.case for case in CASES}) == len(CASES)
+    assert sum(case.cli for case in CASES) >= 8
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.case for case in CASES])
+def test_attack(case: Case) -> None:
     try:
-        query = pattern_query(sanitize(parse(attack), FIXTURE_SCHEMA, mode="lenient").plan, NODE_KEYS)
+        sanitized, query = compile_case(case.cypher, case.mode)
+    except CypherSyntaxError as exc:
+        assert case.outcome in ("rejected", "any"), f"rejected: {exc}"
+        assert case.error in str(exc)
+        return
+    assert case.outcome in ("compiled", "any"), f"compiled: {query.text}"
+    plan = sanitized.plan
+    assert len(plan.triplets) <= MAX_TRIPLETS
+    if case.dropped:
+        assert any(case.dropped in d.reason for d in plan.dropped), [d.reason for d in plan.dropped]
+    json.dumps(query.params, allow_nan=False)
+    assert_valid_cypher(query.text)
+    assert_safe(query.text, case.absent)
+    for release in NEO4J_RELEASES:
+        statement, browser = browser_statement(query.text, dict(query.params), release)
+        assert_safe(statement, case.absent)
+        assert_valid_cypher(statement.removeprefix("CYPHER 25 "))
+        assert "NaN" not in browser and "Infinity" not in browser
+
+
+@pytest.mark.parametrize("max_triplets", [1, 3, 8])
+def test_a_long_chain_keeps_the_triplets_nearest_the_answer(max_triplets: int) -> None:
+    chain = "MATCH (a:`gene/protein`)" + "".join(f"-[:`associated with`]-(x{i})" for i in range(300)) + " RETURN a"
+    plan = sanitize(parse(chain), FIXTURE_SCHEMA, max_triplets=max_triplets).plan
+    assert [(t.head, t.tail) for t in plan.triplets] == [
+        ("a" if i == 0 else f"x{i - 1}", f"x{i}") for i in range(max_triplets)
+    ]
+    reasons = [d for d in plan.dropped if "max_triplets" in d.reason]
+    assert len(reasons) == 6 and reasons[-1].text == f"{300 - max_triplets - 5} more like these"
+
+
+def test_the_issue_examples_compile_to_valid_cypher() -> None:
+    """Issue 18's two: two WHERE in a row with a filter on ``v1``, and a filter on a variable no MATCH binds."""
+    _, one = compile_case("MATCH (d:disease {name: 'migraine'}), (x:disease) WHERE x.id = '1' RETURN d")
+    assert one.text == (
+        "MATCH (v0:`disease`) WHERE v0.`id` IN $c0 "
+        "RETURN DISTINCT v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label LIMIT $limit"
+    )
+    _, two = compile_case(
+        "MATCH (d:disease)-[:`phenotype present`]->(e:`effect/phenotype`), (y) WHERE y.name CONTAINS 'x' "
+        "WITH e MATCH (e)<-[:`phenotype present`]-(f:disease {name: 'migraine'}) WHERE e.name <> 'y' RETURN e"
+    )
+    assert two.text.count("WHERE") == 2 and "CONTAINS" not in two.text
+    assert_valid_cypher(two.text)
+
+
+# --- fuzzing: any plan the sanitizer lets through compiles to valid Cypher --------------------------------------
+
+_VARIABLES = [f"s{i}" for i in range(8)]
+_triplets = st.lists(
+    st.builds(
+        Triplet,
+        st.sampled_from(_VARIABLES),
+        st.tuples(st.sampled_from(FIXTURE_SCHEMA.types)),
+        st.sampled_from(_VARIABLES),
+        st.sampled_from(["out", "both"]),
+    ),
+    max_size=14,
+)
+
+
+@st.composite
+def _plans(draw: st.DrawFn) -> QueryPlan:
+    triplets = tuple(dict.fromkeys(draw(_triplets)))
+    symbols = []
+    for name in _VARIABLES:
+        labels = draw(st.lists(st.sampled_from(FIXTURE_SCHEMA.labels), max_size=1))
+        conditions = draw(
+            st.lists(
+                st.builds(
+                    Condition,
+                    st.sampled_from(["name", "id", "title", "unknown"]),
+                    st.sampled_from(["=", "CONTAINS", "<>", "IN"]),
+                    st.one_of(st.text(max_size=5), st.integers(), st.tuples(st.integers())),
+                ),
+                max_size=2,
+            )
+        )
+        symbols.append(Symbol(name, tuple(labels), tuple(conditions)))
+    return QueryPlan(tuple(symbols), triplets, draw(st.sampled_from([*_VARIABLES, None])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(plan=_plans(), max_triplets=st.integers(1, 10), mode=st.sampled_from(["strict", "lenient"]))
+def test_any_sanitized_plan_compiles_to_valid_cypher(plan: QueryPlan, max_triplets: int, mode: Mode) -> None:
+    try:
+        sanitized = sanitize(plan, FIXTURE_SCHEMA, mode, max_triplets=max_triplets).plan
+        query = pattern_query(sanitized, NODE_KEYS, limit=LIMIT)
     except CypherSyntaxError:
         return
-    for word in ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "evil", "//"):
-        assert word not in query.text
-    assert set(query.text.split("`")[1::2]) <= set(FIXTURE_SCHEMA.labels) | set(FIXTURE_SCHEMA.types) | set(
-        FIXTURE_SCHEMA.properties
-    )
+    assert len(sanitized.triplets) <= max_triplets
+    assert_valid_cypher(query.text)
+    ends = {end for t in sanitized.triplets for end in (t.head, t.tail)}
+    assert {s.name for s in sanitized.symbols} <= ends | {sanitized.target}
