@@ -12,6 +12,11 @@ wording, "lacks"; or by meaning). Where the graph has aliases (HPO synonyms, gen
 alias index too, so "enlarged liver" links to 'Hepatomegaly'. The linked entity becomes a constant whose search string
 is the node's own name, or the alias that matched, so an exact match puts it first in step 4 (an alias two nodes share
 puts both there, in id order) and scope expansion still works.
+
+A question's spans are capped (``max_link_ngrams``, :func:`link_spans`): each costs an embedding and a vector query per
+label, and a 130 KB question's spans once took minutes. The cap keeps the spans of the question's first words, in
+order of appearance (every length at a word before the next word), so that the part that is linked is linked exactly as
+without the cap; the trace says how far linking read.
 """
 
 from __future__ import annotations
@@ -34,6 +39,11 @@ find list show give tell name please associated related linked known both either
 STOP_WORDS = frozenset(_STOP.split())
 CONJUNCTIONS = frozenset({"and", "or", "but", "nor"})
 LONG_SPAN_SIMILARITY = 0.9
+MAX_LINK_SPANS = 1000
+"""Most spans one question's linking embeds and searches when the caller passes no ``max_link_ngrams``."""
+
+Span = tuple[int, int, str]
+"""(start, end, text): words [start, end) of the question"""
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int],
     return types, textual
 
 
-def ngrams(question: str, labels: Sequence[str] = ()) -> list[tuple[int, int, str]]:
+def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
     words, no word of a textual condition (:func:`not_entities`)."""
     words = words_of(question)
@@ -117,6 +127,41 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[tuple[int, int, st
     return out
 
 
+@dataclass(frozen=True)
+class SpanCap:
+    """How far linking read a question whose spans the cap cut: the spans of its first ``words`` words."""
+
+    words: int
+    total_words: int
+    kept: int
+    spans: int
+    limit: int
+
+    def describe(self) -> str:
+        return (
+            f"linked the first {self.words:,} of {self.total_words:,} words only ({self.kept:,} of {self.spans:,} "
+            f"spans; max_link_ngrams = {self.limit:,})"
+        )
+
+
+def link_spans(question: str, labels: Sequence[str], limit: int) -> tuple[list[Span], SpanCap | None]:
+    """The spans linking looks up (:func:`ngrams`), at most ``limit`` of them: those that start earliest, shorter
+    first at the same word; the cut when there were more. In :func:`ngrams`' order, so that linking a question under
+    the cap is unchanged."""
+    grams = ngrams(question, labels)
+    if len(grams) <= limit:
+        return grams, None
+    first = sorted(grams, key=lambda gram: (gram[0], gram[1]))[:limit]
+    kept = {(start, end) for start, end, _ in first}
+    cap = SpanCap(first[-1][0] + 1, len(words_of(question)), limit, len(grams), limit)
+    return [gram for gram in grams if (gram[0], gram[1]) in kept], cap
+
+
+def span_cap(question: str, labels: Sequence[str], limit: int) -> SpanCap | None:
+    """Where :func:`link_spans` cuts ``question`` (None: it does not), for the trace."""
+    return link_spans(question, labels, limit)[1]
+
+
 def link_entities(
     question: str,
     store: GraphStore,
@@ -126,11 +171,13 @@ def link_entities(
     *,
     threshold: float,
     aliases: bool = False,
+    limit: int = MAX_LINK_SPANS,
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
     is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words and textual
-    conditions are not looked up (:func:`not_entities`)."""
-    grams = ngrams(question, labels)
+    conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are (``max_link_ngrams``,
+    :func:`link_spans`)."""
+    grams, _ = link_spans(question, labels, limit)
     if not grams:
         return []
     vectors = embedder.embed([text for _, _, text in grams])

@@ -9,7 +9,8 @@ fallback of an unusable plan: kgqa.fallback), 4-5 kgqa.grounding, 6 kgqa.graph_r
 to the type the question names or embeddings, a step-2/3 failure to the schema-guided plan of the entities linked
 in the question (with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a
 step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or
-the embedder still raise.
+the embedder still raise. Every question is checked first (:func:`check_question`): one that is too long or not text
+is refused with a QuestionError before anything is embedded, asked or read.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from cypher.plan import QueryPlan
 from kgqa.answers import Candidate
 from kgqa.config import hidden_labels
 from kgqa.context import Context, Options
-from kgqa.errors import LlmError
+from kgqa.errors import LlmError, QuestionError
 from kgqa.fallback import ground_linked_too, linked_plan, linked_plan_instead
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
 from kgqa.grounding import constant_vectors, ground, plan_candidates
 from kgqa.hybrid import hybrid_merge
 from kgqa.lexical import residual_terms
+from kgqa.linking import span_cap
 from kgqa.rerank import rerank, rerank_documents
 from kgqa.target_type import fallback_type, predict_target_type
 from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
@@ -46,6 +48,7 @@ def run(
     ``plain_emb``, and the name side) and the one searched against the document index (step 6's preselection, step 7):
     ``doc_vector`` when given (the SKB's document vectors may come from another model, e.g. STaRK's precomputed
     embeddings, whose question vectors come with them), else the embedder's."""
+    check_question(question, ctx.config.max_question_chars)
     trace = Trace(
         ctx.skb,
         options.steps,
@@ -88,6 +91,7 @@ def run(
     source, fallback = ("llm", ctx.config.plan_fallback) if ctx.llm is not None else ("linked", False)
     if plan is None and fallback:
         plan = linked_plan_instead(ctx, question, target, trace)
+        note_link_cap(ctx, question, trace, trace.record(3))
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
@@ -113,6 +117,29 @@ def run(
     with trace.step(8) as record:
         answers = _rerank(ctx, question, answers, options, record)
     return answers, trace
+
+
+def check_question(question: str, max_chars: int) -> None:
+    """Refuse a question before any work, with a QuestionError naming what is wrong: one longer than ``max_chars``
+    (``max_question_chars``: entity linking embeds and searches its spans, an LLM reads it whole), an empty one, or
+    one that is not text: a NUL, or a lone surrogate (what a non-UTF-8 byte in a command line decodes to), which no
+    encoder, cache key or client can encode. The length is checked first, so a megabyte is refused unread."""
+    if len(question) > max_chars:
+        raise QuestionError(
+            f"the question has {len(question):,} characters; the limit is {max_chars:,} (max_question_chars)"
+        )
+    if not question.strip():
+        raise QuestionError("the question is empty")
+    if "\x00" in question:
+        raise QuestionError(f"the question holds a NUL character (at character {question.index(chr(0)) + 1})")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(question[exc.start])
+        raise QuestionError(
+            f"the question is not valid text: a lone surrogate U+{code:04X} at character {exc.start + 1} "
+            "(a byte that is not UTF-8?)"
+        ) from None
 
 
 def target_type(ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace) -> str:
@@ -149,6 +176,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         with trace.step(2) as record:
             plan, links = linked_plan(ctx, question, target)
             record.degrade(f"no LLM: entities linked by the name index: {links}")
+            note_link_cap(ctx, question, trace, record)
         with trace.step(3) as record:
             if plan is None:
                 record.degrade("no LLM: no linked entity is connected to the target type by the schema")
@@ -192,6 +220,18 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         return sanitized.plan
 
 
+def note_link_cap(ctx: Context, question: str, trace: Trace, record: StepTrace) -> None:
+    """Entity linking ran on ``question`` for ``record``'s step: when ``max_link_ngrams`` cut its spans, the step is
+    degraded (a later part of the question was not linked) and the trace's ``bounds`` say so."""
+    cap = span_cap(question, ctx.graph.labels, ctx.config.max_link_ngrams)
+    if cap is None:
+        return
+    note = cap.describe()
+    if note not in trace.bounds:
+        trace.bounds.append(note)
+    record.degrade(f"{record.detail}; {note}".lstrip("; "))
+
+
 def _graph_strand(
     ctx: Context,
     plan: QueryPlan | None,
@@ -229,6 +269,7 @@ def _graph_strand(
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
+            note_link_cap(ctx, linked[0], trace, record)
         if result.timed_out:  # a round ran past the store's time limit: fewer targets than the plan asked for
             record.degrade(record.detail)
     with trace.step(6) as record:

@@ -1,0 +1,146 @@
+"""Question-side bounds (issue 18, item 2): a question is refused before any work when it is too long or not text,
+and entity linking embeds and searches at most ``max_link_ngrams`` spans, saying so in the trace."""
+
+from __future__ import annotations
+
+import pickle
+import re
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kgqa.config import Config
+from kgqa.context import Context, Options
+from kgqa.errors import QuestionError
+from kgqa.linking import MAX_LINK_SPANS, link_entities, link_spans, ngrams, span_cap
+from kgqa.pipeline import check_question, note_link_cap, run
+from kgqa.store.base import VectorHit
+from kgqa.trace import StepTrace, Trace
+
+LABELS = ("disease", "drug")
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        ("x" * 4001, "the question has 4,001 characters; the limit is 4,000 (max_question_chars)"),
+        ("", "the question is empty"),
+        (" \t\n ", "the question is empty"),
+        ("which drugs treat \x00 migraine", "the question holds a NUL character (at character 19)"),
+        ("which drugs treat migraine\udcff", "a lone surrogate U+DCFF at character 27"),
+        ("\ud83d which drugs", "a lone surrogate U+D83D at character 1"),
+    ],
+)
+def test_a_question_too_long_or_not_text_is_refused_with_what_is_wrong(question: str, message: str) -> None:
+    with pytest.raises(QuestionError, match=re.escape(message)) as caught:
+        check_question(question, 4000)
+    assert "\n" not in str(caught.value)
+    assert caught.value.exit_code == 2
+    again = pickle.loads(pickle.dumps(caught.value))  # how the worker hands it to its client
+    assert type(again) is QuestionError and str(again) == str(caught.value)
+
+
+def test_a_question_at_the_limit_and_any_unicode_text_pass() -> None:
+    check_question("x" * 4000, 4000)
+    check_question("Which genes are linked to Ménière\u2019s disease 🧬 (中文)?", 4000)
+
+
+def test_the_length_is_checked_before_the_text_is_read() -> None:
+    """A megabyte of NULs is refused for its length: the scan of its characters never runs."""
+    with pytest.raises(QuestionError, match="1,000,000 characters"):
+        check_question("\x00" * 1_000_000, 4000)
+
+
+class _Untouchable:
+    """Any use of the store, the embedder or the LLM fails the test: the question must be refused before."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"{name} was used before the question was checked")
+
+
+def test_the_pipeline_refuses_before_it_embeds_asks_or_reads() -> None:
+    nothing: Any = _Untouchable()
+    ctx = Context(nothing, "prime", nothing, nothing, nothing, Config(max_question_chars=50))
+    options = Options("full", "none", 5, 0.67, 3, LABELS)
+    with pytest.raises(QuestionError, match="51 characters; the limit is 50"):
+        run(ctx, "y" * 51, options)
+    with pytest.raises(QuestionError, match="empty"):
+        run(ctx, "   ", options)
+
+
+def _question(words: int) -> str:
+    return " ".join(f"word{i}" for i in range(words))
+
+
+def test_under_the_cap_linking_reads_every_span_as_before() -> None:
+    question = "Which drugs are indicated for migraine with aura and nausea?"
+    assert link_spans(question, LABELS, MAX_LINK_SPANS) == (ngrams(question, LABELS), None)
+    assert span_cap(question, LABELS, len(ngrams(question, LABELS))) is None
+
+
+def test_over_the_cap_the_spans_of_the_first_words_are_kept_in_order() -> None:
+    question = _question(100)  # no stop words: 6 spans start at each word but the last 5
+    every = ngrams(question, LABELS)
+    kept, cap = link_spans(question, LABELS, 20)
+    assert len(every) > 20 and len(kept) == 20
+    assert [g for g in every if g in kept] == kept  # ngrams' order, so linking under the cap is unchanged
+    assert {start for start, _, _ in kept} == {0, 1, 2, 3}  # 6 + 6 + 6 spans, then the 2 shortest at word 3
+    assert {(3, 4), (3, 5)} <= {(start, end) for start, end, _ in kept}
+    assert cap is not None and (cap.words, cap.total_words, cap.kept, cap.spans) == (4, 100, 20, len(every))
+    assert cap.describe() == f"linked the first 4 of 100 words only (20 of {len(every)} spans; max_link_ngrams = 20)"
+
+
+class _Embedder:
+    """A vector per text: [1, 0] for 'migraine' and 'ivermectin', [0, 1] otherwise; records what it embedded."""
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str], max_tokens: int | None = None) -> np.ndarray:
+        self.embedded.extend(texts)
+        return np.array([[1.0, 0.0] if t in ("migraine", "ivermectin") else [0.0, 1.0] for t in texts], np.float32)
+
+
+class _Names:
+    """The name index: a span embedded as [1, 0] is the node whose name it is; records its lookups."""
+
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        self.lookups += 1
+        return [VectorHit("1", "migraine", label, 1.0 if vector[0] else 0.1)]
+
+
+def test_linking_embeds_and_searches_at_most_the_cap_and_links_the_first_part() -> None:
+    question = f"migraine {_question(300)} ivermectin"
+    store, embedder = _Names(), _Embedder()
+    links = link_entities(question, store, "prime", LABELS, embedder, threshold=0.85, limit=50)  # type: ignore[arg-type]
+    assert len(embedder.embedded) == 50 and store.lookups == 50 * len(LABELS)
+    assert [link.span for link in links] == ["migraine"]  # 'ivermectin' is past the cap
+    uncapped = link_entities(question, _Names(), "prime", LABELS, _Embedder(), threshold=0.85, limit=10_000)  # type: ignore[arg-type]
+    assert "ivermectin" in {link.span for link in uncapped}
+
+
+def _ctx(limit: int) -> Any:
+    return SimpleNamespace(graph=SimpleNamespace(labels=LABELS), config=Config(max_link_ngrams=limit))
+
+
+def test_a_cut_degrades_the_linking_step_and_is_listed_in_the_trace_bounds() -> None:
+    trace = Trace("prime", "graph", "none", "none", 5, 0.67, 3, "tiny", LABELS)
+    record = StepTrace(2, "cypher", detail="no LLM: entities linked by the name index: none")
+    note_link_cap(_ctx(20), _question(100), trace, record)
+    assert record.status == "degraded"
+    assert record.detail.startswith("no LLM: entities linked by the name index: none; linked the first 4 of 100")
+    assert trace.bounds == [record.detail.split("; ", 1)[1]]
+    note_link_cap(_ctx(20), _question(100), trace, StepTrace(5, "grounding"))  # linking again: listed once
+    assert len(trace.bounds) == 1
+
+
+def test_no_cut_leaves_the_step_and_the_trace_as_they_were() -> None:
+    trace = Trace("prime", "graph", "none", "none", 5, 0.67, 3, "tiny", LABELS)
+    record = StepTrace(5, "grounding", detail="l=1: 3")
+    note_link_cap(_ctx(1000), _question(100), trace, record)
+    assert (record.status, record.detail, trace.bounds) == ("ran", "l=1: 3", [])
