@@ -304,7 +304,7 @@ class _Parser:
                 break
             self.next()
         if not self.at_clause():
-            self.skip_clause(self.i, f"unexpected '{self.tok.value}' in MATCH")
+            self.skip_clause(self.i, f"could not parse: unexpected '{self.tok.value}' in MATCH")
 
     def pattern(self) -> None:
         if self.tok.kind in ("IDENT", "QIDENT") and self.peek().kind == "OP" and self.peek().value == "=":
@@ -483,7 +483,7 @@ class _Parser:
                 self.dropped.append(Dropped(text, "OR/XOR are not supported (method rule: no OR); the rest is dropped"))
             break
         if not self.at_clause():
-            self.skip_clause(self.i, f"unexpected '{self.tok.value}' in WHERE")
+            self.skip_clause(self.i, f"could not parse: unexpected '{self.tok.value}' in WHERE")
 
     def skip_to_clause(self) -> None:
         while not self.at_clause():

@@ -25,6 +25,7 @@ from cypher.sanitize import GraphSchema, sanitize
 from kgqa.store import neo4j_queries as q
 from kgqa.store.base import ALIAS_LABEL, NODE_KEYS, AliasRow, NodeRow
 from tests import neo4j_lint
+from tests.unit.test_attack_corpus import CASES, compile_case
 from tests.unit.test_store_neo4j import META, FakeDriver, store_with
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher"
@@ -140,11 +141,26 @@ def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
         labels, rels = SCHEMAS[record["skb"]]
         with contextlib.suppress(CypherSyntaxError):
             query = pattern_query(
-                sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels), NODE_KEYS)).plan, NODE_KEYS
+                sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels), NODE_KEYS)).plan,
+                NODE_KEYS,
+                limit=1000,
             )
             params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
             out.append(
                 {"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax), "parameters": params}
+            )
+    return out
+
+
+def compiled_attacks(syntax: q.Syntax) -> list[dict[str, Any]]:
+    """The pattern query of every case of the attack corpus (tests/fixtures/attacks.csv) that compiles."""
+    out = []
+    for case in CASES:
+        with contextlib.suppress(CypherSyntaxError):
+            _, query = compile_case(case.cypher, case.mode)
+            params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
+            out.append(
+                {"name": f"{syntax}:attack {case.case}", "query": q.statement(query.text, syntax), "parameters": params}
             )
     return out
 
@@ -177,7 +193,9 @@ def test_the_linter_catches_what_neo4j_would_refuse(lint: neo4j_lint.Linter) -> 
 def test_every_neo4j_text_passes_neo4js_own_lint(lint: neo4j_lint.Linter, syntax: q.Syntax) -> None:
     corpus = compiled_corpus(syntax)
     assert len(corpus) >= 90  # 96 of the 100 replies compile against their STaRK schema
-    statements = every_statement(syntax) + corpus
+    attacks = compiled_attacks(syntax)
+    assert len(attacks) >= 70
+    statements = every_statement(syntax) + corpus + attacks
     problems = {name: diags for name, diags in lint(statements).items() if diags}
     assert problems == {}
 

@@ -211,3 +211,60 @@ def test_numbers_beyond_cypher_are_dropped_with_the_reason(query: str) -> None:
 def test_the_largest_64_bit_integer_is_a_number() -> None:
     plan = parse("MATCH (e:disease) WHERE e.id = 9223372036854775807 RETURN e LIMIT 9223372036854775807")
     assert plan.limit == 2**63 - 1 and plan.symbols[0].conditions[0].value == 2**63 - 1
+
+
+def test_skipped_clauses_do_not_count_as_nesting() -> None:
+    """Forty clauses dropped inside a bracket left the depth counter at 40 (issue 18): each clause starts at 0."""
+    plan = parse(" ".join("MATCH (x {k: foo})" for _ in range(70)) + " MATCH (d:disease {name: 'x'}) RETURN d")
+    assert plan.target == "d" and len(plan.dropped) == 70
+
+
+def test_a_pattern_that_fails_leaves_nothing_behind() -> None:
+    """What explain lists as dropped shapes nothing: the failed pattern's triplets and labels are undone, the
+    patterns before it stay and are not reported."""
+    plan = parse(
+        "MATCH (d:drug)-[:indication]->(x:disease {name: 'm'}), (d)-[:target]->(g:gene)-[:x*2]-(h:evil) "
+        "WHERE d.name = 'a' RETURN d"
+    )
+    assert plan.triplets == (Triplet("d", ("indication",), "x", "out"),)
+    assert {s.name for s in plan.symbols} == {"d", "x"}
+    assert plan.symbol("d").conditions == (Condition("name", "=", "a"),)
+    assert [d.text for d in plan.dropped] == ["(d)-[:target]->(g:gene)-[:x*2]-(h:evil)"]
+
+
+def test_a_where_with_trailing_junk_keeps_its_predicates() -> None:
+    plan = parse("MATCH (d:drug {name: 'm'}) WHERE d.id = '1' junk junk RETURN d")
+    assert plan.symbol("d").conditions[-1] == Condition("id", "=", "1")
+    assert [(d.text, d.reason) for d in plan.dropped] == [("junk junk", "could not parse: unexpected 'junk' in WHERE")]
+
+
+@pytest.mark.parametrize(
+    ("tail", "reason"),
+    [
+        ("INSERT (:evil)", "INSERT is not a read clause; kgqa only reads"),
+        ("LET a = 1", "LET is outside the supported subset"),
+        ("FINISH", "FINISH is outside the supported subset"),
+        ("garbage here", "only the variable d of the RETURN is used"),
+    ],
+)
+def test_nothing_after_the_returned_variable_is_swallowed(tail: str, reason: str) -> None:
+    plan = parse(f"MATCH (d:disease {{name: 'x'}}) RETURN d {tail}")
+    assert plan.target == "d"
+    assert (tail, reason) in [(d.text, d.reason) for d in plan.dropped]
+
+
+def test_return_tails_that_keep_the_answer_are_not_reported() -> None:
+    assert parse("MATCH (d:disease {name: 'x'}) RETURN d.name AS disease").dropped == ()
+
+
+def test_lone_surrogates_are_dropped_with_the_reason_and_pairs_combined() -> None:
+    plan = parse("MATCH (d:disease {name: 'a\\uD83D\\uDE00'}) WHERE d.id = 'x\\uDE00' RETURN d")
+    assert plan.symbol("d").conditions == (Condition("name", "=", "a\U0001f600"),)
+    assert any("lone surrogate '\\ude00'" in d.reason for d in plan.dropped)
+    with pytest.raises(CypherSyntaxError, match="lone surrogate '\\\\ud83d'"):
+        parse("MATCH (d:disease {name: 'Marfan \\uD83D'}) RETURN d")
+
+
+def test_text_that_is_not_unicode_is_refused() -> None:
+    with pytest.raises(CypherSyntaxError, match="not valid Unicode"):
+        parse("MATCH (d:disease {name: 'x'}) RETURN d \udcff")

@@ -1,0 +1,39 @@
+"""The attack corpus's CLI subset (``cli`` = yes in tests/fixtures/attacks.csv) through ``kgqa explain`` in real
+subprocesses against the embedded store, as a user would run them: a clean exit (0, or 2 with a JSON error), strict
+JSON, no traceback, and the graph exactly as it was afterwards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from kgqa.config import Config
+from tests.integration.test_explain import _contents, _snapshot, loaded  # noqa: F401 - the fixture
+from tests.unit.test_attack_corpus import CASES
+
+KGQA = [sys.executable, "-m", "kgqa.cli"]
+CLI_CASES = [case for case in CASES if case.cli]
+
+
+def _strict(name: str) -> object:
+    raise AssertionError(f"not JSON: {name}")
+
+
+def test_cli_attacks_leave_the_graph_unchanged(loaded: dict[str, str], config: Config) -> None:  # noqa: F811
+    before, schema_before = _contents(config), _snapshot(loaded)
+    for case in CLI_CASES:
+        args = ["explain", "--skb", "prime", "--cypher", case.cypher, "--json"]
+        done = subprocess.run([*KGQA, *args], env=loaded, capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in done.stderr, (case.case, done.stderr)
+        out = json.loads(done.stdout, parse_constant=_strict)
+        if case.outcome == "rejected":
+            assert done.returncode == 2, (case.case, done.stdout, done.stderr)
+            assert case.error in out["error"]["message"]
+        else:
+            assert done.returncode == 0, (case.case, done.stdout, done.stderr)
+            assert not any(word in out["query"] for word in case.absent), case.case
+            if case.dropped:
+                assert any(case.dropped in d["reason"] for d in out["dropped"]), case.case
+    assert _contents(config) == before
+    assert _snapshot(loaded) == schema_before

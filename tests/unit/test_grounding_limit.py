@@ -1,0 +1,48 @@
+"""Every compiled pattern query carries a LIMIT (``pattern_limit``); a round whose rows reach it is reported, as
+targets beyond it were not read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cypher.parser import parse
+from cypher.plan import NodeKeys
+from cypher.sanitize import GraphSchema, sanitize
+from kgqa.grounding import NodeMatch, ground
+
+SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
+PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan
+FOUND = {"d": [NodeMatch("1", "migraine"), NodeMatch("7", "migraines")]}
+
+
+class LimitedStore:
+    """Returns as many rows as the query's LIMIT allows, from an endless supply of drugs."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        self.sent.append((query, params))
+        return [[str(100 + i), f"drug {i}", "drug", ["1"]] for i in range(params["limit"])]
+
+
+def test_the_limit_is_a_parameter_and_reaching_it_is_reported() -> None:
+    store = LimitedStore()
+    vectors = {"d": np.zeros(4, dtype=np.float32)}
+    result = ground(store, "prime", PLAN, vectors, SCHEMA, k=20, l_max=2, found=FOUND, limit=3)  # type: ignore[arg-type]
+    query, params = store.sent[0]
+    assert query.endswith(" LIMIT $limit") and params["limit"] == 3
+    assert result.capped == "l=1 reached the LIMIT of 3 rows (pattern_limit): further targets not read"
+    assert result.last_params["limit"] == 3  # what reproduces the answers in Neo4j Browser
+
+
+def test_fewer_rows_than_the_limit_report_nothing() -> None:
+    class Few(LimitedStore):
+        def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+            return [["100", "drug", "drug", ["1"]]]
+
+    vectors = {"d": np.zeros(4, dtype=np.float32)}
+    result = ground(Few(), "prime", PLAN, vectors, SCHEMA, k=1, l_max=2, found=FOUND, limit=3)  # type: ignore[arg-type]
+    assert result.capped == ""
