@@ -260,17 +260,29 @@ def _graph_strand(
         record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
     with trace.step(5) as record:
         result = ground(
-            ctx.store, ctx.skb, plan, vectors, ctx.graph, k=options.k, l_max=options.l_max, found=found, source=source
+            ctx.store,
+            ctx.skb,
+            plan,
+            vectors,
+            ctx.graph,
+            k=options.k,
+            l_max=options.l_max,
+            found=found,
+            source=source,
+            limit=ctx.config.pattern_limit,
         )  # a plan without a target never gets here (_plan)
         trace.query, trace.params = result.query.text, result.last_params
         record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
-        if result.timed_out:
-            record.detail = f"{record.detail}; {result.timed_out}".lstrip("; ")
+        for cut in (result.capped, result.timed_out):
+            if cut:
+                record.detail = f"{record.detail}; {cut}".lstrip("; ")
         if linked is not None and result.at_first_scope < options.k:
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
             note_link_cap(ctx, linked[0], trace, record)
-        if result.timed_out:  # a round ran past the store's time limit: fewer targets than the plan asked for
+        if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
+            trace.bounds.append(result.capped)
+        if result.timed_out or result.capped:  # fewer targets than the plan asked for, or than it matched
             record.degrade(record.detail)
     with trace.step(6) as record:
         question_vector, doc_question = question_vectors

@@ -324,6 +324,18 @@ def test_no_llm_links_entities_and_says_it_ran_degraded(ask: Any) -> None:
     assert [m.name for m in answer.answers[0].matches] == ["migraine"]
 
 
+def test_a_round_that_reaches_pattern_limit_degrades_step_5_and_is_a_bound_of_the_trace(ask: Any) -> None:
+    answer, _ = ask([], types=["drug"], llm="none", link_threshold=0.9999, pattern_limit=1)
+    step5 = answer.trace.record(5)
+    cut = "l=1 reached the LIMIT of 1 rows (pattern_limit): further targets not read"
+    assert step5.status == "degraded" and cut in step5.detail and answer.trace.bounds == [cut]
+    assert "LIMIT" in (answer.trace.query or "") and answer.trace.params is not None
+    assert answer.trace.params["limit"] == 1
+    assert answer.answers[0].id == "3"  # the one drug for migraine, read before the cut
+    unbounded, _ = ask([], types=["drug"], llm="none", link_threshold=0.9999)
+    assert unbounded.trace.record(5).status == "ran" and unbounded.trace.bounds == []
+
+
 def test_no_llm_links_an_entity_by_its_alias_and_the_evidence_says_which(ask: Any) -> None:
     """HTR1B's mygene name is one of its aliases: the question names the gene only by it."""
     question = "Which drugs act on 5-hydroxytryptamine receptor 1B?"
