@@ -15,8 +15,9 @@ import numpy as np
 
 from kgqa.errors import InputError
 from loaders.model import EdgeArrays, Node, SkbData, aliases_of, fingerprint_files
+from loaders.plain_data import PlainCheck, PlainDataError
 from loaders.stark_documents import AmazonDocuments, MagDocuments, PrimeDocuments, clean_dict, node_name
-from loaders.stark_files import find_folder, read_index_tensor, read_pickle, type_dicts
+from loaders.stark_files import find_folder, read_index_tensor, read_pickle, text_problem, type_dicts
 from loaders.stark_graph import Adjacency, stark_adjacency
 
 READER_VERSION = "2"
@@ -82,6 +83,24 @@ class StarkNodes(Sequence[Node]):
             yield self._node(i)
 
     def _node(self, i: int) -> Node:
+        """Node ``i`` as STaRK renders it. The entry passed :func:`check_node_info`, so what still fails here is a
+        field of the wrong shape for STaRK's template (a generif entry without text, a review that is not a dict):
+        named as the file's fault, node and all, instead of ending the load as an internal error."""
+        try:
+            node = self._render(i)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+            what = f"{type(exc).__name__}: {exc}"[:200]
+            raise InputError(f"node_info.pkl entry {i} has a field STaRK's documents cannot render ({what})") from exc
+        for field, text in (("name", node.name), ("document", node.doc), ("relations", node.relations or "")):
+            problem = text_problem(text)
+            if problem:
+                raise InputError(f"node_info.pkl entry {i}: the node's {field} cannot be stored: {problem}")
+        bad_alias = next((a for a in node.aliases if text_problem(a)), None)
+        if bad_alias is not None:
+            raise InputError(f"node_info.pkl entry {i}: an alias cannot be stored: {text_problem(bad_alias)}")
+        return node
+
+    def _render(self, i: int) -> Node:
         info = self._info[i]
         node_type = self._types[int(self._codes[i])]
         name = node_name(clean_dict(info) if self._skb == "prime" else info, NAME_KEYS[self._skb], f"{node_type} {i}")
@@ -141,6 +160,23 @@ def _check(
             raise InputError(f"{file} uses type ids {unknown[:5]} that the SKB's type dict does not name")
 
 
+def check_node_info(info: Mapping[int, Any], size: int) -> None:
+    """Every entry plain enough to render (:mod:`loaders.plain_data`), checked before anything is written.
+    ``size``: the file's bytes, which bound how many values it can honestly hold."""
+    check = PlainCheck(VALUES_PER_BYTE * size + MIN_BUDGET, outer=(info,))
+    for node, entry in info.items():
+        try:
+            check.check(entry)
+        except PlainDataError as exc:
+            raise InputError(f"node_info.pkl entry {node}{exc.where()} {exc.problem}") from exc
+
+
+VALUES_PER_BYTE = 2
+"""Every value a pickle holds costs at least one byte (a shared one, a 2-byte memo reference); twice the file's size
+leaves room for STaRK's own sharing and still stops a shared-reference bomb."""
+MIN_BUDGET = 100_000
+
+
 def read_stark(name: str, directory: Path) -> SkbData:
     if name not in CANDIDATE_TYPES:
         raise InputError(f"unknown STaRK SKB '{name}' (use one of: {', '.join(CANDIDATE_TYPES)})")
@@ -160,6 +196,7 @@ def read_stark(name: str, directory: Path) -> SkbData:
     )
     info = read_pickle(folder.path / "node_info.pkl")
     _check(info, codes, edge_index, edge_types, node_type_dict, edge_type_dict)
+    check_node_info(info, (folder.path / "node_info.pkl").stat().st_size)
     nodes = StarkNodes(name, info, codes, node_type_dict, edge_type_dict, edges)
     present = {node_type_dict[c] for c in np.unique(codes).tolist()}
     for code in np.unique(codes).tolist():
@@ -167,7 +204,8 @@ def read_stark(name: str, directory: Path) -> SkbData:
         written = info[first].get("type")
         if written is not None and written != node_type_dict[code]:
             raise InputError(
-                f"node {first} is a '{written}' in node_info.pkl but a '{node_type_dict[code]}' by the type ids; "
+                f"node {first} is a '{str(written)[:80]}' in node_info.pkl but a '{node_type_dict[code]}' by the type "
+                f"ids; "
                 f"is {folder.path} really the STaRK '{name}' SKB?"
             )
     candidates = CANDIDATE_TYPES[name] or tuple(sorted(present))

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.errors import InputError
-from loaders.stark_files import read_torch
+from loaders.stark_files import check_dense, read_torch
 
 DOC_FILE = "candidate_emb_dict.pt"
 QUERY_FILE = "query_emb_dict.pt"
@@ -104,6 +104,7 @@ def _vectors(path: Path, key_ok: Callable[[int], bool], what: str) -> tuple[list
         if not isinstance(tensor, torch.Tensor) or not tensor.dtype.is_floating_point:
             kind = tensor.dtype if isinstance(tensor, torch.Tensor) else type(tensor).__name__
             raise InputError(f"{path.name}: the value of {what} {key} must be a float tensor, found {kind}")
+        check_dense(tensor, f"{path.name}: {what} {key}")
         if tensor.dim() == 2 and tensor.shape[0] == 1:
             tensor = tensor[0]
         if tensor.dim() != 1:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.errors import InputError
+from loaders.plain_data import INT64_MAX
 
 PKL_FILES = ("node_info.pkl", "edge_type_dict.pkl", "node_type_dict.pkl")
 PT_FILES = ("edge_index.pt", "edge_types.pt", "node_types.pt")
@@ -92,32 +94,69 @@ def read_pickle(path: Path) -> Any:
         with path.open("rb") as handle:
             return SafeUnpickler(handle).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError) as exc:
-        raise InputError(f"{path.name} is not a valid STaRK pickle: {_one_line(str(exc))}") from exc
+        raise InputError(f"{path} is not a valid STaRK pickle: {_one_line(str(exc))}") from exc
     except MemoryError as exc:
-        raise InputError(f"{path.name} does not fit in memory") from exc
+        raise InputError(f"{path} does not fit in memory") from exc
 
 
 def read_torch(path: Path) -> Any:
-    """``torch.load`` with weights_only: tensors and containers of them, never pickled code."""
+    """``torch.load`` with weights_only: tensors and containers of them, never pickled code. torch's warnings (a
+    pickle protocol it did not expect) are not passed on: the command's one line says what matters."""
     import torch
 
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return torch.load(path, map_location="cpu", weights_only=True)
+    except MemoryError as exc:
+        raise InputError(f"{path} does not fit in memory") from exc
     except Exception as exc:  # torch raises many types for a bad file; all mean the same to the user
-        raise InputError(f"{path.name} is not a valid torch tensor file: {_torch_reason(exc)}") from exc
+        raise InputError(f"{path} is not a valid torch tensor file: {_torch_reason(exc)}") from exc
+
+
+REFUSED = "it holds something other than tensors and plain data, which kgqa never loads"
+_UNSAFE_ADVICE = re.compile(r"weights_only|safe_globals|allowlist|trust", re.I)
+"""Words of torch's advice to loosen its guard: a message that has them is not passed on."""
 
 
 def _torch_reason(exc: Exception) -> str:
-    """What torch.load refused, on one line. A weights_only refusal's first line advises ``weights_only=False``
-    (running the file's code), which kgqa never does, so the refused global or opcode is named instead."""
+    """What torch.load refused, on one line. A weights_only refusal comes with torch's multi-line advice to rerun
+    with ``weights_only=False`` (running the file's code) or to allowlist globals; kgqa does neither and never
+    suggests it, so only what the file holds is named."""
     text = str(exc).strip()
     if isinstance(exc, pickle.UnpicklingError) and text.startswith("Weights only load failed"):
         refused = _REFUSED_GLOBAL.search(text)
         if refused:
-            return f"refusing to load {refused.group(1)}"
+            return f"{REFUSED} (refusing to load {refused.group(1)})"
         detail = re.search(r"WeightsUnpickler error:\s*(.+?)(?:\n\n|$)", text, re.S)
-        return "refused by torch's weights_only unpickler" + (f": {_one_line(detail.group(1))}" if detail else "")
-    return _one_line(text.splitlines()[0]) if text else type(exc).__name__
+        reason = _one_line(detail.group(1)) if detail else ""
+        built = re.search(r"but got <class '([\w.]+)'>", reason)
+        if built:
+            reason = f"refusing to build {built.group(1)}"
+        opcode = re.fullmatch(r"Unsupported operand (\d+)", reason)
+        if opcode:
+            reason = f"pickle opcode {_opcode_name(int(opcode.group(1)))} is not allowed"
+        if not reason or _UNSAFE_ADVICE.search(reason):
+            return REFUSED
+        return f"{REFUSED} ({reason})"
+    if isinstance(exc, EOFError):
+        return "the file is empty or cut short"
+    if isinstance(exc, OverflowError) or "Overflow when unpacking" in text:
+        return "a tensor's size, stride or offset is beyond 64 bits"
+    if "incompatible function arguments" in text:
+        return "a tensor storage record with arguments of the wrong type"
+    line = _one_line(text.splitlines()[0]) if text else type(exc).__name__
+    if len(line) > 160:  # torch's archive errors go on with advice about how checkpoints get corrupted
+        line = line.split(". ")[0]
+    return type(exc).__name__ if _UNSAFE_ADVICE.search(line) else line
+
+
+def _opcode_name(code: int) -> str:
+    """``107``, or ``105 (INST)`` where pickletools knows the opcode."""
+    import pickletools
+
+    name = next((op.name for op in pickletools.opcodes if op.code == chr(code)), None)
+    return f"{code} ({name})" if name else str(code)
 
 
 def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
@@ -126,11 +165,37 @@ def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
     tensor = read_torch(path)
     if not isinstance(tensor, torch.Tensor) or tensor.dim() != ndim:
         raise InputError(f"{path.name} must hold a {ndim}-d integer tensor")
-    if tensor.dtype.is_floating_point and ndim == 1 and bool((tensor == tensor.round()).all()):
+    check_dense(tensor, path.name)
+    if tensor.dtype.is_floating_point and ndim == 1 and _integral(tensor):
         tensor = tensor.long()  # STaRK's product-only AMAZON writes node_types as torch.zeros (float)
     if tensor.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
         raise InputError(f"{path.name} must hold a {ndim}-d integer tensor, found {tensor.dtype}")
     return tensor.numpy().astype(np.int64, copy=False)
+
+
+def check_dense(tensor: Any, where: str) -> None:
+    """A plain dense tensor in CPU memory, as ``torch.save`` of STaRK's arrays writes: a sparse, quantized or
+    meta tensor loads under weights_only too, but has no numpy form (and a sparse one need not be well formed)."""
+    import torch
+
+    if tensor.is_quantized:
+        found = "a quantized tensor"
+    elif tensor.layout != torch.strided:
+        found = f"a {str(tensor.layout).removeprefix('torch.')} tensor"
+    elif tensor.device.type != "cpu":
+        found = f"a tensor on device {tensor.device.type}"
+    else:
+        return
+    raise InputError(f"{where} must hold dense tensors, found {found}")
+
+
+def _integral(tensor: Any) -> bool:
+    """Whether a float tensor holds only whole numbers that convert to int64 exactly (no nan, inf or 1e30, which
+    ``.long()`` would turn into some other number)."""
+    import torch
+
+    finite = bool(torch.isfinite(tensor).all())
+    return finite and bool((tensor == tensor.round()).all()) and bool((tensor.abs() <= 2**53).all())
 
 
 @dataclass(frozen=True)
@@ -190,7 +255,29 @@ def type_dicts(folder: StarkFolder) -> tuple[dict[int, str], dict[int, str]]:
     out = []
     for file in ("node_type_dict.pkl", "edge_type_dict.pkl"):
         value = read_pickle(folder.path / file)
-        if not isinstance(value, dict) or not all(isinstance(k, int) and isinstance(v, str) for k, v in value.items()):
+        if not isinstance(value, dict) or not all(type(k) is int and isinstance(v, str) for k, v in value.items()):
             raise InputError(f"{file} must map integer type ids to type names")
+        huge = next((k for k in value if not 0 <= k <= INT64_MAX), None)
+        if huge is not None:
+            raise InputError(f"{file} has type id {_id_text(huge)}, outside 0..2^63-1 (the tensors hold int64 ids)")
+        bad = next((v for v in value.values() if text_problem(v) or not v.strip()), None)
+        if bad is not None:
+            raise InputError(f"{file} has type name {bad[:60]!r}: {text_problem(bad) or 'it is blank'}")
         out.append(value)
     return out[0], out[1]
+
+
+def _id_text(value: int) -> str:
+    """An id as text, or its size where ``str()`` would refuse it (past 4,300 digits)."""
+    return str(value) if value.bit_length() <= 256 else f"of {value.bit_length()} bits"
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be stored (a lone surrogate, which no UTF-8 store takes, or a NUL), else None."""
+    if text.isascii():
+        return "it contains a NUL character" if "\x00" in text else None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"it is not valid Unicode (a lone surrogate {text[exc.start]!r} at character {exc.start})"
+    return "it contains a NUL character" if "\x00" in text else None

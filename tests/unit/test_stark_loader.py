@@ -13,6 +13,7 @@ import torch
 
 from kgqa.errors import InputError
 from loaders.stark import prime_aliases, read_stark
+from loaders.stark_files import REFUSED as NOT_PLAIN
 from loaders.stark_files import read_pickle
 from tests.stark_fixture import (
     _NUMPY_SCALAR,
@@ -166,7 +167,7 @@ def test_malicious_edge_index_is_refused_in_every_skb(name: str, payload: type, 
     torch.save({"edge_index": torch.zeros(2, 1, dtype=torch.long), "x": payload(marker)}, folder / "edge_index.pt")
     with pytest.raises(InputError) as exc:
         read_stark(name, root)
-    _assert_one_line(exc, "edge_index.pt is not a valid torch tensor file: refusing to load ")
+    _assert_one_line(exc, "edge_index.pt is not a valid torch tensor file: " + NOT_PLAIN + " (refusing to load ")
     assert "weights_only" not in str(exc.value)  # torch's advice to turn the guard off is not passed on
     assert not marker.exists()
 
@@ -188,7 +189,9 @@ def test_a_plain_pickle_as_pt_file_is_refused(tmp_path: Path) -> None:
     (folder / "edge_types.pt").write_bytes(pickle.dumps(_System(marker), protocol=2))
     with pytest.raises(InputError) as exc:
         read_stark("mag", root)
-    _assert_one_line(exc, "edge_types.pt is not a valid torch tensor file: refusing to load posix.system")
+    _assert_one_line(
+        exc, "edge_types.pt is not a valid torch tensor file: " + NOT_PLAIN + " (refusing to load posix.system"
+    )
     assert not marker.exists()
 
 
@@ -314,7 +317,7 @@ def test_a_malformed_pickle_is_a_one_line_error(data: bytes, tmp_path: Path) -> 
     ("file", "message"),
     [
         ("node_info.pkl", "node_info.pkl is not a valid STaRK pickle: refusing to load "),
-        ("edge_index.pt", "edge_index.pt is not a valid torch tensor file: refusing to load "),
+        ("edge_index.pt", "edge_index.pt is not a valid torch tensor file: " + NOT_PLAIN + " (refusing to load "),
     ],
 )
 def test_cli_load_of_a_malicious_file_is_a_one_line_error(
