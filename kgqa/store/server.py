@@ -5,7 +5,8 @@ database. Guarantees: (1) an exclusive ``flock`` on the data directory, so two k
 file; (2) the child gets ``PR_SET_PDEATHSIG=SIGKILL``, so it dies with its parent even on SIGKILL; (3) it runs in
 its own session, so a terminal Ctrl-C reaches kgqa, which then shuts the server down cleanly; (4) nothing is saved
 implicitly (``save ""``): only explicit ``SAVE`` after a completed load persists, so a killed load never leaves a
-half-written graph on disk.
+half-written graph on disk, and a start removes the temporary file of a save that was killed; (5) the log is rotated
+at start.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ SOCKET_NAME = "falkordb.sock"
 RDB_NAME = "kgqa.rdb"
 LOCK_NAME = "kgqa.lock"
 LOG_NAME = "falkordb.log"
+LOG_KEPT = LOG_NAME + ".1"
+"""The previous log, kept once when a start rotates the log."""
+LOG_MAX_BYTES = 2**20
+"""A start rotates a log larger than this (the server writes about 2 KB per start and a few lines per save)."""
+STALE_SAVES = "temp-*.rdb"
+"""What a killed ``SAVE`` leaves behind (redis writes ``temp-PID.rdb`` and renames it when complete)."""
 _PR_SET_PDEATHSIG = 1
 START_ATTEMPTS = 3
 PROBE_TIMEOUT = 1.0
@@ -112,6 +119,24 @@ class DataDirLock:
             self._file = None
 
 
+def rotate_log(directory: Path) -> None:
+    """Keep the log bounded: one larger than ``LOG_MAX_BYTES`` becomes the kept previous log (replacing the one
+    before)."""
+    log = directory / LOG_NAME
+    try:
+        if log.stat().st_size > LOG_MAX_BYTES:
+            os.replace(log, directory / LOG_KEPT)
+    except FileNotFoundError:
+        pass
+
+
+def remove_stale_saves(directory: Path) -> None:
+    """Remove the temporary files of saves that were killed: no later save reuses their names (the pid is in them),
+    so each would stay, as large as the graph. Only with the directory locked: a running server may be saving."""
+    for path in directory.glob(STALE_SAVES):
+        path.unlink(missing_ok=True)
+
+
 class EmbeddedServer:
     """Start, connect to and stop the FalkorDB child process for one data directory."""
 
@@ -131,6 +156,8 @@ class EmbeddedServer:
         """
         self._lock.acquire()
         try:
+            remove_stale_saves(self.directory)
+            rotate_log(self.directory)
             for attempt in range(1, START_ATTEMPTS + 1):
                 try:
                     return self._start_locked()
@@ -231,8 +258,11 @@ class EmbeddedServer:
         )
 
     def _log_tail(self) -> str:
+        """The last line of the log (its last 8 KiB are read: the log may be up to ``LOG_MAX_BYTES`` and more)."""
         try:
-            lines = (self.directory / LOG_NAME).read_text(errors="replace").strip().splitlines()
+            with (self.directory / LOG_NAME).open("rb") as handle:
+                handle.seek(max(0, handle.seek(0, os.SEEK_END) - 8192))
+                lines = handle.read().decode(errors="replace").strip().splitlines()
         except OSError:
             return "no log"
         return lines[-1] if lines else "empty log"
