@@ -26,7 +26,6 @@ _OPS = {
     "STARTS WITH": "STARTS WITH",
     "ENDS WITH": "ENDS WITH",
     "IN": "IN",
-    "=~": "=~",
 }
 
 

@@ -497,7 +497,7 @@ class _Parser:
                 depth += 1
             elif self.is_op(")", "]", "}"):
                 depth -= 1
-            elif depth <= 0 and (self.tok.is_keyword("AND") or self.at_clause()):
+            elif depth <= 0 and (self.tok.is_keyword("AND", "OR", "XOR") or self.at_clause()):
                 break
             self.next()
         end = self.tok.pos
@@ -510,7 +510,12 @@ class _Parser:
             raise _Skip("parenthesised or pattern predicates are not supported")
         variable, prop, folded = self.property_ref()
         token = self.tok
-        if token.kind == "OP" and token.value in ("=", "<>", "!=", "<", ">", "<=", ">=", "=~"):
+        if token.kind == "OP" and token.value == "=~":
+            raise _Skip(
+                "regular expressions (=~) are not used: FalkorDB has none, and a pattern can take Neo4j "
+                "exponential time"
+            )
+        if token.kind == "OP" and token.value in ("=", "<>", "!=", "<", ">", "<=", ">="):
             self.next()
             op = "<>" if token.value == "!=" else token.value
             value = self.literal()
