@@ -92,6 +92,7 @@ def open_store(config: Config) -> GraphStore:
         config.store_dir,
         ef_runtime=config.ef_runtime,
         start_timeout=config.server_start_timeout,
+        query_timeout=config.query_timeout,
     )
 
 

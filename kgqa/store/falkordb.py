@@ -1,7 +1,9 @@
 """FalkorDB implementation of the store interface, on the embedded server of :mod:`kgqa.store.server`.
 
 Loads go into a staging graph that replaces the live one with a single ``RENAME`` once complete, followed by an
-explicit ``SAVE``; reads use ``GRAPH.RO_QUERY``, which the server refuses for any write.
+explicit ``SAVE``; reads use ``GRAPH.RO_QUERY``, which the server refuses for any write. Every read is bounded by
+``query_timeout``: the server stops most at that limit; kgqa stops waiting ``WATCHDOG_GRACE`` seconds later and
+restarts the server, which would otherwise go on computing (see :class:`kgqa.store.server.Restarts`).
 """
 
 from __future__ import annotations
@@ -10,16 +12,18 @@ import dataclasses
 import json
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from falkordb import Edge, FalkorDB, Node
 from falkordb import Path as GraphPath
 from falkordb.helpers import quote_string
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.locks import ReadWriteLock
@@ -43,7 +47,7 @@ from kgqa.store.base import (
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.store.reads import CatalogueReads, plain_node, plain_values
-from kgqa.store.server import EmbeddedServer, IdleWatch
+from kgqa.store.server import WRITE_TIMEOUT_MS, EmbeddedServer, IdleWatch, Restarts, timeout_ms
 
 META_KEY = "kgqa:meta:{}"
 SCHEMA_KEY = "kgqa:schema:{}"
@@ -51,6 +55,8 @@ SCHEMA_KEY = "kgqa:schema:{}"
 STAGING_SUFFIX = ".staging"
 INDEX_HANG_AFTER = 60.0
 """Seconds without CPU use after which a server with indexes still building counts as hung."""
+
+T = TypeVar("T")
 
 
 def literal(value: Any) -> str:
@@ -105,7 +111,7 @@ class FalkorWriter:
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
         try:
-            self._graph.query(params_header(params) + query)
+            self._graph.query(params_header(params) + query, timeout=WRITE_TIMEOUT_MS)
         except RedisError as exc:
             raise StoreError(f"FalkorDB write failed: {exc}") from exc
 
@@ -222,14 +228,17 @@ class FalkorStore(CatalogueReads):
         *,
         ef_runtime: int = 200,
         start_timeout: float = 120.0,
-        query_timeout_ms: int = 60_000,
+        query_timeout: float = 60.0,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
-        self._server = EmbeddedServer(directory, start_timeout)
+        self.query_timeout = query_timeout
+        self._server = EmbeddedServer(directory, start_timeout, query_timeout)
         self.client: FalkorDB = self._server.start()
+        """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph takes minutes)."""
+        self._reader: FalkorDB = self._server.reader()
+        self._restarts = Restarts(self._server, self._restarted)
         self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
-        self._query_timeout_ms = query_timeout_ms
 
     def __enter__(self) -> FalkorStore:
         return self
@@ -238,7 +247,33 @@ class FalkorStore(CatalogueReads):
         self.close()
 
     def close(self) -> None:
-        self._server.stop(self.client)
+        self._restarts.close(lambda: self._server.stop(self.client))
+
+    def _restarted(self, client: FalkorDB) -> None:
+        """Take the restarted server's clients, and wait for its indexes as a load does (FalkorDB refuses index
+        queries while it builds them, which a start from the RDB file does)."""
+        old = (self.client, self._reader)
+        self.client, self._reader = client, self._server.reader()
+        for previous in old:
+            with suppress(RedisError, OSError):
+                previous.connection.close()
+        for graph in self._graph_names():
+            self.await_indexes(graph, timeout=None, gated=False)
+
+    def _gated(self, work: Callable[[], T]) -> T:
+        """Run the read ``work`` once no restart is under way; run it again once if a restart closed the connection
+        under it (another read ran past the time limit meanwhile)."""
+        for attempt in (1, 2):
+            generation = self._restarts.ready()
+            try:
+                return work()
+            except RedisConnectionError as exc:
+                if attempt == 1 and self._restarts.generation != generation:
+                    continue
+                raise StoreError(f"FalkorDB read failed: {exc}") from exc
+            except (RedisTimeoutError, ResponseError) as exc:  # the admin client's: reads map their own
+                raise StoreError(f"FalkorDB read failed: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @property
     def server_pid(self) -> int | None:
@@ -246,11 +281,14 @@ class FalkorStore(CatalogueReads):
         return None if process is None else process.pid
 
     def graphs(self) -> list[str]:
+        return self._gated(self._graph_names)
+
+    def _graph_names(self) -> list[str]:
         names = self.client.connection.execute_command("GRAPH.LIST")
-        return sorted(n.decode() if isinstance(n, bytes) else n for n in names if not str(n).endswith(STAGING_SUFFIX))
+        return sorted(_text(n) for n in names if not _text(n).endswith(STAGING_SUFFIX))
 
     def meta(self, graph: str) -> SkbMeta | None:
-        raw = self.client.connection.get(META_KEY.format(graph))
+        raw = self._gated(lambda: self.client.connection.get(META_KEY.format(graph)))
         if raw is None or graph not in self.graphs():
             return None
         data = json.loads(raw)
@@ -259,34 +297,37 @@ class FalkorStore(CatalogueReads):
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:
-        """Yield a writer on a fresh staging graph; on success publish it as ``graph`` atomically and SAVE."""
-        staging = graph + STAGING_SUFFIX
-        conn = self.client.connection
-        conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
-        writer = FalkorWriter(self, staging, self._ef_runtime)
-        yield writer
-        writer.finish()
-        self.await_indexes(staging, timeout=None)
-        counts = {
-            "labels": sorted(writer.labels.items()),
-            "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
-        }
-        with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
-            tx.rename(staging, graph)
-            tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta)))
-            tx.set(SCHEMA_KEY.format(graph), json.dumps(counts))
-            tx.execute()
-        conn.save()
+        """Yield a writer on a fresh staging graph; on success publish it as ``graph`` atomically and SAVE. The
+        server is not restarted meanwhile (what is written is in memory only until the SAVE)."""
+        with self._restarts.writing():
+            staging = graph + STAGING_SUFFIX
+            conn = self.client.connection
+            conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
+            writer = FalkorWriter(self, staging, self._ef_runtime)
+            yield writer
+            writer.finish()
+            self.await_indexes(staging, timeout=None)
+            counts = {
+                "labels": sorted(writer.labels.items()),
+                "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
+            }
+            with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
+                tx.rename(staging, graph)
+                tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta)))
+                tx.set(SCHEMA_KEY.format(graph), json.dumps(counts))
+                tx.execute()
+            conn.save()
 
-    def await_indexes(self, graph: str, timeout: float | None = 300.0) -> None:
+    def await_indexes(self, graph: str, timeout: float | None = 300.0, *, gated: bool = True) -> None:
         """Block until every index of ``graph`` is OPERATIONAL (FalkorDB refuses index queries while building).
         ``timeout`` None: for as long as the server computes (a load's index build grows with the graph), failing
-        only when it has used no CPU for ``INDEX_HANG_AFTER`` seconds with indexes still pending."""
+        only when it has used no CPU for ``INDEX_HANG_AFTER`` seconds with indexes still pending. ``gated`` False:
+        within a restart (reads wait for the restart to end)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         pid = self.server_pid
         watch = None if pid is None else IdleWatch(pid)
         while True:
-            pending = [i for i in self._indexes(graph) if i.status != "OPERATIONAL"]
+            pending = [i for i in self._indexes(graph, gated=gated) if i.status != "OPERATIONAL"]
             if not pending:
                 return
             names = ", ".join(f"{i.label}.{i.property}" for i in pending)
@@ -296,16 +337,17 @@ class FalkorStore(CatalogueReads):
                 raise StoreError(f"the server stopped building the indexes of graph '{graph}' (no CPU use): {names}")
             time.sleep(0.05)
 
-    def _indexes(self, graph: str) -> list[IndexInfo]:
+    def _indexes(self, graph: str, *, gated: bool = True) -> list[IndexInfo]:
         out: list[IndexInfo] = []
-        for label, props, types, status in self.read(graph, q.LIST_INDEXES):
+        rows = self.read(graph, q.LIST_INDEXES) if gated else self._read_ungated(graph, q.LIST_INDEXES)
+        for label, props, types, status in rows:
             for prop in props:
                 out.extend(IndexInfo(label, prop, kind, status) for kind in types.get(prop, []))
         return out
 
     def schema(self, graph: str) -> Schema:
         """Counts as the load wrote them (scanning 40M edges takes minutes); a scan for graphs loaded before."""
-        raw = self.client.connection.get(SCHEMA_KEY.format(graph))
+        raw = self._gated(lambda: self.client.connection.get(SCHEMA_KEY.format(graph)))
         if raw is not None:
             counts = json.loads(raw)
             labels = tuple(LabelInfo(label, count) for label, count in counts["labels"])
@@ -352,13 +394,29 @@ class FalkorStore(CatalogueReads):
         ]
 
     def _ro_query(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
+        return self._gated(lambda: self._ro_query_once(graph, query, params))
+
+    def _read_ungated(self, graph: str, query: str) -> list[list[Any]]:
+        """A read that does not wait for a restart: the restart's own."""
+        rows: list[list[Any]] = self._ro_query_once(graph, query, None).result_set
+        return rows
+
+    def _ro_query_once(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
+        """One read on the reader client; its connection errors are left to :meth:`_gated`."""
+        limit = f"{self.query_timeout:g} s"
         try:
-            return self.client.select_graph(graph).ro_query(
-                query, dict(params) if params else None, timeout=self._query_timeout_ms
+            return self._reader.select_graph(graph).ro_query(
+                query, dict(params) if params else None, timeout=timeout_ms(self.query_timeout)
             )
+        except RedisTimeoutError:
+            raise StoreTimeoutError(
+                f"query ran past {limit} and the server did not stop it; {self._restarts.after_timeout()}"
+            ) from None
         except ResponseError as exc:
             if "timed out" in str(exc).lower():
-                raise StoreTimeoutError(f"query ran past {self._query_timeout_ms} ms: {exc}") from exc
+                raise StoreTimeoutError(f"query ran past {limit}: {exc}") from exc
             raise StoreError(f"query refused by FalkorDB: {exc}") from exc
+        except RedisConnectionError:
+            raise
         except RedisError as exc:
             raise StoreError(f"FalkorDB read failed: {exc}") from exc

@@ -39,6 +39,7 @@ from redis.exceptions import RedisError
 
 from kgqa.errors import StoreError
 from kgqa.store.falkordb_queries import set_vectors_query, to_vectors_query
+from kgqa.store.server import WRITE_TIMEOUT_MS
 
 DEFAULT_MAX_TOKEN_BYTES = 8 * 2**20
 """Bytes of entity data per ``GRAPH.BULK`` call (the loader's default is 64 MB); Redis refuses one argument over
@@ -250,7 +251,7 @@ class _Sender:
         for first, count, props in call.vector_ranges:
             start = self.next_id + first
             query = f"CYPHER first={start} stop={start + count} {to_vectors_query(props)}"
-            _command(self.conn, "GRAPH.QUERY", self.graph, query, "--compact")
+            _command(self.conn, "GRAPH.QUERY", self.graph, query, "--compact", "TIMEOUT", WRITE_TIMEOUT_MS)
             self.vector_queries += 1
         self.next_id += call.nodes
         self.call = _Call(self.budget)
@@ -400,6 +401,6 @@ def set_vectors(
         rows = zip(ids[start:stop].tolist(), np.round(vectors[start:stop].astype(np.float64), 7).tolist(), strict=True)
         header = f"CYPHER rows={json.dumps(list(rows))} "
         try:
-            _command(conn, "GRAPH.QUERY", graph, header + query, "--compact")
+            _command(conn, "GRAPH.QUERY", graph, header + query, "--compact", "TIMEOUT", WRITE_TIMEOUT_MS)
         except RedisError as exc:
             raise StoreError(f"setting vectors of '{graph}' failed: {exc}") from exc

@@ -168,6 +168,8 @@ class Neo4jStore(CatalogueReads):
                 rows.append(list(record.values()))
             return list(result.keys()), rows
 
+        # Neo4j terminates the transaction at the timeout; the driver has no read timeout of its own to add (only
+        # connect and write timeouts, and a receive timeout the server may hint).
         work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
         try:
             with self.driver.session(database=self.database) as session:
@@ -175,7 +177,7 @@ class Neo4jStore(CatalogueReads):
                 return table
         except neo4j.exceptions.Neo4jError as exc:
             if "TransactionTimedOut" in (exc.code or ""):
-                raise StoreTimeoutError(f"query ran past {self.query_timeout} s: {exc.message}") from exc
+                raise StoreTimeoutError(f"query ran past {self.query_timeout:g} s: {exc.message}") from exc
             raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
         except neo4j.exceptions.DriverError as exc:
             raise StoreError(f"Neo4j read failed: {exc}") from exc

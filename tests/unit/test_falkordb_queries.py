@@ -1,12 +1,9 @@
 """Golden tests of every Cypher text kgqa sends to FalkorDB, and of identifier quoting."""
 
 import pytest
-from redis.exceptions import ResponseError
 
 from cypher import quote
-from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.store import falkordb_queries as q
-from kgqa.store.falkordb import FalkorStore
 
 
 def test_quote_backticks_everything_and_doubles_backticks() -> None:
@@ -95,37 +92,6 @@ def test_golden_question_generator_queries() -> None:
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"
-
-
-class _RefusingGraph:
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def ro_query(self, *args: object, **kwargs: object) -> object:
-        raise ResponseError(self.message)
-
-
-class _RefusingClient:
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def select_graph(self, graph: str) -> _RefusingGraph:
-        return _RefusingGraph(self.message)
-
-
-def _refusing_store(message: str) -> FalkorStore:
-    store = object.__new__(FalkorStore)  # no server: only read()'s error mapping is under test
-    store.client = _RefusingClient(message)  # type: ignore[assignment]
-    store._query_timeout_ms = 60000
-    return store
-
-
-def test_a_read_past_the_timeout_is_a_store_timeout_and_other_refusals_are_not() -> None:
-    with pytest.raises(StoreTimeoutError, match=r"query ran past 60000 ms: Query timed out"):
-        _refusing_store("Query timed out").read("g", "MATCH (n) RETURN n")
-    with pytest.raises(StoreError, match="query refused by FalkorDB: errMsg: Invalid input") as refused:
-        _refusing_store("errMsg: Invalid input").read("g", "MATCH (n) RETURN n")
-    assert not isinstance(refused.value, StoreTimeoutError)
 
 
 def test_golden_alias_queries() -> None:

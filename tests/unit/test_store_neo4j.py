@@ -56,6 +56,8 @@ class FakeDriver:
     sent: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     writes_in_reads: bool = False
     read_error: Exception | None = None
+    timeouts: list[float | None] = field(default_factory=list)
+    """The transaction timeout of every read's unit of work."""
 
     def session(self, database: str) -> FakeSession:
         return FakeSession(self)
@@ -94,6 +96,7 @@ class FakeSession:
         pass
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        self.driver.timeouts.append(getattr(work, "timeout", None))
         if self.driver.read_error is not None:
             raise self.driver.read_error
         return work(FakeTx(self.driver, "read"))
@@ -143,14 +146,16 @@ def test_a_query_neo4j_plans_as_a_write_is_refused() -> None:
 
 
 def test_a_read_past_the_timeout_is_a_store_timeout_and_other_refusals_are_not() -> None:
+    """Every read, the server version's included, runs with the configured time limit as its transaction timeout."""
     driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]])])
-    store = store_with(driver)
+    store = store_with(driver, query_timeout=2.5)
     store.read("prime", "MATCH (n) RETURN n.id")  # knows the SKB now
+    assert len(driver.timeouts) == 3 and set(driver.timeouts) == {2.5}
     # the driver's own constructor for errors the server sends (what a real timeout arrives as)
     driver.read_error = neo4j.exceptions.Neo4jError._hydrate_neo4j(
         code="Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", message="The transaction timed out"
     )
-    with pytest.raises(StoreTimeoutError, match=r"query ran past .* s: The transaction timed out"):
+    with pytest.raises(StoreTimeoutError, match=r"^query ran past 2\.5 s: The transaction timed out$"):
         store.read("prime", "MATCH (n) RETURN n.id")
     driver.read_error = neo4j.exceptions.Neo4jError._hydrate_neo4j(
         code="Neo.ClientError.Statement.SyntaxError", message="Invalid input"

@@ -1,0 +1,186 @@
+"""The embedded store's time limit without a server: how a read's failure is reported, and the restart machinery
+(:class:`kgqa.store.server.Restarts`) with a fake server. Against the real server:
+tests/integration/test_store_bounds.py."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from kgqa.app import open_store
+from kgqa.config import load_config
+from kgqa.errors import StoreError, StoreTimeoutError
+from kgqa.store.falkordb import FalkorStore
+from kgqa.store.server import Restarts
+
+WAIT = 30.0
+"""Seconds a test waits for another thread at most (a correctness bound)."""
+
+
+class FakeServer:
+    """Restarts return numbered clients; each records the thread it ran in, and may be held until released."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.restarts: list[str] = []
+        self.fail = fail
+        self.hold = threading.Event()
+        self.hold.set()
+        self.entered = threading.Event()
+        self.stopped = False
+
+    def restart(self) -> str:
+        self.entered.set()
+        assert self.hold.wait(WAIT)
+        self.restarts.append(threading.current_thread().name)
+        if self.fail:
+            raise StoreError("FalkorDB server exited with code 1: bad module argument")
+        return f"client {len(self.restarts)}"
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def _restarts(server: FakeServer, clients: list[Any] | None = None) -> Restarts:
+    taken = clients if clients is not None else []
+    return Restarts(server, taken.append)  # type: ignore[arg-type]
+
+
+def test_a_restart_runs_in_the_keeper_thread_and_reads_wait_for_it() -> None:
+    """Not in the reading thread: the server dies with the thread that started it, and a worker's job thread ends."""
+    server, clients = FakeServer(), []
+    restarts = _restarts(server, clients)
+    assert restarts.ready() == 0
+    server.hold.clear()
+    assert restarts.after_timeout() == "the server is restarting (reads wait for it)"
+    assert server.entered.wait(WAIT)
+    assert restarts.after_timeout() == "the server is restarting"  # a second timeout meanwhile: no second restart
+    server.hold.set()
+    assert restarts.ready() == 1
+    assert server.restarts == ["falkordb-restarts"] and clients == ["client 1"]
+    restarts.close(server.stop)
+    assert server.stopped and restarts.after_timeout() == "the store is closing"
+    assert server.restarts == ["falkordb-restarts"]
+
+
+def test_no_restart_while_a_load_writes_then_one_when_the_last_is_done() -> None:
+    server = FakeServer()
+    restarts = _restarts(server)
+    with restarts.writing(), restarts.writing():
+        message = restarts.after_timeout()
+        assert message == "the server restarts once the load writing to this store is done"
+        assert restarts.ready() == 0 and server.restarts == []
+    assert restarts.ready() == 1 and len(server.restarts) == 1
+    restarts.close(server.stop)
+
+
+def test_a_writer_waits_for_a_restart_under_way() -> None:
+    server = FakeServer()
+    restarts = _restarts(server)
+    server.hold.clear()
+    restarts.after_timeout()
+    assert server.entered.wait(WAIT)
+    entered = threading.Event()
+
+    def load() -> None:
+        with restarts.writing():
+            entered.set()
+            assert server.restarts  # the restart was done before the load began
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    assert not entered.wait(0.2)
+    server.hold.set()
+    thread.join(WAIT)
+    assert entered.is_set()
+    restarts.close(server.stop)
+
+
+def test_a_failed_restart_is_reported_by_every_later_read() -> None:
+    server = FakeServer(fail=True)
+    restarts = _restarts(server)
+    restarts.after_timeout()
+    for _ in range(2):
+        with pytest.raises(StoreError, match="could not be restarted: FalkorDB server exited with code 1"):
+            restarts.ready()
+    with pytest.raises(StoreError, match="could not be restarted"), restarts.writing():
+        pass
+    restarts.close(server.stop)
+
+
+class _Graph:
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers = answers
+
+    def ro_query(self, *args: object, **kwargs: object) -> Any:
+        answer = self.answers.pop(0)
+        if callable(answer):
+            answer = answer()
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+class _Client:
+    def __init__(self, *answers: Any) -> None:
+        self.graph = _Graph(list(answers))
+
+    def select_graph(self, graph: str) -> _Graph:
+        return self.graph
+
+
+class _Rows:
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self.result_set = rows
+
+
+def _store(*answers: Any) -> tuple[FalkorStore, FakeServer]:
+    """A store without a server whose reads answer ``answers`` in turn (an exception is raised)."""
+    store = object.__new__(FalkorStore)
+    server = FakeServer()
+    store._reader = _Client(*answers)  # type: ignore[assignment]
+    store.query_timeout = 60.0
+    store._restarts = Restarts(server, lambda client: None)  # type: ignore[arg-type]
+    return store, server
+
+
+def test_a_timeout_the_server_reports_is_a_store_timeout_and_other_refusals_are_not() -> None:
+    store, server = _store(ResponseError("Query timed out"), ResponseError("errMsg: Invalid input"))
+    with pytest.raises(StoreTimeoutError, match=r"^query ran past 60 s: Query timed out$"):
+        store.read("g", "MATCH (n) RETURN n")
+    with pytest.raises(StoreError, match="query refused by FalkorDB: errMsg: Invalid input") as refused:
+        store.read("g", "MATCH (n) RETURN n")
+    assert not isinstance(refused.value, StoreTimeoutError) and server.restarts == []
+
+
+def test_a_read_the_server_does_not_answer_is_a_store_timeout_and_restarts_it() -> None:
+    store, server = _store(RedisTimeoutError("Timeout reading from socket"), _Rows([[1]]))
+    message = "query ran past 60 s and the server did not stop it; the server is restarting (reads wait for it)"
+    with pytest.raises(StoreTimeoutError) as raised:
+        store.read("g", "MATCH (n) RETURN n")
+    assert str(raised.value) == message
+    assert store.read("g", "RETURN 1") == [[1]] and len(server.restarts) == 1
+    store._restarts.close(server.stop)
+
+
+def test_a_read_whose_connection_a_restart_closed_reads_again_once() -> None:
+    """Another read's timeout restarted the server under this one: read again; a lost connection without a restart
+    is an error."""
+    store, server = _store(lambda: (store._restarts.after_timeout(), RedisConnectionError("closed"))[1], _Rows([[2]]))
+    assert store.read("g", "RETURN 2") == [[2]] and len(server.restarts) == 1
+    store._reader = _Client(RedisConnectionError("Connection refused"))  # type: ignore[assignment]
+    with pytest.raises(StoreError, match=r"^FalkorDB read failed: Connection refused$"):
+        store.read("g", "RETURN 3")
+    store._restarts.close(server.stop)
+
+
+def test_the_configured_limit_reaches_the_embedded_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: dict[str, Any] = {}
+    monkeypatch.setattr("kgqa.store.falkordb.FalkorStore", lambda directory, **settings: opened.update(settings))
+    open_store(load_config({"home": tmp_path, "query_timeout": 7.5}, env={}, cwd=tmp_path))
+    assert opened["query_timeout"] == 7.5
