@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import signal
 import sys
@@ -95,6 +96,24 @@ class KgqaGroup(click.Group):
                 err=True,
             )
             ctx.exit(EXIT_BUG)
+
+
+def json_text(value: Any, **kwargs: Any) -> str:
+    """What kgqa prints as JSON: strict JSON, so a non-finite float (a score of a degenerate vector, a parameter
+    the user wrote as 1e999) prints as null, which every JSON parser reads, never as NaN or Infinity, which none
+    must accept."""
+    return json.dumps(_finite(value), allow_nan=False, **kwargs)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float (at any depth of dicts, lists and tuples) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _config(ctx: click.Context, **flags: Any) -> Config:
@@ -335,7 +354,7 @@ def ask(
                 _stderr().print(f"error: line {number}: {exc}", markup=False, highlight=False)
                 if as_json:
                     error = {"type": type(exc).__name__, "message": str(exc)}
-                    click.echo(json.dumps({"line": number, "question": text, "error": error}, ensure_ascii=False))
+                    click.echo(json_text({"line": number, "question": text, "error": error}, ensure_ascii=False))
                 continue
             _print_answer(answer, skb, show_plan=show_plan, as_json=as_json, line=number)
     if failed:
@@ -361,20 +380,20 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
     if as_json:
         doc = answer.to_json()
         if line is None:
-            click.echo(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+            click.echo(json_text(doc, ensure_ascii=False, indent=2, default=str))
         else:
-            click.echo(json.dumps({"line": line, **doc}, ensure_ascii=False, default=str))
+            click.echo(json_text({"line": line, **doc}, ensure_ascii=False, default=str))
         return
     console = Console()
     if show_plan:
         console.print(f"[bold]target type[/bold] {escape(str(trace.target_type))}")
-        console.print(json.dumps(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
+        console.print(json_text(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
         console.print(f"[bold]query[/bold] {escape(str(trace.query))}", soft_wrap=True, highlight=False)
-        console.print(json.dumps(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
+        console.print(json_text(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
         if trace.fallback is not None:
             query = escape(str(trace.fallback["query"]))
             console.print(f"[bold]fallback query[/bold] {query}", soft_wrap=True, highlight=False)
-            console.print(json.dumps(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
+            console.print(json_text(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
     title = (
         f"{answer.question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
@@ -569,23 +588,26 @@ def eval_command(
         Row,
         ablation_rows,
         ablation_table,
+        check_out,
         eval_settings,
         load_records,
         results,
         run_eval,
+        write_results,
     )
     from kgqa.llm import parse_llm_spec
     from kgqa.qa import load_questions
     from loaders.stark_embeddings import read_query_vectors
 
-    questions = load_questions(qa_path, split)[:limit]
+    config = _config(ctx, steps=steps, reranker=reranker, llm=llm, top_k=top_k)
+    questions = load_questions(qa_path, split, max_chars=config.max_question_chars)[:limit]
     query_vectors = None if query_embeddings is None else read_query_vectors(query_embeddings)
     absent = next((q.id for q in questions if query_vectors is not None and q.id not in query_vectors), None)
     if absent is not None:  # before the store starts (run_eval checks it too)
-        raise KgqaError(f"question {absent} has no vector in {query_embeddings}")
-    _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False)
-    flags = {"steps": steps, "reranker": reranker, "llm": llm, "top_k": top_k}
-    with _open(ctx, **flags) as kg:
+        raise InputError(f"question {absent} has no vector in {query_embeddings}")
+    check_out(out)  # an unreadable results file or record of an earlier run is named before the store starts
+    _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False, markup=False)
+    with _start(config) as kg:
         rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
         rows += [BASELINE_ROWS[name] for name in dict.fromkeys(baselines)]
         if baselines:  # refused before any question is answered
@@ -620,8 +642,8 @@ def eval_command(
                 kg, skb, questions, rows, out, settings=settings, on_answer=advance, query_vectors=query_vectors
             )
     doc = results(records, rows, {**settings, "limit": limit})
-    out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    table = Table(title=f"{skb} {split}: {len(questions)} questions -> {out}")
+    write_results(out, doc)
+    table = Table(title=escape(f"{skb} {split}: {len(questions)} questions -> {out}"))
     for column in ("row", "hit@1", "hit@5", "hit@20", "recall@20", "MRR", "n"):
         table.add_column(column, justify="left" if column == "row" else "right")
     for line in ablation_table(doc):
@@ -748,7 +770,7 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
     if as_json:
         from dataclasses import asdict
 
-        click.echo(json.dumps(asdict(view), indent=2, ensure_ascii=False))
+        click.echo(json_text(asdict(view), indent=2, ensure_ascii=False))
         return
     console = Console()
     console.print(
@@ -783,7 +805,7 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     if as_json:
         from dataclasses import asdict
 
-        click.echo(json.dumps({"meta": asdict(meta), "schema": asdict(info)}, indent=2))
+        click.echo(json_text({"meta": asdict(meta), "schema": asdict(info)}, indent=2))
         return
     console = Console()
     console.print(
@@ -865,10 +887,10 @@ def explain(
     except (CypherSyntaxError, KgqaError) as exc:
         if not as_json:
             raise KgqaError(str(exc)) from exc
-        click.echo(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+        click.echo(json_text({"error": {"type": type(exc).__name__, "message": str(exc)}}))
         ctx.exit(2)
     if as_json:
-        click.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str))
+        click.echo(json_text(result.to_json(), ensure_ascii=False, indent=2, default=str))
         return
     console = Console()
     plan = result.plan
@@ -895,7 +917,7 @@ def explain(
         console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
     console.print(f"[bold]query ({result.dialect})[/bold]")
     console.print(result.query, markup=False, soft_wrap=True)
-    console.print(json.dumps(result.params, ensure_ascii=False, default=str), markup=False)
+    console.print(json_text(result.params, ensure_ascii=False, default=str), markup=False)
     if result.browser is not None:
         console.print("[bold]Neo4j Browser[/bold] (paste both lines)")
         console.print(result.browser, markup=False, soft_wrap=True)
@@ -919,7 +941,7 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
     config = _config(ctx)
     status = worker_status(config)
     if as_json:
-        click.echo(json.dumps({"running": status is not None, **(asdict(status) if status else {})}, indent=2))
+        click.echo(json_text({"running": status is not None, **(asdict(status) if status else {})}, indent=2))
         return
     if status is None:
         click.echo(f"no kgqa worker runs for {config.home}")

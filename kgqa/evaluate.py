@@ -18,6 +18,8 @@ whether the code had uncommitted changes), and results.json holds ``provenance``
 from __future__ import annotations
 
 import json
+import math
+import os
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -170,16 +172,82 @@ def eval_settings(
     }
 
 
+def strict_loads(text: str) -> Any:
+    """JSON as RFC 8259 has it: ``NaN``, ``Infinity`` and numbers beyond a float (``1e999``) are refused (Python's
+    json takes them), so no non-finite number read from a file reaches a metric or a results file."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+
+
+def strict_dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps`` that refuses a non-finite number (ValueError) instead of writing NaN/Infinity, which JSON has
+    not. Every figure kgqa writes is finite by construction; a non-finite one is a bug, not something to print."""
+    return json.dumps(value, allow_nan=False, **kwargs)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is beyond a float")
+    return value
+
+
+START_OVER = "the file is left as it is: choose another --out, or delete {files} to start over"
+
+
+def check_out(out: Path) -> None:
+    """Refuse, before any work, an ``--out`` whose earlier files kgqa cannot read: a folder, a results file it did
+    not write, settings or records that are not JSON it wrote. Nothing is overwritten that was not read."""
+    if out.is_dir():
+        raise InputError(f"--out {out} is a folder; name a file such as {out / 'results.json'}")
+    if out.exists():
+        doc = _read_json(out, START_OVER.format(files=out.name))
+        if not isinstance(doc, dict) or "settings" not in doc or "metrics" not in doc:
+            raise InputError(f"{out} is not a results file kgqa wrote; choose another --out, or delete it")
+    read_settings(out)
+    load_records(out)
+
+
+def _read_json(path: Path, advice: str) -> Any:
+    """A JSON file kgqa wrote, read strictly; anything else is an InputError naming the file and ``advice``."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return strict_loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        byte = data[exc.start]
+        raise InputError(f"{path} is not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}); {advice}") from exc
+    except ValueError as exc:
+        raise InputError(f"{path} is not JSON kgqa wrote ({str(exc)[:120]}); {advice}") from exc
+
+
+def read_settings(out: Path) -> dict[str, Any] | None:
+    """The settings an earlier run of this ``--out`` recorded, None if there was none."""
+    path = settings_path(out)
+    if not path.exists():
+        return None
+    advice = START_OVER.format(files=f"{path.name} and {records_path(out).name}")
+    value = _read_json(path, advice)
+    if not isinstance(value, dict):
+        raise InputError(f"{path} holds {type(value).__name__}, not the settings object kgqa writes; {advice}")
+    return value
+
+
 def _check_settings(out: Path, settings: dict[str, Any]) -> None:
     """Refuse to add to records made with other settings; remember the settings of a new eval."""
     path, records = settings_path(out), records_path(out)
     settings = {
         k: v
-        for k, v in json.loads(json.dumps(settings)).items()  # compare as stored: tuples become lists
+        for k, v in json.loads(strict_dumps(settings)).items()  # compare as stored: tuples become lists
         if k not in RECORDED_ONLY
     }
-    if path.exists():
-        before = json.loads(path.read_text(encoding="utf-8"))
+    before = read_settings(out)
+    if before is not None:
         changed = [
             f"{key}: {before.get(key)!r} then, {value!r} now"
             for key, value in settings.items()
@@ -196,22 +264,111 @@ def _check_settings(out: Path, settings: dict[str, Any]) -> None:
             f"{records} has answers but no {path.name}, so their settings are unknown; use another "
             f"--out, or delete {records.name} to start over"
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    _write(path, strict_dumps(settings, indent=2) + "\n")
+
+
+def write_results(out: Path, doc: dict[str, Any]) -> None:
+    """results.json, whole or not at all (written beside it, then renamed): a kill never leaves half a file that
+    the next run would have to refuse."""
+    _write(out, strict_dumps(doc, indent=2) + "\n")
+
+
+def _write(path: Path, text: str) -> None:
+    partial = path.with_name(path.name + ".partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def load_records(out: Path) -> list[Record]:
-    """Records of an earlier (possibly killed) run; a torn last line from a kill is ignored."""
+    """Records of an earlier (possibly killed) run. A line a kill cut short is ignored (the next run starts a new
+    line after it); any other line that is not a record kgqa wrote is refused, naming it, and left as it is."""
     path = records_path(out)
     if not path.exists():
         return []
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            records.append(Record(**json.loads(line)))
-        except (json.JSONDecodeError, TypeError):
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
             continue
+        try:
+            records.append(parse_record(raw))
+        except ValueError as exc:
+            if _torn(raw, exc):
+                continue
+            advice = START_OVER.format(files=f"{path.name} and {settings_path(out).name}")
+            raise InputError(f"{path}:{number} is not a record kgqa wrote ({str(exc)[:120]}); {advice}") from exc
     return records
+
+
+def parse_record(raw: bytes) -> Record:
+    """One line of ``OUT.jsonl``, checked field by field: a hand-edited or foreign line fails here (ValueError), not
+    in the summary. A non-finite number is refused (:func:`strict_loads`)."""
+    value = strict_loads(raw.decode("utf-8"))
+    if not isinstance(value, dict):
+        raise ValueError(f"a JSON {type(value).__name__}, not an object")
+    missing = sorted(RECORD_FIELDS - set(value))
+    if missing:
+        raise ValueError(f"no {', '.join(missing)}")
+    try:
+        record = Record(**value)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from exc
+    problem = _record_problem(record)
+    if problem:
+        raise ValueError(problem)
+    return record
+
+
+RECORD_FIELDS = {"row", "id", "ranked", "metrics", "seconds", "steps", "usage"}
+USAGE_FIELDS = ("calls", "cached", "prompt_tokens", "completion_tokens")
+STEP_FIELDS: dict[str, type | tuple[type, ...]] = {"step": int, "name": str, "status": str, "seconds": (int, float)}
+
+
+def _record_problem(r: Record) -> str | None:
+    """What in a parsed record :func:`summarize` could not use, else None."""
+    if not isinstance(r.row, str) or not isinstance(r.id, str):
+        return "row and id must be text"
+    if not isinstance(r.ranked, list) or not all(isinstance(i, str) for i in r.ranked):
+        return "ranked must be a list of ids"
+    if not isinstance(r.metrics, dict) or not all(_number(r.metrics.get(m)) for m in METRICS):
+        return f"metrics must hold {', '.join(METRICS)} as numbers"
+    if not _number(r.seconds):
+        return "seconds must be a number"
+    if not isinstance(r.usage, dict) or not all(_number(r.usage.get(k)) for k in USAGE_FIELDS):
+        return f"usage must hold {', '.join(USAGE_FIELDS)} as numbers"
+    steps_ok = isinstance(r.steps, list) and all(
+        isinstance(step, dict) and all(_typed(step.get(k), t) for k, t in STEP_FIELDS.items()) for step in r.steps
+    )
+    return None if steps_ok else "steps must be a list of {step, name, status, seconds}"
+
+
+def _number(value: object) -> bool:
+    return _typed(value, (int, float))
+
+
+def _typed(value: object, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, kind) and not isinstance(value, bool)
+
+
+def _torn(raw: bytes, exc: ValueError) -> bool:
+    """Whether a line that failed to parse is a record a kill cut short: a prefix of one, so its only fault is
+    at its end (an unclosed object or string, half a UTF-8 character); the last character of a whole record is ``}``.
+    """
+    if not raw.lstrip().startswith(b"{"):
+        return False
+    if isinstance(exc, UnicodeDecodeError):
+        return exc.reason == "unexpected end of data"
+    text = raw.decode("utf-8", errors="replace").rstrip()
+    if isinstance(exc, json.JSONDecodeError):
+        return not text.endswith("}") or exc.pos >= len(text)
+    return False
 
 
 def run_eval(
@@ -243,9 +400,13 @@ def run_eval(
     done = {(r.row, r.id): r for r in load_records(out)}
     asked = {q.id for q in questions}
     path = records_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
     torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
-    with path.open("a", encoding="utf-8") as sink:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sink = path.open("a", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    with sink:
         if torn:
             sink.write("\n")  # end a line a kill cut short, so the next record starts on its own line
         for question in questions:  # question-major: a killed ablation leaves every row on the same questions
@@ -268,7 +429,7 @@ def run_eval(
                     commit,
                     dirty,
                 )
-                sink.write(json.dumps(asdict(record)) + "\n")
+                sink.write(strict_dumps(asdict(record)) + "\n")
                 sink.flush()
                 done[(row, question.id)] = record
                 if on_answer is not None:

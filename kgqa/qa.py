@@ -11,7 +11,11 @@ Answer ids may be ints or strings; kgqa keeps them as strings.
 from __future__ import annotations
 
 import ast
+import codecs
 import csv
+import io
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +23,14 @@ from kgqa.errors import InputError
 
 SPLITS = ("train", "val", "test", "test-0.1", "human", "all")
 TEST_RATIO = {"test-0.1": 0.1}
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""Question and split files are read whole; STaRK's largest is 3 MB."""
+MAX_FIELD_CHARS = 128 * 1024
+"""csv's own field limit (131,072 characters), kept: STaRK's longest field has 799."""
+_ID = r"""(?:[+-]?\d{1,19}|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+FLAT_LIST = re.compile(rf"\s*[\[(]\s*(?:{_ID}\s*(?:,\s*{_ID}\s*)*,?\s*)?[\])]\s*", re.S)
+"""A flat list of ids as STaRK (``[18423, 16]``) and kgqa (``["HP:0001250"]``) write them: integers of at most 19
+digits and quoted strings, nothing nested, so parsing it can neither recurse deeply nor build a huge number."""
 
 
 @dataclass(frozen=True)
@@ -29,56 +41,165 @@ class Question:
 
 
 def _parse_answers(raw: str, where: str) -> tuple[str, ...]:
+    """A flat list of ids (:data:`FLAT_LIST`), as JSON (which joins escaped surrogate pairs) or a Python literal."""
+    if not FLAT_LIST.fullmatch(raw):
+        raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids ({_why_not_ids(raw)})")
     try:
-        value = ast.literal_eval(raw.strip())
-    except (ValueError, SyntaxError) as exc:
-        raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list") from exc
-    if not isinstance(value, list | tuple) or not all(isinstance(v, int | str) for v in value):
-        raise InputError(f"{where}: answer_ids must be a list of ids, got {raw[:60]!r}")
-    return tuple(str(v) for v in value)
+        value = json.loads(raw)
+    except ValueError:
+        try:
+            value = ast.literal_eval(raw.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
+            raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids ({exc})") from exc
+    if not isinstance(value, list | tuple):  # "(7)" is 7 and "('a')" is 'a' to Python
+        raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids (integers or quoted strings)")
+    ids = tuple(str(v) for v in value)
+    if not ids:
+        raise InputError(f"{where}: answer_ids is empty (a question without answers cannot be scored)")
+    bad = next((i for i in ids if _text_problem(i)), None)
+    if bad is not None:
+        raise InputError(f"{where}: answer id {bad[:40]!r} {_text_problem(bad)}")
+    return ids
 
 
-def read_csv(path: Path) -> list[Question]:
+def _why_not_ids(raw: str) -> str:
+    """What :data:`FLAT_LIST` refused, as far as a glance can tell."""
+    if re.match(r"\s*[\[(]\s*[\[({]", raw):
+        return "nested lists are not ids"
+    if re.search(r"(?i)\b(nan|inf|infinity)\b|\d\.|\d[eE][+-]?\d", raw):
+        return "a float, NaN or Infinity is not an id"
+    if re.search(r"\d{20}", raw):
+        return "an integer id has at most 19 digits"
+    return "integers or quoted strings, comma-separated in brackets"
+
+
+def _text_problem(text: str) -> str | None:
+    """Why a question's text or id is refused: a NUL or a lone surrogate (from an escape) that no store takes."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "is not valid Unicode (a lone surrogate)"
+    return None
+
+
+def read_text(path: Path, what: str = "question file") -> str:
+    """A question or split file as text: UTF-8 (a leading BOM is dropped), no NUL; each refusal names the line."""
     if not path.is_file():
-        raise InputError(f"no question file {path}")
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"id", "query", "answer_ids"} - set(reader.fieldnames or ())
-        if missing:
-            raise InputError(f"{path}: missing column(s) {', '.join(sorted(missing))} (need id, query, answer_ids)")
-        out = []
-        for line, row in enumerate(reader, 2):
-            where = f"{path}:{line}"
-            if not (row["query"] or "").strip():
-                raise InputError(f"{where}: empty query")
-            out.append(Question(str(row["id"]).strip(), row["query"].strip(), _parse_answers(row["answer_ids"], where)))
+        raise InputError(f"no {what} {path}")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{path} has {size:,} bytes; {what}s over {MAX_FILE_BYTES // 2**20} MiB are refused")
+    data = path.read_bytes()
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the {what} as UTF-8"
+        ) from exc
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise InputError(f"{path}:{text.count(chr(10), 0, nul) + 1}: a NUL byte; a {what} is text without NULs")
+    return text
+
+
+def read_csv(path: Path, max_chars: int | None = None) -> list[Question]:
+    """A STaRK question CSV; refuses (naming the line) what is not one: other encodings, NUL bytes, broken quoting,
+    fields over 128 KiB, rows with more or fewer fields than the header, empty or repeated ids, empty queries or
+    queries longer than ``max_chars``, answer ids that are not a flat list."""
+    rows = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
+    out: list[Question] = []
+    seen: dict[str, int] = {}
+    try:
+        header = next(rows, [])
+        columns = _columns(path, header)
+        for row in rows:
+            if not row:
+                continue  # a blank line
+            where = f"{path}:{rows.line_num}"
+            if len(row) != len(header):
+                raise InputError(f"{where}: {len(row)} field(s), but the header has {len(header)}")
+            question = _question(row, columns, where, max_chars)
+            if question.id in seen:
+                raise InputError(f"{where}: id {question.id!r} again (first on line {seen[question.id]})")
+            seen[question.id] = rows.line_num
+            out.append(question)
+    except csv.Error as exc:
+        raise InputError(f"{path}:{rows.line_num}: {_csv_reason(exc)}") from exc
     return out
 
 
-def load_questions(qa: Path, split: str = "test") -> list[Question]:
-    """The questions of ``split`` from a CSV file or a STaRK QA folder."""
+def _columns(path: Path, header: list[str]) -> dict[str, int]:
+    """The position of id, query and answer_ids in the header (each exactly once)."""
+    names = [name.strip() for name in header]
+    missing = sorted({"id", "query", "answer_ids"} - set(names))
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)} (need id, query, answer_ids)")
+    repeated = sorted({n for n in names if names.count(n) > 1} & {"id", "query", "answer_ids"})
+    if repeated:
+        raise InputError(f"{path}: column {repeated[0]} appears more than once in the header")
+    return {name: names.index(name) for name in ("id", "query", "answer_ids")}
+
+
+def _question(row: list[str], columns: dict[str, int], where: str, max_chars: int | None) -> Question:
+    qid, text = row[columns["id"]].strip(), row[columns["query"]].strip()
+    if not qid:
+        raise InputError(f"{where}: empty id")
+    if not text:
+        raise InputError(f"{where}: empty query")
+    if max_chars is not None and len(text) > max_chars:
+        raise InputError(f"{where}: the query has {len(text):,} characters, more than max_question_chars ({max_chars})")
+    for field, value in (("id", qid), ("query", text)):
+        problem = _text_problem(value)
+        if problem:
+            raise InputError(f"{where}: the {field} {problem}")
+    return Question(qid, text, _parse_answers(row[columns["answer_ids"]], where))
+
+
+def _csv_reason(exc: csv.Error) -> str:
+    """csv's complaint in the user's terms."""
+    text = str(exc)
+    if "field larger than field limit" in text:
+        return f"a field longer than {MAX_FIELD_CHARS:,} characters (a question file holds short fields)"
+    if "unexpected end of data" in text:
+        return "a quoted field that is never closed"
+    return f"not valid CSV ({text})"
+
+
+def load_questions(qa: Path, split: str = "test", max_chars: int | None = None) -> list[Question]:
+    """The questions of ``split`` from a CSV file or a STaRK QA folder; ``max_chars``: the longest query taken
+    (the configuration's ``max_question_chars``), else refused naming its line."""
     if split not in SPLITS:
         raise InputError(f"unknown split '{split}' (use one of: {', '.join(SPLITS)})")
+    if not qa.exists():
+        raise InputError(f"--qa {qa} does not exist")
     if qa.is_file():
         if split not in ("all", "test", "human"):
             raise InputError(f"--split {split} needs a STaRK QA folder with split/*.index, not a single CSV")
-        return read_csv(qa)
+        return read_csv(qa, max_chars)
     folder = qa / "stark_qa"
+    if not qa.is_dir():
+        raise InputError(f"--qa {qa} is neither a question CSV nor a STaRK QA folder")
+    if not folder.is_dir():
+        raise InputError(f"no question file {folder / 'stark_qa.csv'}: {qa} is neither a CSV nor a STaRK QA folder")
     if split == "human":
-        return read_csv(folder / "stark_qa_human_generated_eval.csv")
-    questions = read_csv(folder / "stark_qa.csv")
+        return read_csv(folder / "stark_qa_human_generated_eval.csv", max_chars)
+    questions = read_csv(folder / "stark_qa.csv", max_chars)
     if split == "all":
         return questions
     index = qa / "split" / f"{split}.index"
     ratio = 1.0
     if not index.is_file() and split in TEST_RATIO:
         index, ratio = qa / "split" / "test.index", TEST_RATIO[split]
-    if not index.is_file():
-        raise InputError(f"no split file {index}")
-    wanted = index.read_text().split()
+    wanted = read_text(index, "split file").split()
     wanted = wanted[: int(len(wanted) * ratio)]
     by_id = {q.id: q for q in questions}
     unknown = [i for i in wanted if i not in by_id]
     if unknown:
-        raise InputError(f"{index}: {len(unknown)} id(s) not in stark_qa.csv, e.g. {unknown[0]}")
+        raise InputError(f"{index}: {len(unknown)} id(s) not in stark_qa.csv, e.g. {unknown[0][:40]!r}")
     return [by_id[i] for i in wanted]

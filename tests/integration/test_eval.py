@@ -14,7 +14,16 @@ from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import InputError
-from kgqa.evaluate import ABLATION, eval_settings, load_records, records_path, run_eval, settings_path
+from kgqa.evaluate import (
+    ABLATION,
+    eval_settings,
+    load_records,
+    parse_record,
+    records_path,
+    run_eval,
+    settings_path,
+    strict_loads,
+)
 from kgqa.metrics import evaluate
 from kgqa.qa import Question
 from tests.unit.test_metrics import STARK
@@ -69,6 +78,30 @@ def test_eval_writes_results_with_all_sections(loaded: dict[str, str], tmp_path:
     }
     assert doc["settings"]["skb"] == "prime" and doc["settings"]["steps"] == ["hybrid"]
     assert "hit@1" in result.stdout
+    assert strict_loads(out.read_text()) == doc  # strict JSON: no NaN or Infinity anywhere
+    assert [parse_record(line).id for line in records_path(out).read_bytes().splitlines()] == ["q1", "q2", "q3", "q4"]
+    assert strict_loads(settings_path(out).read_text())["top_k"] == 20
+
+
+def test_a_corrupt_record_ends_a_resumed_eval_in_one_line_and_loses_nothing(
+    loaded: dict[str, str], tmp_path: Path
+) -> None:
+    """A line that is neither a record nor a torn write (bytes that are not UTF-8) stops the resume, naming the file
+    and line, before any question is asked; every file of the earlier run stays byte for byte."""
+    out = tmp_path / "r.json"
+    args = ["eval", "--skb", "prime", "--qa", loaded["QA"], "--steps", "vss", "--out", str(out)]
+    assert CliRunner().invoke(main, [*args, "--limit", "2"], env=loaded).exit_code == 0
+    with records_path(out).open("ab") as handle:
+        handle.write(b"\xff\xfe not a record\n")
+    before = {path: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
+    result = CliRunner().invoke(main, args, env=loaded)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"error: {records_path(out)}:3 is not a record kgqa wrote ('utf-8' codec can't decode byte 0xff in position "
+        f"0: invalid start byte); the file is left as it is: choose another --out, or delete {records_path(out).name} "
+        f"and {settings_path(out).name} to start over"
+    ]
+    assert {path: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()} == before
 
 
 def test_ablation_rows(loaded: dict[str, str], tmp_path: Path) -> None:
