@@ -14,10 +14,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgqa.errors import StoreError
 from kgqa.store.base import ALIAS_LABEL, GraphStore, SkbMeta, batched
 from kgqa.store.neo4j import post_import_script
 from kgqa.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB
@@ -56,8 +58,24 @@ def id_space(label: str) -> str:
 
 
 def _floats(vector: list[float] | None) -> str:
-    """A ``float[]`` cell; empty (no property) for a vector the graph does not store."""
-    return "" if vector is None else ARRAY_DELIMITER.join(repr(float(x)) for x in vector)
+    """A ``float[]`` cell; empty (no property) for a vector the graph does not store. A non-finite element is
+    refused (ValueError): neo4j-admin would import ``nan`` as NaN, and a vector index cannot rank by it."""
+    if vector is None:
+        return ""
+    values = [float(x) for x in vector]
+    if not all(math.isfinite(x) for x in values):
+        raise ValueError("a vector with a non-finite element")
+    return ARRAY_DELIMITER.join(map(repr, values))
+
+
+def _cells(node_id: object, vectors: list[list[float] | None], label: str) -> list[str]:
+    """The vector cells of one node, or a StoreError naming it: a stored NaN is the store's fault, not the user's."""
+    try:
+        return [_floats(vector) for vector in vectors]
+    except ValueError as exc:
+        raise StoreError(
+            f"{label} node {node_id}: {exc} in the stored graph; reload the SKB with kgqa load ... --force"
+        ) from exc
 
 
 def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *, batch: int = 2000) -> Export:
@@ -81,12 +99,12 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
                 writer = csv.writer(handle)
                 for chunk in batched(ids, batch):
                     for node_id, name, doc, rel_doc, *vectors in store.node_rows(skb, label, chunk):
-                        writer.writerow([node_id, name, doc, rel_doc or "", *map(_floats, vectors), label])
+                        writer.writerow([node_id, name, doc, rel_doc or "", *_cells(node_id, vectors, label), label])
                         nodes += 1
                     if aliases is None:
                         continue
                     for row in store.alias_rows(skb, label, chunk):
-                        vector = _floats(row.emb.tolist())
+                        (vector,) = _cells(f"{row.of} alias {row.alias!r}", [row.emb.tolist()], label)
                         aliases.writerow([row.of, label, row.name, row.alias, row.alias.lower(), vector, ALIAS_LABEL])
             node_files.append((header, data))
     for rel in schema.relationships:

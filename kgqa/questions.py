@@ -339,7 +339,8 @@ def write(questions: Sequence[Generated], out: Path, meta: dict[str, object]) ->
         writer = csv.writer(handle)
         writer.writerow(["id", "query", "answer_ids"])
         for g in questions:
-            writer.writerow([g.id, g.query, json.dumps(g.answer_ids)])
+            writer.writerow([g.id, g.query, json.dumps(g.answer_ids, allow_nan=False)])
     meta_path = out.with_name(out.stem + ".meta.json")
-    meta_path.write_text(json.dumps({**meta, "questions": [asdict(g) for g in questions]}, indent=2) + "\n")
+    doc = {**meta, "questions": [asdict(g) for g in questions]}
+    meta_path.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return meta_path
