@@ -208,6 +208,7 @@ def load_skb(
                 f"{doc_vectors.path.name} was read for {len(doc_vectors.rows)} nodes, not {len(data.nodes)}"
             )
         check_doc_vectors(data, embedder.name, doc_vectors)
+    store.check_names(data.node_type_names, data.edges.type_names)  # before anything is written
     fingerprint = load_fingerprint(data, embedder.name, config, doc_vectors)
     current = store.meta(data.name)
     if current is not None and current.fingerprint == fingerprint and not force:

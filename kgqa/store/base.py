@@ -7,7 +7,7 @@ atomically when it completes (a load that is killed midway leaves the previous g
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -16,7 +16,7 @@ import numpy as np
 
 from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema
-from kgqa.errors import StoreError
+from kgqa.errors import InputError, StoreError
 from kgqa.locks import ReadWriteLock
 
 NodeId = str | int
@@ -251,6 +251,22 @@ class GraphWriter(Protocol):
         ...
 
 
+NameKind = Literal["label", "relationship type", "property key"]
+
+
+def refuse_names(
+    problem: Callable[[str, NameKind], str | None], database: str, names: Iterable[tuple[NameKind, Sequence[str]]]
+) -> None:
+    """InputError for the first name ``problem`` (a dialect's rule) finds fault with, naming it, what it is and
+    why; a load checks before it writes anything."""
+    for kind, group in names:
+        for name in group:
+            why = problem(name, kind)
+            if why is not None:
+                shown = repr(name) if len(name) <= 80 else repr(name[:80]) + "..."
+                raise InputError(f"{kind} {shown} cannot be stored in {database}: {why}; nothing was written")
+
+
 class GraphStore(Protocol):
     """A graph database holding one graph per SKB."""
 
@@ -262,6 +278,13 @@ class GraphStore(Protocol):
     def meta(self, graph: str) -> SkbMeta | None: ...
 
     def schema(self, graph: str) -> Schema: ...
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        """Refuse (InputError) a name this database cannot quote, before a load writes anything: each dialect's
+        rule lives in its query module (``name_problem``)."""
+        ...
 
     def writer(self, graph: str, meta: SkbMeta) -> AbstractContextManager[GraphWriter]: ...
 

@@ -34,6 +34,7 @@ from kgqa.store.base import (
     AliasRow,
     IndexInfo,
     LabelInfo,
+    NameKind,
     NodeId,
     NodeRow,
     RelationshipInfo,
@@ -44,6 +45,7 @@ from kgqa.store.base import (
     VectorIndex,
     check_terms,
     plain_matrix,
+    refuse_names,
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.store.reads import CatalogueReads, plain_node, plain_values
@@ -294,6 +296,16 @@ class FalkorStore(CatalogueReads):
         data = json.loads(raw)
         data["candidate_types"] = tuple(data["candidate_types"])
         return SkbMeta(**data)
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        names: list[tuple[NameKind, Sequence[str]]] = [
+            ("label", labels),
+            ("relationship type", relationship_types),
+            ("property key", property_keys),
+        ]
+        refuse_names(q.name_problem, "FalkorDB", names)
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
+from kgqa.store.base import NameKind
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
 from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME
 
@@ -24,6 +25,7 @@ __all__ = [
     "create_id_index",
     "create_property_index",
     "create_vector_index",
+    "name_problem",
     "set_vectors_query",
     "to_vectors_query",
 ]
@@ -44,6 +46,18 @@ def create_vector_index(label: str, prop: str, dimension: int, ef_runtime: int) 
         f"CREATE VECTOR INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)}) OPTIONS "
         f"{{dimension: {int(dimension)}, similarityFunction: 'cosine', efRuntime: {int(ef_runtime)}}}"
     )
+
+
+def name_problem(name: str, kind: NameKind) -> str | None:
+    """Why FalkorDB cannot take ``name`` as a ``kind``, or None: the shared rules
+    (:func:`kgqa.store.queries.common_name_problem`), no backtick, which FalkorDB does not read doubled inside a
+    quoted name (``CREATE INDEX FOR (n:`gene``)`` is a syntax error), so no quoting carries it, and no colon in a
+    label or relationship type, which ``GRAPH.BULK`` cannot take (kgqa.store.falkordb_bulk)."""
+    if "`" in name:
+        return "FalkorDB cannot quote a backtick"
+    if ":" in name and kind != "property key":
+        return f"FalkorDB's bulk loader takes no colon in a {kind}"
+    return shared.common_name_problem(name)
 
 
 LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types, status RETURN label, properties, types, status"

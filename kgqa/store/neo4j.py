@@ -29,6 +29,7 @@ from kgqa.store.base import (
     AliasRow,
     IndexInfo,
     LabelInfo,
+    NameKind,
     NodeId,
     NodeRow,
     RelationshipInfo,
@@ -40,6 +41,7 @@ from kgqa.store.base import (
     batched,
     check_terms,
     plain_matrix,
+    refuse_names,
 )
 from kgqa.store.reads import CatalogueReads, plain_node, plain_values
 
@@ -290,6 +292,16 @@ class Neo4jStore(CatalogueReads):
     def _autocommit(self, text: str) -> None:
         with self.driver.session(database=self.database) as session:
             session.run(text).consume()
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        names: list[tuple[NameKind, Sequence[str]]] = [
+            ("label", labels),
+            ("relationship type", relationship_types),
+            ("property key", property_keys),
+        ]
+        refuse_names(q.name_problem, "Neo4j", names)
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from cypher.identifiers import quote
 from kgqa.store import queries as shared
-from kgqa.store.base import ALIAS_LABEL
+from kgqa.store.base import ALIAS_LABEL, NameKind
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
 from kgqa.store.queries import (
     ALIAS_KEY,
@@ -65,6 +65,7 @@ __all__ = [
     "explain",
     "index_name",
     "is_kgqa_index",
+    "name_problem",
     "statement",
     "syntax_for",
     "text_scores",
@@ -148,6 +149,13 @@ def create_text_index(label: str) -> str:
     """The full-text (Lucene) index over the names and documents of ``label`` (steps 6-7's lexical side)."""
     name = quote(index_name(label, "text"))
     return f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{quote(label)}) ON EACH [n.{NAME}, n.{DOC}]"
+
+
+def name_problem(name: str, kind: NameKind) -> str | None:
+    """Why Neo4j cannot take ``name`` as a ``kind`` (any of the three), or None: the shared rules
+    (:func:`kgqa.store.queries.common_name_problem`) only; Neo4j reads a doubled backtick inside a quoted name as
+    one, so :func:`cypher.identifiers.quote` carries any backtick."""
+    return shared.common_name_problem(name)
 
 
 _KGQA_INDEX = re.compile(r"kgqa_[a-z0-9_]+_[0-9a-f]{8}")

@@ -6,6 +6,7 @@ modules; everything else asks the store (:class:`kgqa.store.base.CatalogueReads`
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 from cypher.identifiers import quote
@@ -44,6 +45,28 @@ __all__ = [
     "relation_summary",
     "relations",
 ]
+
+RESERVED_PREFIX = "_Kgqa"
+"""kgqa's own labels (the alias nodes, Neo4j's metadata node) start with it: data named so would be taken for them."""
+
+
+def common_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a label, relationship type or property key in either database, or None. Refused: an
+    empty or blank name, control characters (Neo4j refuses NUL, FalkorDB's bulk format ends a name at it, and the
+    others would reach terminals and logs as control codes), lone surrogates (not text: no UTF-8 to send) and
+    kgqa's own prefix. Each dialect module's ``name_problem`` adds its own rules (this one is not re-exported)."""
+    if not name.strip():
+        return "it is empty" if not name else "it is blank"
+    for char in name:
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return f"it holds a lone surrogate (U+{ord(char):04X}), which is not text"
+        if category == "Cc":
+            return f"it holds the control character U+{ord(char):04X}"
+    if name.startswith(RESERVED_PREFIX):
+        return f"names starting with {RESERVED_PREFIX} are kgqa's own"
+    return None
+
 
 # Property keys every kgqa node carries; id and name are also what compiled pattern queries use (NODE_KEYS).
 ID, NAME = NODE_KEYS.id, NODE_KEYS.name

@@ -11,9 +11,14 @@ from kgqa import load
 from kgqa.config import Config, load_config
 from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
+from kgqa.store.falkordb import FalkorStore
 from loaders.model import Node
 from loaders.stark import read_stark
 from tests.unit.test_stark_embeddings import HashEncoder, RecordingStore
+
+
+class CheckingStore(RecordingStore):
+    check_names = FalkorStore.check_names  # the embedded store's name rule (no server needed)
 
 
 @pytest.fixture
@@ -36,7 +41,7 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
     data = read_stark("prime", prime_dir)
     encoder = HashEncoder("st:tiny", 8)
     embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
-    store = RecordingStore()
+    store = CheckingStore()
     monkeypatch.setattr(load, "STORE_FORMAT", "5")
     load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
     monkeypatch.undo()
