@@ -1,6 +1,7 @@
 """Malformed input files for ``kgqa eval``, as data: tests/fixtures/malformed/eval.csv gives each case the file it
 spoils (``qa``: the question CSV; ``split``: a STaRK QA folder's split/test.index; ``settings``/``records``/
-``results``: what an earlier run left at ``--out``; ``missing``/``folder``/``out_folder``: a path that is not a file),
+``results``: what an earlier run left at ``--out``; ``query_embeddings``: the file of ``--query-embeddings``;
+``missing``/``folder``/``out_folder``: a path that is not a file),
 the file's content, the exit code and a fragment of the one-line error.
 
 ``content`` is text with Python's byte escapes (``\\xe9``, ``\\x00``, ``\\n``; ``\\u`` stays as written, for JSON) and
@@ -24,6 +25,7 @@ from kgqa.errors import InputError
 from kgqa.evaluate import check_out, load_records, parse_record, strict_dumps, strict_loads
 from kgqa.metrics import evaluate, mean_metrics
 from kgqa.qa import load_questions
+from loaders.stark_embeddings import read_query_vectors
 from tests.unit.test_cli_errors import run
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "malformed" / "eval.csv"
@@ -65,6 +67,7 @@ class Setup:
     qa: Path
     out: Path
     split: str
+    query_embeddings: Path | None = None
 
 
 def arrange(case: Case, tmp: Path) -> Setup:
@@ -86,6 +89,9 @@ def arrange(case: Case, tmp: Path) -> Setup:
         qa.mkdir()
     elif case.file == "out_folder":
         out.mkdir()
+    elif case.file == "query_embeddings":
+        (tmp / "q.pt").write_bytes(case.content)
+        return Setup(qa, out, split, tmp / "q.pt")
     else:
         target = {"settings": tmp / "r.json.settings.json", "records": tmp / "r.json.jsonl", "results": out}
         target[case.file].write_bytes(case.content)
@@ -99,7 +105,7 @@ def snapshot(tmp: Path) -> dict[str, bytes | None]:
 
 def test_the_table_is_well_formed() -> None:
     assert len({c.case for c in CASES}) == len(CASES)
-    kinds = {"qa", "split", "settings", "records", "results", "missing", "folder", "out_folder"}
+    kinds = {"qa", "split", "settings", "records", "results", "missing", "folder", "out_folder", "query_embeddings"}
     assert {c.file for c in CASES} == kinds
     assert all(c.message and c.exit_code == 1 for c in CASES)  # files are exit 1, never 70
 
@@ -116,7 +122,8 @@ def test_the_expansions_build_what_the_cases_need() -> None:
 def test_eval_refuses_in_one_line_before_the_store_starts(case: Case, cli_env: dict[str, str], tmp_path: Path) -> None:
     setup = arrange(case, tmp_path)
     before = snapshot(tmp_path)
-    result = run(cli_env, "eval", "--skb", "prime", "--qa", str(setup.qa), "--out", str(setup.out))
+    vectors = [] if setup.query_embeddings is None else ["--query-embeddings", str(setup.query_embeddings)]
+    result = run(cli_env, "eval", "--skb", "prime", "--qa", str(setup.qa), "--out", str(setup.out), *vectors)
     output = result.output + result.stderr
     assert result.exit_code == case.exit_code, output
     lines = result.stderr.strip().splitlines()
@@ -131,6 +138,8 @@ def test_the_reader_refuses_with_the_same_message(case: Case, tmp_path: Path) ->
     with pytest.raises(InputError) as exc:
         load_questions(setup.qa, setup.split, max_chars=MAX_CHARS)
         check_out(setup.out)
+        if setup.query_embeddings is not None:
+            read_query_vectors(setup.query_embeddings)
     assert case.message in str(exc.value) and "\n" not in str(exc.value)
     assert type(exc.value).exit_code == case.exit_code
 
