@@ -8,14 +8,17 @@ is what STaRK's ``torch.topk`` does on CPU for equal scores in practice; ``rank_
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 METRICS = ("hit@1", "hit@5", "hit@20", "recall@20", "mrr")
 
 
 def rank_by_scores(scores: Mapping[str, float]) -> list[str]:
-    """Ids by descending score; equal scores keep their insertion order."""
-    return [node for node, _ in sorted(scores.items(), key=lambda item: -item[1])]
+    """Ids by descending score; equal scores keep their insertion order. A NaN score (it says nothing about
+    relevance) ranks below every number, in insertion order, instead of leaving the order to chance (NaN compares
+    false with everything, so sorting by it is undefined)."""
+    return [node for node, _ in sorted(scores.items(), key=lambda item: (math.isnan(item[1]), -item[1]))]
 
 
 def hit_at(ranked: Sequence[str], gold: set[str], k: int) -> float:

@@ -23,7 +23,7 @@ import pytest
 
 from kgqa.errors import InputError
 from kgqa.evaluate import check_out, load_records, parse_record, strict_dumps, strict_loads
-from kgqa.metrics import evaluate, mean_metrics
+from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.qa import load_questions
 from loaders.stark_embeddings import read_query_vectors
 from tests.unit.test_cli_errors import run
@@ -209,6 +209,13 @@ def test_metrics_are_finite_even_for_degenerate_questions() -> None:
         strict_dumps(mean_metrics([]))
         == '{"hit@1": 0.0, "hit@5": 0.0, "hit@20": 0.0, "recall@20": 0.0, "mrr": 0.0, "n": 0}'
     )
+
+
+def test_a_nan_score_ranks_last_and_the_order_is_defined() -> None:
+    """Decided: a NaN score ranks below every number (-inf included), ties and NaNs in insertion order."""
+    scores = {"a": math.nan, "b": 0.5, "c": -math.inf, "d": math.nan, "e": math.inf, "f": 0.5}
+    assert rank_by_scores(scores) == ["e", "b", "f", "c", "a", "d"]
+    assert evaluate(rank_by_scores({"x": math.nan, "gold": 0.1}), {"gold"})["mrr"] == 1.0
 
 
 def test_a_parsed_record_round_trips() -> None:
