@@ -200,6 +200,9 @@ class RecordingStore:
     def meta(self, graph: str) -> SkbMeta | None:
         return self.written
 
+    def check_names(self, labels: Sequence[str], relationship_types: Sequence[str], keys: Sequence[str] = ()) -> None:
+        """Every name is quotable here: the dialects' rules are tested with the stores."""
+
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[RecordingWriter]:
         yield self.writer_
