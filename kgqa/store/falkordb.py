@@ -238,7 +238,7 @@ class FalkorStore(CatalogueReads):
         self.client: FalkorDB = self._server.start()
         """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph takes minutes)."""
         self._reader: FalkorDB = self._server.reader()
-        self._restarts = Restarts(self._server, self._restarted)
+        self._restarts = Restarts(self._server, self._restarted, self._runaway)
         self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
 
@@ -261,6 +261,16 @@ class FalkorStore(CatalogueReads):
                 previous.connection.close()
         for graph in self._graph_names():
             self.await_indexes(graph, timeout=None, gated=False)
+
+    def _runaway(self) -> bool:
+        """Whether the server runs a query past the time limit (``GRAPH.INFO RunningQueries``); True when it cannot
+        say (another FalkorDB's reply)."""
+        limit = timeout_ms(self.query_timeout)
+        try:
+            _, running = self.client.connection.execute_command("GRAPH.INFO", "RunningQueries")
+            return any(float(dict(zip(q[::2], q[1::2], strict=True))["Execution duration"]) > limit for q in running)
+        except (RedisError, LookupError, TypeError, ValueError):
+            return True
 
     def _gated(self, work: Callable[[], T]) -> T:
         """Run the read ``work`` once no restart is under way; run it again once if a restart closed the connection

@@ -347,9 +347,14 @@ class Restarts:
     (``PR_SET_PDEATHSIG``), so not in the thread of the read that timed out, which may end before the server should.
     """
 
-    def __init__(self, server: EmbeddedServer, restarted: Callable[[FalkorDB], None]) -> None:
+    def __init__(
+        self, server: EmbeddedServer, restarted: Callable[[FalkorDB], None], runaway: Callable[[], bool]
+    ) -> None:
         self._server = server
         self._restarted = restarted
+        self._runaway = runaway
+        """Whether a read still runs past the time limit: asked before a pending restart (a read that timed out
+        during a load may only have waited for its SAVE, which blocks the server)."""
         self._cond = threading.Condition()
         self._writers = 0
         self._pending = False
@@ -370,7 +375,8 @@ class Restarts:
 
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Mark a load writing to the store (no restart meanwhile); a pending restart begins when the last ends."""
+        """Mark a load writing to the store (no restart meanwhile); when the last ends, a pending restart begins
+        if a read still runs past the limit."""
         with self._cond:
             self._cond.wait_for(lambda: not self._restarting)
             if self._failure is not None:
@@ -382,7 +388,9 @@ class Restarts:
             with self._cond:
                 self._writers -= 1
                 if not self._writers and self._pending:
-                    self._begin()
+                    self._pending = False
+                    if self._runaway():
+                        self._begin()
 
     def after_timeout(self) -> str:
         """A read ran past the time limit and the server did not stop it: restart it now, or once no load writes.
@@ -394,7 +402,7 @@ class Restarts:
                 return "the server is restarting"
             if self._writers:
                 self._pending = True
-                return "the server restarts once the load writing to this store is done"
+                return "the server restarts after the load writing to this store if the query still runs"
             self._begin()
             return "the server is restarting (reads wait for it)"
 
