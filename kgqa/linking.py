@@ -25,8 +25,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cypher.plan import Condition, QueryPlan, Symbol, Triplet
-from cypher.sanitize import GraphSchema
+from cypher.plan import Condition, Dropped, QueryPlan, Symbol, Triplet
+from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
 from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.store.base import GraphStore
@@ -306,23 +306,34 @@ def schema_guided_plan(
     schema: GraphSchema,
     question: str = "",
     meaning: RelationMeaning | None = None,
+    *,
+    max_triplets: int = MAX_TRIPLETS,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
-    narrows each hop's types (default: only types the question names verbatim)."""
+    narrows each hop's types (default: only types the question names verbatim). A node linked again (the question
+    names it twice) is joined once; links past ``max_triplets`` triplets are not joined, each in the plan's
+    ``dropped`` with the reason: a question that names an entity 24 times made a 120-triplet plan whose second round
+    ran past the store's time limit."""
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
-    triplets = []
+    triplets: list[Triplet] = []
     mentions = label_mentions(question, schema.labels)
     answer = next((position for position, label in mentions if label == target_type), -1)
     words = [w.lower() for w in words_of(question)]
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
+    joined: set[tuple[str, str]] = set()
+    dropped: list[Dropped] = []
     for number, link in enumerate(links):
         path = _path(link, target_type, schema, meaning, mentions, after)
         after = link.end
-        if path is None:
+        if path is None or (link.label, link.id) in joined:
             continue
+        if len(triplets) + len(path) > max_triplets:
+            dropped.append(Dropped(describe(link), f"beyond max_triplets = {max_triplets}"))
+            continue
+        joined.add((link.label, link.id))
         name = f"e{number}"
         if len(path) == 2:
             middle = f"m{number}"
@@ -333,4 +344,4 @@ def schema_guided_plan(
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
     if not triplets:
         return None
-    return QueryPlan(tuple(symbols), tuple(triplets), "y")
+    return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))

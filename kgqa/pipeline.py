@@ -16,12 +16,13 @@ is refused with a QuestionError before anything is embedded, asked or read.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 
 import numpy as np
 
 from cypher.errors import CypherSyntaxError
-from cypher.plan import QueryPlan
+from cypher.plan import Dropped, QueryPlan
 from kgqa.answers import Candidate
 from kgqa.config import hidden_labels
 from kgqa.context import Context, Options
@@ -92,6 +93,7 @@ def run(
     if plan is None and fallback:
         plan = linked_plan_instead(ctx, question, target, trace)
         note_link_cap(ctx, question, trace, trace.record(3))
+        note_unjoined(plan.dropped if plan is not None else (), trace, trace.record(3))
         source, fallback = "linked", False  # the graph strand already runs on the linked plan
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     linked = (question, target) if fallback else None
@@ -183,6 +185,7 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
             else:
                 record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
                 trace.plan = asdict(plan)
+                note_unjoined(plan.dropped, trace, record)
         return plan
     with trace.step(2) as record:
         try:
@@ -205,7 +208,9 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         record.detail = reply.completion.text
     with trace.step(3) as record:
         try:
-            sanitized = plan_from_reply(reply.completion.text, ctx.graph, target, ctx.config.cypher_mode)
+            sanitized = plan_from_reply(
+                reply.completion.text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
+            )
         except CypherSyntaxError as exc:
             record.degrade(f"unusable Cypher: {exc}")
             return None
@@ -227,6 +232,24 @@ def note_link_cap(ctx: Context, question: str, trace: Trace, record: StepTrace) 
     if cap is None:
         return
     note = cap.describe()
+    if note not in trace.bounds:
+        trace.bounds.append(note)
+    record.degrade(f"{record.detail}; {note}".lstrip("; "))
+
+
+SHOWN = 3
+"""Entities a note names before it counts the rest."""
+
+
+def note_unjoined(dropped: Sequence[Dropped], trace: Trace, record: StepTrace) -> None:
+    """The linked entities' plan left links out (``max_triplets``, kgqa.linking.schema_guided_plan): ``record``'s
+    step is degraded and the trace's ``bounds`` say which."""
+    if not dropped:
+        return
+    more = f" and {len(dropped) - SHOWN} more" if len(dropped) > SHOWN else ""
+    names = ", ".join(d.text for d in dropped[:SHOWN])
+    note = f"{len(dropped)} linked entit{'y' if len(dropped) == 1 else 'ies'} not joined, {dropped[0].reason}: "
+    note += names + more
     if note not in trace.bounds:
         trace.bounds.append(note)
     record.degrade(f"{record.detail}; {note}".lstrip("; "))
@@ -280,6 +303,8 @@ def _graph_strand(
             result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
             record.detail = f"{record.detail}; {note}"
             note_link_cap(ctx, linked[0], trace, record)
+            if trace.fallback is not None:
+                note_unjoined([Dropped(**d) for d in trace.fallback["plan"]["dropped"]], trace, record)
         if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
             trace.bounds.append(result.capped)
         if result.timed_out or result.capped:  # fewer targets than the plan asked for, or than it matched

@@ -77,3 +77,13 @@ def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: 
         "message": "the question has 4,001 characters; the limit is 4,000 (max_question_chars)",
     }
     assert out[0]["trace"]["bounds"] == []
+
+
+def test_a_question_that_repeats_itself_joins_each_entity_once(home: Path, tiny_model: Path) -> None:
+    question = ("Which drugs are indicated for migraine? " * 100)[:3999]
+    with _kgqa(home, tiny_model, llm="none", link_threshold=0.9999) as kg:
+        answer = kg.ask(question, "prime", types=["drug"])
+    assert answer.trace.record(2).detail.count("-> disease 'migraine'") == 100  # every mention links
+    assert answer.trace.plan is not None and len(answer.trace.plan["triplets"]) == 1  # one triplet joins them
+    assert answer.trace.bounds == [] and answer.trace.record(5).status == "ran"
+    assert answer.answers[0].id == "3"

@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cypher.sanitize import GraphSchema
 from kgqa.config import Config
 from kgqa.context import Context, Options
 from kgqa.errors import QuestionError
-from kgqa.linking import MAX_LINK_SPANS, link_entities, link_spans, ngrams, span_cap
-from kgqa.pipeline import check_question, note_link_cap, run
-from kgqa.store.base import VectorHit
+from kgqa.linking import MAX_LINK_SPANS, Link, link_entities, link_spans, ngrams, schema_guided_plan, span_cap
+from kgqa.pipeline import check_question, note_link_cap, note_unjoined, run
+from kgqa.store.base import NODE_KEYS, VectorHit
 from kgqa.trace import StepTrace, Trace
 
 LABELS = ("disease", "drug")
@@ -144,3 +145,47 @@ def test_no_cut_leaves_the_step_and_the_trace_as_they_were() -> None:
     record = StepTrace(5, "grounding", detail="l=1: 3")
     note_link_cap(_ctx(1000), _question(100), trace, record)
     assert (record.status, record.detail, trace.bounds) == ("ran", "l=1: 3", [])
+
+
+SCHEMA = GraphSchema(
+    ("drug", "disease", "gene/protein"),
+    (("drug", "indication", "disease"), ("drug", "target", "gene/protein"), ("disease", "associated", "gene/protein")),
+    NODE_KEYS,
+)
+
+
+def _links(names: list[str]) -> list[Link]:
+    return [Link(name, 2 * i, 2 * i + 1, "disease", name, name, 1.0) for i, name in enumerate(names)]
+
+
+def test_the_linked_plan_joins_a_node_named_again_once() -> None:
+    """A question that repeats itself names its entities again: they add nothing to the plan but work."""
+    plan = schema_guided_plan(_links(["migraine", "asthma"] * 24), "drug", SCHEMA)
+    assert plan is not None and [t.tail for t in plan.triplets] == ["e0", "e1"] and plan.dropped == ()
+    assert [s.search_string for s in plan.constants] == ["migraine", "asthma"]
+
+
+def test_the_linked_plan_joins_the_first_links_within_max_triplets_and_drops_the_rest_with_why() -> None:
+    names = [f"disease {i}" for i in range(12)]
+    plan = schema_guided_plan(_links(names), "drug", SCHEMA, max_triplets=5)
+    assert plan is not None and len(plan.triplets) == 5
+    assert [s.search_string for s in plan.constants] == names[:5]
+    assert [d.text for d in plan.dropped] == [f"'disease {i}' -> disease 'disease {i}' (1.00)" for i in range(5, 12)]
+    assert {d.reason for d in plan.dropped} == {"beyond max_triplets = 5"}
+    assert len(schema_guided_plan(_links(names), "drug", SCHEMA).triplets) == 8  # type: ignore[union-attr]
+
+
+def test_links_left_out_of_the_plan_degrade_the_step_and_are_a_bound_of_the_trace() -> None:
+    plan = schema_guided_plan(_links([f"d{i}" for i in range(6)]), "drug", SCHEMA, max_triplets=2)
+    assert plan is not None
+    trace = Trace("prime", "graph", "none", "none", 5, 0.67, 3, "tiny", LABELS)
+    record = StepTrace(3, "plan", detail="no LLM: schema-guided plan with 2 triplet(s)")
+    note_unjoined(plan.dropped, trace, record)
+    note = (
+        "4 linked entities not joined, beyond max_triplets = 2: 'd2' -> disease 'd2' (1.00), "
+        "'d3' -> disease 'd3' (1.00), 'd4' -> disease 'd4' (1.00) and 1 more"
+    )
+    assert record.status == "degraded" and record.detail.endswith(f"; {note}") and trace.bounds == [note]
+    untouched = StepTrace(3, "plan", detail="as it was")
+    note_unjoined((), trace, untouched)
+    assert (untouched.status, untouched.detail) == ("ran", "as it was")
