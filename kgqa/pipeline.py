@@ -9,8 +9,8 @@ fallback of an unusable plan: kgqa.fallback), 4-5 kgqa.grounding, 6 kgqa.graph_r
 to the type the question names or embeddings, a step-2/3 failure to the schema-guided plan of the entities linked
 in the question (with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a
 step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or
-the embedder still raise. Every question is checked first (:func:`check_question`): one that is too long or not text
-is refused with a QuestionError before anything is embedded, asked or read.
+the embedder still raise. Every question is checked first (:func:`kgqa.session.check_question`): one too long or
+not text is refused with a QuestionError before anything is embedded, asked or read.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from cypher.plan import Dropped, QueryPlan
 from kgqa.answers import Candidate
 from kgqa.config import hidden_labels
 from kgqa.context import Context, Options
-from kgqa.errors import LlmError, QuestionError
+from kgqa.errors import LlmError
 from kgqa.fallback import ground_linked_too, linked_plan, linked_plan_instead
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
 from kgqa.grounding import constant_vectors, ground, plan_candidates
@@ -34,6 +34,7 @@ from kgqa.hybrid import hybrid_merge
 from kgqa.lexical import residual_terms
 from kgqa.linking import span_cap
 from kgqa.rerank import rerank, rerank_documents
+from kgqa.session import check_question
 from kgqa.target_type import fallback_type, predict_target_type
 from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.trace import StepTrace, Trace
@@ -119,29 +120,6 @@ def run(
     with trace.step(8) as record:
         answers = _rerank(ctx, question, answers, options, record)
     return answers, trace
-
-
-def check_question(question: str, max_chars: int) -> None:
-    """Refuse a question before any work, with a QuestionError naming what is wrong: one longer than ``max_chars``
-    (``max_question_chars``: entity linking embeds and searches its spans, an LLM reads it whole), an empty one, or
-    one that is not text: a NUL, or a lone surrogate (what a non-UTF-8 byte in a command line decodes to), which no
-    encoder, cache key or client can encode. The length is checked first, so a megabyte is refused unread."""
-    if len(question) > max_chars:
-        raise QuestionError(
-            f"the question has {len(question):,} characters; the limit is {max_chars:,} (max_question_chars)"
-        )
-    if not question.strip():
-        raise QuestionError("the question is empty")
-    if "\x00" in question:
-        raise QuestionError(f"the question holds a NUL character (at character {question.index(chr(0)) + 1})")
-    try:
-        question.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        code = ord(question[exc.start])
-        raise QuestionError(
-            f"the question is not valid text: a lone surrogate U+{code:04X} at character {exc.start + 1} "
-            "(a byte that is not UTF-8?)"
-        ) from None
 
 
 def target_type(ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace) -> str:

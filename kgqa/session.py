@@ -1,5 +1,6 @@
 """What the commands need from kgqa, whether it runs in the command's own process (:class:`kgqa.app.Kgqa`) or in the
-data directory's background worker (:class:`kgqa.worker.client.RemoteKgqa`)."""
+data directory's background worker (:class:`kgqa.worker.client.RemoteKgqa`), and the check every question passes
+first (:func:`check_question`: here, so that a command can check its argument without loading the pipeline)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kgqa.config import Config
+from kgqa.errors import QuestionError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,6 +24,29 @@ if TYPE_CHECKING:
     from kgqa.progress import ProgressSink
     from kgqa.questions import Generated, Phrasing, Split
     from kgqa.store.base import Schema, SkbMeta
+
+
+def check_question(question: str, max_chars: int) -> None:
+    """Refuse a question before any work, with a QuestionError naming what is wrong: one longer than ``max_chars``
+    (``max_question_chars``: entity linking embeds and searches its spans, an LLM reads it whole), an empty one, or
+    one that is not text: a NUL, or a lone surrogate (what a non-UTF-8 byte in a command line decodes to), which no
+    encoder, cache key or client can encode. The length is checked first, so a megabyte is refused unread."""
+    if len(question) > max_chars:
+        raise QuestionError(
+            f"the question has {len(question):,} characters; the limit is {max_chars:,} (max_question_chars)"
+        )
+    if not question.strip():
+        raise QuestionError("the question is empty")
+    if "\x00" in question:
+        raise QuestionError(f"the question holds a NUL character (at character {question.index(chr(0)) + 1})")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(question[exc.start])
+        raise QuestionError(
+            f"the question is not valid text: a lone surrogate U+{code:04X} at character {exc.start + 1} "
+            "(a byte that is not UTF-8?)"
+        ) from None
 
 
 class Session(Protocol):

@@ -16,7 +16,8 @@ from kgqa.config import Config
 from kgqa.context import Context, Options
 from kgqa.errors import QuestionError
 from kgqa.linking import MAX_LINK_SPANS, Link, link_entities, link_spans, ngrams, schema_guided_plan, span_cap
-from kgqa.pipeline import check_question, note_link_cap, note_unjoined, run
+from kgqa.pipeline import note_link_cap, note_unjoined, run
+from kgqa.session import check_question
 from kgqa.store.base import NODE_KEYS, VectorHit
 from kgqa.trace import StepTrace, Trace
 
