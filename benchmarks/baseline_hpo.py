@@ -59,7 +59,7 @@ def measure(run: str, llm: str, limit: int | None) -> None:
     with Kgqa(load_config({"llm": llm})) as kg:
         settings = eval_settings(kg, SKB, str(QUESTIONS.relative_to(ROOT)), "test", rows)
         records = run_eval(kg, SKB, load_questions(QUESTIONS)[:limit], rows, out, settings=settings, on_answer=show)
-    out.write_text(json.dumps(results(records, rows, settings), indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def failures(records: Sequence[Record]) -> str:

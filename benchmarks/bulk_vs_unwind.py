@@ -156,7 +156,9 @@ def run_unwind(g: Synthetic, args: argparse.Namespace) -> dict:
         for (source, target, *_), rel_type, type_pairs in zip(g.edges, TYPES, pairs, strict=True):
             text = q.create_edges(LABELS[source], rel_type, LABELS[target])
             for chunk in batched(type_pairs, 20_000):
-                graph.query(f"CYPHER rows={json.dumps(chunk)} " + text)  # plain ASCII ids: JSON is Cypher
+                graph.query(
+                    f"CYPHER rows={json.dumps(chunk, allow_nan=False)} " + text
+                )  # plain ASCII ids: JSON is Cypher
         edges_done = time.perf_counter()
         store.await_indexes(GRAPH)
         store.client.connection.save()
@@ -328,16 +330,16 @@ def main() -> None:
             paths[name] = run_unwind(g, args) if name == "unwind" else run_writer(g, args)
         else:
             paths[name] = run_bulk(g, args, name.removeprefix("bulk_"))
-        print(name, json.dumps(paths[name]), flush=True)
+        print(name, json.dumps(paths[name], allow_nan=False), flush=True)
     del g
     vectors = run_vectors(args)
-    print("vectors", json.dumps(vectors), flush=True)
+    print("vectors", json.dumps(vectors, allow_nan=False), flush=True)
     large = None
     if args.large_nodes:
         big = synthetic(args.large_nodes, args.large_edges, 1, args.seed)
         large = run_bulk(big, args, "none")
         del big
-        print("bulk_large", json.dumps(large), flush=True)
+        print("bulk_large", json.dumps(large, allow_nan=False), flush=True)
 
     result = {
         "provenance": prov,
@@ -355,7 +357,7 @@ def main() -> None:
         "peak_rss_client_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    args.out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     write_table(result, args.out)
 
 

@@ -54,7 +54,9 @@ def measure(args: argparse.Namespace) -> dict:
         embed_ms, ground_ms, rounds, found = [], [], [], []
         for _ in range(args.plans):
             label, template = rng.choice(TEMPLATES)
-            plan = sanitize(parse(template.format(name=json.dumps(rng.choice(names[label])))), schema).plan
+            plan = sanitize(
+                parse(template.format(name=json.dumps(rng.choice(names[label]), allow_nan=False))), schema
+            ).plan
             start = time.perf_counter()
             vectors = constant_vectors(kg.embedder, plan)
             embed_ms.append((time.perf_counter() - start) * 1000)
@@ -110,11 +112,11 @@ def main() -> None:
         out = json.loads(RESULT.read_text())
     else:
         out = measure(args)
-        RESULT.write_text(json.dumps(out, indent=2) + "\n")
+        RESULT.write_text(json.dumps(out, indent=2, allow_nan=False) + "\n")
     DOC.write_text(
         replace_block(DOC.read_text(), "grounding", table(out), "## Grounding: steps 4-5 (`benchmarks/grounding.py`)")
     )
-    print(json.dumps({k: v for k, v in out.items() if k != "config"}, indent=2))
+    print(json.dumps({k: v for k, v in out.items() if k != "config"}, indent=2, allow_nan=False))
 
 
 if __name__ == "__main__":

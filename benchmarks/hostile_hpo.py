@@ -177,7 +177,7 @@ def main() -> None:
         result = {"provenance": provenance(), **measure(args.home)}
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2, allow_nan=False))
     write_table()
 
 

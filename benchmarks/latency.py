@@ -150,8 +150,8 @@ def main() -> None:
         if not args.skip_prime:
             result["prime"] = measure_prime(args.data, args.questions, args.seed)
         OUT.parent.mkdir(parents=True, exist_ok=True)
-        OUT.write_text(json.dumps(result, indent=2) + "\n")
-        print(json.dumps(result, indent=2))
+        OUT.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
+        print(json.dumps(result, indent=2, allow_nan=False))
     write_table()
 
 

@@ -134,9 +134,9 @@ def main() -> None:
         "rss_server_mib": round(server_rss / 2**20),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    args.out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     write_table(result, args.out)
-    print(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2, allow_nan=False))
 
 
 def _version(package: str) -> str | None:

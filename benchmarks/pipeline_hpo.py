@@ -105,7 +105,7 @@ def run_mode(mode: str, llm: str, rerank_budget: int, qa: Path) -> None:
     with Kgqa(config) as kg:
         settings = eval_settings(kg, SKB, str(qa.relative_to(ROOT)), "test", rows)
         records = run_eval(kg, SKB, load_questions(qa), rows, out, settings=settings, on_answer=show)
-    out.write_text(json.dumps(results(records, rows, settings), indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def gather() -> dict[str, Any]:
@@ -253,7 +253,7 @@ def main() -> None:
     for mode in modes:
         run_mode(mode, args.llm or "none", args.rerank_budget, qa)
     summary = gather()
-    SUMMARY.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    SUMMARY.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     write_doc(summary)
     print(table(summary))
 

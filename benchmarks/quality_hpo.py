@@ -104,7 +104,7 @@ def run_variant(variant: str, qa: Path, limit: int | None) -> None:
     with Kgqa(config) as kg:
         settings = eval_settings(kg, SKB, str(qa.relative_to(ROOT)), "test", rows)
         records = run_eval(kg, SKB, load_questions(qa)[:limit], rows, out, settings=settings, on_answer=show)
-    out.write_text(json.dumps(results(records, rows, settings), indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def by_group(doc: dict[str, Any], key: str) -> dict[str, tuple[float, int]]:

@@ -321,7 +321,7 @@ def measure_opens(args: argparse.Namespace) -> dict:
     result["open_provenance"] = provenance()
     for _ in range(args.opens):
         result["open_seconds"].append(_open_seconds(args.home, args.size))
-        path.write_text(json.dumps(result, indent=2) + "\n")
+        path.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     result["complete"] = "steps" in result and len(result["open_seconds"]) == args.opens
     return result
 
@@ -346,7 +346,7 @@ def measure(args: argparse.Namespace) -> dict:
     def save() -> None:
         if args.home is not None:
             _stage_file(args).parent.mkdir(parents=True, exist_ok=True)
-            _stage_file(args).write_text(json.dumps(result, indent=2) + "\n")
+            _stage_file(args).write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
 
     with contextlib.ExitStack() as stack:
         if args.home is None:
@@ -441,8 +441,8 @@ def main() -> None:
         result = measure_opens(args) if args.opens_only else measure(args)
         out = args.out or RESULTS / f"scale_{args.size}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2) + "\n")
-        print(json.dumps(result, indent=2))
+        out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
+        print(json.dumps(result, indent=2, allow_nan=False))
         if args.fraction != 1.0:
             return
     write_table()

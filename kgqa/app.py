@@ -25,6 +25,7 @@ from kgqa.node_view import NodeView, describe_node
 from kgqa.pipeline import run
 from kgqa.progress import ProgressSink
 from kgqa.rerank import CrossEncoderModel
+from kgqa.session import check_question
 from kgqa.skbs import check_name, read_source
 from kgqa.store.base import GraphStore, Schema, SkbMeta, same_model
 from kgqa.trace import Trace
@@ -201,7 +202,8 @@ class Kgqa:
                     base_url=c.openai_base_url,
                     api_key=c.openai_api_key,
                 )
-                self._models.embedder = Embedder(encoder, EmbeddingCache(c.cache_dir / "embeddings.sqlite"))
+                cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
+                self._models.embedder = Embedder(encoder, cache)
             return self._models.embedder
 
     def embedder_name(self) -> str:
@@ -259,9 +261,10 @@ class Kgqa:
         precomputed document vectors (:func:`loaders.stark_embeddings.read_doc_vectors`) to store instead of
         embedding those documents."""
         data = read_source(skb, directory) if isinstance(skb, str) else skb
-        return load_skb(
-            self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
-        )
+        with self.embedder.cache.loading():  # a load's vectors are not evicted while it runs (its re-run finds them)
+            return load_skb(
+                self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
+            )
 
     def load_source(
         self,
@@ -313,6 +316,7 @@ class Kgqa:
         if cypher is not None:
             return explain(self, skb, cypher, scope=scope, mode=self.config.cypher_mode, dialect=dialect)
         assert question is not None
+        check_question(question, self.config.max_question_chars)
         return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
 
     def generate_questions(
@@ -437,8 +441,7 @@ class Kgqa:
         """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`). ``query_vector``: the
         question's vector by the model of the SKB's document vectors (STaRK's query_emb_dict.pt), searched against
         the document index instead of the embedder's; needed when that model is not the configured embedder."""
-        if not question.strip():
-            raise InputError("the question is empty")
+        check_question(question, self.config.max_question_chars)
         ctx, options = self.prepare(skb, types=types, top_k=top_k, steps=steps)
         doc_vector = self._doc_vector(skb, query_vector)
         answers, trace = run(ctx, question, options, doc_vector)
@@ -448,6 +451,7 @@ class Kgqa:
         """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
         configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`. ``validate``: with
         CypherQueryCorrector (``validate_cypher``), or as the chain runs by default, without it."""
+        check_question(question, self.config.max_question_chars)
         try:
             from kgqa.langchain.baseline import text2cypher_answer
         except ImportError as exc:

@@ -35,8 +35,9 @@ from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, StoreError
+from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
 from kgqa.qa import SPLITS
+from kgqa.session import check_question
 from kgqa.skbs import KNOWN
 
 if TYPE_CHECKING:
@@ -120,8 +121,12 @@ def _config(ctx: click.Context, **flags: Any) -> Config:
     return load_config({**ctx.obj["flags"], **flags})
 
 
-def _open(ctx: click.Context, **flags: Any) -> Session:
-    return _start(_config(ctx, **flags))
+def _open(ctx: click.Context, question: str | None = None, **flags: Any) -> Session:
+    """kgqa for this command; ``question`` is checked first (a 1 MB one is refused before the store starts)."""
+    config = _config(ctx, **flags)
+    if question is not None:
+        check_question(question, config.max_question_chars)
+    return _start(config)
 
 
 def _start(config: Config) -> Session:
@@ -336,7 +341,7 @@ def ask(
         raise click.UsageError("give a QUESTION, '-' (one per line on standard input) or --questions FILE")
     flags = answer_flags(ctx)
     if question is not None and question != "-":
-        with _open(ctx, **flags) as kg:
+        with _open(ctx, question, **flags) as kg:
             answer = kg.ask(question, skb, types=types or None)
         _print_answer(answer, skb, show_plan=show_plan, as_json=as_json)
         return
@@ -880,13 +885,15 @@ def explain(
         raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
     try:
         flags = {"neo4j_version": neo4j_version, "llm": llm, "cypher_mode": "lenient" if lenient else None}
-        with _open(ctx, **flags) as kg:
+        with _open(ctx, question, **flags) as kg:
             result = kg.explain(
                 skb, cypher=cypher_text, question=question, scope=scope, types=types or None, dialect=dialect
             )
     except (CypherSyntaxError, KgqaError) as exc:
+        if not as_json and isinstance(exc, CypherSyntaxError):
+            raise QuestionError(str(exc)) from exc  # a rejected Cypher text is a bad argument: exit 2
         if not as_json:
-            raise KgqaError(str(exc)) from exc
+            raise
         click.echo(json_text({"error": {"type": type(exc).__name__, "message": str(exc)}}))
         ctx.exit(2)
     if as_json:

@@ -256,6 +256,10 @@ def validate(config: Config) -> None:
             raise ConfigError(f"'hidden_labels' items are skb:label, got {item!r}")
     if config.worker_idle_timeout < 0:
         raise ConfigError(f"'worker_idle_timeout' must be >= 0 (0: no worker), got {config.worker_idle_timeout}")
+    for setting in _FIELDS:
+        value = getattr(config, setting)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"'{setting}' must be a finite number, got {value}")
     if not config.query_timeout > 0 or not math.isfinite(config.query_timeout):
         raise ConfigError(f"'query_timeout' must be a number of seconds > 0, got {config.query_timeout}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:

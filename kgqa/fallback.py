@@ -35,6 +35,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         ctx.embedder,
         threshold=ctx.config.link_threshold,
         aliases=ctx.aliases,
+        limit=ctx.config.max_link_ngrams,
     )
     found = ", ".join(map(describe, links)) or "none"
     _, textual = not_entities(words_of(question), ctx.graph.labels)
@@ -47,7 +48,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         by_kind=ctx.config.relation_meaning,
         skip=frozenset(spans | textual),
     )
-    plan = schema_guided_plan(links, target, ctx.graph, question, meaning)
+    plan = schema_guided_plan(links, target, ctx.graph, question, meaning, max_triplets=ctx.config.max_triplets)
     if meaning.choices:
         found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
     return plan, found

@@ -265,7 +265,7 @@ class CachedChat:
             "temperature": temperature,
             "messages": [[m.role, m.content] for m in messages],
         }
-        return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()
+        return hashlib.sha256(json.dumps(request, sort_keys=True, allow_nan=False).encode()).digest()
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
         key = self.key(messages, max_tokens, temperature)

@@ -157,7 +157,7 @@ class Example:
     skipped: str | None = None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        return json.dumps(asdict(self), ensure_ascii=False, allow_nan=False)
 
     @classmethod
     def from_json(cls, line: str) -> Example:
@@ -266,7 +266,7 @@ def base_model_path(base_model: str) -> str:
 
 def differences(before: dict[str, Any], settings: TrainSettings) -> list[str]:
     """The settings that differ from ``before`` (as stored in JSON), as ``key: then, now`` texts."""
-    wanted = json.loads(json.dumps(asdict(settings)))
+    wanted = json.loads(json.dumps(asdict(settings), allow_nan=False))
     return [f"{k}: {before.get(k)!r} then, {v!r} now" for k, v in wanted.items() if before.get(k) != v]
 
 
@@ -274,7 +274,7 @@ def prepare_work(paths: Paths, settings: TrainSettings, force: bool) -> None:
     """Start a work folder for ``settings``, or check that the one there was started with them."""
     if force:
         shutil.rmtree(paths.work, ignore_errors=True)
-    wanted = json.loads(json.dumps(asdict(settings)))
+    wanted = json.loads(json.dumps(asdict(settings), allow_nan=False))
     if paths.settings.is_file():
         changed = differences(json.loads(paths.settings.read_text(encoding="utf-8")), settings)
         if changed:
@@ -284,7 +284,7 @@ def prepare_work(paths: Paths, settings: TrainSettings, force: bool) -> None:
             )
         return
     paths.work.mkdir(parents=True, exist_ok=True)
-    paths.settings.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+    paths.settings.write_text(json.dumps(wanted, indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def training_questions(kg: Kgqa, settings: TrainSettings, paths: Paths) -> list[Generated]:
@@ -547,7 +547,7 @@ def publish(model: Any, manifest: Manifest, paths: Paths) -> Trained:
     staging = paths.model.with_name(f"{paths.skb}.new")
     shutil.rmtree(staging, ignore_errors=True)
     model.save(str(staging))
-    (staging / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2) + "\n", encoding="utf-8")
+    (staging / MANIFEST).write_text(json.dumps(asdict(manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     old = paths.model.with_name(f"{paths.skb}.old")
     shutil.rmtree(old, ignore_errors=True)
     if paths.model.exists():

@@ -35,7 +35,7 @@ def model_name(model: BaseChatModel) -> str:
     endpoint), never share cached replies."""
     params = model._identifying_params
     named = params.get("model_name") or params.get("model") or model._llm_type
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str, allow_nan=False).encode()).hexdigest()[:8]
     return f"langchain:{type(model).__name__}:{named}#{digest}"
 
 

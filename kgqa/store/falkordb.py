@@ -71,7 +71,7 @@ def literal(value: Any) -> str:
     if isinstance(value, np.ndarray):
         if not np.isfinite(value).all():
             raise StoreError("refusing to store a vector with NaN or infinite values")
-        return json.dumps(np.round(value.astype(np.float64), 7).tolist())
+        return json.dumps(np.round(value.astype(np.float64), 7).tolist(), allow_nan=False)
     if isinstance(value, str):
         return str(quote_string(value))
     if value is None:
@@ -335,8 +335,8 @@ class FalkorStore(CatalogueReads):
             }
             with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
                 tx.rename(staging, graph)
-                tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta)))
-                tx.set(SCHEMA_KEY.format(graph), json.dumps(counts))
+                tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta), allow_nan=False))
+                tx.set(SCHEMA_KEY.format(graph), json.dumps(counts, allow_nan=False))
                 tx.execute()
             conn.save()
 

@@ -399,7 +399,7 @@ def set_vectors(
     for start in range(0, len(ids), batch_rows):
         stop = start + batch_rows
         rows = zip(ids[start:stop].tolist(), np.round(vectors[start:stop].astype(np.float64), 7).tolist(), strict=True)
-        header = f"CYPHER rows={json.dumps(list(rows))} "
+        header = f"CYPHER rows={json.dumps(list(rows), allow_nan=False)} "
         try:
             _command(conn, "GRAPH.QUERY", graph, header + query, "--compact", "TIMEOUT", WRITE_TIMEOUT_MS)
         except RedisError as exc:

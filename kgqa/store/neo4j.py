@@ -69,7 +69,7 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = 
     if aliases:
         statements += [q.create_property_index(ALIAS_LABEL, prop) for prop in (q.ALIAS_OF, q.ALIAS_KEY)]
         statements.append(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, meta.dimension))
-    params = {"name": meta.name, "json": json.dumps(asdict(meta))}
+    params = {"name": meta.name, "json": json.dumps(asdict(meta), allow_nan=False)}
     return (
         "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
         + "".join(f"{s};\n" for s in statements)
@@ -330,7 +330,7 @@ class Neo4jStore(CatalogueReads):
             writer = Neo4jWriter(self)
             yield writer
             self.await_indexes(graph)
-            self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta))})
+            self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta), allow_nan=False)})
 
 
 class Neo4jWriter:

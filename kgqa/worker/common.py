@@ -29,6 +29,7 @@ RESOURCE_SETTINGS = (
     "embedder",
     "device",
     "embed_batch_size",
+    "embed_cache_mb",
     "ef_runtime",
     "server_start_timeout",
     "load_batch_size",

@@ -250,8 +250,10 @@ class Worker:
         with self._lock:
             busy = self._in_flight
             idle = 0.0 if busy else time.monotonic() - self._idle_since
-        memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(self.info.store_pid)}
-        return WorkerStatus(self.info, busy, round(idle, 1), {k: v for k, v in memory.items() if v is not None})
+        store_pid = getattr(self.kg.store, "server_pid", None)  # read now: the watchdog may have restarted it
+        memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(store_pid)}
+        info = replace(self.info, store_pid=store_pid)
+        return WorkerStatus(info, busy, round(idle, 1), {k: v for k, v in memory.items() if v is not None})
 
     def watch(self, interval: float = 0.5) -> None:
         """Cancel orphaned jobs; stop once idle for the idle timeout."""
@@ -338,7 +340,7 @@ class _Server(socketserver.ThreadingUnixStreamServer):
 
 def write_state(paths: WorkerPaths, info: WorkerInfo) -> None:
     tmp = paths.state.with_suffix(".tmp")
-    tmp.write_text(json.dumps(info.to_json(), indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(info.to_json(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     tmp.replace(paths.state)
 
 

@@ -244,7 +244,7 @@ def test_ablation_table_names_each_rows_commit_and_marks_stale(repo: Path, monke
         "metrics": {"hit@1": 1.0, "hit@5": 1.0, "hit@20": 1.0, "recall@20": 1.0, "mrr": 1.0},
         "seconds": 1.0,
         "steps": [],
-        "usage": {},
+        "usage": {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0},
     }
     new, old = results / "ablation_new.json", results / "ablation_old.json"
     new.with_name(new.name + ".jsonl").write_text(
