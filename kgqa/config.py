@@ -84,7 +84,7 @@ class Config:
     says so)."""
     max_triplets: int = 8
     """Most triplets (hops) a plan keeps: those nearest the answer; the rest are dropped with the reason."""
-    pattern_limit: int = 1000
+    pattern_limit: int = 10_000
     """LIMIT of every compiled pattern query (step 5): targets beyond it are not read (the trace says so)."""
     query_timeout: float = 60.0
     """Seconds any read may run, in either store. The database's own timeout stops it; where the database does not

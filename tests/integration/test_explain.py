@@ -72,7 +72,7 @@ def test_explain_neo4j_prints_a_browser_block_neo4j_accepts(loaded: dict[str, st
         assert out["dialect"] == "neo4j"
         params_line, query_line = out["browser"].split("\n")
         assert query_line == out["query"] + ";"
-        assert params_line == ":params {p0: 'it\\'s', limit: 1000, c0: ['1']};"
+        assert params_line == ":params {p0: 'it\\'s', limit: 10000, c0: ['1']};"
     assert outputs["2026.01"]["query"] == "CYPHER 25 " + outputs["2025.05"]["query"]
     if (reason := neo4j_lint.missing()) is not None:
         pytest.skip(reason)
