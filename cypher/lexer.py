@@ -130,7 +130,9 @@ _SURROGATES = ("\ud800", "\udfff")
 
 def _string_token(value: str, pos: int) -> Token:
     """A string literal; ``\\u`` escapes of a surrogate pair become its character, a lone surrogate (``'\\uD83D'``)
-    a BADSTRING: no database, JSON encoder or terminal takes it."""
+    or a NUL a BADSTRING: no database, JSON encoder or terminal takes it."""
+    if "\x00" in value:  # FalkorDB reads parameters as C strings: a NUL ends (and breaks) the query
+        return Token("BADSTRING", "string literal holds a NUL character", pos)
     if not any(_SURROGATES[0] <= c <= _SURROGATES[1] for c in value):
         return Token("STRING", value, pos)
     units = value.encode("utf-16-le", "surrogatepass")
