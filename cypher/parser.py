@@ -151,7 +151,8 @@ class _State:
     """A parser position and what had been built up to it (:meth:`_Parser.save`)."""
 
     i: int
-    symbols: dict[str, _SymbolBuilder]
+    journal: int
+    """entries of :attr:`_Parser.journal` then: the symbol changes made since are undone from it"""
     triplets: int
     dropped: int
     target: str | None
@@ -168,6 +169,9 @@ class _Parser:
         self.depth = 0
         self.dropped = dropped
         self.symbols: dict[str, _SymbolBuilder] = {}
+        self.journal: list[tuple[str, int, int]] = []
+        """(symbol, its labels and conditions before a change) per change, -1s for its creation: what
+        :meth:`restore` undoes"""
         self.triplets: list[Triplet] = []
         self.target: str | None = None
         self.limit: int | None = None
@@ -244,6 +248,10 @@ class _Parser:
                 elif token.is_keyword("LIMIT"):
                     self.next()
                     self.limit_clause()
+                elif token.is_keyword("UNION"):  # a second query: joining its patterns to the first would be wrong
+                    rest = self.text[token.pos :]
+                    self.dropped.append(Dropped(_short(rest), "UNION: only the query before it is used"))
+                    self.i = len(self.tokens) - 1
                 elif token.is_keyword(*WRITE_OR_ADMIN):
                     self.skip_clause(start, f"{token.value.upper()} is not a read clause; kgqa only reads")
                 elif token.is_keyword(*CLAUSES):
@@ -258,10 +266,9 @@ class _Parser:
 
     def save(self) -> _State:
         """What a clause may change, to undo it when the clause is dropped after all."""
-        symbols = {name: _SymbolBuilder(list(b.labels), list(b.conditions)) for name, b in self.symbols.items()}
         return _State(
             self.i,
-            symbols,
+            len(self.journal),
             len(self.triplets),
             len(self.dropped),
             self.target,
@@ -271,7 +278,14 @@ class _Parser:
         )
 
     def restore(self, state: _State) -> None:
-        self.i, self.symbols, self.target = state.i, state.symbols, state.target
+        while len(self.journal) > state.journal:
+            name, labels, conditions = self.journal.pop()
+            builder = self.symbols[name]
+            if labels < 0:  # the entry that made the symbol
+                del self.symbols[name]
+            else:
+                del builder.labels[labels:], builder.conditions[conditions:]
+        self.i, self.target = state.i, state.target
         del self.triplets[state.triplets :]
         del self.dropped[state.dropped :]
         self.limit, self.distinct, self.anonymous = state.limit, state.distinct, state.anonymous
@@ -326,16 +340,19 @@ class _Parser:
         name = None
         if self.tok.kind in ("IDENT", "QIDENT"):
             name = self.next().value
-        builder = self.variable_builder(name)
+        self.variable_builder(name)
+        symbol = self._last_name
         while self.is_op(":"):
             self.next()
-            builder.labels.append(self.loose_name("label", _LABEL_STOPS))
+            label = self.loose_name("label", _LABEL_STOPS)
+            self.changing(symbol).labels.append(label)
             while self.is_op("|"):
                 self.next()
                 alternative = self.loose_name("label", _LABEL_STOPS)
                 self.dropped.append(Dropped(f"|{alternative}", "label alternatives: first label kept"))
         if self.is_op("{"):
-            builder.conditions.extend(Condition(key, "=", value) for key, value in self.map_literal())
+            items = self.map_literal()
+            self.changing(symbol).conditions.extend(Condition(key, "=", value) for key, value in items)
         self.expect_op(")")
         self.depth -= 1
         return self._last_name
@@ -349,7 +366,17 @@ class _Parser:
             self.anonymous += 1
             name = f"_n{self.anonymous}"
         self._last_name = name
-        return self.symbols.setdefault(name, _SymbolBuilder())
+        if name not in self.symbols:
+            self.symbols[name] = _SymbolBuilder()
+            self.journal.append((name, -1, -1))
+        return self.symbols[name]
+
+    def changing(self, name: str) -> _SymbolBuilder:
+        """The builder of ``name``, its labels and conditions as they are now recorded so :meth:`restore` can undo
+        what follows (one entry per change: saving a state costs nothing, however many symbols there are)."""
+        builder = self.symbols[name]
+        self.journal.append((name, len(builder.labels), len(builder.conditions)))
+        return builder
 
     def identifier(self, what: str) -> str:
         if self.tok.kind not in ("IDENT", "QIDENT"):
@@ -538,7 +565,7 @@ class _Parser:
             value = value.lower()
         if variable not in self.symbols:
             raise _Skip(f"'{variable}' is not a variable of the MATCH pattern")
-        self.symbols[variable].conditions.append(Condition(prop, op, value))
+        self.changing(variable).conditions.append(Condition(prop, op, value))
 
     def property_ref(self) -> tuple[str, str, bool]:
         """``v.prop`` or ``toLower(v.prop)`` (case-folding functions are unwrapped)."""

@@ -2,7 +2,7 @@
 
 Identifiers that leave this module come only from the schema, so compiled queries never carry an identifier the
 LLM invented. Strict mode (default) repairs only confident near misses and drops the rest with a reason; lenient mode
-maps every label and type to the most similar one in the schema.
+maps a label or type to the most similar one in the schema unless nothing there is like it (LENIENT_FLOOR).
 """
 
 from __future__ import annotations
@@ -134,10 +134,11 @@ def focus(plan: QueryPlan, max_triplets: int) -> QueryPlan:
     """
     if plan.target is None or plan.target not in {s.name for s in plan.symbols}:
         return plan
-    component = _nearest_first(plan.triplets, plan.target)
+    component = _nearest_first(tuple(dict.fromkeys(plan.triplets)), plan.target)
     kept, over = component[:max_triplets], component[max_triplets:]
     reached = {plan.target} | {end for t in kept for end in (t.head, t.tail)}
-    apart = [t for t in plan.triplets if t not in component]
+    connected = set(component)
+    apart = [t for t in plan.triplets if t not in connected]
     beyond = f"beyond the max_triplets = {max_triplets} triplets nearest the answer"
     unlinked = f"shares no variable with the answer ({plan.target}): it would only multiply rows"
     in_triplets = {end for t in plan.triplets for end in (t.head, t.tail)}
@@ -158,22 +159,26 @@ def focus(plan: QueryPlan, max_triplets: int) -> QueryPlan:
 
 def _nearest_first(triplets: tuple[Triplet, ...], start: str) -> list[Triplet]:
     """The triplets connected to ``start``, breadth first: every prefix of the list is connected to ``start``."""
-    found: list[Triplet] = []
+    touching: dict[str, list[int]] = {}
+    for index, triplet in enumerate(triplets):
+        for end in dict.fromkeys((triplet.head, triplet.tail)):
+            touching.setdefault(end, []).append(index)
+    taken: dict[int, None] = {}
     seen, frontier = {start}, deque([start])
     while frontier:
-        name = frontier.popleft()
-        for triplet in triplets:
-            if name in (triplet.head, triplet.tail) and triplet not in found:
-                found.append(triplet)
-                for end in (triplet.head, triplet.tail):
-                    if end not in seen:
-                        seen.add(end)
-                        frontier.append(end)
-    return found
+        for index in touching.get(frontier.popleft(), []):
+            if index in taken:
+                continue
+            taken[index] = None
+            for end in (triplets[index].head, triplets[index].tail):
+                if end not in seen:
+                    seen.add(end)
+                    frontier.append(end)
+    return [triplets[index] for index in taken]
 
 
 SHOWN = 5
-"""Dropped parts listed one by one for each reason; the rest are counted (a 300-hop chain drops 292 triplets)."""
+"""Dropped parts listed one by one for each reason; the rest are counted (a long chain would list hundreds)."""
 
 
 def _summarised(texts: list[str], reason: str) -> list[Dropped]:
@@ -211,6 +216,11 @@ def _conditions(symbol: Symbol, schema: GraphSchema, dropped: list[Dropped]) -> 
     if extra:
         first = next(i for i, c in enumerate(kept) if c.property == "name" and c.op == "=")
         kept[first] = dataclasses.replace(kept[first], value=f"{kept[first].value} {' '.join(extra)}")
+    if is_constant:  # found by its name alone (method step 4): say so of any other condition
+        search = next(c for c in kept if c.property == "name" and c.op == "=" and isinstance(c.value, str))
+        reason = "a constant is found by its name; its other conditions are not used"
+        dropped += [Dropped(f"{symbol.name}.{c.property} {c.op} {c.value!r}", reason) for c in kept if c != search]
+        kept = [search]
     return dataclasses.replace(symbol, conditions=tuple(kept))
 
 

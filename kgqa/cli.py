@@ -210,13 +210,16 @@ def _run_load(
             meta = kg.meta(skb)
     if report.up_to_date:
         console.print(
-            f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); use --force to rebuild"
+            f"{skb}: already loaded and up to date ({report.nodes} nodes, {report.edges} edges); "
+            "use --force to rebuild",
+            markup=False,
         )
     else:
         imported = f", {report.imported} document vectors of {meta.doc_model} imported" if report.imported else ""
         console.print(
             f"{skb}: loaded {report.nodes} nodes, {report.edges} edges in {report.seconds:.1f} s "
-            f"({report.embedded} texts embedded, {report.from_cache} from cache{imported})"
+            f"({report.embedded} texts embedded, {report.from_cache} from cache{imported})",
+            markup=False,
         )
     for reason, count in sorted(report.skipped_rows.items()):
         console.print(f"  skipped {count} source rows: {reason}", markup=False)
@@ -377,7 +380,7 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
     trace = answer.trace
     for record in trace.degraded:
         _stderr().print(
-            f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {record.detail}",
+            f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {escape(record.detail)}",
             markup=True,
             highlight=False,
             soft_wrap=True,
@@ -438,7 +441,7 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
         meta = kg.meta(skb)
         with _stderr().status(f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
             done = kg.export_neo4j_admin(skb, out.resolve())
-    _stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False)
+    _stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False, markup=False)
     click.echo(f"1. {done.command}")
     click.echo(f"2. start Neo4j, then: cypher-shell -u neo4j -p PASSWORD -f {done.post_import}")
 
@@ -522,9 +525,11 @@ def questions_command(
     paraphrased = sum(g.paraphrased for g in made)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(Counter(g.kind for g in made).items()))
     how = "natural phrasing" if phrasing == "natural" else f"{paraphrased} paraphrased by the LLM"
-    _stderr().print(f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False)
+    _stderr().print(
+        f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False, markup=False
+    )
     for label, why in unasked.items():
-        _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False)
+        _stderr().print(f"note: no question has answer type '{label}'{why}", highlight=False, markup=False)
 
 
 @main.command("eval")
@@ -815,8 +820,8 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     console = Console()
     console.print(
         f"[bold]{skb}[/bold]: {escape(meta.source)}; {info.node_count} nodes, {info.edge_count} edges; "
-        f"embedder {meta.embedder} ({meta.dimension}-d); loaded {meta.loaded_at}"
-        + (f"; document vectors {meta.doc_model} ({meta.doc_dim}-d)" if meta.doc_embedder else "")
+        f"embedder {escape(meta.embedder)} ({meta.dimension}-d); loaded {meta.loaded_at}"
+        + (f"; document vectors {escape(meta.doc_model)} ({meta.doc_dim}-d)" if meta.doc_embedder else "")
     )
     labels = Table(title="labels")
     labels.add_column("label")

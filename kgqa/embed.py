@@ -128,8 +128,8 @@ INDEX_EXTRA = 100
 
 
 def row_cost(vector_bytes: int, model: str, page_size: int) -> int:
-    """The bytes one row takes in the file, pages counted as SQLite fills them: 384-d vectors pack two to a 4 KiB page
-    (~2.1 kB a row), 1536-d ones overflow into two pages (~8.3 kB). What the size bound counts."""
+    """The bytes one row takes in the file, pages counted as SQLite fills them (rows share a page while they fit,
+    larger ones overflow into whole pages): what the size bound counts."""
     record = vector_bytes + len(model.encode("utf-8")) + ROW_EXTRA
     if record <= page_size - 35:  # stored in the page: as many as fit share it
         return page_size // (page_size // record) + INDEX_EXTRA

@@ -225,7 +225,7 @@ def _read_json(path: Path, advice: str) -> Any:
     except UnicodeDecodeError as exc:
         byte = data[exc.start]
         raise InputError(f"{path} is not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}); {advice}") from exc
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting deeper than the json module parses
         raise InputError(f"{path} is not JSON kgqa wrote ({str(exc)[:120]}); {advice}") from exc
 
 
@@ -302,7 +302,7 @@ def load_records(out: Path) -> list[Record]:
             continue
         try:
             records.append(parse_record(raw))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             if _torn(raw, exc):
                 continue
             advice = START_OVER.format(files=f"{path.name} and {settings_path(out).name}")
@@ -360,7 +360,7 @@ def _typed(value: object, kind: type | tuple[type, ...]) -> bool:
     return isinstance(value, kind) and not isinstance(value, bool)
 
 
-def _torn(raw: bytes, exc: ValueError) -> bool:
+def _torn(raw: bytes, exc: ValueError | RecursionError) -> bool:
     """Whether a line that failed to parse is a record a kill cut short: a prefix of one, so its only fault is
     at its end (an unclosed object or string, half a UTF-8 character); the last character of a whole record is ``}``.
     """

@@ -14,7 +14,7 @@ is the node's own name, or the alias that matched, so an exact match puts it fir
 puts both there, in id order) and scope expansion still works.
 
 A question's spans are capped (``max_link_ngrams``, :func:`link_spans`): each costs an embedding and a vector query per
-label, and a 130 KB question's spans once took minutes. The cap keeps the spans of the question's first words, in
+label, so a long question's spans cost without bound. The cap keeps the spans of the question's first words, in
 order of appearance (every length at a word before the next word), so that the part that is linked is linked exactly as
 without the cap; the trace says how far linking read.
 """
@@ -313,8 +313,7 @@ def schema_guided_plan(
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
     narrows each hop's types (default: only types the question names verbatim). A node linked again (the question
     names it twice) is joined once; links past ``max_triplets`` triplets are not joined, each in the plan's
-    ``dropped`` with the reason: a question that names an entity 24 times made a 120-triplet plan whose second round
-    ran past the store's time limit."""
+    ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins."""
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []

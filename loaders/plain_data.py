@@ -6,7 +6,7 @@ can still build a dict that contains itself (``str()`` and the renderers recurse
 deeper than Python's recursion limit, share one list a thousand times at each of ten levels (a few hundred bytes on
 disk that ``str()`` would expand to 10^30 values), key a dict by bytes or ints (PRIME's template calls
 ``key.startswith``), or hold an integer whose ``str()`` exceeds Python's 4,300-digit limit. STaRK's own files do
-none of this: their keys are pandas column names or mygene JSON keys, their deepest value sits 5 levels down, their
+none of this: their keys are pandas column names or mygene JSON keys, their values sit a few levels down, their
 integers come from int64, and every value costs at least a byte of the file.
 """
 
@@ -16,7 +16,7 @@ from collections import OrderedDict
 from typing import Any
 
 MAX_DEPTH = 32
-"""Levels of containers below a node's dict (STaRK's deepest, PRIME's generif pubmed lists, is at 4)."""
+"""Levels of containers below a node's dict, far more than STaRK's files use (PRIME's generif pubmed lists)."""
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _SCALARS = (str, float, bool, bytes, complex, type(None))
 _MAPPINGS = (dict, OrderedDict)
@@ -95,5 +95,7 @@ def _short(value: object, limit: int = 40) -> str:
         return f"(an integer of {value.bit_length()} bits)"  # repr fails past 4,300 digits
     if isinstance(value, str | bytes) and len(value) > limit:
         value = value[:limit]  # a key can be a megabyte of bytes: cut before repr
+    if not isinstance(value, str | bytes | int | float | bool | type(None)):
+        return f"(a {type(value).__name__})"  # a container's repr can recurse without end or hold a huge integer
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

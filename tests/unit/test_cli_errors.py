@@ -35,3 +35,16 @@ def test_bad_stark_dir(cli_env: dict[str, str], tmp_path: Path, make, message: s
 
 def test_bad_config_value(cli_env: dict[str, str]) -> None:
     assert_one_line_error(run({**cli_env, "KGQA_TOP_K": "lots"}, "ask", "q", "--skb", "hpo"), "'top_k' must be int")
+
+
+def test_a_degraded_step_prints_data_text_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    """Step details quote node names, aliases and LLM text: ``[/x]`` in them is text, not a closing markup tag."""
+    from kgqa.app import Answer
+    from kgqa.cli import _print_answer
+    from kgqa.trace import Trace
+
+    trace = Trace("prime", "hybrid", "none", "none", 20, 0.5, 100, "tiny", ())
+    with trace.step(2) as record:
+        record.degrade("linked '[/x] [bold]evil' (disease)")
+    _print_answer(Answer("q", [], trace), "prime", show_plan=False, as_json=True)
+    assert "linked '[/x] [bold]evil' (disease)" in capsys.readouterr().err
