@@ -87,8 +87,8 @@ class Config:
     pattern_limit: int = 10_000
     """LIMIT of every compiled pattern query (step 5): targets beyond it are not read (the trace says so)."""
     query_timeout: float = 60.0
-    """Seconds any read may run, in either store. The database's own timeout stops it; where the database does not
-    stop, kgqa's watchdog does, a few seconds later."""
+    """Seconds any read may run, in either store. The database's own timeout stops it; where FalkorDB does not stop,
+    kgqa's watchdog does, a few seconds later (Neo4j ends a transaction past its timeout itself)."""
     embed_cache_mb: int = 2048
     """Size bound of the embedding cache (``cache/embeddings.sqlite``); the least recently used vectors go first."""
     graph_rank_cap: int = 200
