@@ -49,7 +49,14 @@ from kgqa.store.base import (
 )
 from kgqa.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.store.reads import CatalogueReads, plain_node, plain_values
-from kgqa.store.server import WRITE_TIMEOUT_MS, EmbeddedServer, IdleWatch, Restarts, timeout_ms
+from kgqa.store.server import (
+    RUNAWAY_PROBE_TIMEOUT,
+    WRITE_TIMEOUT_MS,
+    EmbeddedServer,
+    IdleWatch,
+    Restarts,
+    timeout_ms,
+)
 
 META_KEY = "kgqa:meta:{}"
 SCHEMA_KEY = "kgqa:schema:{}"
@@ -66,7 +73,7 @@ def literal(value: Any) -> str:
 
     The client's own serializer formats floats one by one in Python; a load sends millions of them, so vectors go
     through ``json.dumps`` (C speed, same syntax for numbers), rounded to 7 decimals: float32 holds no more, and the
-    text (which the server must parse) halves. Strings use the client's quoting.
+    text the server must parse is shorter. Strings use the client's quoting.
     """
     if isinstance(value, np.ndarray):
         if not np.isfinite(value).all():
@@ -236,9 +243,9 @@ class FalkorStore(CatalogueReads):
         self.query_timeout = query_timeout
         self._server = EmbeddedServer(directory, start_timeout, query_timeout)
         self.client: FalkorDB = self._server.start()
-        """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph takes minutes)."""
+        """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph is long)."""
         self._reader: FalkorDB = self._server.reader()
-        self._restarts = Restarts(self._server, self._restarted, self._runaway)
+        self._restarts = Restarts(self._server, self._restarted, self._runaway, wait=query_timeout)
         self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
 
@@ -263,14 +270,19 @@ class FalkorStore(CatalogueReads):
             self.await_indexes(graph, timeout=None, gated=False)
 
     def _runaway(self) -> bool:
-        """Whether the server runs a query past the time limit (``GRAPH.INFO RunningQueries``); True when it cannot
-        say (another FalkorDB's reply)."""
+        """Whether the server runs a query past the time limit (``GRAPH.INFO RunningQueries``). Asked on a client of
+        its own that waits ``RUNAWAY_PROBE_TIMEOUT`` at most (the admin client waits forever): a server that does not
+        answer in time, or whose reply cannot be read, counts as running one, since a restart is then the way back."""
         limit = timeout_ms(self.query_timeout)
+        probe = self._server.probe(RUNAWAY_PROBE_TIMEOUT)
         try:
-            _, running = self.client.connection.execute_command("GRAPH.INFO", "RunningQueries")
+            _, running = probe.execute_command("GRAPH.INFO", "RunningQueries")  # type: ignore[no-untyped-call]
             return any(float(dict(zip(q[::2], q[1::2], strict=True))["Execution duration"]) > limit for q in running)
-        except (RedisError, LookupError, TypeError, ValueError):
+        except (RedisError, OSError, LookupError, TypeError, ValueError):
             return True
+        finally:
+            with suppress(RedisError, OSError):
+                probe.close()
 
     def _gated(self, work: Callable[[], T]) -> T:
         """Run the read ``work`` once no restart is under way; run it again once if a restart closed the connection
@@ -368,7 +380,7 @@ class FalkorStore(CatalogueReads):
         return out
 
     def schema(self, graph: str) -> Schema:
-        """Counts as the load wrote them (scanning 40M edges takes minutes); a scan for graphs loaded before."""
+        """Counts as the load wrote them (a scan of a big graph is slow); a scan for graphs loaded before."""
         raw = self._gated(lambda: self.client.connection.get(SCHEMA_KEY.format(graph)))
         if raw is not None:
             counts = json.loads(raw)

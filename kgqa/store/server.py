@@ -34,7 +34,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
-from kgqa.errors import StoreError, StoreLockedError
+from kgqa.errors import StoreError, StoreLockedError, StoreTimeoutError
 
 SOCKET_NAME = "falkordb.sock"
 RDB_NAME = "kgqa.rdb"
@@ -43,12 +43,13 @@ LOG_NAME = "falkordb.log"
 LOG_KEPT = LOG_NAME + ".1"
 """The previous log, kept once when a start rotates the log."""
 LOG_MAX_BYTES = 2**20
-"""A start rotates a log larger than this (the server writes about 2 KB per start and a few lines per save)."""
+"""A start rotates a log larger than this: the server appends to its log at every start and save, and nothing else
+trims it."""
 STALE_SAVES = "temp-*.rdb"
 """What a killed ``SAVE`` leaves behind (redis writes ``temp-PID.rdb`` and renames it when complete)."""
 WRITE_TIMEOUT_MS = 3_600_000
-"""The server's ceiling for any one query (``TIMEOUT_MAX``) and the limit a load's own writes ask for: a load is not
-bound by the read time limit (``TIMEOUT_DEFAULT`` applies to writes too, in FalkorDB 4.16)."""
+"""The server's ceiling for any one query (``TIMEOUT_MAX``) and the limit a load's own writes ask for: FalkorDB
+applies ``TIMEOUT_DEFAULT`` to writes too, and a load must not be bound by the read time limit."""
 _PR_SET_PDEATHSIG = 1
 START_ATTEMPTS = 3
 PROBE_TIMEOUT = 1.0
@@ -57,8 +58,11 @@ BUSY_PROBE_TIMEOUT = 30.0
 HANG_AFTER = 10.0
 """Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
 WATCHDOG_GRACE = 5.0
-"""Seconds past ``query_timeout`` after which kgqa stops waiting for a read: the server did not stop it (FalkorDB
-4.16 does not check its time limit inside some operations: a 20-hop chain ran for minutes past it)."""
+"""Seconds past ``query_timeout`` after which kgqa stops waiting for a read: FalkorDB does not check its time limit
+inside some operations, so a read may run on past it."""
+RUNAWAY_PROBE_TIMEOUT = 5.0
+"""Seconds kgqa waits for the server to say which queries it runs: a server that does not answer in time counts as
+running one past the limit (see FalkorStore._runaway)."""
 
 
 class _Hung(Exception):
@@ -184,10 +188,9 @@ class EmbeddedServer:
             raise
 
     def _launch(self) -> FalkorDB:
-        """FalkorDB 4.16 now and then deadlocks while rebuilding its indexes from the RDB file (seen once in a few
-        hundred starts, under CPU load): the server stops answering and uses no CPU. Such a start is killed and
-        retried, at most ``START_ATTEMPTS`` times; a slow but busy load (HPO: 30 s of index building) is waited for.
-        """
+        """FalkorDB now and then deadlocks while rebuilding its indexes from the RDB file: the server stops answering
+        and uses no CPU. Such a start is killed and retried, at most ``START_ATTEMPTS`` times; a start that is slow
+        but computing (a big graph's indexes) is waited for."""
         remove_stale_saves(self.directory)
         rotate_log(self.directory)
         for attempt in range(1, START_ATTEMPTS + 1):
@@ -263,7 +266,7 @@ class EmbeddedServer:
         # One probe, with a timeout, for the whole wait: the FalkorDB client itself would wait forever on a server
         # that hangs, and a client per attempt runs a connection finalizer per attempt, where Python drops the
         # KeyboardInterrupt of a Ctrl-C that lands in it (hiredis's parser has one).
-        probe, busy = self._probe(PROBE_TIMEOUT), False
+        probe, busy = self.probe(PROBE_TIMEOUT), False
         try:
             while True:
                 if self.process.poll() is not None:
@@ -276,15 +279,15 @@ class EmbeddedServer:
                         watch.alive()  # still reading the RDB file (and rebuilding its indexes), and says so
                         deadline = time.monotonic() + self.start_timeout  # as long as it takes, while it computes
                     except (RedisTimeoutError, RedisConnectionError):
-                        # A MAG-size RDB load blocks the server's event loop for minutes (FalkorDB rebuilds its
-                        # indexes inside it): no reply, and once the listen backlog is full no connection either.
+                        # A large RDB load blocks the server's event loop (FalkorDB rebuilds its indexes inside
+                        # it): no reply, and once the listen backlog is full no connection either.
                         # While it computes, wait (HANG_AFTER still tells a deadlock), with one slow probe: a
                         # connection per attempt would fill that backlog.
                         if watch.idle_for() < HANG_AFTER:
                             deadline = time.monotonic() + self.start_timeout
                         if not busy:
                             probe.close()
-                            probe, busy = self._probe(BUSY_PROBE_TIMEOUT), True
+                            probe, busy = self.probe(BUSY_PROBE_TIMEOUT), True
                 if watch.idle_for() > HANG_AFTER:
                     raise _Hung()
                 if time.monotonic() > deadline:
@@ -295,12 +298,15 @@ class EmbeddedServer:
         finally:
             probe.close()
 
-    def _probe(self, timeout: float) -> Redis:
+    def probe(self, timeout: float) -> Redis:
+        """A plain client that gives up after ``timeout`` seconds and never sends a command again, for questions to
+        a server that may not answer (the FalkorDB client would wait forever)."""
         return Redis(
             unix_socket_path=str(self.socket_path),
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
+            decode_responses=True,
         )
 
     def _log_tail(self) -> str:
@@ -341,24 +347,33 @@ class Restarts:
     and memory, for as long as it runs; killing the server and starting it from its RDB file is the only way back.
     That loses nothing while no load writes (the file holds every published graph), so a restart waits for the
     store's writers: a read that times out during a load leaves the restart pending until the last writer is done,
-    and a writer waits for a restart under way. Reads wait for it too (:meth:`ready`).
+    and a writer waits for a restart under way. Reads wait for it too, but no longer than ``wait`` seconds
+    (:meth:`ready`): a restart rebuilds every graph's indexes, and a command must not hang on it.
 
     The server is started in one long-lived thread of this object: the child dies with the thread that started it
     (``PR_SET_PDEATHSIG``), so not in the thread of the read that timed out, which may end before the server should.
     """
 
     def __init__(
-        self, server: EmbeddedServer, restarted: Callable[[FalkorDB], None], runaway: Callable[[], bool]
+        self,
+        server: EmbeddedServer,
+        restarted: Callable[[FalkorDB], None],
+        runaway: Callable[[], bool],
+        *,
+        wait: float,
     ) -> None:
         self._server = server
         self._restarted = restarted
         self._runaway = runaway
         """Whether a read still runs past the time limit: asked before a pending restart (a read that timed out
-        during a load may only have waited for its SAVE, which blocks the server)."""
+        during a load may only have waited for its SAVE, which blocks the server). It asks the server, so it is
+        never called with the condition held: a server that does not answer would block every read and writer."""
+        self._wait = wait
         self._cond = threading.Condition()
         self._writers = 0
         self._pending = False
         self._restarting = False
+        self._began = 0.0
         self._closed = False
         self._failure: str | None = None
         self._thread: threading.Thread | None = None
@@ -366,9 +381,14 @@ class Restarts:
         """How many restarts have begun: a read that lost its connection to a restart reads again."""
 
     def ready(self) -> int:
-        """Wait while a restart is under way; the generation the caller reads in. A failed restart: StoreError."""
+        """Wait while a restart is under way, at most ``wait`` seconds (then StoreTimeoutError); the generation the
+        caller reads in. A failed restart: StoreError."""
         with self._cond:
-            self._cond.wait_for(lambda: not self._restarting)
+            if not self._cond.wait_for(lambda: not self._restarting, self._wait):
+                raise StoreTimeoutError(
+                    f"the server is restarting after a runaway read ({time.monotonic() - self._began:.0f} s so far); "
+                    "try again shortly"
+                )
             if self._failure is not None:
                 raise StoreError(self._failure)
             return self.generation
@@ -387,10 +407,24 @@ class Restarts:
         finally:
             with self._cond:
                 self._writers -= 1
-                if not self._writers and self._pending:
+                ask, seen = not self._writers and self._pending, self.generation
+                if ask:
                     self._pending = False
-                    if self._runaway():
-                        self._begin()
+            if ask:
+                self._restart_if_runaway(seen)
+
+    def _restart_if_runaway(self, seen: int) -> None:
+        """After the last writer: restart if a read still runs past the limit. The server is asked without the
+        condition held, then the state is checked again: a restart begun meanwhile (``generation`` moved on) makes
+        this one needless, and a load begun meanwhile defers it again."""
+        runaway = self._runaway()
+        with self._cond:
+            if not runaway or self.generation != seen:
+                return
+            if self._writers:
+                self._pending = True
+            else:
+                self._begin()
 
     def after_timeout(self) -> str:
         """A read ran past the time limit and the server did not stop it: restart it now, or once no load writes.
@@ -411,6 +445,7 @@ class Restarts:
         if self._closed:
             return
         self._pending, self._restarting = False, True
+        self._began = time.monotonic()
         self.generation += 1
         if self._thread is None:
             self._thread = threading.Thread(target=self._keep, name="falkordb-restarts", daemon=True)

@@ -5,6 +5,8 @@ tests/integration/test_store_bounds.py."""
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from kgqa.app import open_store
 from kgqa.config import load_config
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import Restarts
+from kgqa.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts
 
 WAIT = 30.0
 """Seconds a test waits for another thread at most (a correctness bound)."""
@@ -46,9 +48,15 @@ class FakeServer:
         self.stopped = True
 
 
-def _restarts(server: FakeServer, clients: list[Any] | None = None, runaway: bool = True) -> Restarts:
+def _restarts(
+    server: FakeServer,
+    clients: list[Any] | None = None,
+    runaway: bool | Callable[[], bool] = True,
+    wait: float = WAIT,
+) -> Restarts:
     taken = clients if clients is not None else []
-    return Restarts(server, taken.append, lambda: runaway)  # type: ignore[arg-type]
+    probe = runaway if callable(runaway) else lambda: runaway
+    return Restarts(server, taken.append, probe, wait=wait)  # type: ignore[arg-type]
 
 
 def test_a_restart_runs_in_the_keeper_thread_and_reads_wait_for_it() -> None:
@@ -106,6 +114,105 @@ def test_a_writer_waits_for_a_restart_under_way() -> None:
     restarts.close(server.stop)
 
 
+class BlockingProbe:
+    """A runaway probe that does not answer until released (a wedged server), then says ``answer``."""
+
+    def __init__(self, answer: bool = True) -> None:
+        self.answer = answer
+        self.calls = 0
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self) -> bool:
+        self.calls += 1
+        self.entered.set()
+        assert self.release.wait(WAIT)
+        return self.answer
+
+
+def _load_ending_with_a_pending_restart(restarts: Restarts) -> threading.Thread:
+    """A load, in its own thread, during which a read timed out: its end asks the probe."""
+
+    def load() -> None:
+        with restarts.writing():
+            restarts.after_timeout()
+
+    thread = threading.Thread(target=load)
+    thread.start()
+    return thread
+
+
+def test_a_probe_the_server_does_not_answer_blocks_no_read_and_no_load() -> None:
+    """The probe runs without the lock: reads and other loads go on while it waits; its answer then restarts."""
+    server, probe = FakeServer(), BlockingProbe()
+    restarts = _restarts(server, runaway=probe)
+    load = _load_ending_with_a_pending_restart(restarts)
+    assert probe.entered.wait(WAIT)
+    started = time.monotonic()
+    assert restarts.ready() == 0
+    with restarts.writing():  # another load begins and ends: nothing pending any more, no second probe
+        pass
+    assert time.monotonic() - started < WAIT / 2 and load.is_alive() and server.restarts == []
+    probe.release.set()
+    load.join(WAIT)
+    assert restarts.ready() == 1 and len(server.restarts) == 1 and probe.calls == 1
+    restarts.close(server.stop)
+
+
+def test_a_load_begun_while_the_probe_waits_defers_the_restart_again() -> None:
+    server, probe = FakeServer(), BlockingProbe()
+    restarts = _restarts(server, runaway=probe)
+    load = _load_ending_with_a_pending_restart(restarts)
+    assert probe.entered.wait(WAIT)
+    with restarts.writing():
+        probe.release.set()
+        load.join(WAIT)
+        assert restarts.ready() == 0 and server.restarts == []  # not while this load writes
+    assert restarts.ready() == 1 and len(server.restarts) == 1 and probe.calls == 2
+    restarts.close(server.stop)
+
+
+def test_a_restart_begun_while_the_probe_waits_is_the_only_one() -> None:
+    server, probe = FakeServer(), BlockingProbe()
+    restarts = _restarts(server, runaway=probe)
+    load = _load_ending_with_a_pending_restart(restarts)
+    assert probe.entered.wait(WAIT)
+    assert restarts.after_timeout() == "the server is restarting (reads wait for it)"  # no writer now
+    assert restarts.ready() == 1
+    probe.release.set()
+    load.join(WAIT)
+    assert restarts.ready() == 1 and len(server.restarts) == 1
+    restarts.close(server.stop)
+
+
+def test_a_read_waits_for_a_slow_restart_only_so_long() -> None:
+    """Then a clean timeout that says so; the next read after the restart goes on."""
+    server = FakeServer()
+    restarts = _restarts(server, wait=0.2)
+    server.hold.clear()
+    restarts.after_timeout()
+    assert server.entered.wait(WAIT)
+    started = time.monotonic()
+    with pytest.raises(StoreTimeoutError) as raised:
+        restarts.ready()
+    assert 0.2 <= time.monotonic() - started < WAIT / 2
+    assert str(raised.value) == "the server is restarting after a runaway read (0 s so far); try again shortly"
+    server.hold.set()
+    assert _ready(restarts) == 1 and len(server.restarts) == 1
+    restarts.close(server.stop)
+
+
+def _ready(restarts: Restarts) -> int:
+    """``ready()``, asked again while it says the server is still restarting (for at most ``WAIT`` seconds)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            return restarts.ready()
+        except StoreTimeoutError:
+            if time.monotonic() > deadline:
+                raise
+
+
 def test_a_failed_restart_is_reported_by_every_later_read() -> None:
     server = FakeServer(fail=True)
     restarts = _restarts(server)
@@ -144,13 +251,13 @@ class _Rows:
         self.result_set = rows
 
 
-def _store(*answers: Any) -> tuple[FalkorStore, FakeServer]:
+def _store(*answers: Any, wait: float = WAIT) -> tuple[FalkorStore, FakeServer]:
     """A store without a server whose reads answer ``answers`` in turn (an exception is raised)."""
     store = object.__new__(FalkorStore)
     server = FakeServer()
     store._reader = _Client(*answers)  # type: ignore[assignment]
     store.query_timeout = 60.0
-    store._restarts = Restarts(server, lambda client: None, lambda: True)  # type: ignore[arg-type]
+    store._restarts = Restarts(server, lambda client: None, lambda: True, wait=wait)  # type: ignore[arg-type]
     return store, server
 
 
@@ -182,6 +289,71 @@ def test_a_read_whose_connection_a_restart_closed_reads_again_once() -> None:
     with pytest.raises(StoreError, match=r"^FalkorDB read failed: Connection refused$"):
         store.read("g", "RETURN 3")
     store._restarts.close(server.stop)
+
+
+def test_a_read_during_a_slow_restart_is_a_store_timeout() -> None:
+    store, server = _store(RedisTimeoutError("Timeout reading from socket"), _Rows([[1]]), wait=0.2)
+    server.hold.clear()
+    with pytest.raises(StoreTimeoutError, match="did not stop it; the server is restarting"):
+        store.read("g", "MATCH (n) RETURN n")
+    started = time.monotonic()
+    with pytest.raises(StoreTimeoutError, match=r"^the server is restarting after a runaway read \(\d+ s so far\)"):
+        store.read("g", "RETURN 1")
+    assert time.monotonic() - started < WAIT / 2
+    server.hold.set()
+    store._restarts.close(server.stop)
+    assert store.read("g", "RETURN 1") == [[1]]
+
+
+class _ProbeClient:
+    """What the runaway probe's client answers to ``GRAPH.INFO RunningQueries`` (an exception is raised)."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.closed = False
+
+    def execute_command(self, *args: object) -> Any:
+        assert args == ("GRAPH.INFO", "RunningQueries")
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _ProbeServer:
+    def __init__(self, answer: Any) -> None:
+        self.client = _ProbeClient(answer)
+        self.timeouts: list[float] = []
+
+    def probe(self, timeout: float) -> _ProbeClient:
+        self.timeouts.append(timeout)
+        return self.client
+
+
+def _running(*milliseconds: float) -> list[Any]:
+    return ["Current timestamp", [["Query", "MATCH", "Execution duration", ms] for ms in milliseconds]]
+
+
+@pytest.mark.parametrize(
+    ("answer", "runaway"),
+    [
+        (_running(), False),
+        (_running(59_000.0), False),
+        (_running(12.0, 61_000.0), True),
+        (RedisTimeoutError("Timeout reading from socket"), True),  # a wedged server: restart it
+        (RedisConnectionError("Connection refused"), True),
+        (["an unexpected reply"], True),
+    ],
+)
+def test_the_runaway_probe_asks_with_a_short_timeout(answer: Any, runaway: bool) -> None:
+    store = object.__new__(FalkorStore)
+    store.query_timeout = 60.0
+    server = _ProbeServer(answer)
+    store._server = server  # type: ignore[assignment]
+    assert store._runaway() is runaway
+    assert server.timeouts == [RUNAWAY_PROBE_TIMEOUT] and RUNAWAY_PROBE_TIMEOUT <= 10 and server.client.closed
 
 
 def test_the_configured_limit_reaches_the_embedded_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
