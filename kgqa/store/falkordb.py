@@ -300,6 +300,11 @@ class FalkorStore(CatalogueReads):
         raise AssertionError("unreachable")  # pragma: no cover
 
     @property
+    def failure(self) -> str | None:
+        """Why the watchdog's restart of the server failed; then every read fails until the store is reopened."""
+        return self._restarts.failure
+
+    @property
     def server_pid(self) -> int | None:
         process = self._server.process
         return None if process is None else process.pid

@@ -380,6 +380,12 @@ class Restarts:
         self.generation = 0
         """How many restarts have begun: a read that lost its connection to a restart reads again."""
 
+    @property
+    def failure(self) -> str | None:
+        """Why the last restart failed (the store then answers no read until it is reopened); None if it did not."""
+        with self._cond:
+            return self._failure
+
     def ready(self) -> int:
         """Wait while a restart is under way, at most ``wait`` seconds (then StoreTimeoutError); the generation the
         caller reads in. A failed restart: StoreError."""

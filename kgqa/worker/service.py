@@ -273,7 +273,12 @@ class Worker:
                     job.cancelled.set()
             with self._lock:
                 idle = not self._in_flight and now - self._idle_since >= timeout
-            if timeout > 0 and idle:
+                drained = not self._in_flight
+            failure = getattr(self.kg.store, "failure", None)
+            if failure is not None and drained:  # only reopening the store mends it: the next command starts a worker
+                log.error("the store cannot answer (%s); stopping", failure)
+                self.stop()
+            elif timeout > 0 and idle:
                 log.info("idle for %.0f s; stopping", timeout)
                 self.stop()
 

@@ -217,3 +217,23 @@ def test_worker_idle_timeout_setting(tmp_path: Path) -> None:
     assert load_config({}, env={"KGQA_WORKER_IDLE_TIMEOUT": "0"}, cwd=tmp_path).worker_idle_timeout == 0.0
     with pytest.raises(ConfigError, match="'worker_idle_timeout' must be >= 0"):
         load_config({"worker_idle_timeout": -1}, env={}, cwd=tmp_path)
+
+
+def test_a_worker_whose_store_failed_a_restart_stops_once_idle(tmp_path: Path) -> None:
+    """Only reopening the store mends a failed restart of its server: the worker stops, the next command starts one."""
+
+    class _Store:
+        failure: str | None = None
+
+    class _Kg:
+        store = _Store()
+
+    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    worker = Worker(_Kg(), _info(config), WorkerPaths.of(config))  # type: ignore[arg-type]
+    watcher = threading.Thread(target=worker.watch, kwargs={"interval": 0.01}, daemon=True)
+    watcher.start()
+    time.sleep(0.1)
+    assert not worker.stopping.is_set()  # a healthy store: the idle timeout (600 s) is far off
+    _Kg.store.failure = "the FalkorDB server could not be restarted: exited with code 1"
+    _wait_until(worker.stopping.is_set)
+    watcher.join(5)
