@@ -7,7 +7,7 @@ atomically when it completes (a load that is killed midway leaves the previous g
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -255,10 +255,19 @@ NameKind = Literal["label", "relationship type", "property key"]
 
 
 def refuse_names(
-    problem: Callable[[str, NameKind], str | None], database: str, names: Iterable[tuple[NameKind, Sequence[str]]]
+    problem: Callable[[str, NameKind], str | None],
+    database: str,
+    labels: Sequence[str],
+    relationship_types: Sequence[str],
+    property_keys: Sequence[str] = (),
 ) -> None:
     """InputError for the first name ``problem`` (a dialect's rule) finds fault with, naming it, what it is and
     why; a load checks before it writes anything."""
+    names: list[tuple[NameKind, Sequence[str]]] = [
+        ("label", labels),
+        ("relationship type", relationship_types),
+        ("property key", property_keys),
+    ]
     for kind, group in names:
         for name in group:
             why = problem(name, kind)

@@ -34,7 +34,6 @@ from kgqa.store.base import (
     AliasRow,
     IndexInfo,
     LabelInfo,
-    NameKind,
     NodeId,
     NodeRow,
     RelationshipInfo,
@@ -327,12 +326,7 @@ class FalkorStore(CatalogueReads):
     def check_names(
         self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
     ) -> None:
-        names: list[tuple[NameKind, Sequence[str]]] = [
-            ("label", labels),
-            ("relationship type", relationship_types),
-            ("property key", property_keys),
-        ]
-        refuse_names(q.name_problem, "FalkorDB", names)
+        refuse_names(q.name_problem, "FalkorDB", labels, relationship_types, property_keys)
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:

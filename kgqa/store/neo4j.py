@@ -29,7 +29,6 @@ from kgqa.store.base import (
     AliasRow,
     IndexInfo,
     LabelInfo,
-    NameKind,
     NodeId,
     NodeRow,
     RelationshipInfo,
@@ -296,12 +295,7 @@ class Neo4jStore(CatalogueReads):
     def check_names(
         self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
     ) -> None:
-        names: list[tuple[NameKind, Sequence[str]]] = [
-            ("label", labels),
-            ("relationship type", relationship_types),
-            ("property key", property_keys),
-        ]
-        refuse_names(q.name_problem, "Neo4j", names)
+        refuse_names(q.name_problem, "Neo4j", labels, relationship_types, property_keys)
 
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:
