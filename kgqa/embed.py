@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
@@ -127,6 +127,15 @@ INDEX_EXTRA = 100
 """Bytes of a row's entries in the key index and the last-use index."""
 
 
+T = TypeVar("T")
+
+
+def _batches(items: Sequence[T], size: int = 500) -> Iterator[list[T]]:
+    """``items`` in runs of ``size``: SQLite takes at most 999 parameters per statement."""
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
 def row_cost(vector_bytes: int, model: str, page_size: int) -> int:
     """The bytes one row takes in the file, pages counted as SQLite fills them (rows share a page while they fit,
     larger ones overflow into whole pages): what the size bound counts."""
@@ -196,8 +205,7 @@ class EmbeddingCache:
     def get_many(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         found: dict[bytes, np.ndarray] = {}
         stale = int(self._clock()) - TOUCH_AFTER
-        for start in range(0, len(hashes), 500):
-            chunk = list(hashes[start : start + 500])
+        for chunk in _batches(hashes):
             marks = ",".join("?" * len(chunk))
             with self._lock:
                 rows = self._db.execute(
@@ -225,9 +233,7 @@ class EmbeddingCache:
         """Write the recorded hits' last use (now), in the caller's transaction."""
         now = int(self._clock())
         for model, hashes in self._touched.items():
-            ordered = list(hashes)
-            for start in range(0, len(ordered), 500):
-                chunk = ordered[start : start + 500]
+            for chunk in _batches(list(hashes)):
                 marks = ",".join("?" * len(chunk))
                 self._db.execute(
                     f"UPDATE embedding SET last_used = ? WHERE model = ? AND text_hash IN ({marks})",
@@ -240,7 +246,7 @@ class EmbeddingCache:
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes(), now) for h, v in items]
         if not rows:
             return
-        cost = sum(row_cost(len(row[2]), model, self._page_size) for row in rows) // len(rows)
+        cost = row_cost(len(rows[0][2]), model, self._page_size)  # a model's vectors all have one length
         with self._lock:
             self._touch()
             # A key already there holds the same text's vector (another thread's miss of the same text): kept.
@@ -252,8 +258,8 @@ class EmbeddingCache:
             self._db.commit()
 
     def _evict(self) -> None:
-        """Past the bound (and outside a load), delete the least recently used rows down to :data:`EVICT_TO` of it,
-        in the caller's transaction; then give freed pages back to the file system if many are free."""
+        """Past the bound (and outside a load), delete the least recently used rows down to :data:`EVICT_TO` of it and
+        commit; then give freed pages back to the file system if many are free."""
         if self._max_bytes is None or self._loads or self._size() <= self._max_bytes:
             return
         self._touch()  # recent hits must count before the order is read
@@ -271,8 +277,7 @@ class EmbeddingCache:
                 freed += row_cost(length, model, self._page_size)
                 if freed >= need:
                     break
-            for start in range(0, len(taken), 500):
-                chunk = taken[start : start + 500]
+            for chunk in _batches(taken):
                 self._db.execute(f"DELETE FROM embedding WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
         self._db.execute("UPDATE embedding_size SET bytes = max(0, bytes - ?)", (freed,))
         self._db.commit()
