@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 Strand = str
@@ -24,7 +25,7 @@ class Match:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One ranked answer. ``score`` is what ranked it within its strand (before any rerank): the similarity, plus
+    """One ranked answer. ``score`` is its relevance within its strand (before any rerank): the similarity, plus
     the weighted full-text score in the graph strand (step 6) and the weighted fusion (step 7); the fused
     reciprocal-rank score under ``fusion = rrf``."""
 
@@ -37,6 +38,23 @@ class Candidate:
     """graph strand: the scope l at which it first satisfied the pattern"""
     matches: tuple[Match, ...] = ()
     plan: str | None = None
-    """graph strand: whose plan grounded it, ``llm`` (steps 2-3) or ``linked`` (the schema-guided plan of the
-    entities linked in the question: without an LLM, instead of an unusable LLM plan, or beside one that grounded
-    fewer than k targets at l = 1; see kgqa.pipeline)"""
+    """graph strand: the plan whose evidence leads, ``llm`` (steps 2-3) or ``linked`` (the schema-guided plan of the
+    entities linked in the question, grounded beside the LLM's; see kgqa.pipeline)"""
+    plans: tuple[str, ...] = ()
+    """graph strand: every plan that grounded it"""
+    fused: float | None = None
+    """The fused score the answers are ordered by (:func:`fused_score`), set by steps 6-7; falls with rank."""
+    why: str = ""
+    """How the fused score was made: the plans' vote and the relevance, or the fill's strands."""
+
+
+def fused_score(tier: int, relevance: float) -> float:
+    """``tier`` (how many evidence tiers the answer stands above step 7's fill, which is tier 0) plus its relevance
+    within the tier squashed into (0, 1) by the logistic function: strictly increasing in both, so ordering by it
+    is ordering by tier, then by relevance."""
+    return tier + 1.0 / (1.0 + math.exp(-relevance))
+
+
+def shown_score(c: Candidate) -> float:
+    """The score kgqa shows for an answer: the fused one, or its relevance where nothing fused it (a baseline)."""
+    return c.score if c.fused is None else c.fused

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.answers import Candidate
+from kgqa.answers import Candidate, shown_score
 from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.context import Context, Options
@@ -45,10 +45,13 @@ def _answer_json(rank: int, c: Candidate) -> dict[str, Any]:
         "id": c.id,
         "type": c.type,
         "name": c.name,
-        "score": round(c.score, 6),
+        "score": round(shown_score(c), 6),
+        "relevance": round(c.score, 6),
+        "why": c.why,
         "strands": list(c.strands),
         "round_l": c.round_l,
         "plan": c.plan,
+        "plans": list(c.plans),
         "matches": [asdict(m) for m in c.matches],
     }
 

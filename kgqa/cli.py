@@ -32,7 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cypher.errors import CypherSyntaxError
-from kgqa.answers import Candidate
+from kgqa.answers import Candidate, shown_score
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
@@ -395,13 +395,15 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
     console = Console()
     if show_plan:
         console.print(f"[bold]target type[/bold] {escape(str(trace.target_type))}")
-        console.print(json_text(trace.plan, ensure_ascii=False), markup=False, soft_wrap=True)
-        console.print(f"[bold]query[/bold] {escape(str(trace.query))}", soft_wrap=True, highlight=False)
-        console.print(json_text(trace.params, ensure_ascii=False), markup=False, soft_wrap=True)
-        if trace.fallback is not None:
-            query = escape(str(trace.fallback["query"]))
-            console.print(f"[bold]fallback query[/bold] {query}", soft_wrap=True, highlight=False)
-            console.print(json_text(trace.fallback["params"], ensure_ascii=False), markup=False, soft_wrap=True)
+        if not trace.plans:
+            console.print("no plan was grounded", markup=False)
+        for grounded in trace.plans:
+            rounds = ", ".join(f"l={r['scope']}: {r['targets']}" for r in grounded["rounds"])
+            head = f"{grounded['source']} plan (vote weight {grounded['weight']:g}; {rounds})"
+            console.print(f"[bold]{escape(head)}[/bold]", soft_wrap=True, highlight=False)
+            console.print(json_text(grounded["plan"], ensure_ascii=False), markup=False, soft_wrap=True)
+            console.print(f"[bold]query[/bold] {escape(str(grounded['query']))}", soft_wrap=True, highlight=False)
+            console.print(json_text(grounded["params"], ensure_ascii=False), markup=False, soft_wrap=True)
     usage = trace.usage
     title = (
         f"{answer.question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
@@ -411,17 +413,19 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
     for rank, c in enumerate(answer.answers, 1):
-        cells = (str(rank), str(c.id), c.type, c.name, f"{c.score:.3f}", _evidence(c, trace.llm != "none"))
+        cells = (str(rank), str(c.id), c.type, c.name, f"{shown_score(c):.3f}", _evidence(c, trace.llm != "none"))
         table.add_row(*map(Text, cells))  # user and data text, never markup
     console.print(table)
 
 
 def _evidence(c: Candidate, with_llm: bool) -> str:
-    """Strands, round and constants; with an LLM, an answer of the linked entities' plan says so (without one,
-    every graph answer is)."""
+    """Strands, round and constants; with an LLM, which plans grounded a graph answer (without one, every graph
+    answer is the linked entities' plan's)."""
     parts = ["+".join(c.strands)]
     if c.round_l is not None:
-        parts.append(f"l={c.round_l}" + (" (linked plan)" if with_llm and c.plan == "linked" else ""))
+        parts.append(
+            f"l={c.round_l}" + (f" ({' + '.join(c.plans)} plan{'s' if len(c.plans) > 1 else ''})" if with_llm else "")
+        )
     by_symbol: dict[str, list[str]] = {}
     for match in c.matches:
         name = match.name or match.id

@@ -75,8 +75,12 @@ class Config:
     """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
     them; off: names only."""
     plan_fallback: bool = True
-    """With an LLM: the schema-guided plan of the linked entities (what runs without an LLM) stands in for an unusable
-    plan, and joins one that grounds fewer than k targets at l = 1 (ranked by round). Off: the method as published."""
+    """With an LLM: the schema-guided plan of the linked entities (what runs without an LLM) is grounded beside the
+    LLM's, and step 6 ranks both plans' targets by their votes (the plan alone where the LLM's is unusable). Off: the
+    LLM's plan alone, the method as published."""
+    llm_plan_weight: float = 1.0
+    """Weight of the LLM plan's vote beside the linked entities' plan (weight 1) in step 6 (measured in
+    docs/results.md)."""
     max_question_chars: int = 4000
     """Longest question accepted (characters); a longer one is refused before any work."""
     max_link_ngrams: int = 1000
@@ -249,6 +253,10 @@ def validate(config: Config) -> None:
     for name in ("alpha", "relation_threshold"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ConfigError(f"'{name}' must be between 0 and 1, got {getattr(config, name)}")
+    if config.llm_plan_weight < 0:
+        raise ConfigError(
+            f"'llm_plan_weight' must be >= 0 (0: the LLM's plan breaks ties only), got {config.llm_plan_weight}"
+        )
     if not math.isfinite(config.lexical_weight) or config.lexical_weight < 0:
         raise ConfigError(f"'lexical_weight' must be >= 0 (0: dense similarity only), got {config.lexical_weight}")
     for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):

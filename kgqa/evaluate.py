@@ -128,6 +128,7 @@ ANSWER_SETTINGS = (
     "relation_threshold",
     "lexical_weight",
     "plan_fallback",
+    "llm_plan_weight",
     "graph_rank_cap",
     "max_link_ngrams",
     "max_triplets",

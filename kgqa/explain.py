@@ -15,9 +15,8 @@ from typing import Any
 
 from cypher.compile import pattern_query
 from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
 from cypher.plan import QueryPlan
-from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan, sanitize
+from cypher.sanitize import GraphSchema, Mode, Repair, SanitizedPlan
 from kgqa.app import Kgqa
 from kgqa.choices import StoreKind
 from kgqa.config import hidden_labels
@@ -80,9 +79,10 @@ class Explanation:
 def explain(
     kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
 ) -> Explanation:
-    """Parse, sanitize against the live schema and compile; constants get their first ``scope`` candidates."""
+    """Step 3 as ``kgqa ask`` runs it (:func:`kgqa.text2cypher.plan_from_reply`: parse, the answer-variable
+    repair, sanitize against the live schema), then compile; constants get their first ``scope`` candidates."""
     schema = graph_schema(kg.schema(skb))
-    sanitized = sanitize(parse(cypher), schema, mode, max_triplets=kg.config.max_triplets)
+    sanitized = plan_from_reply(cypher, schema, None, mode, max_triplets=kg.config.max_triplets)
     return compile_plan(kg, skb, schema, sanitized, scope=scope, dialect=dialect)
 
 

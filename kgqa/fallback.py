@@ -1,27 +1,18 @@
 """The schema-guided plan of the entities linked in the question (kgqa.linking): the plan without an LLM, and the
-LLM's fallback (``plan_fallback``).
+plan grounded beside the LLM's (``plan_fallback``).
 
-With an LLM it stands in for a step-2/3 plan that is unusable, and it joins a plan that grounds fewer than k targets
-at l = 1, i.e. does not match the graph as written: a small local model often invents a relation or turns the
-question's free-text condition into a node constant, and its pattern then matches nothing until the scope is
-widened far. The two plans' targets are then ranked by round (the scope l that grounded them: the method's measure
-of how well a plan fits), the LLM's first within a round (measured in docs/results.md).
+An LLM's plan is evidence, not a switch: a small local model often invents a relation, reverses one, or turns the
+question's free-text condition into a node constant, and any model gets some questions wrong. So with an LLM both
+plans are grounded and step 6 ranks their targets by the plans' votes (kgqa.graph_ranking.plan_votes): what both
+ground rises, and a plan that grounds nothing costs nothing (measured in docs/results.md).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import asdict
-
 from cypher.plan import QueryPlan
 from kgqa.context import Context
-from kgqa.grounding import GroundingResult, constant_vectors, ground, merge_groundings
 from kgqa.linking import STOP_WORDS, describe, link_entities, not_entities, schema_guided_plan
 from kgqa.relation_meaning import RelationMeaning, words_of
-from kgqa.trace import Trace
-
-LINKED_PREFIX = "linked."
-"""Prefix of the linked plan's constant symbols in merged evidence (both plans may name a constant e0)."""
 
 
 def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
@@ -56,47 +47,3 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
 
 def unconnected(links: str, target: str) -> str:
     return f"no linked entity ({links}) is connected to {target}"
-
-
-def linked_plan_instead(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
-    """Steps 2-3 gave no usable plan: take the linked entities' plan, noted on step 3 (which stays degraded)."""
-    record = trace.record(3)
-    start = time.perf_counter()
-    plan, links = linked_plan(ctx, question, target)
-    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
-    if plan is None:
-        record.degrade(f"{record.detail}; no fallback: {unconnected(links, target)}")
-        return None
-    record.degrade(
-        f"{record.detail}; fell back to the schema-guided plan of the linked entities ({links}) with "
-        f"{len(plan.triplets)} triplet(s)"
-    )
-    trace.plan = asdict(plan)
-    return plan
-
-
-def ground_linked_too(
-    ctx: Context, question: str, target: str, k: int, l_max: int, result: GroundingResult, trace: Trace
-) -> tuple[GroundingResult, str]:
-    """The LLM's plan grounded fewer than ``k`` targets at l = 1 (it did not match the graph as written): ground
-    the linked entities' plan too and merge its targets by round (grounding.merge_groundings). Returns the merged
-    result and what happened, for step 5's trace."""
-    plan, links = linked_plan(ctx, question, target)
-    why = f"the LLM's plan grounded {result.at_first_scope} (< k={k}) at l=1"
-    if plan is None:
-        return result, f"{why}; no fallback plan: {unconnected(links, target)}"
-    vectors = constant_vectors(ctx.embedder, plan)
-    aliases = ctx.aliases
-    limit = ctx.config.pattern_limit
-    linked = ground(
-        ctx.store, ctx.skb, plan, vectors, ctx.graph, k=k, l_max=l_max, source="linked", aliases=aliases, limit=limit
-    )
-    trace.fallback = {"plan": asdict(plan), "query": linked.query.text, "params": linked.last_params}
-    rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in linked.rounds)
-    for note in (linked.capped, linked.timed_out):
-        if note:
-            rounds = f"{rounds}; its {note}".lstrip("; ")
-    merged = merge_groundings(result, linked, LINKED_PREFIX)
-    merged.timed_out = result.timed_out or linked.timed_out
-    merged.capped = result.capped or linked.capped
-    return merged, f"{why}; merged by round with the schema-guided plan of the linked entities ({links}): {rounds}"

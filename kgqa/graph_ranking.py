@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import numpy as np
 
-from kgqa.answers import Candidate, Match
+from kgqa.answers import Candidate, Match, fused_score
 from kgqa.errors import StoreError, StoreTimeoutError
-from kgqa.grounding import Grounded, GroundingResult
+from kgqa.grounding import Grounded, GroundingResult, PlanGrounding
 from kgqa.store.base import GraphStore
 
 T = TypeVar("T")
@@ -42,16 +42,58 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
     return {node.id: node.doc or node.name for node in docs}
 
 
-PLAN_ORDER = {"llm": 0, "linked": 1}
-"""Within a round, the LLM's plan's targets before the linked entities' plan's (pipeline: plan_fallback)."""
+@dataclass(frozen=True)
+class Supported:
+    """A grounded target with the plans that grounded it: ``plans`` as (source, round l), ``vote`` the sum of each
+    plan's weight over its round, ``first`` the grounding of the plan that voted most for it (the first on a tie)."""
+
+    first: Grounded
+    plans: tuple[tuple[str, int], ...]
+    vote: float
+    matches: tuple[tuple[str, str, tuple[str, ...]], ...]
+    """(plan source, constant symbol, ids of its candidates the target was grounded through)"""
+
+    @property
+    def id(self) -> str:
+        return self.first.id
+
+    @property
+    def label(self) -> str:
+        return self.first.label
+
+    @property
+    def round_l(self) -> int:
+        return min(scope for _, scope in self.plans)
 
 
-def _round(g: Grounded) -> tuple[int, int]:
-    return g.round_l, PLAN_ORDER.get(g.plan, len(PLAN_ORDER))
+VOTE_DIGITS = 9
+"""Votes are rounded to this many digits before they are compared (sums of fractions must tie where they are equal)."""
+
+
+def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
+    """Every target of ``groundings`` once, with the plans that grounded it, best vote first (the order of the
+    groundings within a vote). A plan votes ``weight / l`` for a target it grounded at scope l: targets several plans
+    agree on rise, an early round counts more than a late one, and a plan that grounds nothing adds nothing. With one
+    plan the order is its rounds' (l = 1 first), as the method ranks them. The first plan's constant symbols keep
+    their names in the evidence; the others' get their source as a prefix (both plans may name a constant e0)."""
+    found: dict[str, list[tuple[PlanGrounding, Grounded]]] = {}
+    for grounding in groundings:
+        for g in grounding.result.targets:
+            found.setdefault(g.id, []).append((grounding, g))
+    supported = [
+        Supported(
+            max(pairs, key=lambda pair: pair[0].weight / pair[1].round_l)[1],
+            tuple((grounding.source, g.round_l) for grounding, g in pairs),
+            round(sum(grounding.weight / g.round_l for grounding, g in pairs), VOTE_DIGITS),
+            tuple((grounding.source, symbol, ids) for grounding, g in pairs for symbol, ids in g.matches),
+        )
+        for pairs in found.values()
+    ]
+    return sorted(supported, key=lambda s: -s.vote)
 
 
 def rank_graph_strand(
-    grounding: GroundingResult,
+    groundings: Sequence[PlanGrounding],
     store: GraphStore,
     skb: str,
     question_vector: np.ndarray,
@@ -61,19 +103,19 @@ def rank_graph_strand(
     doc_vector: np.ndarray | None = None,
     lexical: Lexical | None = None,
 ) -> GraphRanking:
-    """Step 6, over one plan's targets or two plans' merged (grounding.merge_groundings): a round is (l, plan).
+    """Step 6 over the targets of one plan or several (:func:`plan_votes`): by vote, then by the question's
+    similarity to the node's document plus the weighted full-text score.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model)."""
-    targets = sorted(grounding.targets, key=_round)
-    chosen, count = [], 0
-    for scope in dict.fromkeys(map(_round, targets)):
-        if count >= keep:
+    targets = plan_votes(groundings)
+    tier = {vote: i for i, vote in enumerate(dict.fromkeys(s.vote for s in targets))}
+    chosen: list[Supported] = []
+    for vote in tier:
+        if len(chosen) >= keep:
             break
-        in_round = [g for g in targets if _round(g) == scope]
-        chosen.extend(in_round)
-        count += len(in_round)
+        chosen.extend(s for s in targets if s.vote == vote)
     note = ""
     if len(chosen) > cap:
         terms = lexical.terms if lexical is not None and lexical.weight else ()
@@ -81,46 +123,67 @@ def rank_graph_strand(
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by {by})"
         vector = question_vector if doc_vector is None else doc_vector
         try:
-            chosen = _preselect(chosen, store, skb, vector, cap, terms)
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms)
         except StoreTimeoutError as exc:  # as below: the full-text side is a refinement
             note += f"; full-text preselection skipped: {exc}"
-            chosen = _preselect(chosen, store, skb, vector, cap, ())
-    keys = [(g.label, g.id) for g in chosen]
-    scores = stored_vectors(store, skb, keys) @ question_vector if chosen else np.zeros(0)
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, ())
+    keys = [(s.label, s.id) for s in chosen]
+    dense = stored_vectors(store, skb, keys) @ question_vector if chosen else np.zeros(0)
+    matched = np.zeros(len(chosen))
+    weight = lexical.weight if lexical is not None else 0.0
     if lexical is not None and lexical.weight and lexical.terms and chosen:
         try:
             matched = lexical_scores(store, skb, keys, lexical.terms)
         except StoreTimeoutError as exc:  # the lexical side is a refinement: rank by the dense similarity alone
             note += f"; lexical {list(lexical.terms)} skipped: {exc}"
         else:
-            scores = scores + lexical.weight * matched
             note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
-    ranked = sorted(zip(chosen, scores, strict=True), key=lambda pair: (*_round(pair[0]), -float(pair[1])))
+    scores = dense + weight * matched
+    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].vote], -float(scores[i])))
+    sources = {g.source: g.result for g in groundings}
     candidates = [
-        Candidate(
-            g.id,
-            g.label,
-            g.name,
-            float(score),
-            ("graph",),
-            g.round_l,
-            tuple(
-                Match(
-                    symbol,
-                    grounding.searches.get(symbol, ""),
-                    node,
-                    grounding.names.get(node, ""),
-                    grounding.via_alias.get((symbol, node), ""),
-                )
-                for symbol, nodes in g.matches
-                for node in nodes[:3]
-            ),
-            g.plan,
-        )
-        for g, score in ranked
+        _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    detail = f"{len(grounding.targets)} grounded, {len(chosen)} ranked, {min(keep, len(candidates))} kept{note}"
-    return GraphRanking(candidates[:keep], {c.id: c for c in candidates}, detail)
+    kept = with_fused(candidates[:keep], [chosen[i].vote for i in ranked[:keep]])
+    total = len(targets)
+    detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
+    if len(groundings) > 1:
+        agreed = sum(len(s.plans) > 1 for s in targets)
+        detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
+    return GraphRanking(kept, {c.id: c for c in candidates}, detail)
+
+
+def _candidate(
+    s: Supported, score: float, results: Mapping[str, GroundingResult], dense: float, lexical: float
+) -> Candidate:
+    """The ranked target as an answer: its evidence from every plan that grounded it (the three best candidates of
+    each constant), and how its relevance was made."""
+    first_source = next(iter(results))
+    matches = [
+        Match(
+            symbol if source == first_source else f"{source}.{symbol}",
+            results[source].searches.get(symbol, ""),
+            node,
+            results[source].names.get(node, ""),
+            results[source].via_alias.get((symbol, node), ""),
+        )
+        for source, symbol, nodes in s.matches
+        for node in nodes[:3]
+    ]
+    plans = " + ".join(f"{source} l={scope}" for source, scope in s.plans)
+    why = f"vote {s.vote:g} ({plans}); relevance {score:.3f} = dense {dense:.3f} + lexical {lexical:.3f}"
+    return Candidate(
+        s.id,
+        s.label,
+        s.first.name,
+        score,
+        ("graph",),
+        s.round_l,
+        tuple(matches),
+        s.first.plan,
+        plans=tuple(source for source, _ in s.plans),
+        why=why,
+    )
 
 
 @dataclass(frozen=True)
@@ -178,9 +241,15 @@ PRESELECT_FACTOR = 10
 
 
 def _preselect(
-    chosen: list[Grounded], store: GraphStore, skb: str, question_vector: np.ndarray, cap: int, terms: Sequence[str]
-) -> list[Grounded]:
-    """The ``cap`` targets to rank: earlier rounds first, within a round by their better rank in two lookups, the
+    chosen: list[Supported],
+    tier: Mapping[float, int],
+    store: GraphStore,
+    skb: str,
+    question_vector: np.ndarray,
+    cap: int,
+    terms: Sequence[str],
+) -> list[Supported]:
+    """The ``cap`` targets to rank: better votes first, within a vote by their better rank in two lookups, the
     document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
     textual condition's rare word finds its few targets among thousands that dense similarity would pass over);
     targets beyond both lookups' reach come last, in grounding order."""
@@ -191,8 +260,20 @@ def _preselect(
         for rank, i in enumerate(ids):
             reach[i] = min(reach.get(i, rank), rank)
 
-    for label in dict.fromkeys(g.label for g in chosen):
+    for label in dict.fromkeys(s.label for s in chosen):
         reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
         if terms:
             reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
-    return sorted(chosen, key=lambda g: (*_round(g), reach.get(g.id, depth)))[:cap]
+    return sorted(chosen, key=lambda s: (tier[s.vote], reach.get(s.id, depth)))[:cap]
+
+
+def with_fused(kept: Sequence[Candidate], votes: Sequence[float]) -> list[Candidate]:
+    """The kept answers with their fused score: the number of distinct votes from theirs down to the lowest kept
+    (so every kept answer outranks step 7's fill, whose whole part is 0), plus their relevance squashed into (0, 1)."""
+    distinct = sorted(set(votes))
+    return [
+        replace(
+            c, fused=fused_score(distinct.index(vote) + 1, c.score), why=f"tier {distinct.index(vote) + 1}: {c.why}"
+        )
+        for c, vote in zip(kept, votes, strict=True)
+    ]

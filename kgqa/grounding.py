@@ -7,7 +7,7 @@ live schema) with candidate ids and values as parameters, through the store's re
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -198,23 +198,12 @@ def ground(
     return result
 
 
-def merge_groundings(first: GroundingResult, then: GroundingResult, prefix: str) -> GroundingResult:
-    """``first`` (the LLM's plan) with the targets of ``then`` (the linked entities' plan): a target both grounded
-    keeps the earlier round (``first``'s on a tie). ``then``'s constant symbols get ``prefix`` in the evidence, as
-    both plans may name a constant ``e0``. The query and rounds stay ``first``'s (the trace shows both)."""
-    best = {g.id: g for g in first.targets}
-    for g in then.targets:
-        mine = replace(g, matches=tuple((prefix + symbol, ids) for symbol, ids in g.matches))
-        if g.id not in best or g.round_l < best[g.id].round_l:
-            best[g.id] = mine
-    searches = {**first.searches, **{prefix + symbol: text for symbol, text in then.searches.items()}}
-    via_alias = {**first.via_alias, **{(prefix + symbol, i): alias for (symbol, i), alias in then.via_alias.items()}}
-    return GroundingResult(
-        first.query,
-        first.candidates,
-        {**then.names, **first.names},
-        sorted(best.values(), key=lambda g: g.round_l),
-        first.rounds,
-        searches,
-        via_alias,
-    )
+@dataclass(frozen=True)
+class PlanGrounding:
+    """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, and the weight of its
+    vote in step 6 (kgqa.graph_ranking.plan_votes)."""
+
+    source: str
+    plan: QueryPlan
+    result: GroundingResult
+    weight: float = 1.0

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kgqa.answers import Candidate
+from kgqa.answers import Candidate, fused_score
 from kgqa.choices import Fusion
 from kgqa.errors import StoreTimeoutError
 from kgqa.graph_ranking import GraphRanking, Lexical, lexical_scores, stored_vectors
@@ -64,15 +64,26 @@ def fill_candidates(
     question_vector, doc_question = question_vectors
     vector = vector_strand(store, skb, doc_question, (target,), depth)
     if fusion == "none" or lexical is None or not lexical.weight or not lexical.terms:
-        return Fill(vector, "")
+        return Fill(as_fill(vector, "similarity"), "")
     try:
         text = text_strand(store, skb, lexical.terms, target, depth)
     except StoreTimeoutError as exc:
-        return Fill(vector, f"; full-text {list(lexical.terms)} skipped: {exc}")
+        return Fill(as_fill(vector, "similarity"), f"; full-text {list(lexical.terms)} skipped: {exc}")
     detail = f"; {fusion} fusion with {len(text)} full-text answers for {list(lexical.terms)}"
     if fusion == "rrf":
-        return Fill(rrf(vector, text, depth), detail)
-    return Fill(weighted(store, skb, question_vector, vector, text, lexical, depth), detail)
+        return Fill(as_fill(rrf(vector, text, depth), "reciprocal rank", RRF_K + 1), detail)
+    return Fill(as_fill(weighted(store, skb, question_vector, vector, text, lexical, depth), "relevance"), detail)
+
+
+def as_fill(candidates: Sequence[Candidate], what: str, scale: float = 1.0) -> list[Candidate]:
+    """The fill's answers with their fused score: tier 0 (below every kept graph answer) plus their score in the
+    fill times ``scale`` (reciprocal-rank scores are small: times RRF_K + 1 the best of one list is 1), squashed."""
+    return [
+        replace(
+            c, fused=fused_score(0, scale * c.score), why=f"tier 0, fill ({'+'.join(c.strands)}): {what} {c.score:.4g}"
+        )
+        for c in candidates
+    ]
 
 
 def text_strand(store: GraphStore, skb: str, terms: Sequence[str], target: str, depth: int) -> list[Candidate]:
@@ -133,7 +144,14 @@ def merge(graph: GraphRanking, fill: Sequence[Candidate], k: int) -> list[Candid
             continue
         grounded = graph.grounded.get(c.id)
         if grounded is not None:
-            c = replace(c, strands=(*c.strands, "graph"), round_l=grounded.round_l, matches=grounded.matches)
+            c = replace(
+                c,
+                strands=(*c.strands, "graph"),
+                round_l=grounded.round_l,
+                matches=grounded.matches,
+                plan=grounded.plan,
+                plans=grounded.plans,
+            )
         merged.append(c)
         taken.add(c.id)
     return merged

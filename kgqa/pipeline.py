@@ -2,12 +2,16 @@
 or none.
 
 Each step is one function in its own module; this module only wires them and records the trace:
-1 kgqa.target_type, 2 kgqa.text2cypher.write_cypher, 3 kgqa.text2cypher.plan_from_reply (without an LLM, or as the
-fallback of an unusable plan: kgqa.fallback), 4-5 kgqa.grounding, 6 kgqa.graph_ranking, 7 kgqa.hybrid,
-8 kgqa.rerank.rerank. Modes (``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types);
-``graph`` = steps 1-6; ``hybrid`` = 1-7; ``full`` = 1-8. A failing LLM never loses the question: step 1 falls back
-to the type the question names or embeddings, a step-2/3 failure to the schema-guided plan of the entities linked
-in the question (with ``plan_fallback`` off the graph strand stays empty and the vector strand fills all k), a
+1 kgqa.target_type, 2 kgqa.text2cypher.write_cypher, 3 kgqa.text2cypher.plan_from_reply and the schema-guided plan
+of the entities linked in the question (kgqa.fallback.linked_plan), 4-5 kgqa.grounding, 6 kgqa.graph_ranking,
+7 kgqa.hybrid, 8 kgqa.rerank.rerank. Modes (``steps``): ``vss`` = the vector strand alone (step 7 over the
+candidate types); ``graph`` = steps 1-6; ``hybrid`` = 1-7; ``full`` = 1-8.
+
+An LLM only ever adds evidence: its type is one vote beside the type the question names (kgqa.target_type), its
+plan is grounded beside the linked entities' plan and step 6 ranks both plans' targets by their votes, and the
+lexical terms come from the question, not from a plan's constants. A failing LLM never loses the question: step 1
+falls back to the type the question names or embeddings, a step-2/3 failure leaves the linked plan alone (with
+``plan_fallback`` off, the LLM's plan alone: the graph strand may stay empty and the vector strand fill all k), a
 step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the store or
 the embedder still raise. Every question is checked first (:func:`kgqa.session.check_question`): one too long or
 not text is refused with a QuestionError before anything is embedded, asked or read.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -27,10 +31,10 @@ from kgqa.answers import Candidate
 from kgqa.config import hidden_labels
 from kgqa.context import Context, Options
 from kgqa.errors import LlmError
-from kgqa.fallback import ground_linked_too, linked_plan, linked_plan_instead
+from kgqa.fallback import linked_plan
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
-from kgqa.grounding import constant_vectors, ground, plan_candidates
-from kgqa.hybrid import hybrid_merge
+from kgqa.grounding import PlanGrounding, constant_vectors, ground, plan_candidates
+from kgqa.hybrid import as_fill, hybrid_merge
 from kgqa.lexical import residual_terms
 from kgqa.linking import span_cap
 from kgqa.rerank import rerank, rerank_documents
@@ -80,7 +84,7 @@ def run(
             with trace.step(number, skipped="steps=vss"):
                 pass
         with trace.step(7) as record:
-            answers = vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k)
+            answers = as_fill(vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k), "similarity")
             record.detail = f"{len(answers)} answers over {', '.join(options.types)}"
         with trace.step(8, skipped="steps=vss"):
             pass
@@ -89,18 +93,12 @@ def run(
     with trace.step(1) as record:
         target = target_type(ctx, question, options, question_vector, record)
     trace.target_type = target
-    plan = _plan(ctx, question, target, trace)
-    source, fallback = ("llm", ctx.config.plan_fallback) if ctx.llm is not None else ("linked", False)
-    if plan is None and fallback:
-        plan = linked_plan_instead(ctx, question, target, trace)
-        note_link_cap(ctx, question, trace, trace.record(3))
-        note_unjoined(plan.dropped if plan is not None else (), trace, trace.record(3))
-        source, fallback = "linked", False  # the graph strand already runs on the linked plan
+    plans = _plans(ctx, question, target, trace)
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
-    linked = (question, target) if fallback else None
     vectors = (question_vector, doc_question)
-    lexical = lexical_signal(ctx, question, plan)
-    ranking = _graph_strand(ctx, plan, source, linked, vectors, lexical, options, keep, trace)
+    linked = next((p.plan for p in plans if p.source == "linked"), None)
+    lexical = lexical_signal(ctx, question, linked)
+    ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -145,26 +143,67 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
         record.usage.add(choice.completion)
     if choice.method in ("named", "embedding"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
+    elif choice.method == "outvoted":
+        record.detail = f"{choice.label} ({choice.detail})"
     else:
         record.detail = f"{choice.label} ({choice.method})"
     return choice.label
 
 
-def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
-    """Steps 2-3 with an LLM; without one, the schema-guided plan from linked entities (recorded as degraded)."""
-    if ctx.llm is None:
+@dataclass(frozen=True)
+class Planned:
+    """A plan steps 4-6 ground and rank: whose (``llm`` or ``linked``) and its vote's weight in step 6."""
+
+    source: str
+    plan: QueryPlan
+    weight: float
+
+
+def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Planned]:
+    """Steps 2-3: the LLM's plan (if there is an LLM and its reply gives a usable one) and, without an LLM or with
+    ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's first."""
+    plans: list[Planned] = []
+    if ctx.llm is not None:
+        llm_plan = _llm_plan(ctx, question, target, trace)
+        if llm_plan is not None:
+            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
+        if not ctx.config.plan_fallback:
+            return plans
+    else:
         with trace.step(2) as record:
-            plan, links = linked_plan(ctx, question, target)
-            record.degrade(f"no LLM: entities linked by the name index: {links}")
-            note_link_cap(ctx, question, trace, record)
+            record.degrade("no LLM: entities linked by the name index")
         with trace.step(3) as record:
-            if plan is None:
-                record.degrade("no LLM: no linked entity is connected to the target type by the schema")
-            else:
-                record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
-                trace.plan = asdict(plan)
-                note_unjoined(plan.dropped, trace, record)
-        return plan
+            pass
+    record = trace.record(3)
+    start = time.perf_counter()
+    plan, links = linked_plan(ctx, question, target)
+    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    if ctx.llm is None:
+        step2 = trace.record(2)
+        step2.degrade(f"no LLM: entities linked by the name index: {links}")
+        note_link_cap(ctx, question, trace, step2)
+    if plan is None:
+        why = f"no linked entity ({links}) is connected to {target} by the schema"
+        record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
+        return plans
+    shown = f"the schema-guided plan of the linked entities ({links}) with {len(plan.triplets)} triplet(s)"
+    if ctx.llm is None:
+        record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
+    elif plans:
+        record.detail = f"{record.detail}; beside it, {shown}".lstrip("; ")
+    else:
+        record.degrade(f"{record.detail}; {shown} alone".lstrip("; "))
+    if ctx.llm is not None:
+        note_link_cap(ctx, question, trace, record)
+    note_unjoined(plan.dropped, trace, record)
+    plans.append(Planned("linked", plan, 1.0))
+    trace.plan = trace.plan if trace.plan is not None else asdict(plan)
+    return plans
+
+
+def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
+    """Steps 2-3 with an LLM: its Cypher and the plan step 3 keeps of it (None: no usable plan, recorded)."""
+    assert ctx.llm is not None
     with trace.step(2) as record:
         try:
             reply = write_cypher(
@@ -179,8 +218,8 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
             )
         except LlmError as exc:
             record.degrade(str(exc))
-            with trace.step(3, skipped="no Cypher from step 2"):
-                pass
+            with trace.step(3) as step3:
+                step3.degrade("no Cypher from step 2")
             return None
         record.usage.add(reply.completion)
         record.detail = reply.completion.text
@@ -192,15 +231,24 @@ def _plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan |
         except CypherSyntaxError as exc:
             record.degrade(f"unusable Cypher: {exc}")
             return None
-        trace.plan = asdict(sanitized.plan)
         parts = [f"{r.kind} {r.original!r} -> {r.replacement!r}" for r in sanitized.repairs]
         parts += [f"dropped {d.text!r}: {d.reason}" for d in sanitized.plan.dropped]
         record.detail = "; ".join(parts)
-        why = unusable(sanitized.plan)
+        why = unusable(sanitized.plan) or wrong_answer_type(sanitized.plan, target)
         if why is not None:
-            record.degrade(why)
+            record.degrade(f"{record.detail}; {why}".lstrip("; "))
             return None
+        trace.plan = asdict(sanitized.plan)
         return sanitized.plan
+
+
+def wrong_answer_type(plan: QueryPlan, target: str) -> str | None:
+    """Why an LLM's plan whose answer is not of step 1's type is not grounded (its targets could not be answers),
+    or None."""
+    labels = plan.symbol(plan.target).labels if plan.target is not None else ()
+    if target in labels:
+        return None
+    return f"the plan answers {':'.join(labels) or 'any node'}, not {target} (step 1): not grounded"
 
 
 def note_link_cap(ctx: Context, question: str, trace: Trace, record: StepTrace) -> None:
@@ -235,62 +283,80 @@ def note_unjoined(dropped: Sequence[Dropped], trace: Trace, record: StepTrace) -
 
 def _graph_strand(
     ctx: Context,
-    plan: QueryPlan | None,
-    source: str,
-    linked: tuple[str, str] | None,
+    plans: Sequence[Planned],
     question_vectors: tuple[np.ndarray, np.ndarray],
     lexical: Lexical | None,
     options: Options,
     keep: int,
     trace: Trace,
 ) -> GraphRanking:
-    """Steps 4-6. ``source``: whose plan (Candidate.plan); ``linked``: (question, target type) when the linked
-    entities' plan may join an LLM plan that grounds fewer than k targets at l = 1 (plan_fallback);
+    """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes.
     ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
     full-text side."""
-    empty = GraphRanking([], {}, "no plan")
-    if plan is None:
+    if not plans:
         for number in (4, 5, 6):
             with trace.step(number, skipped="no plan"):
                 pass
-        return empty
+        return GraphRanking([], {}, "no plan")
+    found = {}
     with trace.step(4) as record:
-        vectors = constant_vectors(ctx.embedder, plan)
-        aliases = ctx.aliases
-        found = plan_candidates(ctx.store, ctx.skb, plan, vectors, ctx.graph.labels, options.l_max, aliases=aliases)
-        record.detail = "; ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found.items())
+        for p in plans:
+            vectors = constant_vectors(ctx.embedder, p.plan)
+            found[p.source] = (
+                vectors,
+                plan_candidates(
+                    ctx.store, ctx.skb, p.plan, vectors, ctx.graph.labels, options.l_max, aliases=ctx.aliases
+                ),
+            )
+        record.detail = "; ".join(
+            _whose(p.source, plans)
+            + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
+            for p in plans
+        )
+    groundings = []
     with trace.step(5) as record:
-        result = ground(
-            ctx.store,
-            ctx.skb,
-            plan,
-            vectors,
-            ctx.graph,
-            k=options.k,
-            l_max=options.l_max,
-            found=found,
-            source=source,
-            limit=ctx.config.pattern_limit,
-        )  # a plan without a target never gets here (_plan)
-        trace.query, trace.params = result.query.text, result.last_params
-        record.detail = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
-        for cut in (result.capped, result.timed_out):
-            if cut:
-                record.detail = f"{record.detail}; {cut}".lstrip("; ")
-        if linked is not None and result.at_first_scope < options.k:
-            result, note = ground_linked_too(ctx, *linked, options.k, options.l_max, result, trace)
-            record.detail = f"{record.detail}; {note}"
-            note_link_cap(ctx, linked[0], trace, record)
-            if trace.fallback is not None:
-                note_unjoined([Dropped(**d) for d in trace.fallback["plan"]["dropped"]], trace, record)
-        if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
-            trace.bounds.append(result.capped)
-        if result.timed_out or result.capped:  # fewer targets than the plan asked for, or than it matched
+        details = []
+        for p in plans:
+            vectors, candidates = found[p.source]
+            result = ground(
+                ctx.store,
+                ctx.skb,
+                p.plan,
+                vectors,
+                ctx.graph,
+                k=options.k,
+                l_max=options.l_max,
+                found=candidates,
+                source=p.source,
+                limit=ctx.config.pattern_limit,
+            )
+            groundings.append(PlanGrounding(p.source, p.plan, result, p.weight))
+            rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+            for cut in (result.capped, result.timed_out):
+                if cut:
+                    rounds = f"{rounds}; {cut}".lstrip("; ")
+            details.append(_whose(p.source, plans) + rounds)
+            trace.plans.append(
+                {
+                    "source": p.source,
+                    "weight": p.weight,
+                    "plan": asdict(p.plan),
+                    "query": result.query.text,
+                    "params": result.last_params,
+                    "rounds": [asdict(r) for r in result.rounds],
+                    "grounded": len(result.targets),
+                }
+            )
+            if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
+                trace.bounds.append(result.capped)
+        record.detail = "; ".join(details)
+        trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
+        if any(g.result.timed_out or g.result.capped for g in groundings):  # fewer targets than a plan matched
             record.degrade(record.detail)
     with trace.step(6) as record:
         question_vector, doc_question = question_vectors
         ranking = rank_graph_strand(
-            result,
+            groundings,
             ctx.store,
             ctx.skb,
             question_vector,
@@ -300,15 +366,19 @@ def _graph_strand(
             lexical=lexical,
         )
         record.detail = ranking.detail
-        from_linked = sum(c.plan == "linked" for c in ranking.kept)
-        if source == "llm" and from_linked:  # answers the LLM's plan did not put there: shown as degraded
-            record.degrade(f"{ranking.detail}; {from_linked} of them from the linked entities' plan")
     return ranking
 
 
+def _whose(source: str, plans: Sequence[Planned]) -> str:
+    """A plan's name in a step's detail, where there are several."""
+    return f"{source}: " if len(plans) > 1 else ""
+
+
 def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexical | None:
-    """Steps 6-7's lexical side: the question's words not covered by the plan's constants (all of them without a
-    plan), if the graph has full-text indexes and ``lexical_weight`` is on."""
+    """Steps 6-7's lexical side: the question's words not covered by the constants of ``plan``, the linked
+    entities' plan (all of them without one), if the graph has full-text indexes and ``lexical_weight`` is on. An
+    LLM's constants never take words away: one that turns the textual condition into a constant would otherwise
+    swallow the words that decide the answer."""
     if not ctx.config.lexical_weight or not ctx.schema.has_text_index:
         return None
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []

@@ -1,9 +1,11 @@
 """Method step 1: which node type answers the question.
 
-With one candidate type there is nothing to choose. Otherwise the LLM picks; a reply that is not exactly one known
-type (after stripping quotes, backticks, punctuation and case) falls back, as does a run without an LLM: first to the
-type the question itself names near its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), then to
-the type whose name is most similar to the question by embedding. The trace records which way it went.
+With one candidate type there is nothing to choose. Otherwise three votes, in this order: the type the question
+itself names near its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the LLM's reply, and the
+type whose name is most similar to the question by embedding. The question's own words win over the LLM: an LLM
+that names another type than the question does is wrong far more often than the question (measured in
+docs/results.md), and a wrong type loses every answer. A reply that is not exactly one known type (after stripping
+quotes, backticks, punctuation and case) is no vote. The trace records which way it went.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import numpy as np
 from kgqa.embed import Embedder
 from kgqa.llm import ChatModel, Completion, Message
 
-Method = Literal["only", "given", "llm", "named", "embedding"]
+Method = Literal["only", "given", "llm", "named", "outvoted", "embedding"]
+"""How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's) both
+take the type the question names."""
 NAMED_WITHIN = 8
 """A type counts as named by the question when one of its words is among the question's first 8 words."""
 
@@ -149,6 +153,10 @@ def predict_target_type(
     if chosen is None:
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
         return replace(fallback_type(question, types, embedder, question_vector, why), completion=completion)
+    named = type_named_in_question(question, types)
+    if named is not None and named[0] != chosen:
+        why = f"the question names it ({named[1]!r}), outvoting the LLM's {chosen}"
+        return TargetType(named[0], "outvoted", why, completion)
     return TargetType(chosen, "llm", "", completion)
 
 

@@ -112,16 +112,17 @@ def write_cypher(
 
 
 def plan_from_reply(
-    reply: str, schema: GraphSchema, target_type: str, mode: Mode, *, max_triplets: int = MAX_TRIPLETS
+    reply: str, schema: GraphSchema, target_type: str | None, mode: Mode, *, max_triplets: int = MAX_TRIPLETS
 ) -> SanitizedPlan:
-    """Method step 3: parse the reply, take ``y`` as the answer if the RETURN was lost, sanitize against the live
-    schema, and give an answer left without a label (none written, or only labels the schema does not have) the
-    target type of step 1: an unlabelled answer would range over every node. Raises CypherSyntaxError if nothing
+    """Method step 3 for any Cypher text (an LLM's reply in ``kgqa ask``, a user's draft in ``kgqa explain
+    --cypher``): parse it, take ``y`` as the answer if the RETURN was lost, sanitize against the live schema, and
+    give an answer left without a label (none written, or only labels the schema does not have) the target type of
+    step 1 when there is one: an unlabelled answer would range over every node. Raises CypherSyntaxError if nothing
     usable."""
     plan, repairs = with_answer_variable(parse(reply))
     sanitized = sanitize(plan, schema, mode, max_triplets=max_triplets)
     plan, target = sanitized.plan, sanitized.plan.target
-    if target is not None and any(s.name == target and not s.labels for s in plan.symbols):
+    if target_type is not None and target is not None and any(s.name == target and not s.labels for s in plan.symbols):
         symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)
         written = next((s.labels for s in parse(reply).symbols if s.name == target), ())
         original = f"({target}:{':'.join(written)})" if written else f"({target}) without a label"

@@ -52,10 +52,13 @@ class Trace:
     types: tuple[str, ...]
     target_type: str | None = None
     plan: dict[str, Any] | None = None
+    """The first plan: the LLM's where it gave a usable one, else the linked entities' (every plan: ``plans``)."""
     query: str | None = None
     params: dict[str, Any] | None = None
-    fallback: dict[str, Any] | None = None
-    """plan, query and params of the linked entities' plan when it filled the graph strand after the LLM's"""
+    plans: list[dict[str, Any]] = field(default_factory=list)
+    """Every plan steps 4-6 grounded, the LLM's first: source (``llm`` or ``linked``), weight of its vote, plan,
+    compiled query and the parameters of its last round (what reproduces its answers in Neo4j Browser), its rounds
+    and how many targets it grounded."""
     doc_question: str | None = None
     """Where the question's vector for the document index (steps 6-7) came from when it is not the embedder's:
     ``supplied`` (a precomputed query vector, e.g. STaRK's query_emb_dict.pt through kgqa eval)."""

@@ -12,7 +12,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from kgqa.answers import Candidate
+from kgqa.answers import Candidate, shown_score
 from kgqa.app import Answer, Kgqa
 from kgqa.choices import RerankerSetting, Steps
 from kgqa.config import load_config, validate
@@ -139,9 +139,8 @@ def _query(c: Candidate, answer: Answer) -> tuple[str | None, dict[str, Any] | N
     trace = answer.trace
     if "graph" not in c.strands:
         return None, None
-    if c.plan == "linked" and trace.fallback is not None:
-        return trace.fallback["query"], trace.fallback["params"]
-    return trace.query, trace.params
+    grounded = next((p for p in trace.plans if p["source"] == c.plan), None)
+    return (grounded["query"], grounded["params"]) if grounded is not None else (trace.query, trace.params)
 
 
 def _metadata(rank: int, c: Candidate, answer: Answer) -> dict[str, Any]:
@@ -151,7 +150,9 @@ def _metadata(rank: int, c: Candidate, answer: Answer) -> dict[str, Any]:
         "type": c.type,
         "name": c.name,
         "rank": rank,
-        "score": c.score,
+        "score": shown_score(c),
+        "relevance": c.score,
+        "why": c.why,
         "strands": list(c.strands),
         "round_l": c.round_l,
         "plan": c.plan,

@@ -141,10 +141,14 @@ def test_full_pipeline_with_listwise_rerank(ask: Any) -> None:
     assert ids(answer) == ["2", "3"]  # the listwise reply put the vector answer (ivermectin) first
     sumatriptan = answer.answers[1]
     assert sumatriptan.strands[0] == "graph" and sumatriptan.round_l == 1
-    assert [(m.symbol, m.search, m.id, m.name) for m in sumatriptan.matches] == [("d", "migraine", "1", "migraine")]
+    # the LLM's evidence first; the linked entities' plan (grounded beside it) grounded it too
+    assert [(m.symbol, m.search, m.id, m.name) for m in sumatriptan.matches][0] == ("d", "migraine", "1", "migraine")
+    assert sumatriptan.plans[0] == "llm" and [p["source"] for p in answer.trace.plans] == ["llm", "linked"]
     ivermectin = answer.answers[0]  # grounded at l=2, through the second candidate for 'migraine'
-    assert ivermectin.round_l == 2 and [m.name for m in ivermectin.matches] == ["strongyloidiasis"]
-    assert ivermectin.strands == sumatriptan.strands == ("graph", "vector")
+    assert ivermectin.round_l == 2 and [m.name for m in ivermectin.matches][0] == "strongyloidiasis"
+    assert ivermectin.strands == ("graph", "vector")
+    # the lexical terms are the question's words the linked entities (here: 'HTR1B') do not cover, not the LLM's
+    assert sumatriptan.strands == ("graph", "vector", "text")
     assert answer.trace.usage.calls == 3 and len(endpoint.requests) == 3
     rerank_prompt = endpoint.requests[2]["messages"][0]["content"]
     assert "[1] sumatriptan (drug)" in rerank_prompt and "indication: migraine" in rerank_prompt
@@ -203,14 +207,14 @@ def test_step2_and_3_failures_fall_back_to_the_linked_plan(ask: Any, reply: Any,
     assert (cypher_step.status, cypher_step.usage.calls) == (("degraded", 0) if failed == 2 else ("ran", 1))
     assert status(answer) == {1: "ran", 2: cypher_step.status, 3: "degraded", **{n: "ran" for n in range(4, 9)}}
     assert answer.trace.plan is not None and hops(answer.trace.plan) == LINKED  # the linked plan stood in
-    assert answer.trace.fallback is None  # ... as the plan, not beside one
+    assert [p["source"] for p in answer.trace.plans] == ["linked"]  # ... alone
     sumatriptan = answer.answers[0]  # the linked plan grounds the drug indicated for migraine at l=1
     assert (sumatriptan.id, sumatriptan.round_l, sumatriptan.plan) == ("3", 1, "linked")
     assert [(m.search, m.id, m.name) for m in sumatriptan.matches] == [("migraine", "1", "migraine")]
     assert all(c.plan == "linked" for c in answer.answers if "graph" in c.strands)
 
     answer, _ = ask(["drug", reply, "1, 2"], link_threshold=0.9999, plan_fallback=False)
-    assert status(answer)[failed] == "degraded" and answer.trace.fallback is None
+    assert status(answer)[failed] == "degraded" and answer.trace.plans == []
     assert answer.trace.plan is None or hops(answer.trace.plan) != LINKED  # nothing stood in for the LLM's plan
     assert {s.step for s in answer.trace.steps if s.status == "skipped"} >= {4, 5, 6}
     assert sorted(ids(answer)) == ["2", "3"] and all(set(c.strands) <= {"vector", "text"} for c in answer.answers)
@@ -226,40 +230,52 @@ NARROW = (
 WRONG_DISEASE = 'MATCH (y:drug)-[:indication]->(d:disease {name: "strongyloidiasis"}) RETURN y'
 
 
-def test_linked_plan_joins_where_the_llm_plan_grounds_too_few_at_first_scope(ask: Any) -> None:
+def test_the_linked_plan_is_grounded_beside_the_llm_plan_and_agreement_rises(ask: Any) -> None:
     answer, _ = ask(["drug", NARROW], steps="graph", link_threshold=0.9999)
     assert ids(answer) == ["3", "2"]
     by_id = {c.id: c for c in answer.answers}
-    # sumatriptan: the linked plan grounded it at l=1, the LLM's only at l=2: the earlier round is its evidence
-    assert (by_id["3"].plan, by_id["3"].round_l) == ("linked", 1)
-    assert [(m.symbol, m.search, m.name) for m in by_id["3"].matches] == [("linked.e0", "migraine", "migraine")]
-    assert (by_id["2"].plan, by_id["2"].round_l) == ("linked", 2)  # ivermectin: the 2nd candidate for migraine
-    # the LLM's plan stays the plan; the linked entities' plan was grounded beside it, and gave both kept answers
+    # sumatriptan: the linked plan grounded it at l=1, the LLM's at l=2: both vote (1 + 1/2), its evidence leads
+    # with the linked plan's, which voted more
+    assert (by_id["3"].plan, by_id["3"].plans, by_id["3"].round_l) == ("linked", ("llm", "linked"), 1)
+    assert [(m.symbol, m.search, m.name) for m in by_id["3"].matches] == [
+        ("d", "strongyloidiasis", "migraine"),
+        ("linked.e0", "migraine", "migraine"),
+    ]
+    assert (by_id["2"].plan, by_id["2"].plans, by_id["2"].round_l) == ("linked", ("linked",), 2)
+    assert "vote 1.5 (llm l=2 + linked l=1)" in by_id["3"].why
+    # the LLM's plan stays the trace's plan; every plan grounded is in the trace with its own query
     assert answer.trace.plan is not None and hops(answer.trace.plan)[0][-1] == "strongyloidiasis"
-    assert answer.trace.fallback is not None and hops(answer.trace.fallback["plan"]) == LINKED
-    assert answer.trace.query != answer.trace.fallback["query"]
-    assert answer.trace.record(5).status == "ran" and answer.trace.record(6).status == "degraded"
-    assert sum(c.plan == "linked" for c in answer.answers) == 2
+    plans = answer.trace.plans
+    assert [p["source"] for p in plans] == ["llm", "linked"] and hops(plans[1]["plan"]) == LINKED
+    assert answer.trace.query == plans[0]["query"] != plans[1]["query"]
+    assert answer.trace.record(5).status == answer.trace.record(6).status == "ran"
 
-    # without the fallback: the LLM's plan alone, which grounds nothing at l=1 (sumatriptan only at l=2)
+    # without plan_fallback: the LLM's plan alone, which grounds nothing at l=1 (sumatriptan only at l=2)
     off, _ = ask(["drug", NARROW], steps="graph", link_threshold=0.9999, plan_fallback=False)
-    assert ids(off) == ["3"] and off.answers[0].round_l == 2 and off.trace.fallback is None
+    assert ids(off) == ["3"] and off.answers[0].round_l == 2 and [p["source"] for p in off.trace.plans] == ["llm"]
     assert off.trace.record(6).status == "ran" and [c.plan for c in off.answers] == ["llm"]
     assert off.trace.plan == answer.trace.plan
 
 
-def test_within_a_round_the_llm_plan_comes_first(ask: Any) -> None:
+def test_plans_that_disagree_tie_and_relevance_decides(ask: Any) -> None:
+    """The wrong disease's plan grounds ivermectin at l=1 and sumatriptan at l=2; the linked plan the reverse: each
+    target gets 1 + 1/2, and the fused score is made of the same vote for both."""
     answer, _ = ask(["drug", WRONG_DISEASE], steps="graph", link_threshold=0.9999)
-    assert [(c.id, c.plan, c.round_l) for c in answer.answers] == [("2", "llm", 1), ("3", "linked", 1)]
+    assert sorted(ids(answer)) == ["2", "3"]
+    assert all(c.plans == ("llm", "linked") and "vote 1.5" in c.why for c in answer.answers)
+    first, second = answer.answers
+    assert first.score >= second.score and int(first.fused or 0) == int(second.fused or 0) == 1
 
 
-def test_linked_plan_that_adds_nothing_leaves_step6_as_it_ran(ask: Any) -> None:
-    """The LLM's plan grounds both drugs (k=4 is out of reach); the linked plan, the same pattern, adds nothing."""
+def test_a_plan_like_the_linked_one_changes_nothing(ask: Any) -> None:
+    """The LLM's plan is the linked entities' plan: every target gets both votes, in the rounds of either."""
     answer, _ = ask(["drug", CYPHER], steps="graph", link_threshold=0.9999)
-    # fewer than k at l=1, so the linked plan was grounded too ...
-    assert answer.trace.fallback is not None and hops(answer.trace.fallback["plan"]) == LINKED
-    # ... and every answer is still the LLM's plan's, at its own round: step 6 ran as it would have alone
-    assert [(c.id, c.plan, c.round_l) for c in answer.answers] == [("3", "llm", 1), ("2", "llm", 2)]
+    assert [p["source"] for p in answer.trace.plans] == ["llm", "linked"]
+    assert hops(answer.trace.plans[1]["plan"]) == LINKED
+    assert [(c.id, c.plans, c.round_l) for c in answer.answers] == [
+        ("3", ("llm", "linked"), 1),
+        ("2", ("llm", "linked"), 2),
+    ]
     assert answer.trace.record(5).status == "ran" and answer.trace.record(6).status == "ran"
 
 
@@ -318,7 +334,7 @@ def test_no_llm_links_entities_and_says_it_ran_degraded(ask: Any) -> None:
     assert answer.trace.llm == "none" and answer.trace.reranker == "none"
     assert status(answer)[2] == status(answer)[3] == "degraded" and answer.trace.usage.calls == 0
     assert answer.trace.plan is not None and hops(answer.trace.plan) == LINKED  # 'migraine' -> disease 'migraine'
-    assert answer.trace.fallback is None
+    assert [p["source"] for p in answer.trace.plans] == ["linked"]
     assert answer.answers[0].id == "3" and answer.answers[0].strands[0] == "graph"
     assert answer.answers[0].plan == "linked"
     assert [m.name for m in answer.answers[0].matches] == ["migraine"]
@@ -433,7 +449,8 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
         main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4", "--explain"], env=env
     )
     assert result.exit_code == 0, result.output
-    assert "graph+vector; l=1; 'migraine' -> migraine" in result.stdout
+    assert "l=1 (llm + linked plans); 'migraine' -> migraine; 'HTR1B' -> HTR1B" in result.stdout
+    assert "llm plan (vote weight 1; l=1: 1" in result.stdout and "linked plan (vote weight 1; l=1: 1" in result.stdout
     assert "MATCH (v1:`disease`) WHERE v1.`id` IN $c0" in result.stdout
     endpoint = ScriptedEndpoint(["drug", "no cypher here", "1, 2"])
     monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
@@ -451,8 +468,8 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
         env={**env, "KGQA_LINK_THRESHOLD": "0.9999"},
     )
     assert result.exit_code == 0, result.output
-    assert "graph; l=1 (linked plan); 'migraine' -> migraine" in result.stdout
-    assert "step 6 (graph strand ranking) degraded" in result.stderr and "fallback query" in result.stdout
+    assert "graph; l=1 (llm + linked plans); 'strongyloidiasis' -> migraine" in result.stdout
+    assert "llm plan (vote weight 1; l=1: 0, l=2: 1" in result.stdout and "linked plan (vote weight 1" in result.stdout
     result = CliRunner().invoke(
         main,
         ["ask", QUESTION, "--skb", "prime", "--llm", "none", "--type", "drug"],

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
-from kgqa.graph_ranking import Lexical, rank_graph_strand
-from kgqa.grounding import Grounded, GroundingResult, expansion_schedule, merge_groundings
+from kgqa.graph_ranking import Lexical, plan_votes, rank_graph_strand
+from kgqa.grounding import Grounded, GroundingResult, PlanGrounding, expansion_schedule
 from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
 from kgqa.relation_meaning import RelationMeaning
 from kgqa.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
@@ -243,11 +243,16 @@ class _Store:
         raise AssertionError("step 6 reads stored vectors, not documents")
 
 
+def _one(result: GroundingResult, source: str = "linked", weight: float = 1.0) -> list[PlanGrounding]:
+    """``result`` as the one plan step 6 ranks."""
+    return [PlanGrounding(source, None, result, weight)]  # type: ignore[arg-type]
+
+
 def _rank(result: GroundingResult, cap: int) -> tuple[Any, _Store]:
     """Step 6 keeping 2 of ``result``'s targets over a fresh recording store."""
     store = _Store()
     question = np.array([0.0, 1.0], dtype=np.float32)
-    return rank_graph_strand(result, store, "hpo", question, keep=2, cap=cap), store  # type: ignore[arg-type]
+    return rank_graph_strand(_one(result), store, "hpo", question, keep=2, cap=cap), store  # type: ignore[arg-type]
 
 
 def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> None:
@@ -272,7 +277,7 @@ def test_over_the_cap_the_full_text_best_matches_are_ranked_too() -> None:
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
     store, question = _Store(), np.array([0.0, 1.0], dtype=np.float32)
     lexical = Lexical(("rare",), 1.0)
-    ranking = rank_graph_strand(result, store, "hpo", question, keep=2, cap=3, lexical=lexical)  # type: ignore[arg-type]
+    ranking = rank_graph_strand(_one(result), store, "hpo", question, keep=2, cap=3, lexical=lexical)  # type: ignore[arg-type]
     assert set(ranking.grounded) == {"d4", "d5", "d2"}  # each lookup's best first: d4 and d5, then d2
     assert [prop for _, prop, _ in store.lookups] == ["doc", "text"]
     assert ranking.kept[0].id == "d5" and "preselected by document vectors and full-text" in ranking.detail
@@ -287,7 +292,7 @@ def test_step_6_scores_with_stored_vectors_as_embedding_the_documents_would() ->
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
     question = np.array([0.6, 0.8], dtype=np.float32)
     store, embedder = _Store(), _Embedder()
-    ranking = rank_graph_strand(result, store, "hpo", question, keep=10, cap=10)  # type: ignore[arg-type]
+    ranking = rank_graph_strand(_one(result), store, "hpo", question, keep=10, cap=10)  # type: ignore[arg-type]
     expected = embedder.embed([f"doc {g.id}" for g in grounded]) @ question  # step 6 before the vectors were stored
     got = {c.id: c.score for c in ranking.grounded.values()}
     assert got == {g.id: float(score) for g, score in zip(grounded, expected, strict=True)}
@@ -298,10 +303,10 @@ def test_step_6_refuses_a_graph_loaded_before_the_vectors_were_stored() -> None:
     grounded = [Grounded(i, i, "disease", 1) for i in ("d1", "d2")]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
     with pytest.raises(StoreError, match=r"no stored document vector for 1 of the 2 nodes .*first: disease d2.*"):
-        rank_graph_strand(result, _Store(frozenset({"d2"})), "hpo", np.ones(2), keep=2, cap=10)  # type: ignore[arg-type]
+        rank_graph_strand(_one(result), _Store(frozenset({"d2"})), "hpo", np.ones(2), keep=2, cap=10)  # type: ignore[arg-type]
 
 
-def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_within_a_round() -> None:
+def test_plans_vote_agreement_up_and_each_plan_keeps_its_evidence() -> None:
     llm = GroundingResult(
         query=None,
         candidates={},
@@ -310,6 +315,7 @@ def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_wi
         targets=[
             Grounded("d1", "d1", "disease", 1, (("e0", ("c1",)),)),
             Grounded("d2", "d2", "disease", 3, (("e0", ("c1",)),)),
+            Grounded("d4", "d4", "disease", 1, (("e0", ("c1",)),)),
         ],
     )
     linked = GroundingResult(
@@ -323,44 +329,59 @@ def test_merged_groundings_keep_the_earlier_round_and_rank_the_llm_plan_first_wi
             Grounded("d1", "d1", "disease", 1, (("e0", ("c9",)),), "linked"),
         ],
     )
-    merged = merge_groundings(llm, linked, "linked.")
-    by_id = {g.id: g for g in merged.targets}
-    assert (by_id["d1"].plan, by_id["d1"].matches) == ("llm", (("e0", ("c1",)),))  # a tie keeps the LLM's evidence
-    assert (by_id["d2"].plan, by_id["d2"].round_l) == ("linked", 1)  # the linked plan found it two rounds earlier
-    assert by_id["d2"].matches == (("linked.e0", ("c9",)),)
-    assert merged.searches == {"e0": "migrane", "linked.e0": "migraine"} and merged.names["c9"] == "Migraine"
+    plans = [PlanGrounding("llm", None, llm), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
+    votes = {s.id: s for s in plan_votes(plans)}
+    assert {i: s.vote for i, s in votes.items()} == {"d1": 2.0, "d2": round(1 + 1 / 3, 9), "d3": 1.0, "d4": 1.0}
+    assert votes["d2"].plans == (("llm", 3), ("linked", 1)) and votes["d2"].round_l == 1
     ranking = rank_graph_strand(
-        merged,
+        plans,
         _Store(),  # type: ignore[arg-type]
         "hpo",
         np.array([0.0, 1.0], dtype=np.float32),
-        keep=3,
+        keep=4,
         cap=10,
     )
-    # round 1 of the LLM's plan (d1), then round 1 of the linked plan (d3 and d2, by document similarity)
-    assert [(c.id, c.plan) for c in ranking.kept] == [("d1", "llm"), ("d3", "linked"), ("d2", "linked")]
-    assert [m.search for m in ranking.kept[2].matches] == ["migraine"]
+    # both plans at l=1 (d1), then both with the LLM's at l=3 (d2), then one plan at l=1 each, by similarity
+    assert [(c.id, c.plans) for c in ranking.kept] == [
+        ("d1", ("llm", "linked")),
+        ("d2", ("llm", "linked")),
+        ("d4", ("llm",)),
+        ("d3", ("linked",)),
+    ]
+    d1 = ranking.kept[0]
+    assert [(m.symbol, m.search, m.name) for m in d1.matches] == [
+        ("e0", "migrane", "migraine"),
+        ("linked.e0", "migraine", "Migraine"),
+    ]
+    fused = [c.fused for c in ranking.kept]
+    assert all(f is not None for f in fused) and fused == sorted(fused, reverse=True)  # type: ignore[type-var]
+    assert [int(f) for f in fused] == [3, 2, 1, 1]  # type: ignore[arg-type]
 
 
 _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)
 
 
-@given(_ROUNDS, _ROUNDS)
-def test_merged_groundings_hold_each_target_once_at_its_earliest_round(
-    llm: dict[str, int], linked: dict[str, int]
+@given(_ROUNDS, _ROUNDS, st.sampled_from([0.0, 0.5, 1.0, 2.0]))
+def test_votes_hold_each_target_once_and_a_plan_that_grounds_nothing_changes_nothing(
+    llm: dict[str, int], linked: dict[str, int], weight: float
 ) -> None:
     def result(rounds: dict[str, int], plan: str) -> GroundingResult:
         targets = [Grounded(i, i, "disease", r, (("e0", ("c",)),), plan) for i, r in rounds.items()]
         return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]
 
-    merged = merge_groundings(result(llm, "llm"), result(linked, "linked"), "linked.")
-    assert sorted(g.id for g in merged.targets) == sorted(llm.keys() | linked.keys())
-    for g in merged.targets:
-        earliest = min(r for r in (llm.get(g.id), linked.get(g.id)) if r is not None)
-        assert g.round_l == earliest
-        assert g.plan == ("llm" if llm.get(g.id) == earliest else "linked")  # a tie keeps the LLM's
-        assert g.matches == ((("e0" if g.plan == "llm" else "linked.e0"), ("c",)),)
-    assert [g.round_l for g in merged.targets] == sorted(g.round_l for g in merged.targets)
+    both = [PlanGrounding("llm", None, result(llm, "llm"), weight), *_one(result(linked, "linked"))]  # type: ignore[arg-type]
+    votes = plan_votes(both)
+    assert sorted(s.id for s in votes) == sorted(llm.keys() | linked.keys())
+    for s in votes:
+        expected = weight / llm[s.id] if s.id in llm else 0.0
+        expected += 1 / linked[s.id] if s.id in linked else 0.0
+        assert s.vote == pytest.approx(expected)
+        assert s.round_l == min(r for r in (llm.get(s.id), linked.get(s.id)) if r is not None)
+    assert [s.vote for s in votes] == sorted((s.vote for s in votes), reverse=True)
+    alone = plan_votes(_one(result(linked, "linked")))
+    with_nothing = plan_votes([PlanGrounding("llm", None, result({}, "llm"), weight), *_one(result(linked, "linked"))])  # type: ignore[arg-type]
+    assert [(s.id, s.vote) for s in with_nothing] == [(s.id, s.vote) for s in alone]
+    assert [s.id for s in alone] == [g.id for g in sorted(result(linked, "linked").targets, key=lambda g: g.round_l)]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,355 @@
+"""What an LLM adds, from a junk one to a perfect one: the rows of docs/results.md's ``llm_axis`` table.
+
+No strong LLM runs on these machines, so the axis is simulated by scripted chat models that answer kgqa's own
+prompts (step 1's type question, step 2's Cypher prompt, step 8's listwise rerank) from what the question generator
+knows of each question (benchmarks/results/quality_hpo_questions.meta.json: its template, anchor, direction and
+textual word):
+
+- ``oracle``: step 1 the gold type; step 2 correct Cypher for the relational part (the template's hops, undirected
+  unless the question names a direction, the anchor by its exact name), the textual condition left out, as a
+  careful model would; step 8 keeps the order it is given.
+- ``noisy-25``, ``noisy-50``, ``noisy-100``: the oracle, with one of the mistakes seen in Qwen 1.5B's replies on
+  that share of the questions (a stable hash of the id picks which, and which mistake): the direction reversed, an
+  invented relationship type, the textual condition turned into a node constant, the anchor's constraint dropped,
+  a wrong answer type (step 1 and the Cypher).
+- ``junk``: step 1 always ``disease``; step 2 a plausible pattern whose constant is three words of the question;
+  step 8 a sentence that names no candidate.
+- ``qwen-replay``: the replies Qwen2.5-Coder-1.5B (Q4_K_M, llama.cpp) gave to steps 1 and 2 at commit 553d5ce
+  (benchmarks/results/baseline_hpo_llm.json.jsonl, the first 160 questions), replayed by question: the real weak
+  point of the axis without 25 s of CPU per question. Step 2's prompt names step 1's type; where today's vote gives
+  step 2 another type than Qwen saw, the replayed reply is the one Qwen gave for its own type. No step 8 (the
+  records hold no rerank replies).
+- ``none``: no LLM, the reference every row is compared with.
+
+Each level is one ``kgqa eval`` run (rows ``hybrid`` and ``full``) into benchmarks/results/llm_axis_<level>.json,
+resumable from its records. The table gives hit@1, recall@20 and MRR per level and row on the 200 questions and on
+baseline_hpo's first 160, and steps 4-7's median seconds.
+
+    python benchmarks/llm_axis.py                         # every level
+    python benchmarks/llm_axis.py --levels oracle,junk --limit 40
+    python benchmarks/llm_axis.py --render
+
+It needs HPO loaded in the configured home (``kgqa load hpo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgqa.app import Kgqa
+from kgqa.config import load_config
+from kgqa.errors import LlmError
+from kgqa.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
+from kgqa.llm import ChatModel, Completion, Message
+from kgqa.provenance import CODE_PATHS, origin, replace_block
+from kgqa.qa import load_questions
+from kgqa.store.base import Schema
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+QUESTIONS = RESULTS / "quality_hpo_questions.csv"
+META = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
+QWEN = RESULTS / "baseline_hpo_llm.json.jsonl"
+QWEN_ROW = "kgqa hybrid, LLM writes the Cypher"
+DOC = ROOT / "docs" / "results.md"
+SKB = "hpo"
+BASELINE_N = 160
+"""baseline_hpo.py's questions: the first 160 of the 200."""
+LEVELS = ("none", "junk", "qwen-replay", "noisy-100", "noisy-50", "noisy-25", "oracle")
+MISTAKES = ("reversed", "invented type", "text as constant", "dropped constraint", "wrong type")
+JUNK_TYPE = "disease"
+PATHS = (*CODE_PATHS, "benchmarks/llm_axis.py")
+SETTINGS: dict[str, Any] = {"llm_cache": False}
+"""Every level runs with kgqa's defaults (fusion, lexical, aliases, relation meaning, plan_fallback)."""
+
+
+def out_path(level: str, tag: str = "") -> Path:
+    return RESULTS / f"llm_axis_{level}{tag}.json"
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _question(prompt: str) -> str:
+    """The question of a step-1 or step-2 prompt (it follows the last 'Question: ')."""
+    return prompt.rsplit("Question: ", 1)[1].strip().splitlines()[0].strip()
+
+
+@dataclass(frozen=True)
+class Hop:
+    type: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Known:
+    """What the generator knows of one question."""
+
+    id: str
+    target: str
+    hops: tuple[Hop, ...]
+    anchor: str
+    word: str
+    direction: str | None
+
+    @classmethod
+    def of(cls, q: dict[str, Any]) -> Known:
+        target, *hops = q["template"].split(" / ")
+        parsed = tuple(Hop(*hop.rsplit(" ", 1)) for hop in hops)
+        return cls(str(q["id"]), target, parsed, q["anchor_name"], q["word"], q.get("direction"))
+
+
+class Schemaful:
+    """The live schema's relationship directions, for writing (and reversing) directed hops."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.edges = {(r.source, r.type, r.target) for r in schema.relationships}
+        self.labels = sorted({label.name for label in schema.labels})
+
+    def arrow(self, left: str, rel: str, right: str, *, reverse: bool = False) -> tuple[str, str]:
+        """The arrow ends ('-', '->') or ('<-', '-') of ``(left)-[rel]-(right)`` as the schema stores it."""
+        out = (left, rel, right) in self.edges
+        into = (right, rel, left) in self.edges
+        if out and into and left != right:
+            return "-", "-"
+        forward = out if not reverse else not out
+        return ("-", "->") if forward else ("<-", "-")
+
+
+def oracle_cypher(k: Known, schema: Schemaful, mistake: str | None = None) -> str:
+    """Correct Cypher for the relational part of ``k`` (or with one ``mistake``)."""
+    target = k.target
+    if mistake == "wrong type":
+        target = next(label for label in ("disease", "effect/phenotype") if label != k.target)
+    names = ["y", *(f"m{i}" for i in range(1, len(k.hops))), "a"]
+    labels = [target, *(h.label for h in k.hops)]
+    parts = [f"(y:{_quote(target)})"]
+    for i, hop in enumerate(k.hops):
+        rel = "related_to" if mistake == "invented type" and i == 0 else hop.type
+        if mistake == "reversed":
+            left, right = schema.arrow(labels[i], hop.type, labels[i + 1], reverse=True)
+            if (left, right) == ("-", "-"):
+                left, right = "<-", "-"
+        elif k.direction is not None and len(k.hops) == 1:
+            left, right = ("-", "->") if k.direction == "to_anchor" else ("<-", "-")
+        else:
+            left, right = "-", "-"
+        node = names[i + 1]
+        constraint = ""
+        if node == "a" and mistake != "dropped constraint":
+            constraint = f" {{name: {_string(k.anchor)}}}"
+        parts.append(f"{left}[:{_quote(rel)}]{right}({node}:{_quote(hop.label)}{constraint})")
+    match = "MATCH " + "".join(parts)
+    if mistake == "text as constant":
+        label = k.hops[0].label
+        match += f",\n      (y)-[:{_quote(k.hops[0].type)}]-(w:{_quote(label)} {{name: {_string(k.word)}}})"
+    return f"```cypher\n{match}\nRETURN y\n```"
+
+
+def junk_cypher(question: str, schema: Schemaful) -> str:
+    """A plausible pattern from the junk type whose constant is three words of the question."""
+    words = re.findall(r"[\w'-]+", question)
+    constant = " ".join(words[2:5] or words[:3])
+    source, rel, other = next((s, r, t) for s, r, t in sorted(schema.edges) if s == JUNK_TYPE and t != JUNK_TYPE)
+    del source
+    return (
+        f"```cypher\nMATCH (y:{_quote(JUNK_TYPE)})-[:{_quote(rel)}]->(x:{_quote(other)} "
+        f"{{name: {_string(constant)}}})\nRETURN y\n```"
+    )
+
+
+class Scripted:
+    """A scripted chat model answering kgqa's step-1, step-2 and listwise-rerank prompts (kgqa.llm.ChatModel)."""
+
+    def __init__(self, level: str, known: dict[str, Known], schema: Schemaful) -> None:
+        self.name = f"scripted-{level}"
+        self.level = level
+        self.known = known
+        self.schema = schema
+
+    def mistake(self, k: Known) -> str | None:
+        if not self.level.startswith("noisy-"):
+            return None
+        share = int(self.level.split("-")[1]) / 100
+        if (_hash(f"noisy {k.id}") % 10_000) / 10_000 >= share:
+            return None
+        return MISTAKES[_hash(f"mistake {k.id}") % len(MISTAKES)]
+
+    def reply(self, prompt: str) -> str:
+        if "Candidate answers:" in prompt:  # step 8 (listwise)
+            n = len(re.findall(r"^\[\d+\] ", prompt, flags=re.MULTILINE))
+            if self.level == "junk":
+                return "The best answer is the one that fits the question best."
+            return ", ".join(str(i) for i in range(1, n + 1))  # keeps the order it was given
+        question = _question(prompt)
+        k = self.known[question]
+        if "Which type of node is the answer" in prompt:  # step 1
+            if self.level == "junk":
+                return JUNK_TYPE
+            if self.mistake(k) == "wrong type":
+                return next(label for label in ("disease", "effect/phenotype") if label != k.target)
+            return k.target
+        if self.level == "junk":  # step 2
+            return junk_cypher(question, self.schema)
+        return oracle_cypher(k, self.schema, self.mistake(k))
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+        prompt = "\n".join(m.content for m in messages)
+        text = self.reply(prompt)
+        return Completion(text, len(prompt.split()), len(text.split()), 0.0, "stop")
+
+
+class Replay:
+    """Qwen 1.5B's recorded step-1 and step-2 replies, by question (see the module's docstring)."""
+
+    def __init__(self, by_question: dict[str, dict[int, dict[str, Any]]]) -> None:
+        self.name = "qwen2.5-coder-1.5b-replay"
+        self.by_question = by_question
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+        prompt = "\n".join(m.content for m in messages)
+        steps = self.by_question[_question(prompt)]
+        step = steps[1] if "Which type of node is the answer" in prompt else steps[2]
+        if step["usage"]["calls"] == 0:  # the LLM failed on this step then
+            raise LlmError(f"replayed failure: {step['detail'][:200]}")
+        text = step["detail"]
+        if step["step"] == 1:
+            said = re.search(r"LLM reply '((?:[^'\\]|\\.)*)' names no single known type", text)
+            text = said[1] if said else text.split(" (", 1)[0]
+        return Completion(text, step["usage"]["prompt_tokens"], step["usage"]["completion_tokens"], 0.0, "stop")
+
+
+def qwen_replies(questions: dict[str, str]) -> dict[str, dict[int, dict[str, Any]]]:
+    """question text -> step number -> the recorded step of Qwen's run."""
+    records = [r for r in load_records(QWEN.with_name(QWEN.name.removesuffix(".jsonl"))) if r.row == QWEN_ROW]
+    return {questions[r.id]: {s["step"]: s for s in r.steps} for r in records}
+
+
+def chat_model(level: str, kg: Kgqa, questions: dict[str, str]) -> ChatModel | None:
+    if level == "none":
+        return None
+    if level == "qwen-replay":
+        return Replay(qwen_replies(questions))
+    meta = json.loads(META.read_text(encoding="utf-8"))["questions"]
+    known = {q["query"]: Known.of(q) for q in meta}
+    return Scripted(level, known, Schemaful(kg.schema(SKB)))
+
+
+def rows_of(level: str) -> list[tuple[str, str]]:
+    return [("hybrid", "hybrid")] if level == "qwen-replay" else [("hybrid", "hybrid"), ("full", "full")]
+
+
+def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str) -> None:
+    questions = load_questions(QUESTIONS)
+    if level == "qwen-replay":
+        questions = questions[:BASELINE_N]
+    questions = questions[:limit]
+    rows = rows_of(level)
+    out = out_path(level, tag)
+
+    def show(record: Record, so_far: list[Record]) -> None:
+        print(level + tag, record.row, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics, flush=True)
+
+    with Kgqa(load_config({**SETTINGS, **overrides, "llm": "none"})) as base:
+        llm = chat_model(level, base, {q.id: q.text for q in load_questions(QUESTIONS)})
+        kg = base if llm is None else base.with_llm(llm)
+        settings = eval_settings(kg, SKB, str(QUESTIONS.relative_to(ROOT)), "test", rows)
+        settings["llm_level"] = level
+        records = run_eval(kg, SKB, questions, rows, out, settings=settings, on_answer=show)
+    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def _metrics(questions: Sequence[dict[str, Any]]) -> dict[str, float]:
+    n = len(questions)
+    return {m: sum(q["metrics"][m] for q in questions) / n for m in ("hit@1", "recall@20", "mrr")} if n else {}
+
+
+def steps_4_7(level: str, row: str, tag: str = "") -> float | None:
+    """Median seconds of steps 4-7 over a row's records (no LLM time is spent there)."""
+    records = [r for r in load_records(out_path(level, tag)) if r.row == row]
+    totals = [sum(s["seconds"] for s in r.steps if 4 <= s["step"] <= 7) for r in records]
+    return round(statistics.median(totals), 4) if totals else None
+
+
+def table(tag: str = "") -> str:
+    done = {level: json.loads(out_path(level, tag).read_text()) for level in LEVELS if out_path(level, tag).exists()}
+    if not done:
+        return "No level measured yet: run `python benchmarks/llm_axis.py`."
+    lines = [
+        "Questions: quality_hpo.py's 200 natural-phrasing HPO questions (all 200, and baseline_hpo.py's first 160), "
+        "k = 20, kgqa's defaults; the LLM levels are described in benchmarks/llm_axis.py.",
+        "",
+        "| LLM | row | hit@1 (200) | recall@20 (200) | MRR (200) | hit@1 (160) | recall@20 (160) | MRR (160) | "
+        "steps 4-7 median s | commit |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for level, doc in done.items():
+        by_row: dict[str, list[dict[str, Any]]] = {}
+        for q in doc["questions"]:
+            by_row.setdefault(q["row"], []).append(q)
+        for row, questions in by_row.items():
+            every = _metrics(questions) if len(questions) >= 200 else {}
+            first = _metrics([q for q in questions if int(q["id"]) < BASELINE_N])
+
+            def cells(m: dict[str, float]) -> str:
+                return " | ".join(f"{m[key]:.3f}" for key in ("hit@1", "recall@20", "mrr")) if m else "- | - | -"
+
+            lines.append(
+                f"| {level} | {row} | {cells(every)} | {cells(first)} | {steps_4_7(level, row, tag)} | "
+                f"{origin(doc, out_path(level, tag), ROOT, PATHS).label()} |"
+            )
+    return "\n".join(lines)
+
+
+def write_doc() -> None:
+    title = "## What an LLM adds, from junk to perfect (`benchmarks/llm_axis.py`)"
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), "llm_axis", table(), title), encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--levels", default=",".join(LEVELS), help=f"comma-separated, of {', '.join(LEVELS)}")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N questions (quick looks)")
+    parser.add_argument("--redo", action="store_true", help="delete the levels' records and measure again")
+    parser.add_argument("--set", action="append", default=[], help="a setting KEY=JSON for an ablation run")
+    parser.add_argument("--tag", default="", help="suffix of the results files of an ablation run (not in docs)")
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results files")
+    args = parser.parse_args()
+    if not args.render:
+        levels = [v for v in args.levels.split(",") if v]
+        unknown = sorted(set(levels) - set(LEVELS))
+        if unknown:
+            parser.error(f"unknown level(s) {', '.join(unknown)}; levels are {', '.join(LEVELS)}")
+        overrides = {key: json.loads(value) for key, value in (item.split("=", 1) for item in args.set)}
+        if overrides and not args.tag:
+            parser.error("an ablation (--set) writes files of its own: name them with --tag")
+        for level in levels:
+            if args.redo:
+                for path in (out_path(level, args.tag), records_path(out_path(level, args.tag))):
+                    path.unlink(missing_ok=True)
+                settings_path(out_path(level, args.tag)).unlink(missing_ok=True)
+            measure(level, args.limit, overrides, args.tag)
+    if not args.tag:
+        write_doc()
+    print(table(args.tag))
+
+
+if __name__ == "__main__":
+    main()
