@@ -48,11 +48,12 @@ class Candidate:
     """How the fused score was made: the plans' vote and the relevance, or the fill's strands."""
 
 
-def fused_score(tier: int, relevance: float) -> float:
-    """``tier`` (how many evidence tiers the answer stands above step 7's fill, which is tier 0) plus its relevance
-    within the tier squashed into (0, 1) by the logistic function: strictly increasing in both, so ordering by it
-    is ordering by tier, then by relevance."""
-    return tier + 1.0 / (1.0 + math.exp(-relevance))
+def fused_score(tier: int, relevance: float, turn: int = 0) -> float:
+    """``tier`` (how many evidence tiers the answer stands above step 7's fill, which is tier 0) plus a fraction in
+    (0, 1) that falls with its ``turn`` within the tier (the plans take turns: kgqa.graph_ranking.turns; 0 in the
+    fill) and rises with its relevance: 1 / (turn + 2 - logistic(relevance)). Ordering by it is ordering by tier,
+    then turn, then relevance."""
+    return tier + 1.0 / (turn + 2.0 - 1.0 / (1.0 + math.exp(-relevance)))
 
 
 def shown_score(c: Candidate) -> float:

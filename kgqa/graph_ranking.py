@@ -139,12 +139,13 @@ def rank_graph_strand(
         else:
             note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
     scores = dense + weight * matched
-    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].vote], -float(scores[i])))
+    turn = turns(chosen, tier, scores)
+    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].vote], turn[i], -float(scores[i])))
     sources = {g.source: g.result for g in groundings}
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    kept = with_fused(candidates[:keep], [chosen[i].vote for i in ranked[:keep]])
+    kept = with_fused(candidates[:keep], [(chosen[i].vote, turn[i]) for i in ranked[:keep]])
     total = len(targets)
     detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
     if len(groundings) > 1:
@@ -267,13 +268,29 @@ def _preselect(
     return sorted(chosen, key=lambda s: (tier[s.vote], reach.get(s.id, depth)))[:cap]
 
 
-def with_fused(kept: Sequence[Candidate], votes: Sequence[float]) -> list[Candidate]:
-    """The kept answers with their fused score: the number of distinct votes from theirs down to the lowest kept
-    (so every kept answer outranks step 7's fill, whose whole part is 0), plus their relevance squashed into (0, 1)."""
-    distinct = sorted(set(votes))
-    return [
-        replace(
-            c, fused=fused_score(distinct.index(vote) + 1, c.score), why=f"tier {distinct.index(vote) + 1}: {c.why}"
-        )
-        for c, vote in zip(kept, votes, strict=True)
-    ]
+def turns(chosen: Sequence[Supported], tier: Mapping[float, int], scores: np.ndarray) -> list[int]:
+    """Each target's turn within its vote's tier: its position among the tier's targets of each plan that grounded
+    it, by relevance, the best over its plans (0: some plan's most relevant). Plans take turns within a tier, so
+    a plan that grounds many targets of its own cannot push the best of another below its own second; with one
+    plan the turn is the relevance order."""
+    members: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for i, s in enumerate(chosen):
+        for source, _ in s.plans:
+            members[tier[s.vote], source].append(i)
+    turn = [len(chosen)] * len(chosen)
+    for indices in members.values():
+        for position, i in enumerate(sorted(indices, key=lambda i: -float(scores[i]))):
+            turn[i] = min(turn[i], position)
+    return turn
+
+
+def with_fused(kept: Sequence[Candidate], places: Sequence[tuple[float, int]]) -> list[Candidate]:
+    """The kept answers with their fused score (:func:`kgqa.answers.fused_score`): as tier, the number of distinct
+    votes from theirs down to the lowest kept (so every kept answer outranks step 7's fill, tier 0); within it their
+    turn and relevance. ``places``: each answer's (vote, turn)."""
+    distinct = sorted({vote for vote, _ in places})
+    out = []
+    for c, (vote, turn) in zip(kept, places, strict=True):
+        tier = distinct.index(vote) + 1
+        out.append(replace(c, fused=fused_score(tier, c.score, turn), why=f"tier {tier}, turn {turn}: {c.why}"))
+    return out

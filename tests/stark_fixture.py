@@ -39,22 +39,30 @@ EDGES = [(2, 0, 0), (3, 1, 0), (2, 4, 1), (3, 5, 1), (3, 4, 1), (1, 6, 2), (0, 7
 """(head, tail, edge type id)."""
 
 
-def write_prime_fixture(directory: Path) -> Path:
+Node = tuple[str, int, str, dict[str, Any]]
+
+
+def write_prime_fixture(
+    directory: Path, nodes: list[Node] | None = None, edges: list[tuple[int, int, int]] | None = None
+) -> Path:
+    """The fixture (or ``nodes`` and ``edges`` of the same types) in PRIME's processed format."""
+    nodes = NODES if nodes is None else nodes
+    edges = EDGES if edges is None else edges
     directory.mkdir(parents=True, exist_ok=True)
     node_info = {
         i: {"id": f"SRC{i}", "type": NODE_TYPES[t], "name": name, "source": source, "details": details}
-        for i, (name, t, source, details) in enumerate(NODES)
+        for i, (name, t, source, details) in enumerate(nodes)
     }
     files = {"node_info.pkl": node_info, "node_type_dict.pkl": NODE_TYPES, "edge_type_dict.pkl": EDGE_TYPES}
     for name, value in files.items():
         with (directory / name).open("wb") as handle:
             pickle.dump(value, handle)
-    torch.save(torch.tensor([t for _, t, _, _ in NODES], dtype=torch.long), directory / "node_types.pt")
+    torch.save(torch.tensor([t for _, t, _, _ in nodes], dtype=torch.long), directory / "node_types.pt")
     torch.save(
-        torch.tensor([[h for h, _, _ in EDGES], [t for _, t, _ in EDGES]], dtype=torch.long),
+        torch.tensor([[h for h, _, _ in edges], [t for _, t, _ in edges]], dtype=torch.long),
         directory / "edge_index.pt",
     )
-    torch.save(torch.tensor([e for _, _, e in EDGES], dtype=torch.long), directory / "edge_types.pt")
+    torch.save(torch.tensor([e for _, _, e in edges], dtype=torch.long), directory / "edge_types.pt")
     return directory
 
 

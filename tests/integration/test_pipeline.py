@@ -142,10 +142,10 @@ def test_full_pipeline_with_listwise_rerank(ask: Any) -> None:
     sumatriptan = answer.answers[1]
     assert sumatriptan.strands[0] == "graph" and sumatriptan.round_l == 1
     # the LLM's evidence first; the linked entities' plan (grounded beside it) grounded it too
-    assert [(m.symbol, m.search, m.id, m.name) for m in sumatriptan.matches][0] == ("d", "migraine", "1", "migraine")
+    assert next((m.symbol, m.search, m.id, m.name) for m in sumatriptan.matches) == ("d", "migraine", "1", "migraine")
     assert sumatriptan.plans[0] == "llm" and [p["source"] for p in answer.trace.plans] == ["llm", "linked"]
     ivermectin = answer.answers[0]  # grounded at l=2, through the second candidate for 'migraine'
-    assert ivermectin.round_l == 2 and [m.name for m in ivermectin.matches][0] == "strongyloidiasis"
+    assert ivermectin.round_l == 2 and next(m.name for m in ivermectin.matches) == "strongyloidiasis"
     assert ivermectin.strands == ("graph", "vector")
     # the lexical terms are the question's words the linked entities (here: 'HTR1B') do not cover, not the LLM's
     assert sumatriptan.strands == ("graph", "vector", "text")

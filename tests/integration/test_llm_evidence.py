@@ -1,0 +1,110 @@
+"""An LLM only ever adds (issue 29): its type is one vote, its plan is grounded beside the linked entities' plan. Three
+bad LLMs, scripted through the real openai client, on a small graph where a wrong plan can ground more targets than
+k: in each, the answer the linked entities' plan finds stays in the top 3.
+
+The graph: sumatriptan is the one drug indicated for migraine; eight anthelmintics are indicated for
+strongyloidiasis and target CYP3A4; no drug targets HTR1B. ``l_max = 1`` keeps each plan to its first round (in so
+small a graph the second candidate of any constant reaches everything)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgqa.app import Answer, Kgqa
+from kgqa.config import load_config
+from tests.scripted_llm import ScriptedEndpoint
+from tests.stark_fixture import Node, write_prime_fixture
+
+WORMS = [f"anthelmintic {n}" for n in range(1, 9)]
+NODES: list[Node] = [
+    ("strongyloidiasis", 0, "MONDO", {"mondo_definition": "An intestinal infection by the roundworm Strongyloides."}),
+    ("migraine", 0, "MONDO", {"mondo_definition": "A neurological disorder with recurrent headaches."}),
+    ("sumatriptan", 1, "DrugBank", {"description": "A triptan that relieves migraine attacks."}),
+    ("CYP3A4", 2, "NCBI", {"summary": "Enzyme that metabolises many drugs in the liver."}),
+    ("HTR1B", 2, "NCBI", {"summary": "Serotonin receptor."}),
+    *((name, 1, "DrugBank", {"description": "A drug against parasitic worms."}) for name in WORMS),
+]
+EDGES = [(2, 1, 0), *((5 + n, 0, 0) for n in range(8)), *((5 + n, 3, 1) for n in range(8))]
+"""(head, tail, type): sumatriptan -indication-> migraine; each anthelmintic -indication-> strongyloidiasis and
+-target-> CYP3A4."""
+QUESTION = "Which drugs are indicated for migraine?"
+SUMATRIPTAN = "2"
+K = 5
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
+    home = tmp_path_factory.mktemp("evidence") / "home"
+    source = write_prime_fixture(tmp_path_factory.mktemp("evidence-skb") / "processed", NODES, EDGES)
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+        kg.load("prime", source)
+    return home
+
+
+@pytest.fixture
+def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    def run(replies: list[str], **settings: Any) -> Answer:
+        endpoint = ScriptedEndpoint(list(replies))
+        monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+        overrides = {
+            "home": home,
+            "embedder": str(tiny_model),
+            "llm": "openai:scripted",
+            "openai_base_url": "http://scripted.invalid/v1",
+            "llm_max_retries": 0,
+            "llm_cache": False,
+            "top_k": K,
+            "l_max": 1,
+            "link_threshold": 0.9999,  # the tiny model's vectors carry no meaning: only an exact name links
+            "steps": "hybrid",
+            **settings,
+        }
+        with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
+            return kg.ask(QUESTION, "prime")
+
+    yield run
+
+
+def top(answer: Answer, n: int = 3) -> list[str]:
+    return [c.id for c in answer.answers[:n]]
+
+
+def test_without_an_llm_the_linked_plan_finds_sumatriptan(ask: Any) -> None:
+    answer = ask([], llm="none")
+    assert top(answer, 1) == [SUMATRIPTAN] and answer.answers[0].plans == ("linked",)
+
+
+def test_an_llm_that_names_the_wrong_type(ask: Any) -> None:
+    """It says the answers are diseases and writes Cypher for diseases: the question names drugs, which outvotes
+    it, and a plan answering diseases is not grounded."""
+    wrong = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic 1"}) RETURN y'
+    answer = ask(["disease", wrong])
+    assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in answer.trace.record(1).detail
+    assert "the plan answers disease, not drug" in answer.trace.record(3).detail
+    assert [p["source"] for p in answer.trace.plans] == ["linked"]
+    assert SUMATRIPTAN in top(answer) and {c.type for c in answer.answers} == {"drug"}
+
+
+def test_an_llm_plan_that_grounds_nothing(ask: Any) -> None:
+    nothing = 'MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "HTR1B"}) RETURN y'
+    answer = ask(["drug", nothing])
+    assert [(p["source"], p["grounded"]) for p in answer.trace.plans] == [("llm", 0), ("linked", 1)]
+    assert top(answer, 1) == [SUMATRIPTAN]
+    alone = ask([], llm="none")
+    assert [c.id for c in answer.answers] == [c.id for c in alone.answers]  # it cost nothing
+
+
+def test_an_llm_plan_that_grounds_k_wrong_targets(ask: Any) -> None:
+    """The wrong disease's eight drugs at l = 1, more than k: before, the linked plan was never grounded then."""
+    wrong = 'MATCH (y:drug)-[:indication]->(d:disease {name: "strongyloidiasis"}) RETURN y'
+    answer = ask(["drug", wrong])
+    assert [(p["source"], p["grounded"]) for p in answer.trace.plans] == [("llm", 8), ("linked", 1)]
+    assert SUMATRIPTAN in top(answer)
+    sumatriptan = next(c for c in answer.answers if c.id == SUMATRIPTAN)
+    assert sumatriptan.plans == ("linked",) and "turn 0" in sumatriptan.why
+    scores = [c.fused for c in answer.answers]
+    assert None not in scores and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
