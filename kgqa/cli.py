@@ -42,6 +42,7 @@ from kgqa.skbs import KNOWN
 
 if TYPE_CHECKING:
     from kgqa.app import Answer, Kgqa
+    from kgqa.explain import Explanation
     from kgqa.session import Session
 
 EXIT_INTERRUPTED = 130
@@ -909,6 +910,13 @@ def explain(
         click.echo(json_text(result.to_json(), ensure_ascii=False, indent=2, default=str))
         return
     console = Console()
+    _print_explanation(console, result)
+    if result.beside is not None:
+        console.print("[bold]beside it, kgqa ask grounds the linked entities' plan:[/bold]")
+        _print_explanation(console, result.beside)
+
+
+def _print_explanation(console: Console, result: Explanation) -> None:
     plan = result.plan
     if result.generated is not None:
         g = result.generated

@@ -21,9 +21,10 @@ from kgqa.app import Kgqa
 from kgqa.choices import StoreKind
 from kgqa.config import hidden_labels
 from kgqa.errors import ConfigError
+from kgqa.fallback import linked_plan
 from kgqa.grounding import constant_vectors, plan_candidates
 from kgqa.llm import Usage
-from kgqa.pipeline import target_type
+from kgqa.pipeline import target_type, wrong_answer_type
 from kgqa.store.base import graph_schema
 from kgqa.store.neo4j import browser_statement
 from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
@@ -57,6 +58,9 @@ class Explanation:
     """Neo4j only: ``:params {...}`` and the query, ready to paste into Neo4j Browser."""
     generated: Generated | None = None
     """QUESTION mode: the LLM's reply the plan was built from (method step 2)."""
+    beside: Explanation | None = None
+    """QUESTION mode: the schema-guided plan of the entities linked in the question, which ``kgqa ask`` grounds
+    beside the LLM's (``plan_fallback``); None when no linked entity is connected to the target type."""
 
     def to_json(self) -> dict[str, Any]:
         plan = asdict(self.plan)
@@ -73,6 +77,8 @@ class Explanation:
             out["browser"] = self.browser
         if self.generated is not None:
             out["generated"] = asdict(self.generated)
+        if self.beside is not None:
+            out["beside"] = self.beside.to_json()
         return out
 
 
@@ -118,8 +124,9 @@ def explain_question(
     types: Sequence[str] | None = None,
     dialect: Dialect = "falkordb",
 ) -> Explanation:
-    """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan.
-    Raises LlmError when the LLM fails, CypherSyntaxError when its reply gives no usable plan."""
+    """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan and,
+    ``beside`` it, of the linked entities' plan ``kgqa ask`` grounds too. Raises LlmError when the LLM fails,
+    CypherSyntaxError when its reply gives no usable plan."""
     ctx, options = kg.prepare(skb, types=types)
     if ctx.llm is None:
         raise ConfigError(
@@ -143,15 +150,22 @@ def explain_question(
     usage.add(reply.completion)
     text = reply.completion.text
     generated = Generated(question, target, ctx.llm.name, reply.prompt, text, usage)
-    fallback = " (kgqa ask falls back to the linked entities' plan: see kgqa ask --explain)"
+    fallback = " (kgqa ask grounds the linked entities' plan alone: see kgqa ask --explain)"
+    beside = None
+    if ctx.config.plan_fallback:
+        linked, _ = linked_plan(ctx, question, target)
+        if linked is not None:
+            beside = compile_plan(
+                kg, skb, ctx.graph, SanitizedPlan(linked, (), ctx.config.cypher_mode), scope=scope, dialect=dialect
+            )
     try:
         sanitized = plan_from_reply(
             text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
         )
-        why = unusable(sanitized.plan)
+        why = unusable(sanitized.plan) or wrong_answer_type(sanitized.plan, target)
         if why is not None:
             raise CypherSyntaxError(why)
         result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)
     except CypherSyntaxError as exc:
         raise CypherSyntaxError(f"{exc} in the LLM's reply {text[:300]!r}{fallback}") from exc
-    return replace(result, generated=generated)
+    return replace(result, generated=generated, beside=beside)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -409,4 +409,13 @@ def _rerank(
     record.detail = f"{options.reranker}: {outcome.detail}"
     if outcome.repaired:
         record.degrade(f"{options.reranker}: {outcome.detail}")
-    return outcome.order
+    return reranked(outcome.order, options.reranker)
+
+
+def reranked(order: Sequence[Candidate], reranker: str) -> list[Candidate]:
+    """Step 8's order with the score it makes: the reciprocal of the rank the reranker gave (it replaces steps
+    1-7's fused score, which stays in ``why``)."""
+    return [
+        replace(c, fused=1.0 / rank, why=f"{reranker} rerank placed it {rank}; steps 1-7: {c.why}")
+        for rank, c in enumerate(order, 1)
+    ]

@@ -1,5 +1,5 @@
 """Pure parts of the steps without a store or an LLM: parsing a type reply, question n-grams, the schema-guided plan,
-the scope schedule of step 5, step 6's ranking and the merge of two plans' groundings (on fakes)."""
+the scope schedule of step 5, step 1's votes, step 6's ranking and the plans' votes (on fakes)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from kgqa.errors import StoreError
 from kgqa.graph_ranking import Lexical, plan_votes, rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, PlanGrounding, expansion_schedule
 from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
+from kgqa.llm import Completion
 from kgqa.relation_meaning import RelationMeaning
 from kgqa.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
-from kgqa.target_type import parse_type, type_named_in_question
+from kgqa.target_type import parse_type, predict_target_type, type_named_in_question
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
 
@@ -44,6 +45,43 @@ def test_the_type_a_question_names() -> None:
     assert type_named_in_question("Which diseases present the phenotype X?", types) == ("disease", "diseases")
     assert type_named_in_question("What is known about aspirin and its many uses in the drug trade?", types) is None
     assert type_named_in_question("What treats migraine?", types) is None
+
+
+class _TypeLLM:
+    """Answers step 1 with ``reply``."""
+
+    name = "scripted"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    def complete(self, messages: Any, *, max_tokens: int, temperature: float) -> Completion:
+        return Completion(self.reply, 1, 1, 0.0)
+
+
+class _NoEmbedder:
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "label", "method"),
+    [
+        ("Which drugs treat migraine?", "disease", "drug", "outvoted"),  # the question's own word wins
+        ("Which drugs treat migraine?", "drug", "drug", "llm"),  # they agree
+        ("What treats migraine?", "drug", "drug", "llm"),  # the question names none: the LLM's vote
+        ("What treats migraine?", "a drug or a disease", "disease", "embedding"),  # no vote: the closest name
+    ],
+)
+def test_step_1_votes_the_named_type_over_the_llm(question: str, reply: str, label: str, method: str) -> None:
+    choice = predict_target_type(
+        question,
+        TYPES,
+        llm=_TypeLLM(reply),
+        embedder=_NoEmbedder(),
+        question_vector=np.ones(2),  # type: ignore[arg-type]
+    )
+    assert (choice.label, choice.method) == (label, method) and choice.completion is not None
 
 
 def test_ngrams_skip_stop_word_edges() -> None:
