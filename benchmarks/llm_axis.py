@@ -288,6 +288,20 @@ def steps_4_7(level: str, row: str, tag: str = "") -> float | None:
     return round(statistics.median(totals), 4) if totals else None
 
 
+FUSION_RRF = RESULTS / "quality_hpo_fusion-rrf.json"
+"""quality_hpo.py's record of kgqa's defaults without an LLM, before issue 29."""
+
+
+def unchanged(tag: str = "") -> str:
+    """How many of the ``none`` level's hybrid lists equal quality_hpo.py's fusion-rrf lists, id for id."""
+    if not out_path("none", tag).exists() or not FUSION_RRF.exists():
+        return ""
+    before = {r.id: r.ranked for r in load_records(FUSION_RRF)}
+    now = {r.id: r.ranked for r in load_records(out_path("none", tag)) if r.row == "hybrid"}
+    same = sum(before.get(i) == ranked for i, ranked in now.items())
+    return f"Without an LLM, {same} of the {len(now)} ranked lists equal quality_hpo.py's fusion-rrf records id for id."
+
+
 def table(tag: str = "") -> str:
     done = {level: json.loads(out_path(level, tag).read_text()) for level in LEVELS if out_path(level, tag).exists()}
     if not done:
@@ -315,7 +329,7 @@ def table(tag: str = "") -> str:
                 f"| {level} | {row} | {cells(every)} | {cells(first)} | {steps_4_7(level, row, tag)} | "
                 f"{origin(doc, out_path(level, tag), ROOT, PATHS).label()} |"
             )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", unchanged(tag)])
 
 
 def write_doc() -> None:

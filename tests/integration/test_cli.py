@@ -74,7 +74,8 @@ def test_ask_json_shape(loaded: dict[str, str]) -> None:
     out = json.loads(result.stdout)
     assert out["question"] == "Which drug treats strongyloidiasis?"
     assert len(out["answers"]) == 3
-    assert set(out["answers"][0]) == {"rank", "id", "type", "name", "score", "strands", "round_l", "plan", "matches"}
+    keys = {"rank", "id", "type", "name", "score", "relevance", "why", "strands", "round_l", "plan", "plans", "matches"}
+    assert set(out["answers"][0]) == keys
     assert all(a["strands"] == ["vector"] and a["plan"] is None for a in out["answers"])
     scores = [a["score"] for a in out["answers"]]
     assert scores == sorted(scores, reverse=True)
