@@ -276,9 +276,9 @@ def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str) 
     out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
-def _metrics(questions: Sequence[dict[str, Any]]) -> dict[str, float]:
-    n = len(questions)
-    return {m: sum(q["metrics"][m] for q in questions) / n for m in ("hit@1", "recall@20", "mrr")} if n else {}
+def _metrics(records: Sequence[Record]) -> dict[str, float]:
+    n = len(records)
+    return {m: sum(r.metrics[m] for r in records) / n for m in ("hit@1", "recall@20", "mrr")} if n else {}
 
 
 def steps_4_7(level: str, row: str, tag: str = "") -> float | None:
@@ -315,12 +315,12 @@ def table(tag: str = "") -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for level, doc in done.items():
-        by_row: dict[str, list[dict[str, Any]]] = {}
-        for q in doc["questions"]:
-            by_row.setdefault(q["row"], []).append(q)
-        for row, questions in by_row.items():
-            every = _metrics(questions) if len(questions) >= 200 else {}
-            first = _metrics([q for q in questions if int(q["id"]) < BASELINE_N])
+        by_row: dict[str, list[Record]] = {}
+        for record in load_records(out_path(level, tag)):
+            by_row.setdefault(record.row, []).append(record)
+        for row, records in by_row.items():
+            every = _metrics(records) if len(records) >= 200 else {}
+            first = _metrics([r for r in records if int(r.id) < BASELINE_N])
 
             def cells(m: dict[str, float]) -> str:
                 return " | ".join(f"{m[key]:.3f}" for key in ("hit@1", "recall@20", "mrr")) if m else "- | - | -"
