@@ -42,14 +42,21 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
     return {node.id: node.doc or node.name for node in docs}
 
 
+Tier = tuple[int, float]
+"""Where a target ranks among the grounded ones, best first when sorted: (the earliest round l in which a plan
+grounded it, minus the summed weight of the plans that grounded it in that round)."""
+
+
 @dataclass(frozen=True)
 class Supported:
-    """A grounded target with the plans that grounded it: ``plans`` as (source, round l), ``vote`` the sum of each
-    plan's weight over its round, ``first`` the grounding of the plan that voted most for it (the first on a tie)."""
+    """A grounded target with the plans that grounded it: ``plans`` as (source, round l), ``tier`` its
+    :data:`Tier`, ``agreed`` the plans that grounded it in its earliest round, ``first`` the grounding of the first of
+    them (whose evidence leads)."""
 
     first: Grounded
     plans: tuple[tuple[str, int], ...]
-    vote: float
+    tier: Tier
+    agreed: tuple[str, ...]
     matches: tuple[tuple[str, str, tuple[str, ...]], ...]
     """(plan source, constant symbol, ids of its candidates the target was grounded through)"""
 
@@ -63,33 +70,39 @@ class Supported:
 
     @property
     def round_l(self) -> int:
-        return min(scope for _, scope in self.plans)
+        return self.tier[0]
 
 
-VOTE_DIGITS = 9
-"""Votes are rounded to this many digits before they are compared (sums of fractions must tie where they are equal)."""
+WEIGHT_DIGITS = 9
+"""Summed weights are rounded to this many digits before they are compared (sums must tie where they are equal)."""
 
 
 def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
-    """Every target of ``groundings`` once, with the plans that grounded it, best vote first (the order of the
-    groundings within a vote). A plan votes ``weight / l`` for a target it grounded at scope l: targets several plans
-    agree on rise, an early round counts more than a late one, and a plan that grounds nothing adds nothing. With one
-    plan the order is its rounds' (l = 1 first), as the method ranks them. The first plan's constant symbols keep
-    their names in the evidence; the others' get their source as a prefix (both plans may name a constant e0)."""
+    """Every target of ``groundings`` once, with the plans that grounded it, best tier first (the order of the
+    groundings within a tier). A target ranks by the earliest round l in which any plan grounded it (the method's
+    measure of how well a plan fits the graph as written), then by the summed weight of the plans that grounded it in
+    that round: what several plans agree on rises, a plan that grounds nothing changes nothing, and a late round of
+    one plan (a constant's 5th-best candidate) never adds to another plan's first. With one plan the order is its
+    rounds' (l = 1 first), as the method ranks them."""
     found: dict[str, list[tuple[PlanGrounding, Grounded]]] = {}
     for grounding in groundings:
         for g in grounding.result.targets:
             found.setdefault(g.id, []).append((grounding, g))
-    supported = [
-        Supported(
-            max(pairs, key=lambda pair: pair[0].weight / pair[1].round_l)[1],
-            tuple((grounding.source, g.round_l) for grounding, g in pairs),
-            round(sum(grounding.weight / g.round_l for grounding, g in pairs), VOTE_DIGITS),
-            tuple((grounding.source, symbol, ids) for grounding, g in pairs for symbol, ids in g.matches),
+    supported = []
+    for pairs in found.values():
+        best = min(g.round_l for _, g in pairs)
+        agreed = [(grounding, g) for grounding, g in pairs if g.round_l == best]
+        strength = round(sum(grounding.weight for grounding, _ in agreed), WEIGHT_DIGITS)
+        supported.append(
+            Supported(
+                agreed[0][1],
+                tuple((grounding.source, g.round_l) for grounding, g in pairs),
+                (best, -strength),
+                tuple(grounding.source for grounding, _ in agreed),
+                tuple((grounding.source, symbol, ids) for grounding, g in pairs for symbol, ids in g.matches),
+            )
         )
-        for pairs in found.values()
-    ]
-    return sorted(supported, key=lambda s: -s.vote)
+    return sorted(supported, key=lambda s: s.tier)
 
 
 def rank_graph_strand(
@@ -103,19 +116,19 @@ def rank_graph_strand(
     doc_vector: np.ndarray | None = None,
     lexical: Lexical | None = None,
 ) -> GraphRanking:
-    """Step 6 over the targets of one plan or several (:func:`plan_votes`): by vote, then by the question's
-    similarity to the node's document plus the weighted full-text score.
+    """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
+    then by relevance: the question's similarity to the node's document plus the weighted full-text score.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model)."""
     targets = plan_votes(groundings)
-    tier = {vote: i for i, vote in enumerate(dict.fromkeys(s.vote for s in targets))}
+    tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
-    for vote in tier:
+    for key in tier:
         if len(chosen) >= keep:
             break
-        chosen.extend(s for s in targets if s.vote == vote)
+        chosen.extend(s for s in targets if s.tier == key)
     note = ""
     if len(chosen) > cap:
         terms = lexical.terms if lexical is not None and lexical.weight else ()
@@ -140,12 +153,12 @@ def rank_graph_strand(
             note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
     scores = dense + weight * matched
     turn = turns(chosen, tier, scores)
-    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].vote], turn[i], -float(scores[i])))
+    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].tier], turn[i], -float(scores[i])))
     sources = {g.source: g.result for g in groundings}
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    kept = with_fused(candidates[:keep], [(chosen[i].vote, turn[i]) for i in ranked[:keep]])
+    kept = with_fused(candidates[:keep], [(chosen[i].tier, turn[i]) for i in ranked[:keep]])
     total = len(targets)
     detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
     if len(groundings) > 1:
@@ -172,7 +185,8 @@ def _candidate(
         for node in nodes[:3]
     ]
     plans = " + ".join(f"{source} l={scope}" for source, scope in s.plans)
-    why = f"vote {s.vote:g} ({plans}); relevance {score:.3f} = dense {dense:.3f} + lexical {lexical:.3f}"
+    why = f"weight {-s.tier[1]:g} at l={s.tier[0]} ({plans}); relevance {score:.3f}"
+    why += f" = dense {dense:.3f} + lexical {lexical:.3f}"
     return Candidate(
         s.id,
         s.label,
@@ -243,14 +257,14 @@ PRESELECT_FACTOR = 10
 
 def _preselect(
     chosen: list[Supported],
-    tier: Mapping[float, int],
+    tier: Mapping[Tier, int],
     store: GraphStore,
     skb: str,
     question_vector: np.ndarray,
     cap: int,
     terms: Sequence[str],
 ) -> list[Supported]:
-    """The ``cap`` targets to rank: better votes first, within a vote by their better rank in two lookups, the
+    """The ``cap`` targets to rank: better tiers first, within a tier by their better rank in two lookups, the
     document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
     textual condition's rare word finds its few targets among thousands that dense similarity would pass over);
     targets beyond both lookups' reach come last, in grounding order."""
@@ -265,18 +279,18 @@ def _preselect(
         reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
         if terms:
             reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
-    return sorted(chosen, key=lambda s: (tier[s.vote], reach.get(s.id, depth)))[:cap]
+    return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
 
 
-def turns(chosen: Sequence[Supported], tier: Mapping[float, int], scores: np.ndarray) -> list[int]:
-    """Each target's turn within its vote's tier: its position among the tier's targets of each plan that grounded
-    it, by relevance, the best over its plans (0: some plan's most relevant). Plans take turns within a tier, so
-    a plan that grounds many targets of its own cannot push the best of another below its own second; with one
-    plan the turn is the relevance order."""
+def turns(chosen: Sequence[Supported], tier: Mapping[Tier, int], scores: np.ndarray) -> list[int]:
+    """Each target's turn within its tier: its position among the tier's targets of each plan that grounded it in
+    the tier's round, by relevance, the best over those plans (0: some plan's most relevant). Plans take turns within
+    a tier, so a plan that grounds many targets of its own cannot push the best of another below its own second;
+    with one plan the turn is the relevance order."""
     members: dict[tuple[int, str], list[int]] = defaultdict(list)
     for i, s in enumerate(chosen):
-        for source, _ in s.plans:
-            members[tier[s.vote], source].append(i)
+        for source in s.agreed:
+            members[tier[s.tier], source].append(i)
     turn = [len(chosen)] * len(chosen)
     for indices in members.values():
         for position, i in enumerate(sorted(indices, key=lambda i: -float(scores[i]))):
@@ -284,13 +298,13 @@ def turns(chosen: Sequence[Supported], tier: Mapping[float, int], scores: np.nda
     return turn
 
 
-def with_fused(kept: Sequence[Candidate], places: Sequence[tuple[float, int]]) -> list[Candidate]:
+def with_fused(kept: Sequence[Candidate], places: Sequence[tuple[Tier, int]]) -> list[Candidate]:
     """The kept answers with their fused score (:func:`kgqa.answers.fused_score`): as tier, the number of distinct
-    votes from theirs down to the lowest kept (so every kept answer outranks step 7's fill, tier 0); within it their
-    turn and relevance. ``places``: each answer's (vote, turn)."""
-    distinct = sorted({vote for vote, _ in places})
+    tiers from theirs down to the lowest kept (so every kept answer outranks step 7's fill, tier 0); within it their
+    turn and relevance. ``places``: each answer's (tier, turn)."""
+    distinct = sorted({key for key, _ in places}, reverse=True)
     out = []
-    for c, (vote, turn) in zip(kept, places, strict=True):
-        tier = distinct.index(vote) + 1
-        out.append(replace(c, fused=fused_score(tier, c.score, turn), why=f"tier {tier}, turn {turn}: {c.why}"))
+    for c, (key, turn) in zip(kept, places, strict=True):
+        number = distinct.index(key) + 1
+        out.append(replace(c, fused=fused_score(number, c.score, turn), why=f"tier {number}, turn {turn}: {c.why}"))
     return out

@@ -234,15 +234,15 @@ def test_the_linked_plan_is_grounded_beside_the_llm_plan_and_agreement_rises(ask
     answer, _ = ask(["drug", NARROW], steps="graph", link_threshold=0.9999)
     assert ids(answer) == ["3", "2"]
     by_id = {c.id: c for c in answer.answers}
-    # sumatriptan: the linked plan grounded it at l=1, the LLM's at l=2: both vote (1 + 1/2), its evidence leads
-    # with the linked plan's, which voted more
+    # sumatriptan: the linked plan grounded it at l=1, the LLM's at l=2: it ranks at l=1, the linked plan's round,
+    # whose grounding leads
     assert (by_id["3"].plan, by_id["3"].plans, by_id["3"].round_l) == ("linked", ("llm", "linked"), 1)
     assert [(m.symbol, m.search, m.name) for m in by_id["3"].matches] == [
         ("d", "strongyloidiasis", "migraine"),
         ("linked.e0", "migraine", "migraine"),
     ]
     assert (by_id["2"].plan, by_id["2"].plans, by_id["2"].round_l) == ("linked", ("linked",), 2)
-    assert "vote 1.5 (llm l=2 + linked l=1)" in by_id["3"].why
+    assert "weight 1 at l=1 (llm l=2 + linked l=1)" in by_id["3"].why
     # the LLM's plan stays the trace's plan; every plan grounded is in the trace with its own query
     assert answer.trace.plan is not None and hops(answer.trace.plan)[0][-1] == "strongyloidiasis"
     plans = answer.trace.plans
@@ -259,10 +259,10 @@ def test_the_linked_plan_is_grounded_beside_the_llm_plan_and_agreement_rises(ask
 
 def test_plans_that_disagree_tie_and_relevance_decides(ask: Any) -> None:
     """The wrong disease's plan grounds ivermectin at l=1 and sumatriptan at l=2; the linked plan the reverse: each
-    target gets 1 + 1/2, and the fused score is made of the same vote for both."""
+    target ranks at l=1 by one plan's weight, the plans take turns, and relevance decides."""
     answer, _ = ask(["drug", WRONG_DISEASE], steps="graph", link_threshold=0.9999)
     assert sorted(ids(answer)) == ["2", "3"]
-    assert all(c.plans == ("llm", "linked") and "vote 1.5" in c.why for c in answer.answers)
+    assert all(c.plans == ("llm", "linked") and "weight 1 at l=1" in c.why for c in answer.answers)
     first, second = answer.answers
     assert first.score >= second.score and int(first.fused or 0) == int(second.fused or 0) == 1
 

@@ -369,8 +369,8 @@ def test_plans_vote_agreement_up_and_each_plan_keeps_its_evidence() -> None:
     )
     plans = [PlanGrounding("llm", None, llm), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
     votes = {s.id: s for s in plan_votes(plans)}
-    assert {i: s.vote for i, s in votes.items()} == {"d1": 2.0, "d2": round(1 + 1 / 3, 9), "d3": 1.0, "d4": 1.0}
-    assert votes["d2"].plans == (("llm", 3), ("linked", 1)) and votes["d2"].round_l == 1
+    assert {i: s.tier for i, s in votes.items()} == {"d1": (1, -2.0), "d2": (1, -1.0), "d3": (1, -1.0), "d4": (1, -1.0)}
+    assert votes["d2"].plans == (("llm", 3), ("linked", 1)) and votes["d2"].agreed == ("linked",)
     ranking = rank_graph_strand(
         plans,
         _Store(),  # type: ignore[arg-type]
@@ -379,12 +379,13 @@ def test_plans_vote_agreement_up_and_each_plan_keeps_its_evidence() -> None:
         keep=4,
         cap=10,
     )
-    # both plans at l=1 (d1), then both with the LLM's at l=3 (d2), then one plan at l=1 each, by similarity
+    # both plans at l=1 (d1); then each plan's l=1 targets taking turns: the LLM's d4, the linked plan's d3 and d2
+    # (its l=3 grounding of d2 adds nothing to the linked plan's l=1), each plan's best first
     assert [(c.id, c.plans) for c in ranking.kept] == [
         ("d1", ("llm", "linked")),
-        ("d2", ("llm", "linked")),
         ("d4", ("llm",)),
         ("d3", ("linked",)),
+        ("d2", ("llm", "linked")),
     ]
     d1 = ranking.kept[0]
     assert [(m.symbol, m.search, m.name) for m in d1.matches] == [
@@ -393,7 +394,7 @@ def test_plans_vote_agreement_up_and_each_plan_keeps_its_evidence() -> None:
     ]
     fused = [c.fused for c in ranking.kept]
     assert all(f is not None for f in fused) and fused == sorted(fused, reverse=True)  # type: ignore[type-var]
-    assert [int(f) for f in fused] == [3, 2, 1, 1]  # type: ignore[arg-type]
+    assert [int(f) for f in fused] == [2, 1, 1, 1]  # type: ignore[arg-type]
 
 
 _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)
@@ -411,14 +412,15 @@ def test_votes_hold_each_target_once_and_a_plan_that_grounds_nothing_changes_not
     votes = plan_votes(both)
     assert sorted(s.id for s in votes) == sorted(llm.keys() | linked.keys())
     for s in votes:
-        expected = weight / llm[s.id] if s.id in llm else 0.0
-        expected += 1 / linked[s.id] if s.id in linked else 0.0
-        assert s.vote == pytest.approx(expected)
-        assert s.round_l == min(r for r in (llm.get(s.id), linked.get(s.id)) if r is not None)
-    assert [s.vote for s in votes] == sorted((s.vote for s in votes), reverse=True)
+        rounds = {"llm": llm.get(s.id), "linked": linked.get(s.id)}
+        best = min(r for r in rounds.values() if r is not None)
+        weights = {"llm": weight, "linked": 1.0}
+        assert s.tier == (best, -sum(weights[p] for p, r in rounds.items() if r == best))
+        assert s.round_l == best
+    assert [s.tier for s in votes] == sorted(s.tier for s in votes)
     alone = plan_votes(_one(result(linked, "linked")))
     with_nothing = plan_votes([PlanGrounding("llm", None, result({}, "llm"), weight), *_one(result(linked, "linked"))])  # type: ignore[arg-type]
-    assert [(s.id, s.vote) for s in with_nothing] == [(s.id, s.vote) for s in alone]
+    assert [(s.id, s.tier) for s in with_nothing] == [(s.id, s.tier) for s in alone]
     assert [s.id for s in alone] == [g.id for g in sorted(result(linked, "linked").targets, key=lambda g: g.round_l)]
 
 
