@@ -12,6 +12,15 @@ import httpx2
 
 from kgqa.llm import OpenAIChat
 
+SCRIPTED_SETTINGS = {
+    "llm": "openai:scripted",
+    "openai_base_url": "http://scripted.invalid/v1",
+    "llm_max_retries": 0,
+    "llm_cache": False,
+}
+"""kgqa settings for a question answered through a :class:`ScriptedEndpoint` installed as ``kgqa.app.OpenAIChat``
+(no retry, no response cache: every reply is the script's)."""
+
 Reply = str | int | Exception
 """A reply text, an HTTP status code to answer with, or an exception the transport raises (e.g. a timeout)."""
 

@@ -16,7 +16,7 @@ import pytest
 
 from kgqa.app import Answer, Kgqa
 from kgqa.config import load_config
-from tests.scripted_llm import ScriptedEndpoint
+from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.stark_fixture import Node, write_prime_fixture
 
 WORMS = [f"anthelmintic {n}" for n in range(1, 9)]
@@ -53,10 +53,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         overrides = {
             "home": home,
             "embedder": str(tiny_model),
-            "llm": "openai:scripted",
-            "openai_base_url": "http://scripted.invalid/v1",
-            "llm_max_retries": 0,
-            "llm_cache": False,
+            **SCRIPTED_SETTINGS,
             "top_k": K,
             "l_max": 1,
             "link_threshold": 0.9999,  # the tiny model's vectors carry no meaning: only an exact name links

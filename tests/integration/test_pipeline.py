@@ -22,7 +22,7 @@ from kgqa.errors import ConfigError
 from kgqa.rerank import render, rerank_documents
 from kgqa.target_type import type_by_embedding
 from tests.local_llm import MISSING, SMOLLM2
-from tests.scripted_llm import ScriptedEndpoint
+from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.tiny_model import build_tiny_cross_encoder
 
 QUESTION = "Which drugs are indicated for migraine?"
@@ -51,11 +51,8 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         overrides = {
             "home": home,
             "embedder": str(tiny_model),
-            "llm": "openai:scripted",
+            **SCRIPTED_SETTINGS,
             "top_k": 4,
-            "openai_base_url": "http://scripted.invalid/v1",
-            "llm_max_retries": 0,
-            "llm_cache": False,
             **settings,
         }
         with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
