@@ -22,7 +22,7 @@ import numpy as np
 
 from kgqa.answers import Candidate, Match, fused_score
 from kgqa.errors import StoreError, StoreTimeoutError
-from kgqa.grounding import Grounded, GroundingResult, PlanGrounding
+from kgqa.grounding import Grounded, PlanGrounding, next_scope
 from kgqa.store.base import GraphStore
 
 T = TypeVar("T")
@@ -44,7 +44,8 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
 
 Tier = tuple[int, float]
 """Where a target ranks among the grounded ones, best first when sorted: (the earliest round l in which a plan
-grounded it, minus the summed weight of the plans that grounded it in that round)."""
+grounded it, as :func:`counted_round` counts it, minus the summed weight of the plans that grounded it in that
+round)."""
 
 
 @dataclass(frozen=True)
@@ -70,29 +71,45 @@ class Supported:
 
     @property
     def round_l(self) -> int:
-        return self.tier[0]
+        """The round in which the leading plan grounded it (its tier may count it later: :func:`counted_round`)."""
+        return self.first.round_l
 
 
 WEIGHT_DIGITS = 9
 """Summed weights are rounded to this many digits before they are compared (sums must tie where they are equal)."""
 
 
+def counted_round(grounding: PlanGrounding, target: Grounded) -> int:
+    """The round step 6 counts ``target`` in: the round its plan grounded it in, or the next round of the schedule
+    when the plan has a weak constant (kgqa.grounding.weak_constants). Its first round then matched the graph only
+    through a node the question does not name, and must not tie with another plan's targets of an entity it does."""
+    return next_scope(target.round_l) if grounding.weak else target.round_l
+
+
+def counted_weight(grounding: PlanGrounding) -> float:
+    """The weight of a plan's vote in step 6: its own, or none for a plan with a weak constant. Such a plan's
+    targets follow the other plans' targets of the round they are counted in, and agreeing with it adds nothing: its
+    grounding passes through a node the question does not name, so that agreement is chance."""
+    return 0.0 if grounding.weak else grounding.weight
+
+
 def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
     """Every target of ``groundings`` once, with the plans that grounded it, best tier first (the order of the
     groundings within a tier). A target ranks by the earliest round l in which any plan grounded it (the method's
     measure of how well a plan fits the graph as written), then by the summed weight of the plans that grounded it in
-    that round: what several plans agree on rises, a plan that grounds nothing changes nothing, and a late round of
-    one plan (a constant's 5th-best candidate) never adds to another plan's first. With one plan the order is its
-    rounds' (l = 1 first), as the method ranks them."""
+    that round: what several plans agree on rises, a plan that grounds nothing changes nothing, a late round of one
+    plan (a constant's 5th-best candidate) never adds to another plan's first, and a plan through a weak constant
+    (:func:`counted_round`, :func:`counted_weight`) neither ties with nor adds to the others' round. With one plan
+    the order is its rounds' (l = 1 first), as the method ranks them."""
     found: dict[str, list[tuple[PlanGrounding, Grounded]]] = {}
     for grounding in groundings:
         for g in grounding.result.targets:
             found.setdefault(g.id, []).append((grounding, g))
     supported = []
     for pairs in found.values():
-        best = min(g.round_l for _, g in pairs)
-        agreed = [(grounding, g) for grounding, g in pairs if g.round_l == best]
-        strength = round(sum(grounding.weight for grounding, _ in agreed), WEIGHT_DIGITS)
+        best = min(counted_round(grounding, g) for grounding, g in pairs)
+        agreed = [(grounding, g) for grounding, g in pairs if counted_round(grounding, g) == best]
+        strength = round(sum(counted_weight(grounding) for grounding, _ in agreed), WEIGHT_DIGITS)
         supported.append(
             Supported(
                 agreed[0][1],
@@ -154,7 +171,7 @@ def rank_graph_strand(
     scores = dense + weight * matched
     turn = turns(chosen, tier, scores)
     ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].tier], turn[i], -float(scores[i])))
-    sources = {g.source: g.result for g in groundings}
+    sources = {g.source: g for g in groundings}
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
@@ -168,10 +185,11 @@ def rank_graph_strand(
 
 
 def _candidate(
-    s: Supported, score: float, results: Mapping[str, GroundingResult], dense: float, lexical: float
+    s: Supported, score: float, groundings: Mapping[str, PlanGrounding], dense: float, lexical: float
 ) -> Candidate:
     """The ranked target as an answer: its evidence from every plan that grounded it (the three best candidates of
-    each constant), and how its relevance was made."""
+    each constant), and how its tier and relevance were made."""
+    results = {source: g.result for source, g in groundings.items()}
     first_source = next(iter(results))
     matches = [
         Match(
@@ -184,7 +202,7 @@ def _candidate(
         for source, symbol, nodes in s.matches
         for node in nodes[:3]
     ]
-    plans = " + ".join(f"{source} l={scope}" for source, scope in s.plans)
+    plans = " + ".join(_counted(source, scope, groundings[source].weak) for source, scope in s.plans)
     why = f"weight {-s.tier[1]:g} at l={s.tier[0]} ({plans}); relevance {score:.3f}"
     why += f" = dense {dense:.3f} + lexical {lexical:.3f}"
     return Candidate(
@@ -199,6 +217,11 @@ def _candidate(
         plans=tuple(source for source, _ in s.plans),
         why=why,
     )
+
+
+def _counted(source: str, scope: int, weak: Sequence[str]) -> str:
+    """How a plan's round shows in ``why``: with the round step 6 counts it in, where that is a later one."""
+    return f"{source} l={scope}" + (f" counted as l={next_scope(scope)}, weak {', '.join(weak)}" if weak else "")
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,14 @@ def expansion_schedule(l_max: int) -> list[int]:
     steps, value = [], 1
     while value < l_max:
         steps.append(value)
-        value = int(1.5 * value + 0.5)
+        value = next_scope(value)
     steps.append(l_max)
     return steps
+
+
+def next_scope(scope: int) -> int:
+    """The round after scope ``scope`` in the expansion schedule (uncapped)."""
+    return int(1.5 * scope + 0.5)
 
 
 @dataclass(frozen=True)
@@ -53,11 +58,13 @@ class Grounded:
 
 
 class NodeMatch(NamedTuple):
-    """A candidate of a constant (step 4): the node, and the alias it was found by ('' when by its name)."""
+    """A candidate of a constant (step 4): the node, the alias it was found by ('' when by its name), and how
+    similar its name (or that alias) is to the constant's search string (1 for an exact match)."""
 
     id: str
     name: str
     alias: str = ""
+    similarity: float = 1.0
 
 
 @dataclass
@@ -115,14 +122,14 @@ def constant_candidates(
     text = symbol.search_string or ""
     found = [NodeMatch(i, name) for label in labels for i, name in store.exact_name(skb, label, text)]
     hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
-    nearest = [(hit.similarity, NodeMatch(str(hit.id), hit.name)) for hit in hits]
+    nearest = [NodeMatch(str(hit.id), hit.name, "", hit.similarity) for hit in hits]
     if aliases:
         found += [NodeMatch(h.id, h.name, h.alias) for h in store.exact_alias(skb, labels, text)]
         by_alias = store.alias_top_k(skb, vector, l_max * ALIAS_DEPTH)
-        nearest += [(h.similarity, NodeMatch(h.id, h.name, h.alias)) for h in by_alias if h.label in labels]
-    nearest.sort(key=lambda pair: -pair[0])
+        nearest += [NodeMatch(h.id, h.name, h.alias, h.similarity) for h in by_alias if h.label in labels]
+    nearest.sort(key=lambda match: -match.similarity)
     ordered: dict[str, NodeMatch] = {}
-    for match in found + [match for _, match in nearest]:
+    for match in found + nearest:
         ordered.setdefault(match.id, match)
     return list(ordered.values())[:l_max]
 
@@ -198,12 +205,25 @@ def ground(
     return result
 
 
+def weak_constants(found: dict[str, list[NodeMatch]], threshold: float) -> tuple[str, ...]:
+    """The constants of a plan whose best candidate is neither an exact match of its search string (by name or
+    alias) nor at least ``threshold`` similar to it, each as 'symbol (best similarity)': a constant the graph does
+    not hold as written (an LLM turned the textual condition into a node, or gave the entity the wrong label)."""
+    return tuple(
+        f"{symbol} ({matches[0].similarity:.2f} < {threshold:g})" if matches else f"{symbol} (no candidate)"
+        for symbol, matches in found.items()
+        if not matches or matches[0].similarity < threshold
+    )
+
+
 @dataclass(frozen=True)
 class PlanGrounding:
-    """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, and the weight of its
-    vote in step 6 (kgqa.graph_ranking.plan_votes)."""
+    """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, the weight of its
+    vote in step 6 (kgqa.graph_ranking.plan_votes), and its weak constants (:func:`weak_constants`), for which
+    step 6 counts its rounds one later."""
 
     source: str
     plan: QueryPlan
     result: GroundingResult
     weight: float = 1.0
+    weak: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ plus the weighted full-text score scaled by the best); ``rrf`` by reciprocal-ran
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -46,7 +46,8 @@ def hybrid_merge(
 ) -> tuple[list[Candidate], str]:
     """Step 7: the fill over ``target`` (deep enough to fill k after the kept graph answers), merged; and a note on
     the fusion. ``question_vectors``: the embedder's (stored document vectors) and the document index's."""
-    fill = fill_candidates(store, skb, question_vectors, target, k + len(ranking.kept), lexical, fusion)
+    depth = k + len(ranking.kept)
+    fill = fill_candidates(store, skb, question_vectors, target, depth, lexical, fusion, ranking.grounded)
     return merge(ranking, fill.candidates, k), fill.detail
 
 
@@ -58,32 +59,43 @@ def fill_candidates(
     depth: int,
     lexical: Lexical | None,
     fusion: Fusion,
+    grounded: Collection[str] = (),
 ) -> Fill:
     """The vector strand, fused with the full-text top ``depth`` for the residual words when ``fusion`` is on and
-    there are any; a full-text timeout leaves the vector strand alone, with a note."""
+    there are any; a full-text timeout leaves the vector strand alone, with a note. ``grounded``: the ids step 6
+    ranked, whose fill answers go first (:func:`as_fill`)."""
     question_vector, doc_question = question_vectors
     vector = vector_strand(store, skb, doc_question, (target,), depth)
     if fusion == "none" or lexical is None or not lexical.weight or not lexical.terms:
-        return Fill(as_fill(vector, "similarity"), "")
+        return Fill(as_fill(vector, "similarity", grounded=grounded), "")
     try:
         text = text_strand(store, skb, lexical.terms, target, depth)
     except StoreTimeoutError as exc:
-        return Fill(as_fill(vector, "similarity"), f"; full-text {list(lexical.terms)} skipped: {exc}")
+        return Fill(
+            as_fill(vector, "similarity", grounded=grounded), f"; full-text {list(lexical.terms)} skipped: {exc}"
+        )
     detail = f"; {fusion} fusion with {len(text)} full-text answers for {list(lexical.terms)}"
     if fusion == "rrf":
-        return Fill(as_fill(rrf(vector, text, depth), "reciprocal rank", RRF_K + 1), detail)
-    return Fill(as_fill(weighted(store, skb, question_vector, vector, text, lexical, depth), "relevance"), detail)
+        return Fill(as_fill(rrf(vector, text, depth), "reciprocal rank", RRF_K + 1, grounded), detail)
+    pooled = weighted(store, skb, question_vector, vector, text, lexical, depth)
+    return Fill(as_fill(pooled, "relevance", grounded=grounded), detail)
 
 
-def as_fill(candidates: Sequence[Candidate], what: str, scale: float = 1.0) -> list[Candidate]:
-    """The fill's answers with their fused score: tier 0 (below every kept graph answer) plus their score in the
-    fill times ``scale`` (reciprocal-rank scores are small: times RRF_K + 1 the best of one list is 1), squashed."""
-    return [
-        replace(
-            c, fused=fused_score(0, scale * c.score), why=f"tier 0, fill ({'+'.join(c.strands)}): {what} {c.score:.4g}"
-        )
-        for c in candidates
-    ]
+def as_fill(
+    candidates: Sequence[Candidate], what: str, scale: float = 1.0, grounded: Collection[str] | None = None
+) -> list[Candidate]:
+    """The fill's answers with their fused score (:func:`kgqa.answers.fused_score`), best first: tier 0 (below
+    every kept graph answer), turn 0 for those in ``grounded`` (a plan grounded them, step 6 ranked them but did not
+    keep them: two strands found them) and turn 1 for the rest, then their score in the fill times ``scale``
+    (reciprocal-rank scores are small: times RRF_K + 1 the best of one list is 1). ``grounded`` None: there is no
+    graph strand (steps=vss), every answer takes turn 0."""
+    out = []
+    for c in candidates:
+        turn = 0 if grounded is None or c.id in grounded else 1
+        fused = fused_score(0, scale * c.score, turn)
+        why = f"tier 0, turn {turn}, fill ({'+'.join(c.strands)}): {what} {c.score:.4g}"
+        out.append(replace(c, fused=fused, why=why))
+    return sorted(out, key=lambda c: -(c.fused or 0.0))
 
 
 def text_strand(store: GraphStore, skb: str, terms: Sequence[str], target: str, depth: int) -> list[Candidate]:
@@ -132,8 +144,9 @@ def _pool(vector: Sequence[Candidate], text: Sequence[Candidate]) -> dict[str, C
 
 
 def merge(graph: GraphRanking, fill: Sequence[Candidate], k: int) -> list[Candidate]:
-    """Step 7's merge: the kept graph answers, then fill answers not yet taken, up to ``k``; overlaps get both
-    strands (a fill answer that was grounded but not kept keeps its graph evidence)."""
+    """Step 7's merge: the kept graph answers, then fill answers not yet taken (in the order of :func:`as_fill`:
+    those a plan grounded first), up to ``k``; overlaps get both strands (a fill answer that was grounded keeps its
+    graph evidence)."""
     fill_strands = {c.id: c.strands for c in fill}
     merged = [replace(c, strands=("graph", *fill_strands[c.id])) if c.id in fill_strands else c for c in graph.kept]
     taken = {c.id for c in merged}

@@ -33,7 +33,7 @@ from kgqa.context import Context, Options
 from kgqa.errors import LlmError
 from kgqa.fallback import linked_plan
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
-from kgqa.grounding import PlanGrounding, constant_vectors, ground, plan_candidates
+from kgqa.grounding import PlanGrounding, constant_vectors, ground, plan_candidates, weak_constants
 from kgqa.hybrid import as_fill, hybrid_merge
 from kgqa.lexical import residual_terms
 from kgqa.linking import span_cap
@@ -186,6 +186,9 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
         why = f"no linked entity ({links}) is connected to {target} by the schema"
         record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
         return plans
+    if plans and unanchored(plans[0].plan):
+        record.detail = f"{record.detail}; {unanchored(plans[0].plan)}".lstrip("; ")
+        plans, trace.plan = [], None
     shown = f"the schema-guided plan of the linked entities ({links}) with {len(plan.triplets)} triplet(s)"
     if ctx.llm is None:
         record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
@@ -240,6 +243,15 @@ def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPl
             return None
         trace.plan = asdict(sanitized.plan)
         return sanitized.plan
+
+
+def unanchored(plan: QueryPlan) -> str | None:
+    """Why an LLM's plan that names no constant is not grounded beside the linked entities' plan, or None: it
+    matches every node of its answer type that has its pattern (thousands, up to ``pattern_limit``), which says
+    nothing about this question's entities, and all of them would tie at l = 1 with the linked plan's targets."""
+    if plan.constants:
+        return None
+    return "the LLM's plan names no constant (it matches every node with its pattern): not grounded"
 
 
 def wrong_answer_type(plan: QueryPlan, target: str) -> str | None:
@@ -330,8 +342,11 @@ def _graph_strand(
                 source=p.source,
                 limit=ctx.config.pattern_limit,
             )
-            groundings.append(PlanGrounding(p.source, p.plan, result, p.weight))
+            weak = weak_constants(candidates, ctx.config.link_threshold)
+            groundings.append(PlanGrounding(p.source, p.plan, result, p.weight, weak))
             rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+            if weak:
+                rounds += f"; weak constant(s) {', '.join(weak)}: rounds counted one later"
             for cut in (result.capped, result.timed_out):
                 if cut:
                     rounds = f"{rounds}; {cut}".lstrip("; ")
@@ -345,6 +360,7 @@ def _graph_strand(
                     "params": result.last_params,
                     "rounds": [asdict(r) for r in result.rounds],
                     "grounded": len(result.targets),
+                    "weak": list(weak),
                 }
             )
             if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows

@@ -105,3 +105,23 @@ def test_an_llm_plan_that_grounds_k_wrong_targets(ask: Any) -> None:
     assert sumatriptan.plans == ("linked",) and "turn 0" in sumatriptan.why
     scores = [c.fused for c in answer.answers]
     assert None not in scores and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+
+
+def test_an_llm_plan_that_names_no_constant_is_not_grounded(ask: Any) -> None:
+    """It matches every drug with an indication: beside the linked plan that says nothing about this question."""
+    anything = "MATCH (y:drug)-[:indication]->(d:disease) RETURN y"
+    answer = ask(["drug", anything])
+    assert "names no constant" in answer.trace.record(3).detail
+    assert [p["source"] for p in answer.trace.plans] == ["linked"]
+    assert [c.id for c in answer.answers] == [c.id for c in ask([], llm="none").answers]
+
+
+def test_an_llm_plan_through_a_constant_the_graph_does_not_hold(ask: Any) -> None:
+    """The textual condition turned into a disease: its best candidate is no match of 'headache relief', so the
+    plan's targets count one round later and the linked plan's answer leads."""
+    textual = 'MATCH (y:drug)-[:indication]->(d:disease {name: "headache relief"}) RETURN y'
+    answer = ask(["drug", textual])
+    llm = answer.trace.plans[0]
+    assert llm["source"] == "llm" and llm["weak"] and llm["weak"][0].startswith("d (")
+    assert "rounds counted one later" in answer.trace.record(5).detail
+    assert top(answer, 1) == [SUMATRIPTAN]

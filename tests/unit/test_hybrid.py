@@ -102,3 +102,22 @@ def test_merge_puts_kept_graph_answers_first_and_tags_overlaps() -> None:
         ("t1", ("text", "graph"), 2),  # grounded but not kept: keeps its graph evidence
         ("v1", ("vector",), None),
     ]
+
+
+def test_the_fill_puts_what_a_plan_grounded_first() -> None:
+    """v2 was grounded but not kept by step 6: of the fill, two strands found it, so it goes before v1, which the
+    vector strand ranks higher; the fused scores still fall with rank."""
+    kept = Candidate("t1", "drug", "t one", 0.5, ("graph",), 1, fused=1.6)
+    v2 = Candidate("v2", "drug", "v two", 0.1, ("graph",), 3)
+    ranking = GraphRanking([kept], {"t1": kept, "v2": v2}, "")
+    answers, _ = hybrid_merge(_Store(), "s", VECTORS, "drug", ranking, 3)  # type: ignore[arg-type]
+    assert [(c.id, c.strands, c.round_l) for c in answers] == [
+        ("t1", ("graph",), 1),
+        ("v2", ("vector", "graph"), 3),
+        ("v1", ("vector",), None),
+    ]
+    assert ["turn 0" in answers[1].why, "turn 1" in answers[2].why] == [True, True]
+    scores = [c.fused for c in answers]
+    assert None not in scores and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    alone, _ = _fill(_Store(), "none")  # nothing grounded: the vector strand's own order
+    assert [c.id for c in alone] == ["v1", "v2", "both"]

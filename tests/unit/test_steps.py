@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
 from kgqa.graph_ranking import Lexical, plan_votes, rank_graph_strand
-from kgqa.grounding import Grounded, GroundingResult, PlanGrounding, expansion_schedule
+from kgqa.grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding, expansion_schedule, weak_constants
 from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
 from kgqa.llm import Completion
 from kgqa.relation_meaning import RelationMeaning
@@ -397,26 +397,62 @@ def test_plans_vote_agreement_up_and_each_plan_keeps_its_evidence() -> None:
     assert [int(f) for f in fused] == [2, 1, 1, 1]  # type: ignore[arg-type]
 
 
+def test_a_constant_the_graph_does_not_hold_as_written_is_weak() -> None:
+    found = {
+        "a": [NodeMatch("1", "Migraine")],  # exact
+        "b": [NodeMatch("2", "Migraine", "", 0.91), NodeMatch("3", "Aura", "", 0.95)],
+        "c": [NodeMatch("4", "CYP3A4", "", 0.52)],  # the textual condition as a node
+        "d": [],
+    }
+    assert weak_constants(found, 0.85) == ("c (0.52 < 0.85)", "d (no candidate)")
+    assert weak_constants(found, 0.5) == ("d (no candidate)",)
+
+
+def test_a_weak_plan_follows_the_round_it_is_counted_in_and_adds_nothing() -> None:
+    """The LLM turned the textual condition into a node: it grounds d1 and d2 at l = 1 through a node the question
+    does not name. The linked plan's l = 1 target comes first; the weak plan's targets are counted at l = 2, where
+    agreeing on d2 with the linked plan's l = 2 adds nothing."""
+    llm = GroundingResult(
+        query=None,
+        candidates={},
+        targets=[Grounded("d1", "d1", "disease", 1), Grounded("d2", "d2", "disease", 1)],  # type: ignore[arg-type]
+    )
+    linked = GroundingResult(
+        query=None,
+        candidates={},
+        targets=[Grounded("d3", "d3", "disease", 1, (), "linked"), Grounded("d2", "d2", "disease", 2, (), "linked")],  # type: ignore[arg-type]
+    )
+    weak = ("w (0.52 < 0.85)",)
+    plans = [PlanGrounding("llm", None, llm, 1.0, weak), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
+    assert {s.id: s.tier for s in plan_votes(plans)} == {"d3": (1, -1.0), "d2": (2, -1.0), "d1": (2, 0.0)}
+    ranking = rank_graph_strand(plans, _Store(), "hpo", np.array([0.0, 1.0], dtype=np.float32), keep=3, cap=10)  # type: ignore[arg-type]
+    assert [c.id for c in ranking.kept] == ["d3", "d2", "d1"]
+    assert "llm l=1 counted as l=2, weak w (0.52 < 0.85)" in ranking.kept[2].why
+
+
 _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)
 
 
-@given(_ROUNDS, _ROUNDS, st.sampled_from([0.0, 0.5, 1.0, 2.0]))
+@given(_ROUNDS, _ROUNDS, st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.booleans())
 def test_votes_hold_each_target_once_and_a_plan_that_grounds_nothing_changes_nothing(
-    llm: dict[str, int], linked: dict[str, int], weight: float
+    llm: dict[str, int], linked: dict[str, int], weight: float, weak: bool
 ) -> None:
     def result(rounds: dict[str, int], plan: str) -> GroundingResult:
         targets = [Grounded(i, i, "disease", r, (("e0", ("c",)),), plan) for i, r in rounds.items()]
         return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]
 
-    both = [PlanGrounding("llm", None, result(llm, "llm"), weight), *_one(result(linked, "linked"))]  # type: ignore[arg-type]
+    doubt = ("e0 (0.40 < 0.85)",) if weak else ()
+    both = [PlanGrounding("llm", None, result(llm, "llm"), weight, doubt), *_one(result(linked, "linked"))]  # type: ignore[arg-type]
     votes = plan_votes(both)
     assert sorted(s.id for s in votes) == sorted(llm.keys() | linked.keys())
+    later = {1: 2, 2: 3, 3: 5, 5: 8, 8: 12}
     for s in votes:
-        rounds = {"llm": llm.get(s.id), "linked": linked.get(s.id)}
+        # a weak plan's rounds count one later, and its vote weighs nothing
+        rounds = {"llm": later[llm[s.id]] if weak and s.id in llm else llm.get(s.id), "linked": linked.get(s.id)}
         best = min(r for r in rounds.values() if r is not None)
-        weights = {"llm": weight, "linked": 1.0}
+        weights = {"llm": 0.0 if weak else weight, "linked": 1.0}
         assert s.tier == (best, -sum(weights[p] for p, r in rounds.items() if r == best))
-        assert s.round_l == best
+        assert s.round_l == {"llm": llm, "linked": linked}[s.agreed[0]][s.id]
     assert [s.tier for s in votes] == sorted(s.tier for s in votes)
     alone = plan_votes(_one(result(linked, "linked")))
     with_nothing = plan_votes([PlanGrounding("llm", None, result({}, "llm"), weight), *_one(result(linked, "linked"))])  # type: ignore[arg-type]
