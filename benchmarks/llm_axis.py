@@ -19,6 +19,14 @@ textual word):
   point of the axis without 25 s of CPU per question. Step 2's prompt names step 1's type; where today's vote gives
   step 2 another type than Qwen saw, the replayed reply is the one Qwen gave for its own type. No step 8 (the
   records hold no rerank replies).
+- ``qwen-openai`` and ``qwen-local``: Qwen2.5-Coder-1.5B for real, steps 1-7, the same GGUF, build, context and
+  seed, measured back to back: ``qwen-openai`` served by llama-cpp-python's OpenAI-compatible server on loopback
+  (``python -m llama_cpp.server``, started and stopped here) and reached through ``llm = "openai:qwen"`` with
+  ``openai_base_url``, the path users of vLLM, Ollama or a hosted API take; ``qwen-local`` in-process
+  (``llm = "llama:PATH"``). About 20 s a question on 2 cores: run them on the first questions (``--limit``). They
+  need llama-cpp-python (``pip install 'llama-cpp-python[server]==0.3.36'``, built as README.md says) and the GGUF
+  (``../shared/scripts/get-local-llm.sh qwen1.5b``; ``--gguf`` names another path), and are not in the default
+  levels.
 - ``none``: no LLM, the reference every row is compared with.
 
 Each level is one ``kgqa eval`` run (rows ``hybrid`` and ``full``) into benchmarks/results/llm_axis_<level>.json,
@@ -35,11 +43,18 @@ It needs HPO loaded in the configured home (``kgqa load hpo``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import os
 import re
+import socket
 import statistics
-from collections.abc import Sequence
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,7 +78,13 @@ DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
 BASELINE_N = 160
 """baseline_hpo.py's questions: the first 160 of the 200."""
-LEVELS = ("none", "junk", "qwen-replay", "noisy-100", "noisy-50", "noisy-25", "oracle")
+LEVELS = ("none", "junk", "qwen-replay", "qwen-openai", "qwen-local", "noisy-100", "noisy-50", "noisy-25", "oracle")
+REAL_LLM = ("qwen-openai", "qwen-local")
+SCRIPTED_LEVELS = tuple(level for level in LEVELS if level not in REAL_LLM)
+"""The default levels: those that need no LLM run."""
+GGUF = Path.home() / ".cache" / "kgqa" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+SERVED = "qwen"
+"""The model name the server answers to (``--model_alias``), and the one ``llm = "openai:qwen"`` asks for."""
 MISTAKES = ("reversed", "invented type", "text as constant", "dropped constraint", "wrong type")
 JUNK_TYPE = "disease"
 PATHS = (*CODE_PATHS, "benchmarks/llm_axis.py")
@@ -253,12 +274,49 @@ def chat_model(level: str, kg: Kgqa, questions: dict[str, str]) -> ChatModel | N
 
 
 def rows_of(level: str) -> list[tuple[str, str]]:
-    return [("hybrid", "hybrid")] if level == "qwen-replay" else [("hybrid", "hybrid"), ("full", "full")]
+    return [("hybrid", "hybrid")] if level.startswith("qwen") else [("hybrid", "hybrid"), ("full", "full")]
 
 
-def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str) -> None:
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def llama_server(gguf: Path, context: int, log: Path) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server for ``gguf`` on a free loopback port, as the in-process runs
+    load it (``context``, 2 threads, seed 0); yields its base URL once it answers, and stops it on exit."""
+    if not gguf.is_file():
+        raise SystemExit(f"no GGUF at {gguf}: run ../shared/scripts/get-local-llm.sh qwen1.5b or pass --gguf")
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", SERVED]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(context), "--seed", "0"]
+    command += ["--n_threads", str(os.cpu_count() or 1)]
+    url = f"http://127.0.0.1:{port}/v1"
+    with log.open("w", encoding="utf-8") as out:
+        server = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 300
+            while True:
+                if server.poll() is not None:
+                    raise SystemExit(f"llama_cpp.server exited with {server.returncode}; see {log}")
+                try:
+                    with urllib.request.urlopen(f"{url}/models", timeout=5):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise SystemExit(f"llama_cpp.server did not answer at {url} within 300 s; see {log}") from None
+                    time.sleep(1)
+            yield url
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str, gguf: Path = GGUF) -> None:
     questions = load_questions(QUESTIONS)
-    if level == "qwen-replay":
+    if level.startswith("qwen"):
         questions = questions[:BASELINE_N]
     questions = questions[:limit]
     rows = rows_of(level)
@@ -267,13 +325,50 @@ def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str) 
     def show(record: Record, so_far: list[Record]) -> None:
         print(level + tag, record.row, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics, flush=True)
 
-    with Kgqa(load_config({**SETTINGS, **overrides, "llm": "none"})) as base:
-        llm = chat_model(level, base, {q.id: q.text for q in load_questions(QUESTIONS)})
-        kg = base if llm is None else base.with_llm(llm)
+    def evaluate(kg: Kgqa) -> None:
         settings = eval_settings(kg, SKB, str(QUESTIONS.relative_to(ROOT)), "test", rows)
         settings["llm_level"] = level
         records = run_eval(kg, SKB, questions, rows, out, settings=settings, on_answer=show)
-    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        text = json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n"
+        out.write_text(text, encoding="utf-8")
+
+    config = load_config({**SETTINGS, **overrides, "llm": "none"})
+    if level == "qwen-openai":
+        with llama_server(gguf, config.llm_context, out.with_suffix(".server.log")) as url:
+            served = {**SETTINGS, **overrides, "llm": f"openai:{SERVED}", "openai_base_url": url}
+            with Kgqa(load_config(served)) as kg:
+                evaluate(kg)
+        return
+    if level == "qwen-local":
+        with Kgqa(load_config({**SETTINGS, **overrides, "llm": f"llama:{gguf}"})) as kg:
+            evaluate(kg)
+        return
+    with Kgqa(config) as base:
+        llm = chat_model(level, base, {q.id: q.text for q in load_questions(QUESTIONS)})
+        evaluate(base if llm is None else base.with_llm(llm))
+
+
+def served_like_in_process(tag: str = "") -> str:
+    """How the qwen-openai level's LLM calls compare with qwen-local's on the questions both answered: how many of
+    steps 1 and 2's replies are the same text, and the calls and tokens per question of each."""
+    paths = [out_path(level, tag) for level in REAL_LLM]
+    if not all(path.exists() for path in paths):
+        return ""
+    served, local = ({r.id: {s["step"]: s for s in r.steps} for r in load_records(path)} for path in paths)
+    both = sorted(served.keys() & local.keys(), key=int)
+    same = "; ".join(
+        f"step {step} {sum(served[i][step]['detail'] == local[i][step]['detail'] for i in both)}" for step in (1, 2)
+    )
+
+    def per_question(records: dict[str, dict[int, dict[str, Any]]], key: str) -> float:
+        return sum(records[i][n]["usage"][key] for i in both for n in (1, 2)) / len(both)
+
+    counts = "; ".join(
+        f"{level}: {per_question(records, 'calls'):.2f} calls, {per_question(records, 'prompt_tokens'):.1f} prompt "
+        f"and {per_question(records, 'completion_tokens'):.1f} completion tokens a question"
+        for level, records in zip(REAL_LLM, (served, local), strict=True)
+    )
+    return f"qwen-openai against qwen-local on {len(both)} questions: the same reply text in {same}. {counts}."
 
 
 def _metrics(records: Sequence[Record]) -> dict[str, float]:
@@ -308,11 +403,12 @@ def table(tag: str = "") -> str:
         return "No level measured yet: run `python benchmarks/llm_axis.py`."
     lines = [
         "Questions: quality_hpo.py's 200 natural-phrasing HPO questions (all 200, and baseline_hpo.py's first 160), "
-        "k = 20, kgqa's defaults; the LLM levels are described in benchmarks/llm_axis.py.",
+        "k = 20, kgqa's defaults; the LLM levels are described in benchmarks/llm_axis.py. A row of fewer questions "
+        "(n: the real LLM's, about 20 s a question) has its figures in the 160 columns, over its first n.",
         "",
-        "| LLM | row | hit@1 (200) | recall@20 (200) | MRR (200) | hit@1 (160) | recall@20 (160) | MRR (160) | "
+        "| LLM | row | n | hit@1 (200) | recall@20 (200) | MRR (200) | hit@1 (160) | recall@20 (160) | MRR (160) | "
         "steps 4-7 median s | commit |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for level, doc in done.items():
         by_row: dict[str, list[Record]] = {}
@@ -326,10 +422,10 @@ def table(tag: str = "") -> str:
                 return " | ".join(f"{m[key]:.3f}" for key in ("hit@1", "recall@20", "mrr")) if m else "- | - | -"
 
             lines.append(
-                f"| {level} | {row} | {cells(every)} | {cells(first)} | {steps_4_7(level, row, tag)} | "
-                f"{origin(doc, out_path(level, tag), ROOT, PATHS).label()} |"
+                f"| {level} | {row} | {len(records)} | {cells(every)} | {cells(first)} | "
+                f"{steps_4_7(level, row, tag)} | {origin(doc, out_path(level, tag), ROOT, PATHS).label()} |"
             )
-    return "\n".join([*lines, "", unchanged(tag)])
+    return "\n".join([*lines, "", unchanged(tag), "", served_like_in_process(tag)]).rstrip() + "\n"
 
 
 def write_doc() -> None:
@@ -339,7 +435,8 @@ def write_doc() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--levels", default=",".join(LEVELS), help=f"comma-separated, of {', '.join(LEVELS)}")
+    parser.add_argument("--levels", default=",".join(SCRIPTED_LEVELS), help=f"comma-separated, of {', '.join(LEVELS)}")
+    parser.add_argument("--gguf", type=Path, default=GGUF, help="the GGUF of the qwen-openai and qwen-local levels")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions (quick looks)")
     parser.add_argument("--redo", action="store_true", help="delete the levels' records and measure again")
     parser.add_argument("--set", action="append", default=[], help="a setting KEY=JSON for an ablation run")
@@ -359,7 +456,7 @@ def main() -> None:
                 for path in (out_path(level, args.tag), records_path(out_path(level, args.tag))):
                     path.unlink(missing_ok=True)
                 settings_path(out_path(level, args.tag)).unlink(missing_ok=True)
-            measure(level, args.limit, overrides, args.tag)
+            measure(level, args.limit, overrides, args.tag, args.gguf)
     if not args.tag:
         write_doc()
     print(table(args.tag))
