@@ -939,6 +939,12 @@ def _print_explanation(console: Console, result: Explanation) -> None:
         )
     for dropped in plan.dropped:
         console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
+    if result.weak:
+        console.print(
+            f"weak constant(s) {', '.join(result.weak)}: kgqa ask counts this plan's rounds one later, its vote "
+            "weighing nothing",
+            markup=False,
+        )
     console.print(f"[bold]query ({result.dialect})[/bold]")
     console.print(result.query, markup=False, soft_wrap=True)
     console.print(json_text(result.params, ensure_ascii=False, default=str), markup=False)

@@ -22,9 +22,9 @@ from kgqa.choices import StoreKind
 from kgqa.config import hidden_labels
 from kgqa.errors import ConfigError
 from kgqa.fallback import linked_plan
-from kgqa.grounding import constant_vectors, plan_candidates
+from kgqa.grounding import constant_vectors, plan_candidates, weak_constants
 from kgqa.llm import Usage
-from kgqa.pipeline import target_type, wrong_answer_type
+from kgqa.pipeline import target_type, unanchored, wrong_answer_type
 from kgqa.store.base import graph_schema
 from kgqa.store.neo4j import browser_statement
 from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
@@ -61,6 +61,9 @@ class Explanation:
     beside: Explanation | None = None
     """QUESTION mode: the schema-guided plan of the entities linked in the question, which ``kgqa ask`` grounds
     beside the LLM's (``plan_fallback``); None when no linked entity is connected to the target type."""
+    weak: tuple[str, ...] = ()
+    """The constants whose best candidate is no close match (kgqa.grounding.weak_constants): ``kgqa ask`` counts
+    this plan's rounds one later and its vote weighs nothing."""
 
     def to_json(self) -> dict[str, Any]:
         plan = asdict(self.plan)
@@ -79,6 +82,7 @@ class Explanation:
             out["generated"] = asdict(self.generated)
         if self.beside is not None:
             out["beside"] = self.beside.to_json()
+        out["weak"] = list(self.weak)
         return out
 
 
@@ -103,16 +107,18 @@ def compile_plan(
     """
     query = pattern_query(sanitized.plan, schema.keys, limit=kg.config.pattern_limit)
     params = dict(query.params)
+    weak: tuple[str, ...] = ()
     if query.constant_params:
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
         aliases = kg.config.link_aliases and kg.store.schema(skb).has_aliases
         candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope, aliases=aliases)
         params.update({query.constant_params[name]: [m.id for m in matches] for name, matches in candidates.items()})
+        weak = weak_constants(candidates, kg.config.link_threshold)
     if dialect == "falkordb":
-        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params)
+        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params, weak=weak)
     text, browser = browser_statement(query.text, params, kg.config.neo4j_version)
-    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser)
+    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser, weak=weak)
 
 
 def explain_question(
@@ -151,13 +157,6 @@ def explain_question(
     text = reply.completion.text
     generated = Generated(question, target, ctx.llm.name, reply.prompt, text, usage)
     fallback = " (kgqa ask grounds the linked entities' plan alone: see kgqa ask --explain)"
-    beside = None
-    if ctx.config.plan_fallback:
-        linked, _ = linked_plan(ctx, question, target)
-        if linked is not None:
-            beside = compile_plan(
-                kg, skb, ctx.graph, SanitizedPlan(linked, (), ctx.config.cypher_mode), scope=scope, dialect=dialect
-            )
     try:
         sanitized = plan_from_reply(
             text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
@@ -165,7 +164,14 @@ def explain_question(
         why = unusable(sanitized.plan) or wrong_answer_type(sanitized.plan, target)
         if why is not None:
             raise CypherSyntaxError(why)
+        linked = linked_plan(ctx, question, target)[0] if ctx.config.plan_fallback else None
+        if linked is not None and unanchored(sanitized.plan):
+            raise CypherSyntaxError(str(unanchored(sanitized.plan)))
         result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)
     except CypherSyntaxError as exc:
         raise CypherSyntaxError(f"{exc} in the LLM's reply {text[:300]!r}{fallback}") from exc
+    beside = None
+    if linked is not None:
+        plan = SanitizedPlan(linked, (), ctx.config.cypher_mode)
+        beside = compile_plan(kg, skb, ctx.graph, plan, scope=scope, dialect=dialect)
     return replace(result, generated=generated, beside=beside)

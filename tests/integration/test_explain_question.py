@@ -145,3 +145,21 @@ def test_explain_shows_the_prompt_reply_plan_and_query_that_ask_runs(
     constant = trace["params"] | {"c0": out["params"]["c0"]}
     assert out["params"] == constant  # l = 1: the first candidate of the constant, as in ask's first round
     assert [s["status"] for s in trace["steps"][:3]] == ["ran", "ran", "ran"]
+
+
+def test_explain_says_what_ask_does_with_a_plan_without_a_constant_or_with_a_weak_one(
+    loaded: dict[str, str], monkeypatch: Any
+) -> None:
+    """Beside the linked entities' plan, ask grounds no plan without a constant, and counts a plan through a
+    constant the graph does not hold (its best candidate no close match) one round later: explain says both."""
+    # each reply is the script's; the tiny model's vectors carry no meaning: only an exact name is a close match
+    env = {**loaded, "KGQA_LLM_CACHE": "0", "KGQA_LINK_THRESHOLD": "0.9999"}
+    anything = "MATCH (y:drug)-[:indication]->(d:disease) RETURN y"
+    result = run(env, ScriptedEndpoint([anything]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json")
+    assert result.exit_code == 2, result.output
+    assert "names no constant" in as_json(result)["error"]["message"]
+    weak = 'MATCH (y:drug)-[:indication]->(d:disease {name: "zzqx relief"}) RETURN y'
+    out = as_json(run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
+    assert out["weak"] and out["weak"][0].startswith("d (") and out["beside"]["weak"] == []
+    text = run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--l", "1")
+    assert "counts this plan's rounds one later" in " ".join(text.stdout.split())  # as wrapped
