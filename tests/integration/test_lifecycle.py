@@ -126,10 +126,8 @@ def test_hpo_load_killed_midway_then_rerun_gives_the_full_graph(cli_env, home: P
 
     again = subprocess.run([*KGQA, "load", "hpo"], env=cli_env, capture_output=True, text=True, timeout=600)
     assert "already loaded and up to date (36853 nodes, 565817 edges)" in again.stderr
-    forced = subprocess.run(
-        [*KGQA, "load", "hpo", "--force"], env=cli_env, capture_output=True, text=True, timeout=1800
-    )
-    assert "loaded 36853 nodes, 565817 edges" in forced.stderr and "(0 texts embedded" in forced.stderr
+    # `load --force` rebuilding from the cache alone: tests/integration/test_cli.py (on the small fixture: here it
+    # wrote all 565,817 edges a third time, about 100 s of CI)
     assert servers_for(home) == []
 
 
