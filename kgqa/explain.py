@@ -24,10 +24,10 @@ from kgqa.errors import ConfigError
 from kgqa.fallback import linked_plan
 from kgqa.grounding import constant_vectors, plan_candidates, weak_constants
 from kgqa.llm import Usage
-from kgqa.pipeline import target_type, unanchored, wrong_answer_type
+from kgqa.pipeline import llm_plan_refusal, target_type
 from kgqa.store.base import graph_schema
 from kgqa.store.neo4j import browser_statement
-from kgqa.text2cypher import plan_from_reply, unusable, write_cypher
+from kgqa.text2cypher import plan_from_reply, write_cypher
 from kgqa.trace import STEP_NAMES, StepTrace
 
 Dialect = StoreKind
@@ -161,12 +161,10 @@ def explain_question(
         sanitized = plan_from_reply(
             text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
         )
-        why = unusable(sanitized.plan) or wrong_answer_type(sanitized.plan, target)
+        linked = linked_plan(ctx, question, target)[0] if ctx.config.plan_fallback else None
+        why = llm_plan_refusal(sanitized.plan, target, linked)
         if why is not None:
             raise CypherSyntaxError(why)
-        linked = linked_plan(ctx, question, target)[0] if ctx.config.plan_fallback else None
-        if linked is not None and unanchored(sanitized.plan):
-            raise CypherSyntaxError(str(unanchored(sanitized.plan)))
         result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)
     except CypherSyntaxError as exc:
         raise CypherSyntaxError(f"{exc} in the LLM's reply {text[:300]!r}{fallback}") from exc

@@ -101,22 +101,22 @@ def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
     plan (a constant's 5th-best candidate) never adds to another plan's first, and a plan through a weak constant
     (:func:`counted_round`, :func:`counted_weight`) neither ties with nor adds to the others' round. With one plan
     the order is its rounds' (l = 1 first), as the method ranks them."""
-    found: dict[str, list[tuple[PlanGrounding, Grounded]]] = {}
+    found: dict[str, list[tuple[PlanGrounding, Grounded, int]]] = {}
     for grounding in groundings:
         for g in grounding.result.targets:
-            found.setdefault(g.id, []).append((grounding, g))
+            found.setdefault(g.id, []).append((grounding, g, counted_round(grounding, g)))
     supported = []
-    for pairs in found.values():
-        best = min(counted_round(grounding, g) for grounding, g in pairs)
-        agreed = [(grounding, g) for grounding, g in pairs if counted_round(grounding, g) == best]
+    for triples in found.values():
+        best = min(counted for _, _, counted in triples)
+        agreed = [(grounding, g) for grounding, g, counted in triples if counted == best]
         strength = round(sum(counted_weight(grounding) for grounding, _ in agreed), WEIGHT_DIGITS)
         supported.append(
             Supported(
                 agreed[0][1],
-                tuple((grounding.source, g.round_l) for grounding, g in pairs),
+                tuple((grounding.source, g.round_l) for grounding, g, _ in triples),
                 (best, -strength),
                 tuple(grounding.source for grounding, _ in agreed),
-                tuple((grounding.source, symbol, ids) for grounding, g in pairs for symbol, ids in g.matches),
+                tuple((grounding.source, symbol, ids) for grounding, g, _ in triples for symbol, ids in g.matches),
             )
         )
     return sorted(supported, key=lambda s: s.tier)

@@ -59,7 +59,7 @@ def fill_candidates(
     depth: int,
     lexical: Lexical | None,
     fusion: Fusion,
-    grounded: Collection[str] = (),
+    grounded: Collection[str],
 ) -> Fill:
     """The vector strand, fused with the full-text top ``depth`` for the residual words when ``fusion`` is on and
     there are any; a full-text timeout leaves the vector strand alone, with a note. ``grounded``: the ids step 6

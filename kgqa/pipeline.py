@@ -160,24 +160,31 @@ class Planned:
 
 
 def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Planned]:
-    """Steps 2-3: the LLM's plan (if there is an LLM and its reply gives a usable one) and, without an LLM or with
-    ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's first."""
-    plans: list[Planned] = []
-    if ctx.llm is not None:
-        llm_plan = _llm_plan(ctx, question, target, trace)
-        if llm_plan is not None:
-            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
-        if not ctx.config.plan_fallback:
-            return plans
-    else:
+    """Steps 2-3: the LLM's plan (if there is an LLM and :func:`llm_plan_refusal` finds its reply's plan fit to
+    ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's
+    first."""
+    llm_plan = _llm_plan(ctx, question, target, trace) if ctx.llm is not None else None
+    if ctx.llm is None:
         with trace.step(2) as record:
             record.degrade("no LLM: entities linked by the name index")
         with trace.step(3) as record:
             pass
     record = trace.record(3)
-    start = time.perf_counter()
-    plan, links = linked_plan(ctx, question, target)
-    record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    plan, links = None, ""
+    if ctx.llm is None or ctx.config.plan_fallback:
+        start = time.perf_counter()
+        plan, links = linked_plan(ctx, question, target)
+        record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    plans: list[Planned] = []
+    if llm_plan is not None:
+        why = llm_plan_refusal(llm_plan, target, plan)
+        if why is None:
+            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
+            trace.plan = asdict(llm_plan)
+        else:
+            record.degrade(f"{record.detail}; {why}".lstrip("; "))
+    if ctx.llm is not None and not ctx.config.plan_fallback:
+        return plans
     if ctx.llm is None:
         step2 = trace.record(2)
         step2.degrade(f"no LLM: entities linked by the name index: {links}")
@@ -186,9 +193,6 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
         why = f"no linked entity ({links}) is connected to {target} by the schema"
         record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
         return plans
-    if plans and unanchored(plans[0].plan):
-        record.detail = f"{record.detail}; {unanchored(plans[0].plan)}".lstrip("; ")
-        plans, trace.plan = [], None
     shown = f"the schema-guided plan of the linked entities ({links}) with {len(plan.triplets)} triplet(s)"
     if ctx.llm is None:
         record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
@@ -205,7 +209,8 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
 
 
 def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
-    """Steps 2-3 with an LLM: its Cypher and the plan step 3 keeps of it (None: no usable plan, recorded)."""
+    """Steps 2-3 with an LLM: its Cypher and the plan step 3 makes of it (None: no Cypher, or none that parses;
+    recorded). Whether that plan is grounded is :func:`llm_plan_refusal`'s to say."""
     assert ctx.llm is not None
     with trace.step(2) as record:
         try:
@@ -237,12 +242,15 @@ def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPl
         parts = [f"{r.kind} {r.original!r} -> {r.replacement!r}" for r in sanitized.repairs]
         parts += [f"dropped {d.text!r}: {d.reason}" for d in sanitized.plan.dropped]
         record.detail = "; ".join(parts)
-        why = unusable(sanitized.plan) or wrong_answer_type(sanitized.plan, target)
-        if why is not None:
-            record.degrade(f"{record.detail}; {why}".lstrip("; "))
-            return None
-        trace.plan = asdict(sanitized.plan)
         return sanitized.plan
+
+
+def llm_plan_refusal(plan: QueryPlan, target: str, linked: QueryPlan | None) -> str | None:
+    """Why ``kgqa ask`` does not ground the LLM's ``plan`` (``kgqa explain QUESTION`` refuses it for the same
+    reason), or None: it cannot be grounded (:func:`kgqa.text2cypher.unusable`), its answer is not of step 1's
+    ``target`` type (:func:`wrong_answer_type`), or it names no constant while the ``linked`` entities' plan is
+    grounded beside it (:func:`unanchored`)."""
+    return unusable(plan) or wrong_answer_type(plan, target) or (unanchored(plan) if linked is not None else None)
 
 
 def unanchored(plan: QueryPlan) -> str | None:
