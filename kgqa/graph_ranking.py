@@ -60,6 +60,8 @@ class Supported:
     agreed: tuple[str, ...]
     matches: tuple[tuple[str, str, tuple[str, ...]], ...]
     """(plan source, constant symbol, ids of its candidates the target was grounded through)"""
+    voters: int
+    """How many of the ``agreed`` plans have a vote of weight (:func:`counted_weight`): two or more corroborate it"""
 
     @property
     def id(self) -> str:
@@ -117,6 +119,7 @@ def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
                 (best, -strength),
                 tuple(grounding.source for grounding, _ in agreed),
                 tuple((grounding.source, symbol, ids) for grounding, g, _ in triples for symbol, ids in g.matches),
+                sum(counted_weight(grounding) > 0 for grounding, _ in agreed),
             )
         )
     return sorted(supported, key=lambda s: s.tier)
@@ -132,9 +135,15 @@ def rank_graph_strand(
     cap: int,
     doc_vector: np.ndarray | None = None,
     lexical: Lexical | None = None,
+    keep_corroborated: int = 0,
 ) -> GraphRanking:
     """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
     then by relevance: the question's similarity to the node's document plus the weighted full-text score.
+
+    ``keep`` answers are kept; past them, up to ``keep_corroborated`` in all, so are the next ranked targets while
+    two or more plans corroborate them (:attr:`Supported.voters`): plans written apart that ground the same targets
+    in their best round are stronger evidence than the vector strand's fill would be. With one plan nothing is
+    corroborated, and ``keep`` answers are kept.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
@@ -158,7 +167,7 @@ def rank_graph_strand(
             note += f"; full-text preselection skipped: {exc}"
             chosen = _preselect(chosen, tier, store, skb, vector, cap, ())
     keys = [(s.label, s.id) for s in chosen]
-    dense = stored_vectors(store, skb, keys) @ question_vector if chosen else np.zeros(0)
+    dense = stored_similarities(store, skb, keys, question_vector)
     matched = np.zeros(len(chosen))
     weight = lexical.weight if lexical is not None else 0.0
     if lexical is not None and lexical.weight and lexical.terms and chosen:
@@ -175,13 +184,21 @@ def rank_graph_strand(
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    kept = with_fused(candidates[:keep], [(chosen[i].tier, turn[i]) for i in ranked[:keep]])
+    kept_n = keep + corroborated_run([chosen[i] for i in ranked[keep:keep_corroborated]])
+    kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
     total = len(targets)
     detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
+    if kept_n > keep:
+        detail += f" ({kept_n - keep} past {keep}: corroborated by several plans)"
     if len(groundings) > 1:
         agreed = sum(len(s.plans) > 1 for s in targets)
         detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
     return GraphRanking(kept, {c.id: c for c in candidates}, detail)
+
+
+def corroborated_run(ranked: Sequence[Supported]) -> int:
+    """How many of ``ranked``, from the first, two or more plans corroborate (:attr:`Supported.voters`)."""
+    return next((i for i, s in enumerate(ranked) if s.voters < 2), len(ranked))
 
 
 def _candidate(
@@ -258,12 +275,13 @@ def scaled(raw: np.ndarray) -> np.ndarray:
     return raw / best if best > 0 else raw
 
 
-def stored_vectors(store: GraphStore, skb: str, keys: Sequence[Key]) -> np.ndarray:
-    """The stored ``plain_emb`` of ``keys``, one row each in their order (one read per label); a graph loaded
-    before they were stored has none, and is refused with the way out instead of ranked by nothing."""
+def stored_similarities(store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray) -> np.ndarray:
+    """The similarity of ``vector`` to the stored ``plain_emb`` of each of ``keys``, in their order, computed by the
+    store (one read per label); a graph loaded before they were stored has none, and is refused with the way out
+    instead of ranked by nothing."""
     if not keys:
-        return np.zeros((0, 1), dtype=np.float32)
-    found = per_label(keys, lambda label, ids: store.plain_vectors(skb, label, ids))
+        return np.zeros(0)
+    found = per_label(keys, lambda label, ids: store.plain_similarities(skb, label, ids, vector))
     lacking = [key for key in keys if key not in found]
     if lacking:
         raise StoreError(
@@ -271,7 +289,7 @@ def stored_vectors(store: GraphStore, skb: str, keys: Sequence[Key]) -> np.ndarr
             f"rank (first: {lacking[0][0]} {lacking[0][1]}): it was loaded by an older kgqa; load it again "
             f"(kgqa load, which sees it as out of date)"
         )
-    return np.stack([found[key] for key in keys])
+    return np.array([found[key] for key in keys], dtype=np.float64)
 
 
 PRESELECT_FACTOR = 10

@@ -65,6 +65,8 @@ class NodeMatch(NamedTuple):
     name: str
     alias: str = ""
     similarity: float = 1.0
+    exact: bool = False
+    """found by its name or alias as written (ignoring case), not by similarity"""
 
 
 @dataclass
@@ -85,10 +87,17 @@ class GroundingResult:
     not kept, those of the rounds before are)."""
     capped: str = ""
     """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
+    tied: dict[str, int] = field(default_factory=dict)
+    """constant symbol -> how many nodes its search string names exactly (two diseases of one name, in OMIM and
+    Orphanet): they tie for the best candidate, so every round grounds through all of them, l = 1 too."""
 
     def params_at(self, scope: int) -> dict[str, Any]:
-        """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates."""
-        ids = {self.query.constant_params[n]: found[:scope] for n, found in self.candidates.items()}
+        """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates, or
+        all its exact name matches where it has more (:attr:`tied`)."""
+        ids = {
+            self.query.constant_params[n]: found[: max(scope, self.tied.get(n, 0))]
+            for n, found in self.candidates.items()
+        }
         return {**self.query.params, **ids}
 
     @property
@@ -117,21 +126,28 @@ def constant_candidates(
     *,
     aliases: bool = False,
 ) -> list[NodeMatch]:
-    """Up to ``l_max`` nodes: exact (case-insensitive) name matches, then exact alias matches, then the nearest by
-    the name index and, with ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
+    """Up to ``l_max`` nodes (more only where more nodes have the very name: they tie, :func:`exact_names`): exact
+    (case-insensitive) name matches, then exact alias matches, then the nearest by the name index and, with
+    ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
     text = symbol.search_string or ""
-    found = [NodeMatch(i, name) for label in labels for i, name in store.exact_name(skb, label, text)]
+    found = [NodeMatch(i, name, exact=True) for label in labels for i, name in store.exact_name(skb, label, text)]
     hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
     nearest = [NodeMatch(str(hit.id), hit.name, "", hit.similarity) for hit in hits]
     if aliases:
-        found += [NodeMatch(h.id, h.name, h.alias) for h in store.exact_alias(skb, labels, text)]
+        found += [NodeMatch(h.id, h.name, h.alias, exact=True) for h in store.exact_alias(skb, labels, text)]
         by_alias = store.alias_top_k(skb, vector, l_max * ALIAS_DEPTH)
         nearest += [NodeMatch(h.id, h.name, h.alias, h.similarity) for h in by_alias if h.label in labels]
     nearest.sort(key=lambda match: -match.similarity)
     ordered: dict[str, NodeMatch] = {}
     for match in found + nearest:
         ordered.setdefault(match.id, match)
-    return list(ordered.values())[:l_max]
+    matches = list(ordered.values())
+    return matches[: max(l_max, exact_names(matches))]
+
+
+def exact_names(matches: list[NodeMatch]) -> int:
+    """How many of ``matches``, from the first, are exact name matches (step 4 puts them first)."""
+    return next((i for i, m in enumerate(matches) if not m.exact or m.alias), len(matches))
 
 
 def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarray]:
@@ -183,6 +199,7 @@ def ground(
         {m.id: m.name for matches in found.values() for m in matches},
         searches={c.name: c.search_string or "" for c in plan.constants},
         via_alias={(symbol, m.id): m.alias for symbol, matches in found.items() for m in matches if m.alias},
+        tied={symbol: exact_names(matches) for symbol, matches in found.items()},
     )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}

@@ -17,7 +17,7 @@ import numpy as np
 from kgqa.answers import Candidate, fused_score
 from kgqa.choices import Fusion
 from kgqa.errors import StoreTimeoutError
-from kgqa.graph_ranking import GraphRanking, Lexical, lexical_scores, stored_vectors
+from kgqa.graph_ranking import GraphRanking, Lexical, lexical_scores, stored_similarities
 from kgqa.store.base import GraphStore
 from kgqa.vector import vector_strand
 
@@ -128,7 +128,7 @@ def weighted(
     (without relations) plus the lexical weight times its full-text score divided by the best in the pool."""
     pooled = list(_pool(vector, text).values())
     keys = [(c.type, c.id) for c in pooled]
-    scores = stored_vectors(store, skb, keys) @ question_vector
+    scores = stored_similarities(store, skb, keys, question_vector)
     scores = scores + lexical.weight * lexical_scores(store, skb, keys, lexical.terms)
     order = sorted(zip(pooled, scores, strict=True), key=lambda pair: (-float(pair[1]), pair[0].id))
     return [replace(c, score=float(s)) for c, s in order[:depth]]

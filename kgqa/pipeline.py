@@ -385,6 +385,7 @@ def _graph_strand(
             ctx.skb,
             question_vector,
             keep=keep,
+            keep_corroborated=options.k,
             cap=ctx.config.graph_rank_cap,
             doc_vector=doc_question,
             lexical=lexical,

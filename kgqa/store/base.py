@@ -359,6 +359,12 @@ class GraphStore(Protocol):
         absent."""
         ...
 
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """id -> the cosine similarity of ``vector`` to the stored plain-document vector of the nodes of ``label``
+        whose ids are in ``ids`` (step 6's dense side), computed by the store (a number per node crosses the wire,
+        not a vector); nodes without one are absent, as in :meth:`plain_vectors`."""
+        ...
+
     def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
         """Outgoing and incoming edges of the nodes of ``label`` whose ids are in ``ids`` (step 8's documents)."""
         ...

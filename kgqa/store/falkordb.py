@@ -396,6 +396,11 @@ class FalkorStore(CatalogueReads):
         rows = self.read(graph, q.VECTOR_TOP_K, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
 
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        params = {"ids": list(ids), "vector": [float(x) for x in vector]}
+        rows = self.read(graph, q.plain_similarities(label), params)
+        return {str(i): float(sim) for i, sim in rows if sim is not None}
+
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
         if not terms or not ids:
             return {}

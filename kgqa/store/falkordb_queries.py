@@ -12,7 +12,7 @@ from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.base import NameKind
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME
+from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME, PLAIN_EMB
 
 __all__ = [
     *shared.__all__,
@@ -26,6 +26,7 @@ __all__ = [
     "create_property_index",
     "create_vector_index",
     "name_problem",
+    "plain_similarities",
     "set_vectors_query",
     "to_vectors_query",
 ]
@@ -69,6 +70,16 @@ VECTOR_TOP_K = (
     "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
     f"RETURN node.{ID} AS id, node.{NAME} AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
 )
+
+
+def plain_similarities(label: str) -> str:
+    """The cosine similarity of ``$vector`` to the stored ``plain_emb`` of each node of ``label`` whose id is in
+    ``$ids`` (step 6's dense side), computed in the server: one number comes back per node, not its vector. Null
+    where a node has none (a graph loaded before it was stored)."""
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"RETURN n.{ID} AS id, 1.0 - vec.cosineDistance(n.{PLAIN_EMB}, vecf32($vector)) AS similarity"
+    )
 
 
 # The ``$k`` alias nodes (label ``$label``: base.ALIAS_LABEL) nearest to ``$vector``, as the nodes they alias.

@@ -233,6 +233,12 @@ class Neo4jStore(CatalogueReads):
         rows = self._read_rows(query.text, params)
         return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
 
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        self._check(graph)
+        params = {"ids": list(ids), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(q.plain_similarities(label, self.syntax), params)
+        return {str(i): float(sim) for i, sim in rows if sim is not None}
+
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
         self._check(graph)
         if not terms or not ids:

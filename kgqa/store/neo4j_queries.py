@@ -66,6 +66,7 @@ __all__ = [
     "index_name",
     "is_kgqa_index",
     "name_problem",
+    "plain_similarities",
     "statement",
     "syntax_for",
     "text_scores",
@@ -208,6 +209,17 @@ def _top_k(label: str, index: str, returned: str, syntax: Syntax) -> VectorQuery
         return VectorQuery(statement(text, syntax), {})
     text = f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {returned}"
     return VectorQuery(text, {"index": index})
+
+
+def plain_similarities(label: str, syntax: Syntax) -> str:
+    """The cosine similarity of ``$vector`` to the stored ``plain_emb`` of each node of ``label`` whose id is in
+    ``$ids`` (step 6's dense side), computed in the server: one number comes back per node, not its vector. Neo4j's
+    function scales cosine to [0, 1], undone here; null where a node has none."""
+    text = (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"RETURN n.{ID} AS id, 2 * vector.similarity.cosine(n.{PLAIN_EMB}, $vector) - 1 AS similarity"
+    )
+    return statement(text, syntax)
 
 
 def text_scores(label: str, syntax: Syntax) -> VectorQuery:

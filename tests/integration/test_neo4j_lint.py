@@ -99,6 +99,13 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                     "parameters": {**scores.params, "query": "seizure OR liver", "ids": ["1"]},
                 }
             )
+            out.append(
+                {
+                    "name": f"{syntax}:plain_similarities {label}",
+                    "query": q.plain_similarities(label, syntax),
+                    "parameters": {"ids": ["1"], "vector": [0.5] * 4},
+                }
+            )
             top = q.text_top_k(label, syntax)
             out.append(
                 {
@@ -243,6 +250,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.exact_alias("prime", ["drug"], "stromectol")
     store.aliases("prime", "drug", ["2"])
     store.plain_vectors("prime", "drug", ["2"])
+    store.plain_similarities("prime", "drug", ["2"], v)
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)

@@ -97,6 +97,13 @@ def test_plain_vectors_round_trip_by_id_without_an_index(store: FalkorStore) -> 
     for node_id, vector in got.items():
         assert vector.dtype == np.float32 and np.array_equal(vector, plain[int(node_id[1:])])
     assert store.plain_vectors("g", "gene/protein", ["0", "1"]) == {}
+    # step 6 asks the server for the similarities instead: the dot products of the vectors read above, to float32
+    question = _unit(rng, 1)[0]
+    similar = store.plain_similarities("g", "disease", ["D4", "D1", "missing"], question)
+    assert sorted(similar) == ["D1", "D4"]
+    for node_id, similarity in similar.items():
+        assert similarity == pytest.approx(float(plain[int(node_id[1:])] @ question), abs=1e-6)
+    assert store.plain_similarities("g", "gene/protein", ["0", "1"], question) == {}
     exported = {
         row[0]: row for row in store.node_rows("g", "disease", ["D2"]) + store.node_rows("g", "gene/protein", ["1"])
     }

@@ -10,7 +10,7 @@ import numpy as np
 from cypher.parser import parse
 from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema, sanitize
-from kgqa.grounding import NodeMatch, ground
+from kgqa.grounding import NodeMatch, exact_names, ground
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan
@@ -46,3 +46,26 @@ def test_fewer_rows_than_the_limit_report_nothing() -> None:
     vectors = {"d": np.zeros(4, dtype=np.float32)}
     result = ground(Few(), "prime", PLAN, vectors, SCHEMA, k=1, l_max=2, found=FOUND, limit=3)  # type: ignore[arg-type]
     assert result.capped == ""
+
+
+def test_nodes_of_the_very_name_tie_for_the_first_candidate() -> None:
+    """Two diseases named 'Migraine' (in OMIM and Orphanet): the question names either, so l = 1 grounds through
+    both; the next candidate by similarity joins at l = 2, as the schedule says."""
+    store = LimitedStore()
+    found = {
+        "d": [
+            NodeMatch("1", "migraine", exact=True),
+            NodeMatch("2", "Migraine", exact=True),
+            NodeMatch("3", "Migraine", "migraine", exact=True),  # an exact alias match: not a tie of the name
+            NodeMatch("7", "migraines", "", 0.93),
+        ]
+    }
+    vectors = {"d": np.zeros(4, dtype=np.float32)}
+    result = ground(store, "prime", PLAN, vectors, SCHEMA, k=20, l_max=3, found=found, limit=5)  # type: ignore[arg-type]
+    assert [params[result.query.constant_params["d"]] for _, params in store.sent] == [
+        ["1", "2"],
+        ["1", "2"],
+        ["1", "2", "3"],
+    ]
+    assert result.tied == {"d": 2}
+    assert exact_names(found["d"]) == 2 and exact_names(found["d"][2:]) == 0

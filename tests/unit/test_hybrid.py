@@ -40,9 +40,10 @@ class _Store:
         scores = {"t1": 3.0, "both": 2.0, "v2": 1.0}
         return {i: scores[i] for i in ids if i in scores}
 
-    def plain_vectors(self, graph: str, label: str, ids: Any) -> dict[str, np.ndarray]:
+    def plain_similarities(self, graph: str, label: str, ids: Any, vector: np.ndarray) -> dict[str, float]:
         dense = {"v1": 0.9, "v2": 0.8, "both": 0.7, "t1": 0.5}
-        return {i: np.array([dense[i], np.sqrt(1 - dense[i] ** 2)], dtype=np.float32) for i in ids}
+        stored = {i: np.array([dense[i], np.sqrt(1 - dense[i] ** 2)], dtype=np.float32) for i in ids}
+        return {i: float(v @ vector) for i, v in stored.items()}
 
 
 def _fill(store: _Store, fusion: Any, weight: float = 1.0, terms: tuple[str, ...] = ("worms",)) -> Any:

@@ -272,10 +272,10 @@ class _Store:
     def text_scores(self, graph: str, label: str, terms: Any, ids: list[str]) -> dict[str, float]:
         return {"d5": 2.0} if "d5" in ids else {}
 
-    def plain_vectors(self, graph: str, label: str, ids: list[str]) -> dict[str, np.ndarray]:
+    def plain_similarities(self, graph: str, label: str, ids: list[str], vector: np.ndarray) -> dict[str, float]:
         self.read.extend(ids)
         kept = [i for i in ids if i not in self.lacking]
-        return dict(zip(kept, _Embedder().embed([f"doc {i}" for i in kept]), strict=True))
+        return {i: float(v @ vector) for i, v in zip(kept, _Embedder().embed([f"doc {i}" for i in kept]), strict=True)}
 
     def documents(self, graph: str, label: str, ids: list[str]) -> list[NodeText]:
         raise AssertionError("step 6 reads stored vectors, not documents")
@@ -322,8 +322,8 @@ def test_over_the_cap_the_full_text_best_matches_are_ranked_too() -> None:
 
 
 def test_step_6_scores_with_stored_vectors_as_embedding_the_documents_would() -> None:
-    """The stored ``plain_emb`` give each target the score embedding its document per question gave, bit for bit,
-    over two labels and rounds; the step takes no embedder (a whole question's embedder calls:
+    """The store's similarities to the stored ``plain_emb`` give each target the score embedding its document per
+    question gave, over two labels and rounds; the step takes no embedder (a whole question's embedder calls:
     tests/integration/test_pipeline.py)."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1 + i % 2) for i in (7, 1, 3, 8, 2)]
     grounded.append(Grounded("g5", "g5", "gene/protein", 1))
@@ -428,6 +428,50 @@ def test_a_weak_plan_follows_the_round_it_is_counted_in_and_adds_nothing() -> No
     ranking = rank_graph_strand(plans, _Store(), "hpo", np.array([0.0, 1.0], dtype=np.float32), keep=3, cap=10)  # type: ignore[arg-type]
     assert [c.id for c in ranking.kept] == ["d3", "d2", "d1"]
     assert "llm l=1 counted as l=2, weak w (0.52 < 0.85)" in ranking.kept[2].why
+
+
+def _agreeing(ids: str, weak: tuple[str, ...] = (), weight: float = 1.0) -> list[PlanGrounding]:
+    """Two plans that both ground every target of ``ids`` at l = 1 (the LLM's with ``weak`` and ``weight``)."""
+
+    def result(plan: str) -> GroundingResult:
+        targets = [Grounded(f"d{i}", f"d{i}", "disease", 1, (), plan) for i in ids]
+        return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]
+
+    return [PlanGrounding("llm", None, result("llm"), weight, weak), *_one(result("linked"))]  # type: ignore[arg-type]
+
+
+def _kept(plans: list[PlanGrounding], keep: int, corroborated: int) -> list[str]:
+    question = np.array([0.0, 1.0], dtype=np.float32)
+    ranking = rank_graph_strand(plans, _Store(), "hpo", question, keep=keep, cap=10, keep_corroborated=corroborated)  # type: ignore[arg-type]
+    return [c.id for c in ranking.kept]
+
+
+def test_targets_several_plans_corroborate_take_slots_past_keep_up_to_the_bound() -> None:
+    """Both plans ground d0..d5 at l = 1: past the 2 kept, the corroborated targets take up to 4 slots, in the
+    order step 6 ranked them (by relevance: d5, d4, ...)."""
+    assert _kept(_agreeing("012345"), keep=2, corroborated=4) == ["d5", "d4", "d3", "d2"]
+    assert _kept(_agreeing("012345"), keep=2, corroborated=0) == ["d5", "d4"]  # no bound past keep
+
+
+@pytest.mark.parametrize(
+    ("plans", "why"),
+    [
+        (_one(_agreeing("012345")[1].result), "one plan corroborates nothing"),
+        (_agreeing("012345", weak=("a (0.40 < 0.85)",)), "a weak plan's agreement is chance"),
+        (_agreeing("012345", weight=0.0), "a plan whose vote weighs nothing"),
+    ],
+)
+def test_without_two_voting_plans_only_keep_targets_are_kept(plans: list[PlanGrounding], why: str) -> None:
+    assert _kept(plans, keep=2, corroborated=4) == ["d5", "d4"], why
+
+
+def test_the_corroborated_run_stops_at_the_first_target_one_plan_alone_grounded() -> None:
+    """d3 and d4 are corroborated at l = 1, d5 (the most relevant of its tier) only by the linked plan: after the 1
+    kept, only the corroborated run that follows in rank order is kept (d3), not d5 of the next tier."""
+    llm = GroundingResult(query=None, candidates={}, targets=[Grounded(i, i, "disease", 1) for i in ("d3", "d4")])  # type: ignore[arg-type]
+    linked = [Grounded(i, i, "disease", 1, (), "linked") for i in ("d3", "d4", "d5")]
+    plans = [PlanGrounding("llm", None, llm), *_one(GroundingResult(query=None, candidates={}, targets=linked))]  # type: ignore[arg-type]
+    assert _kept(plans, keep=1, corroborated=5) == ["d4", "d3"]
 
 
 _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)

@@ -233,6 +233,23 @@ def test_plain_vectors_are_written_for_whole_batches_only_and_read_back_as_float
     assert driver.sent[-1][1:] == (q.plain_vectors("drug"), {"ids": ["2", "3"]})
 
 
+def test_plain_similarities_are_computed_by_the_server_as_cosine() -> None:
+    """Neo4j's vector.similarity.cosine scales cosine to [0, 1]; the text undoes it, and a node without a vector
+    (null) is left out, as plain_vectors leaves it out."""
+    driver = FakeDriver(
+        [("_KgqaMeta", [["prime", "{}"]]), ("SHOW VECTOR INDEXES", []), ("AS similarity", [["2", 0.5], ["3", None]])]
+    )
+    store = store_with(driver)
+    got = store.plain_similarities("prime", "drug", ["2", "3"], np.array([0.6, 0.8], dtype=np.float32))
+    assert got == {"2": 0.5}
+    text, params = driver.sent[-1][1:]
+    assert (
+        text == q.plain_similarities("drug", store.syntax)
+        and "2 * vector.similarity.cosine(n.plain_emb, $vector) - 1" in text
+    )
+    assert params == {"ids": ["2", "3"], "vector": [pytest.approx(0.6), pytest.approx(0.8)]}
+
+
 def test_aliases_are_written_indexed_and_read_as_the_nodes_they_alias() -> None:
     driver = FakeDriver(
         [
