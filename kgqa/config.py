@@ -96,7 +96,7 @@ class Config:
     embed_cache_mb: int = 2048
     """Size bound of the embedding cache (``cache/embeddings.sqlite``); the least recently used vectors go first."""
     graph_rank_cap: int = 200
-    """Step 6 embeds at most this many grounded documents per question (they are cached)."""
+    """Step 6 scores at most this many grounded targets per question (by their stored document vectors)."""
     rerank_budget_tokens: int = 3000
     """Prompt budget of the LLM rerankers; longer candidate lists fall back to shorter documents."""
     rerank_concurrency: int = 4

@@ -1,14 +1,15 @@
 """Method step 6: rank the grounded targets of the graph strand.
 
-Targets are ordered by (round l in which they appeared, whose plan: the LLM's before the linked entities' plan,
-similarity of the question to the node's document WITHOUT relations, plus ``lexical_weight`` times the full-text
-score of the question's residual words, scaled to [0, 1] by the best among the ranked) and ``round(alpha * k)`` are
-kept. That similarity uses the document vector each node got at load time (``plain_emb``, by the configured
-embedder), read from the store by id: nothing but the question is embedded here. Only the targets of the rounds that
-can reach the kept slots are read, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds
-thousands, whose vectors would cost more to read than a lookup costs, so the ``cap`` read are those the document
-index already ranks closest to the question or the full-text index best matches to its residual words (one lookup
-of each per label), not an arbitrary first ``cap``.
+Targets are ordered by tier (the earliest round l in which a plan grounded them, then the plans' votes:
+:func:`plan_votes`), turn (:func:`turns`) and relevance (similarity of the question to the node's document WITHOUT
+relations, plus ``lexical_weight`` times the full-text score of the question's residual words, scaled to [0, 1] by
+the best among the ranked); ``round(alpha * k)`` are kept, and past them the targets several plans corroborate, up
+to k. That similarity is to the document vector each node got at load time (``plain_emb``, by the configured
+embedder), computed by the store: nothing but the question is embedded here. Only the targets of the rounds that
+can reach the kept slots are scored, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds
+thousands, whose scores would cost more than a lookup costs, so the ``cap`` scored are those the document index
+already ranks closest to the question or the full-text index best matches to its residual words (one lookup of
+each per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations
