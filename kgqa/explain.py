@@ -22,7 +22,7 @@ from kgqa.choices import StoreKind
 from kgqa.config import hidden_labels
 from kgqa.errors import ConfigError
 from kgqa.fallback import linked_plan
-from kgqa.grounding import constant_vectors, plan_candidates, weak_constants
+from kgqa.grounding import at_scope, constant_vectors, exact_names, plan_candidates, weak_constants
 from kgqa.llm import Usage
 from kgqa.pipeline import llm_plan_refusal, target_type
 from kgqa.store.base import graph_schema
@@ -99,7 +99,8 @@ def explain(
 def compile_plan(
     kg: Kgqa, skb: str, schema: GraphSchema, sanitized: SanitizedPlan, *, scope: int, dialect: Dialect = "falkordb"
 ) -> Explanation:
-    """Compile a sanitized plan as step 5 does, with each constant's first ``scope`` candidates (step 4).
+    """Compile a sanitized plan as step 5 does, with each constant's first ``scope`` candidates (step 4), or all its
+    exact name matches where more tie (:func:`kgqa.grounding.at_scope`).
 
     The candidates always come from the SKB loaded in the embedded store, whatever the dialect: the Neo4j text is
     what kgqa would send to a Neo4j (release ``config.neo4j_version``) holding the same SKB, with the same
@@ -112,8 +113,14 @@ def compile_plan(
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
         aliases = kg.config.link_aliases and kg.store.schema(skb).has_aliases
-        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, scope, aliases=aliases)
-        params.update({query.constant_params[name]: [m.id for m in matches] for name, matches in candidates.items()})
+        depth = max(scope, kg.config.l_max)  # the lists ``kgqa ask`` reads, so that ties and order are the same
+        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, depth, aliases=aliases)
+        params.update(
+            {
+                query.constant_params[name]: [m.id for m in at_scope(matches, scope, exact_names(matches))]
+                for name, matches in candidates.items()
+            }
+        )
         weak = weak_constants(candidates, kg.config.link_threshold)
     if dialect == "falkordb":
         return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params, weak=weak)

@@ -153,9 +153,11 @@ def rank_graph_strand(
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
     for key in tier:
-        if len(chosen) >= keep:
+        members = [s for s in targets if s.tier == key]
+        wanted = keep if not any(s.voters >= 2 for s in members) else keep_corroborated
+        if len(chosen) >= max(keep, wanted):
             break
-        chosen.extend(s for s in targets if s.tier == key)
+        chosen.extend(members)
     note = ""
     if len(chosen) > cap:
         terms = lexical.terms if lexical is not None and lexical.weight else ()

@@ -7,8 +7,9 @@ live schema) with candidate ids and values as parameters, through the store's re
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from cypher.sanitize import GraphSchema
 from kgqa.embed import Embedder
 from kgqa.errors import StoreTimeoutError
 from kgqa.store.base import GraphStore
+
+T = TypeVar("T")
 
 
 def expansion_schedule(l_max: int) -> list[int]:
@@ -88,14 +91,15 @@ class GroundingResult:
     capped: str = ""
     """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
     tied: dict[str, int] = field(default_factory=dict)
-    """constant symbol -> how many nodes its search string names exactly (two diseases of one name, in OMIM and
-    Orphanet): they tie for the best candidate, so every round grounds through all of them, l = 1 too."""
+    """constant symbol -> how many of its candidates its search string names exactly (two diseases of one name, in
+    OMIM and Orphanet; at most ``l_max``): they tie for the best candidate, so every round grounds through all of
+    them, l = 1 too."""
 
     def params_at(self, scope: int) -> dict[str, Any]:
         """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates, or
         all its exact name matches where it has more (:attr:`tied`)."""
         ids = {
-            self.query.constant_params[n]: found[: max(scope, self.tied.get(n, 0))]
+            self.query.constant_params[n]: at_scope(found, scope, self.tied.get(n, 0))
             for n, found in self.candidates.items()
         }
         return {**self.query.params, **ids}
@@ -126,8 +130,8 @@ def constant_candidates(
     *,
     aliases: bool = False,
 ) -> list[NodeMatch]:
-    """Up to ``l_max`` nodes (more only where more nodes have the very name: they tie, :func:`exact_names`): exact
-    (case-insensitive) name matches, then exact alias matches, then the nearest by the name index and, with
+    """Up to ``l_max`` nodes: exact (case-insensitive) name matches (several nodes of the very name tie for the
+    first place: :func:`exact_names`), then exact alias matches, then the nearest by the name index and, with
     ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
     text = symbol.search_string or ""
     found = [NodeMatch(i, name, exact=True) for label in labels for i, name in store.exact_name(skb, label, text)]
@@ -141,11 +145,16 @@ def constant_candidates(
     ordered: dict[str, NodeMatch] = {}
     for match in found + nearest:
         ordered.setdefault(match.id, match)
-    matches = list(ordered.values())
-    return matches[: max(l_max, exact_names(matches))]
+    return list(ordered.values())[:l_max]
 
 
-def exact_names(matches: list[NodeMatch]) -> int:
+def at_scope(candidates: Sequence[T], scope: int, tied: int) -> list[T]:
+    """The candidates a round of scope ``scope`` grounds through: the first ``scope``, or the ``tied`` exact name
+    matches where there are more."""
+    return list(candidates[: max(scope, tied)])
+
+
+def exact_names(matches: Sequence[NodeMatch]) -> int:
     """How many of ``matches``, from the first, are exact name matches (step 4 puts them first)."""
     return next((i for i, m in enumerate(matches) if not m.exact or m.alias), len(matches))
 
@@ -203,10 +212,15 @@ def ground(
     )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     seen: dict[str, Grounded] = {}
+    last: dict[str, Any] | None = None
     for scope in expansion_schedule(l_max):
+        params = result.params_at(scope)
+        if params == last:  # no constant has a new candidate in this round (too few, or tied): nothing new to find
+            continue
+        last = params
         start = time.perf_counter()
         try:
-            rows = store.read(skb, query.text, result.params_at(scope))
+            rows = store.read(skb, query.text, params)
         except StoreTimeoutError as exc:  # an LLM's plan can be far too broad; what was grounded before stands
             result.timed_out = f"l={scope} ran past the time limit ({exc})"
             break

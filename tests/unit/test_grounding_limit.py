@@ -10,7 +10,8 @@ import numpy as np
 from cypher.parser import parse
 from cypher.plan import NodeKeys
 from cypher.sanitize import GraphSchema, sanitize
-from kgqa.grounding import NodeMatch, exact_names, ground
+from kgqa.grounding import NodeMatch, at_scope, constant_candidates, exact_names, ground
+from kgqa.store.base import AliasHit, VectorHit
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan
@@ -50,7 +51,7 @@ def test_fewer_rows_than_the_limit_report_nothing() -> None:
 
 def test_nodes_of_the_very_name_tie_for_the_first_candidate() -> None:
     """Two diseases named 'Migraine' (in OMIM and Orphanet): the question names either, so l = 1 grounds through
-    both; the next candidate by similarity joins at l = 2, as the schedule says."""
+    both; l = 2 would ground through the same two and is not run; the next candidate joins at l = 3."""
     store = LimitedStore()
     found = {
         "d": [
@@ -62,10 +63,41 @@ def test_nodes_of_the_very_name_tie_for_the_first_candidate() -> None:
     }
     vectors = {"d": np.zeros(4, dtype=np.float32)}
     result = ground(store, "prime", PLAN, vectors, SCHEMA, k=20, l_max=3, found=found, limit=5)  # type: ignore[arg-type]
-    assert [params[result.query.constant_params["d"]] for _, params in store.sent] == [
-        ["1", "2"],
-        ["1", "2"],
-        ["1", "2", "3"],
-    ]
-    assert result.tied == {"d": 2}
+    sent = [params[result.query.constant_params["d"]] for _, params in store.sent]
+    assert sent == [["1", "2"], ["1", "2", "3"]]
+    assert [r.scope for r in result.rounds] == [1, 3] and result.tied == {"d": 2}
     assert exact_names(found["d"]) == 2 and exact_names(found["d"][2:]) == 0
+
+
+class Named:
+    """Three nodes named 'Migraine', one with it as an alias, and near names by vector."""
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        return [("1", "Migraine"), ("2", "migraine"), ("3", "MIGRAINE")] if text.lower() == "migraine" else []
+
+    def exact_alias(self, graph: str, labels: Any, text: str) -> list[AliasHit]:
+        return [AliasHit("4", "disease", "Hemicrania", "migraine", 1.0)]
+
+    def vector_top_k(self, graph: str, label: str, index: str, vector: Any, k: int) -> list[VectorHit]:
+        return [VectorHit("2", "migraine", label, 0.99), VectorHit("8", "Migraines", label, 0.95)][:k]
+
+    def alias_top_k(self, graph: str, vector: Any, k: int) -> list[AliasHit]:
+        return [AliasHit("9", "disease", "Aura", "migraine aura", 0.9)][:k]
+
+
+def test_step_4_puts_the_exact_names_first_and_counts_only_them_as_ties() -> None:
+    symbol = PLAN.symbol("d")
+    vector = np.zeros(4, dtype=np.float32)
+    every = constant_candidates(Named(), "prime", symbol, vector, ("disease",), 10, aliases=True)  # type: ignore[arg-type]
+    assert [(m.id, m.exact) for m in every] == [
+        ("1", True),
+        ("2", True),
+        ("3", True),
+        ("4", True),
+        ("8", False),
+        ("9", False),
+    ]
+    assert exact_names(every) == 3  # the node aliased 'migraine' follows the three named so, untied
+    two = constant_candidates(Named(), "prime", symbol, vector, ("disease",), 2, aliases=True)  # type: ignore[arg-type]
+    assert [m.id for m in two] == ["1", "2"]  # l_max bounds the ties too
+    assert at_scope(["1", "2", "3", "4"], 1, 3) == ["1", "2", "3"] and at_scope(["1", "2"], 5, 2) == ["1", "2"]

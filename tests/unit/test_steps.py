@@ -465,6 +465,20 @@ def test_without_two_voting_plans_only_keep_targets_are_kept(plans: list[PlanGro
     assert _kept(plans, keep=2, corroborated=4) == ["d5", "d4"], why
 
 
+def test_corroborated_targets_of_a_later_round_take_the_slots_past_keep_too() -> None:
+    """Both plans ground d0..d2 at l = 1 and d3..d6 at l = 2: the l = 2 targets are corroborated as well, so past
+    the 3 kept they fill up to 6, the better round first."""
+    rounds = {"0": 1, "1": 1, "2": 1, "3": 2, "4": 2, "5": 2, "6": 2}
+
+    def result(plan: str) -> GroundingResult:
+        targets = [Grounded(f"d{i}", f"d{i}", "disease", r, (), plan) for i, r in rounds.items()]
+        return GroundingResult(query=None, candidates={}, targets=targets)  # type: ignore[arg-type]
+
+    plans = [PlanGrounding("llm", None, result("llm")), *_one(result("linked"))]  # type: ignore[arg-type]
+    assert _kept(plans, keep=3, corroborated=6) == ["d2", "d1", "d0", "d6", "d5", "d4"]
+    assert _kept(plans, keep=3, corroborated=0) == ["d2", "d1", "d0"]
+
+
 def test_the_corroborated_run_stops_at_the_first_target_one_plan_alone_grounded() -> None:
     """d3 and d4 are corroborated at l = 1, d5 (the most relevant of its tier) only by the linked plan: after the 1
     kept, only the corroborated run that follows in rank order is kept (d3), not d5 of the next tier."""
