@@ -141,20 +141,22 @@ def rank_graph_strand(
     """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
     then by relevance: the question's similarity to the node's document plus the weighted full-text score.
 
-    ``keep`` answers are kept; past them, up to ``keep_corroborated`` in all, so are the next ranked targets while
-    two or more plans corroborate them (:attr:`Supported.voters`): plans written apart that ground the same targets
-    in their best round are stronger evidence than the vector strand's fill would be. With one plan nothing is
-    corroborated, and ``keep`` answers are kept.
+    ``keep`` answers are kept; where two or more voting plans concur (:func:`concur`), so are the next ranked
+    targets they both grounded in their best round (:attr:`Supported.voters`), up to ``keep_corroborated`` in all:
+    plans written apart that find the very same answer set leave no doubt that the answers lie in it, so its best
+    are better evidence than the vector strand's fill. Plans that overlap only in part (a reversed hop grounds a
+    subset of the undirected one) keep ``keep``, as does one plan.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model)."""
     targets = plan_votes(groundings)
+    extra = keep_corroborated if concur(groundings) else keep
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
     for key in tier:
         members = [s for s in targets if s.tier == key]
-        wanted = keep if not any(s.voters >= 2 for s in members) else keep_corroborated
+        wanted = extra if any(s.voters >= 2 for s in members) else keep
         if len(chosen) >= max(keep, wanted):
             break
         chosen.extend(members)
@@ -187,7 +189,7 @@ def rank_graph_strand(
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    kept_n = keep + corroborated_run([chosen[i] for i in ranked[keep:keep_corroborated]])
+    kept_n = keep + corroborated_run([chosen[i] for i in ranked[keep:extra]])
     kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
     total = len(targets)
     detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
@@ -197,6 +199,15 @@ def rank_graph_strand(
         agreed = sum(len(s.plans) > 1 for s in targets)
         detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
     return GraphRanking(kept, {c.id: c for c in candidates}, detail)
+
+
+def concur(groundings: Sequence[PlanGrounding]) -> bool:
+    """Whether two or more plans with a vote of weight (:func:`counted_weight`) grounded the very same targets,
+    and some."""
+    voting = [
+        frozenset(g.id for g in grounding.result.targets) for grounding in groundings if counted_weight(grounding)
+    ]
+    return len(voting) >= 2 and bool(voting[0]) and all(ids == voting[0] for ids in voting)
 
 
 def corroborated_run(ranked: Sequence[Supported]) -> int:

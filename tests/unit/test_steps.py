@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
-from kgqa.graph_ranking import Lexical, plan_votes, rank_graph_strand
+from kgqa.graph_ranking import Lexical, concur, plan_votes, rank_graph_strand
 from kgqa.grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding, expansion_schedule, weak_constants
 from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
 from kgqa.llm import Completion
@@ -480,12 +480,29 @@ def test_corroborated_targets_of_a_later_round_take_the_slots_past_keep_too() ->
 
 
 def test_the_corroborated_run_stops_at_the_first_target_one_plan_alone_grounded() -> None:
-    """d3 and d4 are corroborated at l = 1, d5 (the most relevant of its tier) only by the linked plan: after the 1
-    kept, only the corroborated run that follows in rank order is kept (d3), not d5 of the next tier."""
-    llm = GroundingResult(query=None, candidates={}, targets=[Grounded(i, i, "disease", 1) for i in ("d3", "d4")])  # type: ignore[arg-type]
+    """Both plans ground d3, d4 and d5, the LLM's d5 only at l = 2: d3 and d4 are corroborated at l = 1, d5 (the most
+    relevant of the next tier) only by the linked plan's l = 1. After the 1 kept, the corroborated run that follows
+    in rank order is kept (d3), not d5."""
+    llm = [Grounded("d3", "d3", "disease", 1), Grounded("d4", "d4", "disease", 1), Grounded("d5", "d5", "disease", 2)]
     linked = [Grounded(i, i, "disease", 1, (), "linked") for i in ("d3", "d4", "d5")]
-    plans = [PlanGrounding("llm", None, llm), *_one(GroundingResult(query=None, candidates={}, targets=linked))]  # type: ignore[arg-type]
+    plans = [
+        PlanGrounding("llm", None, GroundingResult(query=None, candidates={}, targets=llm)),  # type: ignore[arg-type]
+        *_one(GroundingResult(query=None, candidates={}, targets=linked)),  # type: ignore[arg-type]
+    ]
     assert _kept(plans, keep=1, corroborated=5) == ["d4", "d3"]
+
+
+def test_plans_that_overlap_only_in_part_keep_keep() -> None:
+    """A reversed hop grounds a subset of the linked plan's undirected one: the two agree on d3 and d4, but not on
+    the answer set, so nothing is kept past ``keep``."""
+    llm = [Grounded(i, i, "disease", 1) for i in ("d3", "d4")]
+    linked = [Grounded(i, i, "disease", 1, (), "linked") for i in ("d3", "d4", "d5")]
+    plans = [
+        PlanGrounding("llm", None, GroundingResult(query=None, candidates={}, targets=llm)),  # type: ignore[arg-type]
+        *_one(GroundingResult(query=None, candidates={}, targets=linked)),  # type: ignore[arg-type]
+    ]
+    assert _kept(plans, keep=1, corroborated=5) == ["d4"]
+    assert not concur(plans) and concur(plans[1:] * 2) and not concur(plans[1:])
 
 
 _ROUNDS = st.dictionaries(st.sampled_from("abcdef"), st.sampled_from([1, 2, 3, 5, 8]), max_size=6)
