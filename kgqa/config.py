@@ -81,6 +81,12 @@ class Config:
     llm_plan_weight: float = 1.0
     """Weight of the LLM plan's vote beside the linked entities' plan (weight 1) in step 6 (measured in
     docs/results.md)."""
+    joint_l_max: int = 3
+    """Without an LLM, or beside its plan: most candidates per constant the linked entities' plan of two or more
+    constants grounds through; where it grounds fewer than k targets by then, each constant is dropped in turn and
+    the relaxed plans are grounded beside it (their targets rank below what the whole plan grounds)."""
+    relaxed_weight: float = 0.5
+    """Weight of a relaxed plan's vote in step 6 (the whole linked plan weighs 1)."""
     max_question_chars: int = 4000
     """Longest question accepted (characters); a longer one is refused before any work."""
     max_link_ngrams: int = 1000
@@ -235,6 +241,7 @@ def validate(config: Config) -> None:
         "ef_runtime",
         "load_batch_size",
         "l_max",
+        "joint_l_max",
         "graph_rank_cap",
         "rerank_budget_tokens",
         "rerank_concurrency",
@@ -257,6 +264,8 @@ def validate(config: Config) -> None:
         raise ConfigError(
             f"'llm_plan_weight' must be >= 0 (0: the LLM's plan breaks ties only), got {config.llm_plan_weight}"
         )
+    if config.relaxed_weight < 0:
+        raise ConfigError(f"'relaxed_weight' must be >= 0, got {config.relaxed_weight}")
     if not math.isfinite(config.lexical_weight) or config.lexical_weight < 0:
         raise ConfigError(f"'lexical_weight' must be >= 0 (0: dense similarity only), got {config.lexical_weight}")
     for item in filter(None, (part.strip() for part in config.hidden_labels.split(","))):

@@ -9,9 +9,11 @@ ground rises, and a plan that grounds nothing costs nothing (measured in docs/re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cypher.plan import QueryPlan
 from kgqa.context import Context
-from kgqa.linking import STOP_WORDS, describe, link_entities, not_entities, schema_guided_plan
+from kgqa.linking import STOP_WORDS, Hop, Link, describe, link_entities, not_entities, schema_guided_plan
 from kgqa.relation_meaning import RelationMeaning, words_of
 
 
@@ -39,7 +41,15 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         by_kind=ctx.config.relation_meaning,
         skip=frozenset(spans | textual),
     )
-    plan = schema_guided_plan(links, target, ctx.graph, question, meaning, max_triplets=ctx.config.max_triplets)
+
+    def reaches(link: Link, path: Sequence[Hop]) -> bool:
+        ends = [target, *(label for _, label, _ in path)]  # the labels along the path, from the answer's side
+        back = [(types, ends[i]) for i, (types, _, _) in reversed(list(enumerate(path)))]
+        return ctx.store.reaches(ctx.skb, link.label, back, link.id)
+
+    plan = schema_guided_plan(
+        links, target, ctx.graph, question, meaning, max_triplets=ctx.config.max_triplets, reaches=reaches
+    )
     if meaning.choices:
         found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
     return plan, found

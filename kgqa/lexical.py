@@ -25,7 +25,8 @@ involving involves contain contains containing text their term terms have having
 among looking nodes node relation relations"""
 _RELATIONAL = """directly direct related hierarchy level above below showing shown shows seen found presenting occur
 occurs occurring manifest manifests manifesting characterised characterized explicitly marked noted implicated been
-linked connected"""
+linked connected recorded reported documented annotated listed called known named contains contain includes include
+starts start starting begins begin beginning symbol symbols definition defined synonym synonyms inherited manner"""
 FRAMING = frozenset(_FRAMING.split()) | frozenset(_RELATIONAL.split())
 """Words that introduce a condition or shape a question rather than say what the answer is about: framing words,
 and the verbs and phrases people say a relation or a place in the hierarchy with ("directly related in the
@@ -34,12 +35,19 @@ RELATION_WORDS = frozenset(word for said, _ in KINDS.values() for word in said)
 
 
 def residual_terms(
-    question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str] = ()
+    question: str,
+    covered: Iterable[str],
+    labels: Sequence[str],
+    relation_types: Sequence[str] = (),
+    condition: Iterable[str] = (),
 ) -> list[str]:
     """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
     texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
-    pattern says those), not a stop, framing or relation word."""
-    skip = {w for text in covered for w in _words(text)}
+    pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
+    stay even where a constant covers them: "with onset recorded as infantile" may join 'Infantile onset' and still
+    be what the answers' documents say."""
+    kept = {w for text in condition for w in _words(text)}
+    skip = {w for text in covered for w in _words(text)} - kept
     skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
     skip |= {w for label in labels for form in type_words(label) for w in _words(form)}
     skip |= {w + "s" for w in skip}

@@ -21,14 +21,13 @@ without the cap; the trace says how far linking read.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
-from cypher.plan import Condition, Dropped, QueryPlan, Symbol, Triplet
+from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
-from kgqa.relation_meaning import RelationMeaning, words_of
+from kgqa.relation_meaning import HIERARCHY, RelationMeaning, Toward, type_kinds, words_of
 from kgqa.store.base import GraphStore
 from kgqa.target_type import type_mentions
 
@@ -80,9 +79,56 @@ _CUES = "mention mentions mentioning mentioned word words"
 TEXT_CUES = frozenset(_CUES.split())
 """Words after which a question states a textual condition ("... and mention 'glycinuria'", "with the word X"), not
 an entity ("involving" and "containing" introduce entities as often: "pathways involving TP53")."""
-TEXT_AFTER = ("in their description", "in its description", "in the description")
+TEXT_PHRASES = (
+    "also called",
+    "also known as",
+    "otherwise known as",
+    "also named",
+    "aka",
+    "the synonym",
+    "a synonym",
+    "name contains",
+    "name includes",
+    "names contain",
+    "names include",
+    "name containing",
+    "symbol starts with",
+    "symbol starting with",
+    "symbol begins with",
+    "symbols start with",
+    "symbols begin with",
+    "starts with",
+    "begins with",
+    "starting with",
+)
+"""Phrases after which the question says what the answers' own text holds: another name of theirs, a part of their
+name or symbol. The words that follow are no entity to join: "phenotypes also called 'X'" are not linked to X."""
+TEXT_AFTER = ("in their description", "in its description", "in the description", "in their name", "in its name")
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
+_FACETS_AFTER = """onset recorded as|onset reported as|onset documented as|onset noted as|onset described as|onset
+in|onset during|onset at|onset|inherited as|inherited in|inherited|inheritance|mode of inheritance|age of onset"""
+FACETS_AFTER = tuple(" ".join(phrase.split()) for phrase in _FACETS_AFTER.split("|"))
+FACETS_BEFORE = ("onset", "inheritance")
+"""Facets of an answer the question states as a condition ("with onset recorded as infantile", "with infantile
+onset", "inherited as autosomal dominant"): the words may name a node to join ('Infantile onset'), and they are the
+question's textual condition all the same, so they also reach the full-text strand (:func:`condition_words`)."""
+
+
+def _phrase_starts(lowered: Sequence[str], phrase: str) -> list[int]:
+    """Word positions where ``phrase`` (words) starts in ``lowered``."""
+    parts = phrase.split()
+    return [i for i in range(len(lowered) - len(parts) + 1) if list(lowered[i : i + len(parts)]) == parts]
+
+
+def _run(lowered: Sequence[str], positions: range) -> set[int]:
+    """The positions of ``positions`` up to the first stop word or the end of the question."""
+    out: set[int] = set()
+    for i in positions:
+        if not 0 <= i < len(lowered) or lowered[i] in STOP_WORDS:
+            break
+        out.add(i)
+    return out
 
 
 def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int], set[int]]:
@@ -91,22 +137,33 @@ def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int],
     lowered = [w.lower() for w in words]
     types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
     textual: set[int] = set()
-
-    def condition(positions: range) -> None:
-        for i in positions:
-            if not 0 <= i < len(lowered) or lowered[i] in STOP_WORDS:
-                return
-            textual.add(i)
-
     for i, word in enumerate(lowered):
         if word in TEXT_CUES:
-            condition(range(i + 1, i + 1 + CONDITION_WORDS))
-    text = " ".join(lowered)
+            textual |= _run(lowered, range(i + 1, i + 1 + CONDITION_WORDS))
+    for phrase in TEXT_PHRASES:
+        for start in _phrase_starts(lowered, phrase):
+            end = start + len(phrase.split())
+            textual |= _run(lowered, range(end, end + CONDITION_WORDS))
     for phrase in TEXT_AFTER:
-        for match in re.finditer(rf"(?<!\S){re.escape(phrase)}(?!\S)", text):
-            start = text[: match.start()].count(" ")  # the word position where the phrase starts
-            condition(range(start - 1, start - 1 - CONDITION_WORDS, -1))
+        for start in _phrase_starts(lowered, phrase):
+            textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
     return types, textual
+
+
+def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
+    """Positions of every word of a textual condition: those :func:`not_entities` keeps from linking, and the words
+    of a facet (:data:`FACETS_AFTER`), which may also be linked. Their words reach the full-text strand even where a
+    constant's name covers them."""
+    lowered = [w.lower() for w in words]
+    found = set(not_entities(words, labels)[1])
+    for phrase in FACETS_AFTER:
+        for start in _phrase_starts(lowered, phrase):
+            end = start + len(phrase.split())
+            found |= _run(lowered, range(end, end + CONDITION_WORDS))
+    for word in FACETS_BEFORE:
+        for start in _phrase_starts(lowered, word):
+            found |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS + 1, -1))
+    return found
 
 
 def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
@@ -259,6 +316,25 @@ OWN_LABEL_WORDS = 2
 """A type named this close before a linked span ("the gene/protein ERLIN2") is the entity's own, not a hop."""
 
 
+Hop = tuple[tuple[str, ...], str, Direction]
+"""One hop of a linked entity's path: (relationship types, the label it reaches, the direction from the answer's
+side: ``out`` where a hierarchy edge points from the answers' side, ``in`` where it points to it, else ``both``)."""
+
+
+def _hierarchy(schema: GraphSchema, label: str) -> tuple[str, ...]:
+    """The hierarchy types between nodes of ``label`` (HPO's 'parent-child'), by their names' kind."""
+    return tuple(t for t in _offered(schema, label, label) if HIERARCHY in type_kinds(t))
+
+
+_WAY: dict[Toward | None, Direction] = {"narrower": "out", "broader": "in", None: "both"}
+"""A hierarchy hop's direction: its edges point from the more specific node to the broader one (an ontology's is_a,
+as kgqa.loaders.hpo stores 'parent-child' and kgqa.phrasing words it)."""
+
+
+STEP_WORDS = 4
+"""A hierarchy step between two labels is said right before the entity ("a *more specific form of* Seizure")."""
+
+
 def _path(
     link: Link,
     target: str,
@@ -266,28 +342,38 @@ def _path(
     meaning: RelationMeaning,
     mentions: Sequence[tuple[int, str]],
     after: int,
-) -> list[tuple[tuple[str, ...], str]] | None:
-    """The hops [(types, label), ...] from the target type to the link's label, or None if the schema has none.
-    An intermediate type counts when the question names it (``mentions``) between word ``after`` and the link; each
-    hop's types are those the question means (kgqa.relation_meaning)."""
+    trailing: range | None = None,
+) -> list[Hop] | None:
+    """The hops from the target type to the link's label, or None if the schema has none. An intermediate type
+    counts when the question names it (``mentions``) between word ``after`` and the link; each hop's types are those
+    the question means (kgqa.relation_meaning), the hop next to the link also reading the words after it
+    (``trailing``); a hierarchy hop goes the way the question says ("subtypes of X"), and a question that says a
+    way between two labels with no hierarchy between them ("diseases with a *subtype of* Seizure") goes through a
+    node of the link's label that is one step from it in its hierarchy."""
 
     def joins(middle: str) -> bool:
         return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
 
-    def hop(a: str, b: str, within: range) -> tuple[str, ...]:
-        return meaning.types(a, b, _offered(schema, a, b), within)
+    def hop(a: str, b: str, within: range, trail: range | None = None) -> Hop:
+        types = meaning.types(a, b, _offered(schema, a, b), within, trail)
+        return types, b, _WAY[meaning.toward(a, b, types, within, trail) if a == b else None]
 
     named = [(label, position) for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
     via = [(m, position) for m, position in reversed(named) if joins(m)]
     if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
         only = [m for m in schema.labels if joins(m)]
         via = [(only[0], -1)] if len(only) == 1 else []
+    stretch = range(after, link.start)
+    hierarchy = _hierarchy(schema, link.label)
+    near = range(max(after, link.start - STEP_WORDS), link.start)
+    if not via and target != link.label and hierarchy and _offered(schema, target, link.label) and meaning.step(near):
+        via = [(link.label, -1)]
     if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
         middle, at = via[0]
-        first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (range(after, link.start),) * 2
-        return [(hop(target, middle, first), middle), (hop(middle, link.label, second), link.label)]
-    direct = hop(target, link.label, range(after, link.start))
-    return [(direct, link.label)] if direct else None
+        first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (stretch, stretch)
+        return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
+    direct = hop(target, link.label, stretch, trailing)
+    return [direct] if direct[0] else None
 
 
 COPULAS = frozenset({"is", "are"})
@@ -300,6 +386,30 @@ def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
     return label == target and bool(before) and before[-1] in COPULAS
 
 
+def _coordinated(words: Sequence[str], first: Link, second: Link) -> bool:
+    """Whether ``second`` is joined to ``first`` by a conjunction alone ("lack X and Y", "X or Y"): it shares its
+    hop."""
+    between = [w for w in words[first.end : second.start] if w not in ("a", "an", "the")]
+    return len(between) == 1 and between[0] in CONJUNCTIONS
+
+
+def _shown(path: Sequence[Hop]) -> str:
+    return " then ".join(f"{'|'.join(types)} ({label})" for types, label, _ in path)
+
+
+UNREACHED = "no"
+"""How the reason of a link dropped because no answer reaches it starts (:func:`unreached`)."""
+
+
+def unreached(dropped: Dropped) -> bool:
+    """Whether ``dropped`` is a link no node of the answer type reaches (not a bound: nothing was lost)."""
+    return dropped.reason.startswith(f"{UNREACHED} ")
+
+
+Reaches = Callable[[Link, Sequence[Hop]], bool]
+"""Whether a linked entity reaches a node of the answer type along its hops (one store read)."""
+
+
 def schema_guided_plan(
     links: Sequence[Link],
     target_type: str,
@@ -308,12 +418,16 @@ def schema_guided_plan(
     meaning: RelationMeaning | None = None,
     *,
     max_triplets: int = MAX_TRIPLETS,
+    reaches: Reaches | None = None,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
     narrows each hop's types (default: only types the question names verbatim). A node linked again (the question
     names it twice) is joined once; links past ``max_triplets`` triplets are not joined, each in the plan's
-    ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins."""
+    ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins. With
+    ``reaches``, a link no node of the target type reaches along its hops (HPO's root 'Onset', which no disease
+    presents) is dropped too: as a required constant it would ground nothing until the scope expansion wandered off
+    to its neighbours, and its words stay with the full-text strand."""
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
@@ -324,23 +438,59 @@ def schema_guided_plan(
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []
+    previous: tuple[Link, list[Hop]] | None = None
     for number, link in enumerate(links):
-        path = _path(link, target_type, schema, meaning, mentions, after)
+        following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
+        trailing = range(link.end, next((i for i in range(link.end, following) if words[i] in CONJUNCTIONS), following))
+        path = _path(link, target_type, schema, meaning, mentions, after, trailing)
+        if previous is not None and path is not None and _coordinated(words, previous[0], link):
+            path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
         after = link.end
         if path is None or (link.label, link.id) in joined:
+            continue
+        if reaches is not None and not reaches(link, path):
+            dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
             continue
         if len(triplets) + len(path) > max_triplets:
             dropped.append(Dropped(describe(link), f"beyond max_triplets = {max_triplets}"))
             continue
+        previous = (link, path)
         joined.add((link.label, link.id))
         name = f"e{number}"
         if len(path) == 2:
             middle = f"m{number}"
             symbols.append(Symbol(middle, (path[0][1],)))
-            triplets += [Triplet("y", path[0][0], middle, "both"), Triplet(middle, path[1][0], name, "both")]
+            triplets += [Triplet("y", path[0][0], middle, path[0][2]), Triplet(middle, path[1][0], name, path[1][2])]
         else:
-            triplets.append(Triplet("y", path[0][0], name, "both"))
+            triplets.append(Triplet("y", path[0][0], name, path[0][2]))
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
     if not triplets:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))
+
+
+def relaxations(plan: QueryPlan) -> list[tuple[str, QueryPlan]]:
+    """The plan without each of its constants in turn, with the intermediate nodes joined only for it: (the
+    constant's search string, the relaxed plan); none for a plan of fewer than two constants. A question's linked
+    entities are each evidence; where the plan that joins them all grounds too little, the answers that meet all
+    but one of them are the next best (a linked span that is really part of a textual condition, or a hop the
+    question words loosely, no longer empties the graph strand)."""
+    constants = [c.name for c in plan.constants]
+    if len(constants) < 2:
+        return []
+    out = []
+    for name in constants:
+        triplets = [t for t in plan.triplets if name not in (t.head, t.tail)]
+        while True:  # intermediates left hanging (joined to one node only) go too
+            degree: dict[str, int] = {}
+            for t in triplets:
+                degree[t.head] = degree.get(t.head, 0) + 1
+                degree[t.tail] = degree.get(t.tail, 0) + 1
+            hanging = {s for s, n in degree.items() if n == 1 and s != plan.target and s not in constants}
+            if not hanging:
+                break
+            triplets = [t for t in triplets if not hanging & {t.head, t.tail}]
+        used = {plan.target} | {s for t in triplets for s in (t.head, t.tail)}
+        symbols = tuple(s for s in plan.symbols if s.name in used)
+        out.append((plan.symbol(name).search_string or name, replace(plan, symbols=symbols, triplets=tuple(triplets))))
+    return out

@@ -33,10 +33,11 @@ from kgqa.context import Context, Options
 from kgqa.errors import LlmError
 from kgqa.fallback import linked_plan
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
-from kgqa.grounding import PlanGrounding, constant_vectors, ground, plan_candidates, weak_constants
+from kgqa.grounding import NodeMatch, PlanGrounding, constant_vectors, ground, plan_candidates, weak_constants
 from kgqa.hybrid import as_fill, hybrid_merge
 from kgqa.lexical import residual_terms
-from kgqa.linking import span_cap
+from kgqa.linking import condition_words, relaxations, span_cap, unreached
+from kgqa.relation_meaning import words_of
 from kgqa.rerank import rerank, rerank_documents
 from kgqa.session import check_question
 from kgqa.target_type import fallback_type, predict_target_type
@@ -202,7 +203,9 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
         record.degrade(f"{record.detail}; {shown} alone".lstrip("; "))
     if ctx.llm is not None:
         note_link_cap(ctx, question, trace, record)
-    note_unjoined(plan.dropped, trace, record)
+    note_unjoined([d for d in plan.dropped if not unreached(d)], trace, record)
+    for d in (d for d in plan.dropped if unreached(d)):
+        record.detail = f"{record.detail}; not joined: {d.text}, {d.reason} (its words stay with the full text)"
     plans.append(Planned("linked", plan, 1.0))
     trace.plan = trace.plan if trace.plan is not None else asdict(plan)
     return plans
@@ -333,46 +336,24 @@ def _graph_strand(
             + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
             for p in plans
         )
-    groundings = []
+    groundings: list[PlanGrounding] = []
     with trace.step(5) as record:
         details = []
         for p in plans:
             vectors, candidates = found[p.source]
-            result = ground(
-                ctx.store,
-                ctx.skb,
-                p.plan,
-                vectors,
-                ctx.graph,
-                k=options.k,
-                l_max=options.l_max,
-                found=candidates,
-                source=p.source,
-                limit=ctx.config.pattern_limit,
-            )
-            weak = weak_constants(candidates, ctx.config.link_threshold)
-            groundings.append(PlanGrounding(p.source, p.plan, result, p.weight, weak))
-            rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
-            if weak:
-                rounds += f"; weak constant(s) {', '.join(weak)}: rounds counted one later"
-            for cut in (result.capped, result.timed_out):
-                if cut:
-                    rounds = f"{rounds}; {cut}".lstrip("; ")
-            details.append(_whose(p.source, plans) + rounds)
-            trace.plans.append(
-                {
-                    "source": p.source,
-                    "weight": p.weight,
-                    "plan": asdict(p.plan),
-                    "query": result.query.text,
-                    "params": result.last_params,
-                    "rounds": [asdict(r) for r in result.rounds],
-                    "grounded": len(result.targets),
-                    "weak": list(weak),
-                }
-            )
-            if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
-                trace.bounds.append(result.capped)
+            joint = p.source == "linked" and len(p.plan.constants) > 1
+            l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
+            grounding = _ground(ctx, p, vectors, candidates, options.k, l_max, trace)
+            groundings.append(grounding)
+            details.append(_whose(p.source, plans) + _rounds(grounding))
+            if not joint or len(grounding.result.targets) >= options.k:
+                continue
+            for number, (constant, plan) in enumerate(relaxations(p.plan), 1):  # each linked entity is evidence
+                kept = {c.name: candidates[c.name] for c in plan.constants}
+                relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
+                grounding = _ground(ctx, relaxed, vectors, kept, options.k, options.l_max, trace)
+                groundings.append(grounding)
+                details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
         record.detail = "; ".join(details)
         trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
         if any(g.result.timed_out or g.result.capped for g in groundings):  # fewer targets than a plan matched
@@ -394,6 +375,59 @@ def _graph_strand(
     return ranking
 
 
+def _ground(
+    ctx: Context,
+    p: Planned,
+    vectors: dict[str, np.ndarray],
+    candidates: dict[str, list[NodeMatch]],
+    k: int,
+    l_max: int,
+    trace: Trace,
+) -> PlanGrounding:
+    """Step 5 of one plan, up to ``l_max`` candidates per constant; its record in ``trace.plans`` (and the LIMIT it
+    reached in the trace's bounds)."""
+    result = ground(
+        ctx.store,
+        ctx.skb,
+        p.plan,
+        vectors,
+        ctx.graph,
+        k=k,
+        l_max=l_max,
+        found=candidates,
+        source=p.source,
+        limit=ctx.config.pattern_limit,
+    )
+    weak = weak_constants(candidates, ctx.config.link_threshold)
+    trace.plans.append(
+        {
+            "source": p.source,
+            "weight": p.weight,
+            "plan": asdict(p.plan),
+            "query": result.query.text,
+            "params": result.last_params,
+            "rounds": [asdict(r) for r in result.rounds],
+            "grounded": len(result.targets),
+            "weak": list(weak),
+        }
+    )
+    if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
+        trace.bounds.append(result.capped)
+    return PlanGrounding(p.source, p.plan, result, p.weight, weak)
+
+
+def _rounds(grounding: PlanGrounding) -> str:
+    """A grounded plan's rounds for step 5's detail: targets per round, weak constants, why it stopped early."""
+    result = grounding.result
+    rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+    if grounding.weak:
+        rounds += f"; weak constant(s) {', '.join(grounding.weak)}: rounds counted one later"
+    for cut in (result.capped, result.timed_out):
+        if cut:
+            rounds = f"{rounds}; {cut}".lstrip("; ")
+    return rounds
+
+
 def _whose(source: str, plans: Sequence[Planned]) -> str:
     """A plan's name in a step's detail, where there are several."""
     return f"{source}: " if len(plans) > 1 else ""
@@ -408,7 +442,10 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
         return None
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
-    return Lexical(tuple(residual_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
+    words = words_of(question)
+    condition = [words[i] for i in sorted(condition_words(words, ctx.graph.labels))]
+    terms = residual_terms(question, covered, ctx.graph.labels, types, condition)
+    return Lexical(tuple(terms), ctx.config.lexical_weight)
 
 
 def _rerank(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -26,10 +27,21 @@ from kgqa.embed import Embedder
 
 NEGATION, HIERARCHY = "negation", "hierarchy"
 _NEGATION_SAID = """lack lacks lacking lacked absent absence without not no never none excluded exclude excludes
-negative free missing"""
+negative free missing ruled"""
 _NEGATION_TYPE = "absent absence not negative lacks lacking no without"
-_HIERARCHY_SAID = """subtype subtypes subclass subclasses parent parents child children broader narrower descendant
-descendants ancestor ancestors hierarchy superclass"""
+_NARROWER_SAID = """subtype subtypes subclass subclasses child children narrower descendant descendants specific under
+below beneath underneath specialization specializations specialisation specialisations kinds forms refinements"""
+_BROADER_SAID = """parent parents broader ancestor ancestors superclass superclasses above general generic umbrella
+encompassing generalization generalisation"""
+NARROWER, BROADER = frozenset(_NARROWER_SAID.split()), frozenset(_BROADER_SAID.split())
+"""Words that say the answers sit below the entity in a hierarchy ("more specific than X", "subtypes of X"), or
+above it ("broader than X"); "less" before one turns it round ("less specific than X")."""
+AMBIGUOUS = frozenset(
+    ["child", "children", "parent", "parents", "under", "below", "above", "general", "beneath", "underneath"]
+)
+"""Hierarchy words with an everyday sense ("in children", "under 5 years"): read as a step only before "of"."""
+STEP_WORDS = (NARROWER | BROADER) - AMBIGUOUS
+_HIERARCHY_SAID = "hierarchy " + _NARROWER_SAID + " " + _BROADER_SAID
 _HIERARCHY_TYPE = "parent child subclass subtype is_a isa hierarchy"
 KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     NEGATION: (frozenset(_NEGATION_SAID.split()), frozenset(_NEGATION_TYPE.split())),
@@ -55,6 +67,24 @@ class RelationChoice:
 def words_of(question: str) -> list[str]:
     """The question's words as the linker counts them (positions of links and spans are in these words)."""
     return re.findall(r"[\w][\w'/-]*", question)
+
+
+Toward = Literal["narrower", "broader"]
+
+
+def hierarchy_words(tokens: Sequence[str], positions: Sequence[int]) -> dict[Toward, str]:
+    """The directions the words at ``positions`` of ``tokens`` (lower case) name in a hierarchy, each with the first
+    word that names it; "less" turns the next word round ("less specific than": broader)."""
+    said: dict[Toward, str] = {}
+    for i in positions:
+        word = tokens[i]
+        toward: Toward | None = "narrower" if word in NARROWER else "broader" if word in BROADER else None
+        if toward is not None and i > 0 and tokens[i - 1] == "less":
+            toward = "broader" if toward == "narrower" else "narrower"
+            word = f"less {word}"
+        if toward is not None:
+            said.setdefault(toward, word)
+    return said
 
 
 def type_kinds(rel_type: str) -> set[str]:
@@ -83,17 +113,28 @@ class RelationMeaning:
         self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
         self._tokens = tokens
         self._words: list[str] = []
+        self._trailing: list[str] = []
         """The words the hop being narrowed reads (:meth:`types`)."""
         self._vectors: dict[str, np.ndarray] = {}
 
-    def types(self, source: str, target: str, offered: Sequence[str], within: range | None = None) -> tuple[str, ...]:
+    def types(
+        self,
+        source: str,
+        target: str,
+        offered: Sequence[str],
+        within: range | None = None,
+        trailing: range | None = None,
+    ) -> tuple[str, ...]:
         """The types of ``offered`` (between ``source`` and ``target``) the question means, read from the words at
         positions ``within`` (a hop's stretch of the question: "... an abnormality *noted as absent in* the
-        disorder X"; None: all); all types when those words say nothing that narrows them."""
+        disorder X"; None: all), then from those at ``trailing`` (the words after the entity, up to the next one or
+        a conjunction: "diseases with X *marked as absent*", "phenotypes X does *not* present") for a kind of wording
+        the stretch did not say; all types when those words say nothing that narrows them."""
         offered = tuple(sorted(offered))
         if len(offered) < 2:
             return offered
-        self._words = [self._tokens[i] for i in self._positions if within is None or i in within]
+        self._words = self._read(within)
+        self._trailing = self._read(trailing) if trailing is not None else []
         kept, reason = self._narrow(offered)
         if kept != offered:
             choice = RelationChoice(source, target, kept, offered, reason)
@@ -101,17 +142,21 @@ class RelationMeaning:
                 self.choices.append(choice)
         return kept
 
+    def _read(self, positions: range | None) -> list[str]:
+        return [self._tokens[i] for i in self._positions if positions is None or i in positions]
+
     def _narrow(self, offered: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
         named = tuple(t for t in offered if re.search(rf"(?<!\w){re.escape(t.lower())}(?!\w)", self._lowered))
         if named:
             return named, "named"
         if not self.by_kind:
             return offered, ""
-        for kind, (question_words, _) in KINDS.items():
-            said = next((w for w in self._words if w in question_words), None)
-            of_kind = tuple(t for t in offered if kind in type_kinds(t))
-            if said is not None and of_kind:
-                return of_kind, f"'{said}' ({kind})"
+        for words in (self._words, self._trailing):
+            for kind, (question_words, _) in KINDS.items():
+                said = next((w for w in words if w in question_words), None)
+                of_kind = tuple(t for t in offered if kind in type_kinds(t))
+                if said is not None and of_kind:
+                    return of_kind, f"'{said}' ({kind})"
         reasons = []
         negated = {t for t in offered if NEGATION in type_kinds(t)}
         if negated and len(negated) < len(offered):
@@ -119,6 +164,41 @@ class RelationMeaning:
             reasons.append("no negation word")
         kept, why = self._by_embedding(offered)
         return kept, "; ".join([*reasons, why] if why else reasons)
+
+    def toward(
+        self, source: str, target: str, types: Sequence[str], within: range | None, trailing: range | None = None
+    ) -> Toward | None:
+        """Which way a hierarchy hop from ``source`` (the answers' side) to ``target`` nodes of the same label goes,
+        as the words at ``within`` (else ``trailing``) say: ``narrower`` (the answers are more specific: "subtypes
+        of X", "under X"), ``broader`` ("parents of X", "more general than X"), or None when they name neither or
+        both ("one level above or below X")."""
+        if not self.by_kind or not any(HIERARCHY in type_kinds(t) for t in types):
+            return None
+        for positions in (within, trailing):
+            if positions is None:
+                continue
+            said = hierarchy_words(self._tokens, [i for i in self._positions if i in positions])
+            if len(said) == 1:
+                ((toward, word),) = said.items()
+                choice = RelationChoice(source, target, tuple(types), tuple(types), f"'{word}' ({toward})")
+                if choice not in self.choices:
+                    self.choices.append(choice)
+                return toward
+            if said:
+                return None
+        return None
+
+    def step(self, within: range) -> bool:
+        """Whether the words at ``within`` name one step of a hierarchy by a word that says nothing else: "subtypes",
+        "more specific", but "children" and "parents" only before "of" (patients' "children with X" are no
+        hierarchy)."""
+        if not self.by_kind:
+            return False
+        for i in (i for i in self._positions if i in within):
+            word, after = self._tokens[i], self._tokens[i + 1] if i + 1 < len(self._tokens) else ""
+            if word in STEP_WORDS or (word in AMBIGUOUS and after == "of"):
+                return True
+        return False
 
     def _by_embedding(self, offered: tuple[str, ...]) -> tuple[tuple[str, ...], str]:
         if self.embedder is None or not self._words:

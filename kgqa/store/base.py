@@ -386,6 +386,11 @@ class GraphStore(Protocol):
         edges read undirected (the anchors of a generated question)."""
         ...
 
+    def reaches(self, graph: str, start: str, hops: Sequence[tuple[Sequence[str], str]], node_id: str) -> bool:
+        """Whether node ``node_id`` of ``start`` reaches any node along ``hops`` [(types, label), ...], edges read
+        undirected (a linked entity the answer type cannot reach is no constant of the linked plan)."""
+        ...
+
     def path_answers(
         self, graph: str, start: str, hops: Sequence[tuple[str, str]], anchor: str, keyword: str
     ) -> list[str]:

@@ -42,6 +42,7 @@ __all__ = [
     "node_rows",
     "path_answers",
     "plain_vectors",
+    "reaches",
     "relation_summary",
     "relations",
 ]
@@ -175,6 +176,17 @@ def anchors(start: str, hops: Sequence[tuple[str, str]]) -> str:
         f"MATCH {_path(hops, start)} WHERE y.{ID} = $id AND a <> y "
         f"RETURN DISTINCT a.{ID} AS id, a.{NAME} AS name ORDER BY id LIMIT 500"
     )
+
+
+def reaches(start: str, hops: Sequence[tuple[Sequence[str], str]]) -> str:
+    """One node reached from the node ``$id`` of ``start`` along ``hops`` [(types, label), ...], edges read
+    undirected, or no row: whether a linked entity reaches any node of the answer type along its hop (a plan joined
+    through one that does not grounds nothing)."""
+    parts = [f"(a:{quote(start)})"]
+    for number, (types, label) in enumerate(hops):
+        var = "y" if number == len(hops) - 1 else f"m{number}"
+        parts.append(f"-[:{'|'.join(quote(t) for t in types)}]-({var}:{quote(label)})")
+    return f"MATCH {''.join(parts)} WHERE a.{ID} = $id AND y <> a RETURN y.{ID} AS id LIMIT 1"
 
 
 def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:

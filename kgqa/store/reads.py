@@ -85,6 +85,9 @@ class CatalogueReads:
     def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
         return [(str(i), str(n)) for i, n in self.read(graph, q.anchors(start, hops), {"id": node_id})]
 
+    def reaches(self, graph: str, start: str, hops: Sequence[tuple[Sequence[str], str]], node_id: str) -> bool:
+        return bool(self.read(graph, q.reaches(start, hops), {"id": node_id}))
+
     def path_answers(
         self, graph: str, start: str, hops: Sequence[tuple[str, str]], anchor: str, keyword: str
     ) -> list[str]:

@@ -130,6 +130,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             for path in (hops[:1], hops):
                 add(f"anchors {source} {path}", q.anchors(source, path), {"id": "1"})
                 add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
+            add(f"reaches {target} {rel_type}", q.reaches(target, [((rel_type,), source)]), {"id": "1"})
         for source, rel_type, target in rels:
             add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
             add(

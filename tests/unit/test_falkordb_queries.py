@@ -90,6 +90,10 @@ def test_golden_question_generator_queries() -> None:
         "MATCH (y:`gene/protein`)-[:`associated with`]-(m0:`disease`)-[:`phenotype present`]-(a:`effect/phenotype`) "
         "WHERE a.id = $anchor AND a <> y AND toLower(y.doc) CONTAINS $keyword RETURN DISTINCT y.id AS id ORDER BY id"
     )
+    assert q.reaches("effect/phenotype", [(("phenotype absent", "phenotype present"), "disease")]) == (
+        "MATCH (a:`effect/phenotype`)-[:`phenotype absent`|`phenotype present`]-(y:`disease`) "
+        "WHERE a.id = $id AND y <> a RETURN y.id AS id LIMIT 1"
+    )
     assert q.label_ids("disease") == "MATCH (n:`disease`) RETURN n.id AS id ORDER BY id"
 
 

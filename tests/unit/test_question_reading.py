@@ -1,0 +1,188 @@
+"""Issue 30: the no-LLM plan reads its relations from the question (negation anywhere in a hop's clause, the
+hierarchy's direction), keeps a linked entity no answer reaches out of its required triplets, and hands the words
+of a textual condition to the full-text strand even where they also became a constant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from cypher.plan import QueryPlan
+from cypher.sanitize import GraphSchema
+from kgqa.lexical import residual_terms
+from kgqa.linking import (
+    STOP_WORDS,
+    Hop,
+    Link,
+    Reaches,
+    condition_words,
+    ngrams,
+    not_entities,
+    schema_guided_plan,
+    unreached,
+)
+from kgqa.relation_meaning import RelationMeaning, words_of
+from kgqa.store.base import NODE_KEYS
+
+PHENOTYPE = "effect/phenotype"
+HPO = GraphSchema(
+    ("disease", "gene/protein", PHENOTYPE),
+    (
+        ("disease", "phenotype present", PHENOTYPE),
+        ("disease", "phenotype absent", PHENOTYPE),
+        ("gene/protein", "associated with", "disease"),
+        ("gene/protein", "associated with", PHENOTYPE),
+        (PHENOTYPE, "parent-child", PHENOTYPE),
+    ),
+    NODE_KEYS,
+)
+TYPES = ("disease", "gene/protein", PHENOTYPE)
+
+
+def link(question: str, span: str, label: str) -> Link:
+    words, size = words_of(question), len(span.split())
+    start = next(i for i in range(len(words)) if " ".join(words[i : i + size]) == span)
+    return Link(span, start, start + size, label, span.lower(), span, 1.0)
+
+
+def plan_of(
+    question: str, spans: Sequence[tuple[str, str]], target: str, reaches: Reaches | None = None
+) -> QueryPlan | None:
+    """The linked plan as kgqa.fallback.linked_plan builds it (relation meaning on, the links' words skipped)."""
+    links = [link(question, span, label) for span, label in spans]
+    _, textual = not_entities(words_of(question), TYPES)
+    skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)
+    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=skip)
+    return schema_guided_plan(links, target, HPO, question, meaning, reaches=reaches)
+
+
+def hops(question: str, spans: Sequence[tuple[str, str]], target: str) -> list[tuple[str, tuple[str, ...], str, str]]:
+    plan = plan_of(question, spans, target)
+    assert plan is not None
+    labels = {s.name: s.labels[0] for s in plan.symbols}
+    return [(labels[t.head], t.types, t.direction, labels[t.tail]) for t in plan.triplets]
+
+
+PRESENT, ABSENT = ("phenotype present",), ("phenotype absent",)
+
+
+@pytest.mark.parametrize(
+    ("question", "spans", "target", "types"),
+    [
+        ("Which diseases lack Seizure?", [("Seizure", PHENOTYPE)], "disease", [ABSENT]),
+        # the negation after the entity: its hop reads the words up to the next entity or conjunction
+        ("Which diseases have Seizure marked as absent?", [("Seizure", PHENOTYPE)], "disease", [ABSENT]),
+        ("Which symptoms does Gaucher disease not present?", [("Gaucher disease", "disease")], PHENOTYPE, [ABSENT]),
+        ("Which disorders have Seizure ruled out?", [("Seizure", PHENOTYPE)], "disease", [ABSENT]),
+        # alone or with what it does present: each entity's own clause
+        (
+            "Which diseases present with Seizure but not with Hypotonia?",
+            [("Seizure", PHENOTYPE), ("Hypotonia", PHENOTYPE)],
+            "disease",
+            [PRESENT, ABSENT],
+        ),
+        (
+            "Which diseases show Seizure and do not show Hypotonia?",
+            [("Seizure", PHENOTYPE), ("Hypotonia", PHENOTYPE)],
+            "disease",
+            [PRESENT, ABSENT],
+        ),
+        # coordination shares the hop: both are absent
+        (
+            "Which diseases lack Seizure and Hypotonia?",
+            [("Seizure", PHENOTYPE), ("Hypotonia", PHENOTYPE)],
+            "disease",
+            [ABSENT, ABSENT],
+        ),
+        ("Which diseases present with Seizure?", [("Seizure", PHENOTYPE)], "disease", [PRESENT]),
+    ],
+)
+def test_a_negated_question_plans_phenotype_absent(
+    question: str, spans: list[tuple[str, str]], target: str, types: list[tuple[str, ...]]
+) -> None:
+    assert [t for _, t, _, _ in hops(question, spans, target)] == types
+
+
+@pytest.mark.parametrize(
+    ("question", "direction"),
+    [
+        ("Which phenotypes are more specific than Seizure?", "out"),
+        ("Which phenotypes are direct subtypes of Seizure?", "out"),
+        ("Which phenotypes sit directly under Seizure?", "out"),
+        ("Which phenotypes are broader than Seizure?", "in"),
+        ("Which phenotypes are less specific than Seizure?", "in"),
+        ("Which phenotypes are the parents of Seizure?", "in"),
+        ("Which phenotypes are one level above or below Seizure?", "both"),
+        ("Which phenotypes are related to Seizure?", "both"),
+    ],
+)
+def test_a_hierarchy_question_plans_the_edge_in_the_direction_it_names(question: str, direction: str) -> None:
+    # HPO's 'parent-child' edges point from the child to the parent: "more specific than X" is y -> X
+    assert hops(question, [("Seizure", PHENOTYPE)], PHENOTYPE) == [(PHENOTYPE, ("parent-child",), direction, PHENOTYPE)]
+
+
+def test_a_hierarchy_step_between_two_labels_goes_through_the_entitys_own_label() -> None:
+    question = "Which diseases present with a more specific form of Seizure?"
+    assert hops(question, [("Seizure", PHENOTYPE)], "disease") == [
+        ("disease", PRESENT, "both", PHENOTYPE),
+        (PHENOTYPE, ("parent-child",), "out", PHENOTYPE),
+    ]
+    named = "Which diseases have a phenotype that is a child of Seizure?"
+    assert hops(named, [("Seizure", PHENOTYPE)], "disease")[-1] == (PHENOTYPE, ("parent-child",), "out", PHENOTYPE)
+    # an everyday "children" says no hierarchy
+    everyday = "Which diseases of children present with Seizure?"
+    assert hops(everyday, [("Seizure", PHENOTYPE)], "disease") == [("disease", PRESENT, "both", PHENOTYPE)]
+
+
+def test_a_link_no_answer_reaches_is_never_a_required_triplet() -> None:
+    question = "Which diseases with Onset present with Seizure?"
+    asked: list[tuple[str, list[Hop]]] = []
+
+    def reaches(one: Link, path: Sequence[Hop]) -> bool:
+        asked.append((one.name, list(path)))
+        return one.name != "Onset"  # the branch root: no disease presents it
+
+    plan = plan_of(question, [("Onset", PHENOTYPE), ("Seizure", PHENOTYPE)], "disease", reaches)
+    assert plan is not None
+    assert [c.search_string for c in plan.constants] == ["Seizure"]
+    assert len(plan.triplets) == 1 and plan.triplets[0].tail == "e1"
+    [gone] = plan.dropped
+    assert "'Onset'" in gone.text and unreached(gone) and "disease reaches it" in gone.reason
+    assert [name for name, _ in asked] == ["Onset", "Seizure"]
+    # nothing reachable: no plan at all, rather than one that grounds nothing
+    assert plan_of(question, [("Onset", PHENOTYPE)], "disease", lambda one, path: False) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "condition"),
+    [
+        ("Which phenotypes under Seizure are also called 'febrile fits'?", ["febrile", "fits"]),
+        ("Which disorders are linked to SCN1A and have 'cardiac' in their name?", ["cardiac"]),
+        ("Which diseases linked to SCN1A whose name contains cardiac?", ["cardiac"]),
+        ("Which genes whose symbol starts with KCN are linked to Seizure?", ["kcn"]),
+    ],
+)
+def test_a_textual_condition_is_not_linked(question: str, condition: list[str]) -> None:
+    words = words_of(question)
+    _, textual = not_entities(words, TYPES)
+    assert sorted(words[i].lower().strip("'") for i in textual) == sorted(condition)
+    grams = {text.lower() for _, _, text in ngrams(question, TYPES)}
+    assert not any(word in gram.split() for word in condition for gram in grams)
+
+
+def test_the_words_of_a_textual_condition_reach_the_full_text_strand_where_a_span_became_a_constant() -> None:
+    question = "Which diseases with onset recorded as infantile present with Seizure?"
+    words = words_of(question)
+    condition = [words[i] for i in sorted(condition_words(words, TYPES))]
+    assert "infantile" in condition
+    covered = ["Infantile onset", "Seizure"]  # the linker joined 'Infantile onset': its words are still searched
+    assert "infantile" in residual_terms(question, covered, TYPES, ("phenotype present",), condition)
+    assert "infantile" not in residual_terms(question, covered, TYPES, ("phenotype present",))
+    # a word of a "mention" condition that is also a constant's name
+    again = "Which phenotypes are children of Seizure and mention seizure?"
+    words = words_of(again)
+    kept = [words[i] for i in sorted(condition_words(words, TYPES))]
+    assert residual_terms(again, ["Seizure"], TYPES, ("parent-child",), kept) == ["seizure"]
+    # framing words of a condition are not searched
+    assert "recorded" not in residual_terms(question, covered, TYPES, ("phenotype present",), condition)
