@@ -331,10 +331,11 @@ class Kgqa:
         max_word_share: float,
         phrasing: Phrasing = "template",
         split: Split = "all",
+        families: Sequence[str] | None = None,
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
         """``count`` questions with exact answers over ``types`` (see :func:`kgqa.questions.generate`), phrased by
-        templates or naturally, of the gold answers in ``split``, and the (type, reason) counts of the attempts that
-        failed."""
+        templates or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of
+        the attempts that failed."""
         from kgqa.questions import generate
 
         schema = self.schema(skb)
@@ -354,6 +355,7 @@ class Kgqa:
             rejected=rejected,
             phrasing=phrasing,
             split=split,
+            families=families,
         )
         return made, rejected
 

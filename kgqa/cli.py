@@ -483,6 +483,13 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     "20%% test), so that a model trained on one part (kgqa train-reranker) is tested on the other; all: every "
     "question, as before.",
 )
+@click.option(
+    "--families",
+    default=None,
+    help="With --phrasing natural: the phrasing families to word the questions in, by turns, comma-separated, of "
+    "analyst (the tuned natural tables: alone, a seed gives the questions it gave before families), template, "
+    "clinical, conversational, terse (default: all); each question's family is in the metadata.",
+)
 @click.pass_context
 def questions_command(
     ctx: click.Context,
@@ -495,17 +502,34 @@ def questions_command(
     max_word_share: float,
     phrasing: str,
     split: str,
+    families: str | None,
 ) -> None:
-    """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a document word)."""
+    """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a textual condition)."""
     from kgqa.provenance import provenance
-    from kgqa.questions import as_phrasing, as_split, write
+    from kgqa.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, write
 
+    if families is not None and phrasing != "natural":
+        raise click.BadParameter("needs --phrasing natural", param_hint="--families")
+    named = [f.strip() for f in families.split(",") if f.strip()] if families is not None else list(ALL_FAMILIES)
+    try:
+        chosen_families = (
+            [f.name for f in as_family_names(as_phrasing(phrasing), named)] if phrasing == "natural" else None
+        )
+    except InputError as exc:
+        raise click.BadParameter(str(exc), param_hint="--families") from None
     with _open(ctx, llm=llm) as kg:
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
         with _stderr().status(f"generating {count} questions"):
             made, rejected = kg.generate_questions(
-                skb, chosen, count, seed, max_word_share, as_phrasing(phrasing), as_split(split)
+                skb,
+                chosen,
+                count,
+                seed,
+                max_word_share,
+                as_phrasing(phrasing),
+                as_split(split),
+                families=chosen_families,
             )
         info = {
             "skb": skb,
@@ -513,6 +537,7 @@ def questions_command(
             "n": len(made),
             "types": list(chosen),
             "phrasing": phrasing,
+            "families": chosen_families,
             "split": split,
             "llm": kg.config.llm,
             "max_word_share": max_word_share,
@@ -530,6 +555,8 @@ def questions_command(
     paraphrased = sum(g.paraphrased for g in made)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(Counter(g.kind for g in made).items()))
     how = "natural phrasing" if phrasing == "natural" else f"{paraphrased} paraphrased by the LLM"
+    if chosen_families:
+        how += " in " + ", ".join(f"{k} {v}" for k, v in Counter(g.family for g in made).items())
     _stderr().print(
         f"wrote {len(made)} questions to {out} and {meta_path} ({how}; {kinds})", highlight=False, markup=False
     )

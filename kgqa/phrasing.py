@@ -5,6 +5,7 @@ types, so development measured on it flatters the linker. This module words the 
 type words with lay synonyms ("symptoms", "disorders"), relation verbs per direction ("present with", "are
 characterised by"), negation and hierarchy wording, the textual condition in several forms and varied sentence
 shapes. It is data-driven (tables below) with a fallback for any label and relation type, so it works on every SKB.
+These tables are the ``analyst`` family of :mod:`kgqa.families`: development read them, so they count as tuned.
 
 Every wording must stay true of the exact answer set (:func:`kgqa.questions.generate` computes it), so the tables
 say no more than the graph does: a hierarchy hop is "direct" (1 hop, never "any descendant"), a negation is
@@ -23,8 +24,9 @@ from typing import Literal
 Direction = Literal["to_anchor", "from_anchor"]
 """Which way a 1-hop same-label edge points: ``to_anchor``, answer -[r]-> anchor (HPO's child -[parent-child]->
 parent: the answers are subtypes of the anchor); ``from_anchor``, anchor -[r]-> answer (its parents)."""
-MentionStyle = Literal["name", "lower", "alias", "description"]
-"""How the anchor is mentioned: its exact name, the name in lower case, a synonym, or a short description."""
+MentionStyle = Literal["name", "lower", "alias", "description", "dropped-word"]
+"""How the anchor is mentioned: its exact name, the name in lower case, a synonym, a short description, or a
+multi-word name with one word before its head left out ("tonic-clonic seizures")."""
 OBJ = "{obj}"
 """Where a phrase puts its object when not at its end ("have {obj} marked as absent")."""
 WORD = "{w}"

@@ -99,6 +99,7 @@ class Session(Protocol):
         max_word_share: float,
         phrasing: Phrasing = "template",
         split: Split = "all",
+        families: Sequence[str] | None = None,
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]: ...
 
     def export_neo4j_admin(self, skb: str, out: Path) -> Export: ...

@@ -414,9 +414,18 @@ class RemoteKgqa:
         max_word_share: float,
         phrasing: Phrasing = "template",
         split: Split = "all",
+        families: Sequence[str] | None = None,
     ) -> tuple[list[Generated], Counter[tuple[str, str]]]:
         result: tuple[list[Generated], Counter[tuple[str, str]]] = self._call(
-            "generate_questions", skb, types, count, seed, max_word_share, phrasing=phrasing, split=split
+            "generate_questions",
+            skb,
+            types,
+            count,
+            seed,
+            max_word_share,
+            phrasing=phrasing,
+            split=split,
+            families=None if families is None else list(families),
         )
         return result
 

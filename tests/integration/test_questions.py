@@ -4,6 +4,7 @@ words: tests/unit/test_question_words.py)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -150,9 +151,11 @@ def expected_kind(template: str) -> str:
 
 
 def test_natural_questions_have_exact_answers(loaded: dict[str, str], tmp_path: Path) -> None:
+    """The tuned ``analyst`` family alone: the template set's questions, worded naturally."""
     natural_out, template_out = tmp_path / "natural.csv", tmp_path / "template.csv"
     args = ["questions", "--skb", "prime", "--n", "6", "--seed", "3"]
-    result = CliRunner().invoke(main, [*args, "--out", str(natural_out), "--phrasing", "natural"], env=loaded)
+    natural_args = ["--phrasing", "natural", "--families", "analyst"]
+    result = CliRunner().invoke(main, [*args, "--out", str(natural_out), *natural_args], env=loaded)
     assert result.exit_code == 0, result.output
     assert "natural phrasing" in " ".join(result.output.split())
     CliRunner().invoke(main, [*args, "--out", str(template_out)], env=loaded)
@@ -172,7 +175,7 @@ def test_natural_questions_have_exact_answers(loaded: dict[str, str], tmp_path: 
         assert info["mention"] in {"name", "lower", "alias", "description"}
         assert not any(p in question.text for p in TEMPLATE_PHRASES), question.text
     again = tmp_path / "again.csv"
-    CliRunner().invoke(main, [*args, "--out", str(again), "--phrasing", "natural"], env=loaded)
+    CliRunner().invoke(main, [*args, "--out", str(again), *natural_args], env=loaded)
     assert again.read_text() == natural_out.read_text()  # deterministic for a seed
     bad = CliRunner().invoke(main, [*args, "--out", str(again), "--phrasing", "fancy"], env=loaded)
     assert bad.exit_code == 2 and "--phrasing" in bad.output
@@ -268,7 +271,8 @@ def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
     for seed in range(12):
         out = tmp_path / f"natural{seed}.csv"
         args = ["questions", "--skb", "hpo", "--n", "12", "--seed", str(seed), "--max-word-share", "1"]
-        result = CliRunner().invoke(main, [*args, "--out", str(out), "--phrasing", "natural"], env=cli_env)
+        natural = ["--phrasing", "natural", "--families", "analyst"]
+        result = CliRunner().invoke(main, [*args, "--out", str(out), *natural], env=cli_env)
         assert result.exit_code == 0, result.output
         meta = json.loads(out.with_name(f"natural{seed}.meta.json").read_text())
         assert [q.text for q in read_csv(out)] == [info["query"] for info in meta["questions"]]
@@ -352,3 +356,209 @@ def test_split_keeps_the_questions_of_one_part_of_the_gold_answers(loaded: dict[
     }
     bad = CliRunner().invoke(main, [*args, "--out", str(default), "--split", "dev"], env=loaded)
     assert bad.exit_code == 2 and "--split" in bad.output
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# phrasing families and textual-condition kinds (kgqa.families): answers exact on a loaded HPO fixture
+# ---------------------------------------------------------------------------------------------------------------------
+
+NEW_FAMILIES = ["clinical", "conversational", "terse"]
+
+
+def test_families_take_turns_and_analyst_alone_is_the_tuned_generator(loaded: dict[str, str], tmp_path: Path) -> None:
+    args = ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--max-word-share", "1", "--phrasing", "natural"]
+    every = tmp_path / "every.csv"
+    result = CliRunner().invoke(main, [*args, "--out", str(every)], env=loaded)
+    assert result.exit_code == 0, result.output
+    meta = json.loads(every.with_name("every.meta.json").read_text())
+    assert meta["families"] == ["analyst", "template", "clinical", "conversational", "terse"]
+    assert [q["family"] for q in meta["questions"]] == (meta["families"] * 2)[:6]
+    docs = _loaded_docs(loaded)
+    for info in meta["questions"]:
+        assert info["condition"] in {"doc-word", "name-word", "synonym", "definition", "symbol-prefix"}
+        if info["condition"] == "doc-word":
+            assert info["answer_ids"] == oracle(info["template"], info["anchor_id"], info["word"], docs)
+        assert info["gold_id"] in info["answer_ids"] and info["mention_text"] in info["query"]
+    made: dict[str, list[dict[str, Any]]] = {}
+    for family in ("analyst", "template"):
+        out = tmp_path / f"{family}.csv"
+        result = CliRunner().invoke(main, [*args, "--out", str(out), "--families", family], env=loaded)
+        assert result.exit_code == 0, result.output
+        made[family] = json.loads(out.with_name(f"{family}.meta.json").read_text())["questions"]
+    # the same samples: the template family says each analyst question's template sentence
+    assert [q["templated"] for q in made["analyst"]] == [q["query"] for q in made["template"]]
+    assert {q["family"] for q in made["analyst"]} == {"analyst"} and {q["condition"] for q in made["analyst"]} == {
+        "doc-word"
+    }
+    bad = CliRunner().invoke(main, [*args, "--out", str(every), "--families", "analyst,fancy"], env=loaded)
+    assert bad.exit_code == 2 and "--families" in bad.output
+    template = ["questions", "--skb", "prime", "--n", "2", "--out", str(every), "--families", "clinical"]
+    assert CliRunner().invoke(main, template, env=loaded).exit_code == 2  # families need --phrasing natural
+
+
+CONDITIONS_OBO = """
+[Term]
+id: HP:0003674
+name: Onset
+def: "The age group in which disease manifestations appear." []
+is_a: HP:0000001 ! All
+
+[Term]
+id: HP:0410280
+name: Pediatric onset
+def: "Onset of disease manifestations before adulthood." []
+is_a: HP:0003674 ! Onset
+
+[Term]
+id: HP:0003593
+name: Infantile onset
+def: "Onset of signs or symptoms of disease between the second month and the end of the first year of life." []
+is_a: HP:0410280 ! Pediatric onset
+
+[Term]
+id: HP:0011463
+name: Childhood onset
+def: "Onset of disease at the age of between 1 and 5 years." []
+is_a: HP:0410280 ! Pediatric onset
+
+[Term]
+id: HP:0000005
+name: Mode of inheritance
+def: "The pattern in which a particular genetic trait or disorder is passed from one generation to the next." []
+is_a: HP:0000001 ! All
+
+[Term]
+id: HP:0000006
+name: Autosomal dominant inheritance
+def: "A mode of inheritance that is observed for traits related to a gene encoded on one of the autosomes." []
+is_a: HP:0000005 ! Mode of inheritance
+
+[Term]
+id: HP:0000007
+name: Autosomal recessive inheritance
+def: "A mode of inheritance observed for traits related to a gene encoded on one of the autosomes in homozygotes." []
+is_a: HP:0000005 ! Mode of inheritance
+
+[Term]
+id: HP:0001417
+name: X-linked inheritance
+def: "A mode of inheritance observed for traits related to a gene encoded on the X chromosome." []
+is_a: HP:0000005 ! Mode of inheritance
+
+[Term]
+id: HP:0001419
+name: X-linked recessive inheritance
+def: "A mode of inheritance observed for recessive traits related to a gene encoded on the X chromosome." []
+is_a: HP:0001417 ! X-linked inheritance
+
+[Term]
+id: HP:0001270
+name: Motor delay
+def: "A type of developmental delay characterized by a delay in acquiring motor skills." []
+synonym: "Delayed motor milestones" EXACT layperson []
+is_a: HP:0012638 ! Abnormal nervous system physiology
+"""
+CONDITION_ROWS = [
+    ("OMIM:607208", "Dravet syndrome", "", "HP:0003593"),
+    ("OMIM:607208", "Dravet syndrome", "", "HP:0000006"),
+    ("OMIM:607208", "Dravet syndrome", "", "HP:0001270"),
+    ("OMIM:308350", "Ohtahara syndrome", "", "HP:0003593"),
+    ("OMIM:308350", "Ohtahara syndrome", "", "HP:0000007"),
+    ("OMIM:121200", "Benign familial neonatal seizures", "", "HP:0001250"),
+    ("OMIM:121200", "Benign familial neonatal seizures", "", "HP:0011463"),
+    ("OMIM:121200", "Benign familial neonatal seizures", "", "HP:0000006"),
+    ("OMIM:121200", "Benign familial neonatal seizures", "NOT", "HP:0001270"),
+    ("OMIM:300672", "Early infantile epileptic encephalopathy", "", "HP:0001250"),
+    ("OMIM:300672", "Early infantile epileptic encephalopathy", "", "HP:0410280"),
+    ("OMIM:300672", "Early infantile epileptic encephalopathy", "", "HP:0001419"),
+    ("OMIM:300672", "Early infantile epileptic encephalopathy", "", "HP:0001270"),
+]
+CONDITION_GENES = [
+    ("6326", "SCN2A", "HP:0001250", "OMIM:308350"),
+    ("3785", "KCNQ2", "HP:0001250", "OMIM:121200"),
+    ("3786", "KCNQ3", "HP:0001250", "OMIM:121200"),
+    ("3786", "KCNQ3", "HP:0001270", "OMIM:121200"),
+    ("6792", "CDKL5", "HP:0001250", "OMIM:300672"),
+    ("6792", "CDKL5", "HP:0001270", "OMIM:300672"),
+]
+
+
+def write_conditions_fixture(directory: Path) -> Path:
+    """:func:`write_hpo_fixture` with HPO's onset and inheritance branches, their annotations and more genes."""
+    write_hpo_fixture(directory)
+    (directory / "hp.obo").write_text(HP_OBO + CONDITIONS_OBO)
+    rows = "".join(f"{d}\t{n}\t{q}\t{h}\tPMID:1\tPCS\t\t\t\t\tP\n" for d, n, q, h in HPOA_ROWS + CONDITION_ROWS)
+    (directory / "phenotype.hpoa").write_text("#description: test\n" + HPOA_HEADER + rows)
+    genes = (directory / "genes_to_phenotype.txt").read_text()
+    genes += "".join(f"{g}\t{s}\t{h}\t-\t-\t{d}\n" for g, s, h, d in CONDITION_GENES)
+    (directory / "genes_to_phenotype.txt").write_text(genes)
+    return directory
+
+
+def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
+    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    """Every condition kind over the store's own reads (path answers, aliases, relations, exact names), checked
+    against answers recomputed here from the loader's nodes and edges."""
+    from kgqa.questions import generate
+
+    data = read_hpo(write_conditions_fixture(tmp_path / "hpo"))
+    nodes = {node.id: node for node in data.nodes}
+    labels = {node.id: node.type for node in data.nodes}
+    edges = {(e.source, e.type, e.target) for e in data.edges}
+    definitions = {t: d for t, d in re.findall(r'id: (HP:\d+)\nname: .*\ndef: "([^"]*)"', HP_OBO + CONDITIONS_OBO)}
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    made = []
+    with Kgqa(config) as kg:
+        kg.load(data)
+        schema = kg.schema("hpo")
+        for seed in range(16):
+            made += generate(
+                kg.store,
+                "hpo",
+                schema,
+                data.candidate_types,
+                9,
+                seed,
+                max_word_share=1.0,
+                phrasing="natural",
+                families=NEW_FAMILIES,
+            )
+
+    def under(term: str) -> set[str]:
+        out, stack = {term}, [term]
+        while stack:
+            node = stack.pop()
+            for child in {s for s, t, d in edges if t == "parent-child" and d == node} - out:
+                out.add(child)
+                stack.append(child)
+        return out
+
+    def meets(q: Any, y: str) -> bool:
+        node, text = nodes[y], q.word
+        if q.condition == "doc-word":
+            return text.lower() in node.doc.lower()
+        if q.condition == "name-word":
+            return re.search(rf"(?<![a-z]){re.escape(text.lower())}(?![a-z])", node.name.lower()) is not None
+        if q.condition == "synonym":
+            return text.lower() in {a.lower() for a in node.aliases}
+        if q.condition == "definition":
+            return text.lower() in definitions.get(y, "").lower()
+        if q.condition == "symbol-prefix":
+            return node.name.upper().startswith(text.upper())
+        return any((y, "phenotype present", t) in edges for t in under(q.condition_id))
+
+    for q in made:
+        target, *hops = q.template.split(" / ")
+        path = [_hpo_hop(h) for h in hops]
+        expected = hpo_oracle(target, path, q.anchor_id, "", {n: "" for n in labels}, labels, edges)
+        if q.direction == "to_anchor":
+            expected = [y for y in expected if (y, "parent-child", q.anchor_id) in edges]
+        elif q.direction == "from_anchor":
+            expected = [y for y in expected if (q.anchor_id, "parent-child", y) in edges]
+        expected = [y for y in expected if meets(q, y)]
+        assert q.answer_ids == expected and q.gold_id in expected, q
+        assert q.mention_text in q.query and q.family in NEW_FAMILIES, q
+    conditions = {q.condition for q in made}
+    assert {"doc-word", "name-word", "synonym", "definition", "symbol-prefix", "onset", "inheritance"} <= conditions
+    assert any(q.condition == "onset" and q.condition_id == "HP:0410280" and len(q.answer_ids) > 1 for q in made)

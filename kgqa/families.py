@@ -1,0 +1,597 @@
+"""Phrasing families of generated questions, and the textual conditions they word.
+
+The natural wording of :mod:`kgqa.phrasing` was read while the no-LLM linker was tuned, so figures on it flatter
+the linker. A family is one register with its own words for the types, the relations, the conditions and the
+sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the
+plain template sentence, tuned) beside ``clinical``, ``conversational`` and ``terse``, so a benchmark can report
+quality per family and leave one family out.
+
+Every wording stays true of the exact answer set :func:`kgqa.questions.generate` computes: a hierarchy hop is one
+level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as absent",
+"ruled out"), a synonym is one of the answer's own aliases, an onset or inheritance is the answer's annotation with
+that term or a narrower one of its branch (a disease annotated "Infantile onset" has pediatric onset too).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kgqa.phrasing import (
+    OBJ,
+    Direction,
+    MentionStyle,
+    Noun,
+    Wording,
+    hop_wording,
+    natural,
+    plural,
+    relation_key,
+    type_words,
+)
+
+ConditionKind = Literal["doc-word", "name-word", "synonym", "definition", "symbol-prefix", "onset", "inheritance"]
+CONDITION_KINDS: tuple[ConditionKind, ...] = (
+    "doc-word",
+    "name-word",
+    "synonym",
+    "definition",
+    "symbol-prefix",
+    "onset",
+    "inheritance",
+)
+"""doc-word: a word of the answer's document; name-word: a word of its name; synonym: one of its aliases;
+definition: a 3-6 word phrase of its definition; symbol-prefix: the first letters of a gene's symbol; onset and
+inheritance: a disease's annotation under HPO's Onset or Mode of inheritance branch."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A question's textual condition: its kind, its text (the word, alias, phrase, prefix, or the onset or
+    inheritance term's name) and, for onset and inheritance, the term's id."""
+
+    kind: ConditionKind
+    text: str
+    term_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A sentence: ``{subj}`` the answer type (plural), ``{pred}`` the relation to the object, ``{cond}`` the
+    condition: after the subject (``pre``), after the predicate (``post``) or before the subject (``lead``, which
+    falls back to ``pre`` for a condition with no leading form)."""
+
+    text: str
+    clause: Literal["verb", "modifier"]
+    condition: Literal["pre", "post", "lead"]
+
+
+@dataclass(frozen=True)
+class ConditionWords:
+    """How a family words one condition kind: after the subject noun (``pre``), after a finite plural predicate
+    (``verb``: the plural ties it to the answers), after a modifier that ends in the object (``modifier``) and
+    before the subject as an adjective (``lead``; none: never). ``{w}`` is the condition's word, ``{a}`` its
+    article."""
+
+    pre: tuple[str, ...]
+    verb: tuple[str, ...]
+    modifier: tuple[str, ...]
+    lead: tuple[str, ...] = ()
+
+
+Side = Literal["", "to_anchor", "from_anchor"]
+
+
+@dataclass(frozen=True)
+class FamilyWords:
+    """A family's tables. ``relations`` is keyed by (relation in words, answer label, object label, side), side
+    ``to_anchor`` / ``from_anchor`` for a hierarchy hop that names its direction, '' otherwise; a hop missing there
+    gets :func:`kgqa.phrasing.hop_wording`'s (other SKBs)."""
+
+    types: Mapping[str, tuple[Noun, ...]]
+    relations: Mapping[tuple[str, str, str, Side], Wording]
+    shapes: tuple[Shape, ...]
+    conditions: Mapping[ConditionKind, ConditionWords]
+    quotes: tuple[str, ...]
+    """How the condition's word is set off, ``{w}`` the word, drawn per question."""
+    named: tuple[str, ...]
+    """How a named anchor reads: ``{m}`` the mention, ``{noun}`` its type word."""
+    described: tuple[str, ...]
+    """How an anchor mentioned by its definition reads: ``{m}`` the description, ``{noun}`` its type word."""
+    inner: str = "{a} {noun} {mod}"
+    """The object of a 2-hop question's outer hop: ``{a}`` the article, ``{noun}`` the intermediate type."""
+    lower_start: float = 0.0
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    tuned: bool
+    """Whether development saw it (its figures flatter the linker)."""
+    about: str
+    conditions: Mapping[ConditionKind, int]
+    """The condition kinds it words, with the weight each is drawn by among those the answer has."""
+    mentions: Mapping[MentionStyle, int]
+    """How often it names its anchor each way, among the ways the anchor has."""
+    undirected: float = 0.0
+    """Share of 1-hop hierarchy questions worded without a direction (their answers are both sides)."""
+    words: FamilyWords | None = field(default=None, repr=False)
+    """None: ``analyst`` (:func:`kgqa.phrasing.natural`) or ``template`` (:func:`kgqa.questions.phrase`)."""
+
+
+def _n(*words: str) -> tuple[Noun, ...]:
+    return tuple(Noun(w, plural(w)) for w in words)
+
+
+def _w(verbs: Sequence[str], modifiers: Sequence[str]) -> Wording:
+    return Wording(tuple(verbs), tuple(modifiers))
+
+
+D, P, G, H = "disease", "effect/phenotype", "gene/protein", "parent-child"
+PRESENT, ABSENT, ASSOCIATED = "phenotype present", "phenotype absent", "associated with"
+
+# ---------------------------------------------------------------------------------------------------------------------
+# clinical: a clinician's or curator's register
+# ---------------------------------------------------------------------------------------------------------------------
+
+CLINICAL = FamilyWords(
+    types={
+        D: (*_n("disorder", "condition", "disease"), Noun("diagnosis", "diagnoses")),
+        P: _n("clinical finding", "sign", "manifestation", "phenotypic feature", "HPO term"),
+        G: _n("gene", "disease gene"),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            ["present with", "manifest with", "are characterized by", "list {obj} among their features", "feature"],
+            ["presenting with", "manifesting with", "featuring", "in which patients present with"],
+        ),
+        (PRESENT, P, D, ""): _w(
+            ["are documented in", "are reported in", "are recognized features of", "occur in patients with"],
+            ["documented in", "reported in", "seen in patients with", "described in"],
+        ),
+        (ABSENT, D, P, ""): _w(
+            ["have {obj} documented as absent", "are annotated as lacking", "explicitly exclude"],
+            ["in which {obj} has been documented as absent", "with {obj} recorded as explicitly absent"],
+        ),
+        (ABSENT, P, D, ""): _w(
+            ["are documented as absent in", "have been explicitly excluded in", "are recorded as not present in"],
+            ["documented as absent in", "explicitly excluded in", "recorded as absent in patients with"],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            ["are implicated in", "are associated with", "have been linked to"],
+            ["implicated in", "associated with", "linked to"],
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            ["are implicated in", "are linked to", "have been associated with"],
+            ["implicated in", "associated with", "linked to"],
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["are caused by variants in", "have been associated with", "are linked to"],
+            ["caused by variants in", "associated with", "linked to"],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["are associated with variants in", "have been linked to", "are associated with"],
+            ["associated with variants in", "linked to", "associated with"],
+        ),
+        (H, P, P, "to_anchor"): _w(
+            ["are direct subclasses of", "are immediate subtypes of", "fall directly under", "are one level below"],
+            ["classified directly under", "that are immediate subtypes of", "one level more specific than"],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            ["are the direct parent terms of", "directly subsume", "are one level more general than"],
+            ["directly subsuming", "one level more general than", "immediately above"],
+        ),
+        (H, P, P, ""): _w(
+            ["are directly above or below", "are one step above or below"],
+            ["directly above or below", "one step above or below"],
+        ),
+    },
+    shapes=(
+        Shape("Which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("Which {subj} {cond} {pred}?", "verb", "pre"),
+        Shape("Identify the {subj} that {pred}{cond}.", "verb", "post"),
+        Shape("Please list all {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("What are the {subj} {pred}{cond}?", "modifier", "post"),
+        Shape("Retrieve {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Which {cond} {subj} {pred}?", "verb", "lead"),
+        Shape("Looking for {cond} {subj} {pred}.", "modifier", "lead"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("whose entry mentions {w}", "documented with the term {w}"),
+            (" and reference {w} in their description", " and mention {w}"),
+            (", with {w} mentioned in their description", ", whose descriptions reference {w}"),
+        ),
+        "name-word": ConditionWords(
+            ("whose name contains the word {w}", "with {w} in the name"),
+            (" and carry {w} in their name", " and have {w} in their name"),
+            (", with {w} in their names", ", whose names contain the word {w}"),
+        ),
+        "synonym": ConditionWords(
+            ("also termed {w}", "also known as {w}"),
+            (" and are also termed {w}", " and are also known as {w}"),
+            (", also termed {w}", ", synonym {w}"),
+        ),
+        "definition": ConditionWords(
+            ("whose definition mentions {w}", "whose HPO definition includes {w}"),
+            (" and include {w} in their definition", " and have {w} in their definition"),
+            (", whose definitions mention {w}", ", with {w} in their definition"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("whose symbol starts with {w}", "with gene symbols beginning with {w}"),
+            (" and have a symbol beginning with {w}",),
+            (", whose symbols start with {w}", ", symbol beginning with {w}"),
+        ),
+        "onset": ConditionWords(
+            ("with {w} onset", "with onset recorded as {w}"),
+            (" and have {w} onset", " and have onset recorded as {w}"),
+            (", with {w} onset", ", with onset recorded as {w}"),
+            ("{w}-onset",),
+        ),
+        "inheritance": ConditionWords(
+            ("inherited in {a} {w} manner", "with {w} inheritance", "inherited as {w}"),
+            (" and are inherited in {a} {w} manner", " and show {w} inheritance"),
+            (", inherited in {a} {w} manner", ", with {w} inheritance", ", inherited as {w}"),
+            ("{w}",),
+        ),
+    },
+    quotes=("'{w}'", "{w}"),
+    named=("{m}", "{m}", "the {noun} {m}", "the {noun} '{m}'"),
+    described=("the {noun} defined as '{m}'", "the {noun} whose definition reads '{m}'"),
+)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# conversational: a casual user typing to an assistant
+# ---------------------------------------------------------------------------------------------------------------------
+
+CONVERSATIONAL = FamilyWords(
+    types={
+        D: _n("condition", "illness", "disease", "disorder"),
+        P: _n("symptom", "sign", "feature", "trait"),
+        G: _n(
+            "gene",
+        ),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            ["come with", "cause", "involve", "show up with", "have"],
+            ["with", "involving", "causing", "that can come with"],
+        ),
+        (PRESENT, P, D, ""): _w(
+            ["show up in", "happen in", "are part of", "come with", "go along with"],
+            ["you see in", "showing up in", "seen in people with", "that can show up in"],
+        ),
+        (ABSENT, D, P, ""): _w(
+            ["are known not to come with", "have {obj} listed as absent", "definitely don't involve"],
+            ["where {obj} was ruled out", "where {obj} is listed as absent", "known not to involve"],
+        ),
+        (ABSENT, P, D, ""): _w(
+            ["are ruled out in", "are listed as absent in", "are known not to happen in"],
+            ["ruled out in", "listed as absent in", "known not to happen in"],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            ["are tied to", "are connected to", "have been linked to"], ["tied to", "connected to", "linked to"]
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            ["are tied to", "are behind", "have been linked to"], ["tied to", "connected to", "linked to"]
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["come from changes in", "are tied to", "have been linked to"],
+            ["caused by changes in", "tied to", "linked to"],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["are tied to", "are connected to", "have been linked to"], ["tied to", "connected to", "linked to"]
+        ),
+        (H, P, P, "to_anchor"): _w(
+            ["sit right under", "are the direct sub-types of", "are one level down from"],
+            ["right under", "one level down from", "directly under"],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            ["sit right above", "are one level up from", "are the direct parent categories of"],
+            ["right above", "one level up from", "directly above"],
+        ),
+        (H, P, P, ""): _w(
+            ["are one level up or down from", "sit right above or right below"],
+            ["one level up or down from", "right above or right below"],
+        ),
+    },
+    shapes=(
+        Shape("I'm trying to find {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Can you list the {subj} that {pred}{cond}?", "verb", "post"),
+        Shape("Which {subj} {pred}{cond}, do you know?", "verb", "post"),
+        Shape("Do you know which {subj} {cond} {pred}?", "verb", "pre"),
+        Shape("What {subj} {pred}{cond}?", "verb", "post"),
+        Shape("Got a list of {subj} {pred}{cond}?", "modifier", "post"),
+        Shape("So which {cond} {subj} {pred}?", "verb", "lead"),
+        Shape("Hi! Looking for {subj} {pred}{cond}, thanks.", "modifier", "post"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("that mention {w}", "with {w} in the description"),
+            (" and mention {w}", " and have {w} somewhere in their description"),
+            (" - the ones that mention {w}", ", ones that mention {w}"),
+        ),
+        "name-word": ConditionWords(
+            ("with {w} in their name", "that have {w} in the name"),
+            (" and have {w} in their name",),
+            (", ones with {w} in the name", " - the ones with {w} in their names"),
+        ),
+        "synonym": ConditionWords(
+            ("also called {w}", "that also go by {w}"),
+            (" and also go by {w}", " and are also called {w}"),
+            (", also called {w}", " - they're also known as {w}"),
+        ),
+        "definition": ConditionWords(
+            ("whose definition says {w}", "defined with the words {w}"),
+            (" and whose definition mentions {w}", " and are defined with the phrase {w}"),
+            (", ones whose definition mentions {w}", " - their definitions say {w}"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("whose symbol starts with {w}", "with symbols beginning {w}"),
+            (" and have symbols starting with {w}",),
+            (", ones whose symbol starts with {w}", " - symbols starting with {w}"),
+        ),
+        "onset": ConditionWords(
+            ("with {w} onset", "where onset is listed as {w}"),
+            (" and have {w} onset", " and have their onset listed as {w}"),
+            (", ones with {w} onset", " - onset listed as {w}"),
+            ("{w}-onset",),
+        ),
+        "inheritance": ConditionWords(
+            ("that are inherited in {a} {w} way", "passed down in {a} {w} pattern"),
+            (" and are inherited in {a} {w} way", " and get passed down in {a} {w} pattern"),
+            (", ones inherited in {a} {w} pattern", " - {w} ones"),
+            ("{w}",),
+        ),
+    },
+    quotes=('"{w}"', "{w}"),
+    named=("{m}", "{m}", '"{m}"', "something called {m}", "the {noun} {m}"),
+    described=('the {noun} described as "{m}"', 'the one that\'s described as "{m}"'),
+    lower_start=0.15,
+)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# terse: keywords typed into a search box
+# ---------------------------------------------------------------------------------------------------------------------
+
+TERSE = FamilyWords(
+    types={D: _n("disease", "disorder", "condition"), P: _n("phenotype", "symptom", "hpo term"), G: _n("gene")},
+    relations={
+        (PRESENT, D, P, ""): _w([], ["with", "presenting", "w/", "featuring"]),
+        (PRESENT, P, D, ""): _w([], ["in", "of", "seen in"]),
+        (ABSENT, D, P, ""): _w([], ["absent", "explicitly absent", "with absent", "negative for"]),
+        (ABSENT, P, D, ""): _w([], ["absent in", "excluded in", "annotated absent in"]),
+        (ASSOCIATED, G, P, ""): _w([], ["assoc", "associated", "linked"]),
+        (ASSOCIATED, G, D, ""): _w([], ["assoc", "for", "linked"]),
+        (ASSOCIATED, D, G, ""): _w([], ["assoc", "linked", "caused by"]),
+        (ASSOCIATED, P, G, ""): _w([], ["assoc", "linked"]),
+        (H, P, P, "to_anchor"): _w([], ["children of", "child terms of", "direct subtypes of", "direct subterms of"]),
+        (H, P, P, "from_anchor"): _w([], ["parents of", "parent terms of", "direct parents of"]),
+        (H, P, P, ""): _w([], ["parents or children of", "parent/child terms of", "one level up/down from"]),
+    },
+    shapes=(
+        Shape("{subj} {pred}{cond}", "modifier", "post"),
+        Shape("{subj} {pred}{cond}?", "modifier", "post"),
+        Shape("list {subj} {pred}{cond}", "modifier", "post"),
+        Shape("all {subj} {pred}{cond}", "modifier", "post"),
+        Shape("{subj} {cond} {pred}", "modifier", "pre"),
+        Shape("{cond} {subj} {pred}", "modifier", "lead"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("mentioning {w}", "containing {w}"), (), (" mentioning {w}", " containing {w}", " +{w}", ' "{w}"')
+        ),
+        "name-word": ConditionWords(
+            ("named *{w}*", "name:{w}"), (), (" name:{w}", " named *{w}*", " with {w} in name")
+        ),
+        "synonym": ConditionWords(("aka {w}",), (), (" aka {w}", " a.k.a. {w}", " (syn. {w})")),
+        "definition": ConditionWords(('def "{w}"',), (), (' def "{w}"', ' definition: "{w}"')),
+        "symbol-prefix": ConditionWords(
+            ("symbol {w}*",), (), (" symbol {w}*", " {w}*", " starting {w}"), ("{w}*", "{w}-")
+        ),
+        "onset": ConditionWords(("{w} onset",), (), (" {w} onset", " onset {w}", " onset: {w}"), ("{w} onset",)),
+        "inheritance": ConditionWords(("{w}",), (), (" {w}", " inheritance {w}", " {w} inheritance"), ("{w}",)),
+    },
+    quotes=("{w}", '"{w}"'),
+    named=("{m}", "{m}", '"{m}"'),
+    described=('def:"{m}"',),
+    inner="{noun} {mod}",
+)
+
+ANALYST_MENTIONS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
+"""The analyst family's anchor mentions: those of the tuned generator (``kgqa.questions.MENTION_WEIGHTS``)."""
+DOC_WORD: dict[ConditionKind, int] = {"doc-word": 1}
+NEW_CONDITIONS: dict[ConditionKind, int] = {
+    "doc-word": 3,
+    "name-word": 2,
+    "synonym": 2,
+    "definition": 2,
+    "symbol-prefix": 3,
+    "onset": 2,
+    "inheritance": 2,
+}
+FAMILIES: dict[str, Family] = {
+    "analyst": Family(
+        "analyst", True, "the natural phrasing tables the linker was developed on", DOC_WORD, ANALYST_MENTIONS
+    ),
+    "template": Family("template", True, "the plain template sentence", DOC_WORD, {"name": 1}),
+    "clinical": Family(
+        "clinical",
+        False,
+        "a clinician's register: findings, 'presenting with', 'documented as absent', 'caused by variants in'",
+        NEW_CONDITIONS,
+        {"name": 4, "lower": 1, "alias": 2, "description": 2, "dropped-word": 2},
+        undirected=0.2,
+        words=CLINICAL,
+    ),
+    "conversational": Family(
+        "conversational",
+        False,
+        "a casual user: 'I'm trying to find ...', 'come with', 'ruled out', 'one level up from'",
+        NEW_CONDITIONS,
+        {"name": 3, "lower": 3, "alias": 2, "description": 1, "dropped-word": 2},
+        undirected=0.2,
+        words=CONVERSATIONAL,
+    ),
+    "terse": Family(
+        "terse",
+        False,
+        "search-box keywords: 'diseases absent X', 'children of X mentioning W'",
+        NEW_CONDITIONS,
+        {"name": 2, "lower": 4, "alias": 2, "dropped-word": 2},
+        undirected=0.2,
+        words=TERSE,
+    ),
+}
+"""Every family by name; ``analyst`` and ``template`` are the tuned ones."""
+TUNED = tuple(name for name, family in FAMILIES.items() if family.tuned)
+
+
+def as_families(names: Sequence[str]) -> tuple[Family, ...]:
+    """The families named (each once, in the order given), or a ValueError naming the choices."""
+    unknown = [n for n in names if n not in FAMILIES]
+    if unknown or not names:
+        raise ValueError(f"families must be among {', '.join(FAMILIES)}, got '{','.join(names)}'")
+    return tuple(FAMILIES[n] for n in dict.fromkeys(names))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# onset and inheritance terms in words
+# ---------------------------------------------------------------------------------------------------------------------
+
+ABBREVIATIONS = {
+    "autosomal recessive": "AR",
+    "autosomal dominant": "AD",
+    "X-linked recessive": "XLR",
+    "X-linked dominant": "XLD",
+}
+"""What a search box types for the commonest modes of inheritance."""
+
+
+def onset_word(term_name: str) -> str | None:
+    """'Infantile onset' -> 'infantile'; None for a name that is not '<age> onset'."""
+    if not term_name.lower().endswith(" onset"):
+        return None
+    return term_name[: -len(" onset")].strip().lower() or None
+
+
+def inheritance_word(term_name: str) -> str | None:
+    """'Autosomal recessive inheritance' -> 'autosomal recessive', 'X-linked inheritance' -> 'X-linked'; None for a
+    name that is not '<mode> inheritance'."""
+    if not term_name.lower().endswith(" inheritance"):
+        return None
+    mode = term_name[: -len(" inheritance")].strip()
+    if not mode:
+        return None
+    return mode if re.match(r"[XY]-", mode) else mode[0].lower() + mode[1:]
+
+
+def _article(word: str) -> str:
+    """'an' before a vowel sound: 'an autosomal', 'an X-linked', 'an HPO term'; else 'a'."""
+    return "an" if re.match(r"[aeiouAEIOU]|[FHLMNRSX](?:-|[A-Z]{1,4}\b)", word) else "a"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# wording
+# ---------------------------------------------------------------------------------------------------------------------
+
+
+def _fill(phrase: str, obj: str) -> str:
+    return phrase.replace(OBJ, obj) if OBJ in phrase else f"{phrase} {obj}"
+
+
+def family_hop(words: FamilyWords, rel_type: str, subject: str, obj: str, direction: Direction | None) -> Wording:
+    """A hop's wording in a family; a hop its tables lack gets the analyst wording (another SKB's relations)."""
+    side: Side = direction if subject == obj and direction is not None else ""
+    found = words.relations.get((relation_key(rel_type), subject, obj, side))
+    return found if found is not None else hop_wording(rel_type, subject, obj, direction)
+
+
+def condition_word(condition: Condition, terse: bool, rng: random.Random) -> str | None:
+    """The word a condition phrase puts at ``{w}``: the onset's age, the inheritance mode (a search box may use its
+    abbreviation), else the condition's text; None for an onset or inheritance term not worded as such."""
+    if condition.kind == "onset":
+        return onset_word(condition.text)
+    if condition.kind == "inheritance":
+        mode = inheritance_word(condition.text)
+        if terse and mode in ABBREVIATIONS and rng.random() < 0.4:
+            return ABBREVIATIONS[mode]
+        return mode
+    return condition.text
+
+
+def _anchor(words: FamilyWords, label: str, mention: str, style: MentionStyle, rng: random.Random) -> str:
+    noun = rng.choice(words.types.get(label) or type_words(label)).singular
+    forms = words.described if style == "description" else words.named
+    return rng.choice(forms).format(m=mention, noun=noun)
+
+
+def _lead_ok(condition: Condition, word: str) -> bool:
+    """An onset or inheritance word reads before the noun ('infantile-onset disorders', 'autosomal recessive
+    conditions') only when it is short and means the mode (not 'mitochondrial disorders'); prefixes always do."""
+    if condition.kind == "onset":
+        return " " not in word
+    if condition.kind == "inheritance":
+        return word.split()[0].lower() in {"autosomal", "x-linked", "y-linked", "ar", "ad", "xlr", "xld"}
+    return True
+
+
+def word(
+    family: Family,
+    target: str,
+    hops: Sequence[tuple[str, str]],
+    mention: str,
+    condition: Condition,
+    rng: random.Random,
+    *,
+    style: MentionStyle = "name",
+    direction: Direction | None = None,
+) -> str:
+    """The question in ``family``'s words: answers of type ``target`` reaching the anchor (``mention``, as
+    ``style`` says) along ``hops``, under ``condition``. ``analyst`` is :func:`kgqa.phrasing.natural` (a doc-word
+    condition only); ``template`` is worded by :func:`kgqa.questions.phrase`, not here."""
+    if family.words is None:
+        if family.name != "analyst" or condition.kind != "doc-word":
+            raise ValueError(f"family '{family.name}' words only doc-word conditions here")
+        style = "name" if style == "dropped-word" else style
+        return natural(target, hops, mention, condition.text, rng, style=style, direction=direction)
+    words = family.words
+    subject = rng.choice(words.types.get(target) or type_words(target)).plural
+    anchor = _anchor(words, hops[-1][1], mention, style, rng)
+    if len(hops) == 1:
+        wording = family_hop(words, hops[0][0], target, hops[0][1], direction)
+        obj = anchor
+    else:
+        (first, middle), (second, label) = hops
+        noun = rng.choice(words.types.get(middle) or type_words(middle)).singular
+        inner = family_hop(words, second, middle, label, None)
+        modifier = _fill(rng.choice(inner.modifiers), anchor)
+        obj = words.inner.format(a=_article(noun), noun=noun, mod=modifier)
+        wording = family_hop(words, first, target, middle, None)
+    shapes = [s for s in words.shapes if (wording.verbs if s.clause == "verb" else wording.modifiers)]
+    shape = rng.choice(shapes)
+    predicate = _fill(rng.choice(wording.verbs if shape.clause == "verb" else wording.modifiers), obj)
+    cond_words = words.conditions[condition.kind]
+    value = condition_word(condition, words is TERSE, rng) or condition.text
+    text_shape = shape.text
+    slot = shape.condition
+    if slot == "lead" and not (cond_words.lead and _lead_ok(condition, value)):
+        slot, text_shape = "pre", text_shape.replace("{cond} {subj}", "{subj} {cond}")
+    if slot == "lead":
+        phrase = rng.choice(cond_words.lead)
+    elif slot == "pre":
+        phrase = rng.choice(cond_words.pre)
+    else:
+        phrase = rng.choice((cond_words.verb if shape.clause == "verb" else ()) or cond_words.modifier)
+    if condition.kind in ("onset", "inheritance") or re.search(r"['\"]\{w\}|\{w\}[*-]", phrase):
+        shown = value  # an age or a mode reads bare; a phrase that quotes its word is not quoted twice
+    else:
+        shown = rng.choice(words.quotes).format(w=value)
+    condition_text = phrase.replace("{a}", _article(value)).replace("{w}", shown)
+    text = text_shape.format(subj=subject, pred=predicate, cond=condition_text)
+    if words.lower_start and text_shape[:1].isalpha() and rng.random() < words.lower_start:
+        text = text[0].lower() + text[1:]  # as typed: the shape's first word, never a name
+    return text
