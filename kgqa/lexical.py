@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from kgqa.linking import STOP_WORDS
-from kgqa.relation_meaning import KINDS
+from kgqa.linking import RELATIONAL, STOP_WORDS
 from kgqa.target_type import type_words
 
 MAX_TERMS = 16
@@ -31,7 +30,6 @@ FRAMING = frozenset(_FRAMING.split()) | frozenset(_RELATIONAL.split())
 """Words that introduce a condition or shape a question rather than say what the answer is about: framing words,
 and the verbs and phrases people say a relation or a place in the hierarchy with ("directly related in the
 hierarchy", "seen in", "characterised by"; the plan's pattern says those)."""
-RELATION_WORDS = frozenset(word for said, _ in KINDS.values() for word in said)
 
 
 def residual_terms(
@@ -40,23 +38,27 @@ def residual_terms(
     labels: Sequence[str],
     relation_types: Sequence[str] = (),
     condition: Iterable[str] = (),
+    prefixes: Iterable[str] = (),
 ) -> list[str]:
     """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
     texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
     pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
     stay even where a constant covers them: "with onset recorded as infantile" may join 'Infantile onset' and still
-    be what the answers' documents say."""
+    be what the answers' documents say. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
+    ``kcn*``, when it has three letters or more."""
     kept = {w for text in condition for w in _words(text)}
+    starts = {w for text in prefixes for w in _words(text)}
     skip = {w for text in covered for w in _words(text)} - kept
     skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
     skip |= {w for label in labels for form in type_words(label) for w in _words(form)}
     skip |= {w + "s" for w in skip}
     out: list[str] = []
     for word in _words(question):
-        if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATION_WORDS:
+        if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
             continue
-        if word not in out:
-            out.append(word)
+        term = f"{word}*" if word in starts and len(word) >= MIN_LENGTH else word
+        if term not in out:
+            out.append(term)
     return out[:MAX_TERMS]
 
 

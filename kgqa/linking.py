@@ -21,23 +21,27 @@ without the cap; the trace says how far linking read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
-from kgqa.relation_meaning import HIERARCHY, RelationMeaning, Toward, type_kinds, words_of
+from kgqa.relation_meaning import HIERARCHY, KINDS, RelationMeaning, Toward, type_kinds, words_of
 from kgqa.store.base import GraphStore
 from kgqa.target_type import type_mentions
 
 MAX_NGRAM = 6
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
 their them these this those to was what when where which who whom whose why with would you your any all also some
-find list show give tell name please associated related linked known both either neither"""
+find list show give tell name please associated related linked known both either neither than more most less one
+ones into onto out up down over via per such own other only just very same so too then there here"""
 STOP_WORDS = frozenset(_STOP.split())
 CONJUNCTIONS = frozenset({"and", "or", "but", "nor"})
 LONG_SPAN_SIMILARITY = 0.9
+JOINED_SPAN_SIMILARITY = 0.97
+"""A span joining phrases by a conjunction counts as one name only this similar to it (punctuation aside)."""
 MAX_LINK_SPANS = 1000
 """Most spans one question's linking embeds and searches when the caller passes no ``max_link_ngrams``."""
 
@@ -121,13 +125,29 @@ def _phrase_starts(lowered: Sequence[str], phrase: str) -> list[int]:
     return [i for i in range(len(lowered) - len(parts) + 1) if list(lowered[i : i + len(parts)]) == parts]
 
 
+INNER = frozenset({"of", "the", "a", "an"})
+"""Stop words a condition's phrase runs on through ("tumor of the uterine cervix"), when a word follows."""
+
+
 def _run(lowered: Sequence[str], positions: range) -> set[int]:
-    """The positions of ``positions`` up to the first stop word or the end of the question."""
+    """The positions of ``positions`` up to the first stop word or the end of the question; going forward, a phrase
+    that goes on after "of" or an article keeps going ("tumor of the uterine cervix"), for as many words again."""
     out: set[int] = set()
-    for i in positions:
-        if not 0 <= i < len(lowered) or lowered[i] in STOP_WORDS:
-            break
+    allowed, extended = len(positions), False
+    i, step = positions.start, positions.step
+    while 0 <= i < len(lowered) and len(out) < allowed:
+        if lowered[i] in STOP_WORDS:
+            j = i
+            while step > 0 and j < len(lowered) and lowered[j] in INNER:
+                j += 1
+            if step < 0 or not out or j == i or j >= len(lowered) or lowered[j] in STOP_WORDS:
+                break
+            if not extended:
+                allowed, extended = allowed + len(positions), True
+            i = j
+            continue
         out.add(i)
+        i += step
     return out
 
 
@@ -150,6 +170,23 @@ def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int],
     return types, textual
 
 
+PREFIX_PHRASES = ("starts with", "start with", "starting with", "begins with", "begin with", "beginning with", "prefix")
+"""Phrases after which a question gives the beginning of the answers' name or symbol, not a whole word."""
+
+
+def prefix_words(question: str) -> set[str]:
+    """Lower-case words the question gives as the beginning of a name ("whose symbol starts with KCN", "KCN*"):
+    the full-text strand searches them as prefixes."""
+    words = words_of(question)
+    lowered = [w.lower() for w in words]
+    found = {m.lower() for m in re.findall(r"(\w+)\*", question)}
+    for phrase in PREFIX_PHRASES:
+        for start in _phrase_starts(lowered, phrase):
+            end = start + len(phrase.split())
+            found |= {lowered[i].strip("'") for i in _run(lowered, range(end, end + 1))}
+    return found
+
+
 def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
     """Positions of every word of a textual condition: those :func:`not_entities` keeps from linking, and the words
     of a facet (:data:`FACETS_AFTER`), which may also be linked. Their words reach the full-text strand even where a
@@ -166,9 +203,14 @@ def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
     return found
 
 
+RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
+"""The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
+term 'Excluded'), they are the hop's."""
+
+
 def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
-    words, no word of a textual condition (:func:`not_entities`)."""
+    words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`)."""
     words = words_of(question)
     types, textual = not_entities(words, labels)
     out = []
@@ -178,7 +220,7 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
             if gram[0].lower() in STOP_WORDS or gram[-1].lower() in STOP_WORDS:
                 continue
             span = range(start, start + n)
-            if textual.intersection(span) or types.issuperset(span):
+            if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
                 continue
             out.append((start, start + n, " ".join(gram)))
     return out
@@ -294,9 +336,12 @@ def _lower(text: str) -> set[str]:
 def _priority(link: Link) -> tuple[int, float, int]:
     """Longer spans first when they match well and join no two phrases: a full name beats a word of it even when
     the word alone is a node's exact name (HPO's modifier "Generalized" inside "generalized tonic-clonic
-    seizures"), but "Arachnoid cyst and Acute" must not beat "Arachnoid cyst". Then the most similar."""
+    seizures"), but "Arachnoid cyst and Acute" must not beat "Arachnoid cyst", unless the joined span is all but
+    exactly a node's name (the disease "Brachycephaly, trichomegaly, and developmental delay" is not three
+    phenotypes). Then the most similar."""
     words = set(link.span.lower().split())
-    whole = link.similarity >= LONG_SPAN_SIMILARITY and not words & CONJUNCTIONS
+    joined = bool(words & CONJUNCTIONS)
+    whole = link.similarity >= (JOINED_SPAN_SIMILARITY if joined else LONG_SPAN_SIMILARITY)
     return (-(link.end - link.start) if whole else 0, -link.similarity, link.start)
 
 
@@ -376,6 +421,10 @@ def _path(
     return [direct] if direct[0] else None
 
 
+CLAUSE_ENDS = CONJUNCTIONS | frozenset({"which", "that", "who", "whose", "whom", "where", "what"})
+"""Words after an entity that start another clause: the words after the entity that its hop reads stop there (and
+at a type the question names: "... involving X, which have an *abnormality* noted as absent in Y")."""
+
 COPULAS = frozenset({"is", "are"})
 
 
@@ -436,12 +485,14 @@ def schema_guided_plan(
     words = [w.lower() for w in words_of(question)]
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
+    named_at = {at for at, _ in mentions}
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []
     previous: tuple[Link, list[Hop]] | None = None
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
-        trailing = range(link.end, next((i for i in range(link.end, following) if words[i] in CONJUNCTIONS), following))
+        stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
+        trailing = range(link.end, next(stops, following))
         path = _path(link, target_type, schema, meaning, mentions, after, trailing)
         if previous is not None and path is not None and _coordinated(words, previous[0], link):
             path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's

@@ -36,7 +36,7 @@ from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
 from kgqa.grounding import NodeMatch, PlanGrounding, constant_vectors, ground, plan_candidates, weak_constants
 from kgqa.hybrid import as_fill, hybrid_merge
 from kgqa.lexical import residual_terms
-from kgqa.linking import condition_words, relaxations, span_cap, unreached
+from kgqa.linking import condition_words, prefix_words, relaxations, span_cap, unreached
 from kgqa.relation_meaning import words_of
 from kgqa.rerank import rerank, rerank_documents
 from kgqa.session import check_question
@@ -444,7 +444,7 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
     types = sorted({t for _, t, _ in ctx.graph.relationships})
     words = words_of(question)
     condition = [words[i] for i in sorted(condition_words(words, ctx.graph.labels))]
-    terms = residual_terms(question, covered, ctx.graph.labels, types, condition)
+    terms = residual_terms(question, covered, ctx.graph.labels, types, condition, prefix_words(question))
     return Lexical(tuple(terms), ctx.config.lexical_weight)
 
 

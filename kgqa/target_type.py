@@ -121,9 +121,14 @@ def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
 
 def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
     """The type whose name (or a word of it, singular or plural) comes first among the question's first
-    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there."""
+    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there. Of two type words in a row
+    the second is the noun ("disease genes" are genes)."""
     mentions = type_mentions(re.findall(r"[\w][\w/-]*", question.lower())[:NAMED_WITHIN], types)
-    return (mentions[0].label, mentions[0].form) if mentions else None
+    if not mentions:
+        return None
+    first = mentions[0]
+    head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
+    return head.label, head.form
 
 
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:

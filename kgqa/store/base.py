@@ -410,9 +410,10 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
 
-TEXT_TERM = re.compile(r"[^\W_A-Z]+")
-"""What a full-text term may be: lower-case letters and digits, any script; no index query syntax (RediSearch's
-``|@{}*-~``, Lucene's ``:()"~^`` and its upper-case operators) can pass through one."""
+TEXT_TERM = re.compile(r"[^\W_A-Z]+|[^\W_A-Z]{3,}\*")
+"""What a full-text term may be: lower-case letters and digits, any script, or such a word of three or more followed
+by ``*``, a prefix both RediSearch and Lucene read alike ("symbol starts with KCN": ``kcn*``); no other index query
+syntax (RediSearch's ``|@{}-~``, Lucene's ``:()"~^`` and its upper-case operators) can pass through one."""
 
 
 def check_terms(terms: Sequence[str]) -> list[str]:

@@ -19,6 +19,7 @@ from kgqa.linking import (
     condition_words,
     ngrams,
     not_entities,
+    relaxations,
     schema_guided_plan,
     unreached,
 )
@@ -96,6 +97,13 @@ PRESENT, ABSENT = ("phenotype present",), ("phenotype absent",)
             [ABSENT, ABSENT],
         ),
         ("Which diseases present with Seizure?", [("Seizure", PHENOTYPE)], "disease", [PRESENT]),
+        # the words after an entity stop at the next clause: "absent" is the second entity's hop
+        (
+            "Among disorders involving Paraplegia, which have an abnormality noted as absent in Gaucher disease?",
+            [("Paraplegia", PHENOTYPE), ("Gaucher disease", "disease")],
+            "disease",
+            [PRESENT, PRESENT, ABSENT],
+        ),
     ],
 )
 def test_a_negated_question_plans_phenotype_absent(
@@ -186,3 +194,19 @@ def test_the_words_of_a_textual_condition_reach_the_full_text_strand_where_a_spa
     assert residual_terms(again, ["Seizure"], TYPES, ("parent-child",), kept) == ["seizure"]
     # framing words of a condition are not searched
     assert "recorded" not in residual_terms(question, covered, TYPES, ("phenotype present",), condition)
+
+
+def test_relaxations_drop_each_constant_with_the_nodes_joined_only_for_it() -> None:
+    question = "Which diseases present with a phenotype linked to KCNQ2 and lack Hypotonia?"
+    plan = plan_of(question, [("KCNQ2", "gene/protein"), ("Hypotonia", PHENOTYPE)], "disease")
+    assert plan is not None and [t.tail for t in plan.triplets] == ["m0", "e0", "e1"]
+    relaxed = dict(relaxations(plan))
+    assert list(relaxed) == ["KCNQ2", "Hypotonia"]
+    without_gene = relaxed["KCNQ2"]
+    assert [s.name for s in without_gene.symbols] == ["y", "e1"]  # the phenotype m0 was there only for the gene
+    assert [(t.head, t.types, t.tail) for t in without_gene.triplets] == [("y", ABSENT, "e1")]
+    without_hypotonia = relaxed["Hypotonia"]
+    assert [s.name for s in without_hypotonia.symbols] == ["y", "m0", "e0"]
+    assert [t.tail for t in without_hypotonia.triplets] == ["m0", "e0"]
+    one = plan_of("Which diseases lack Hypotonia?", [("Hypotonia", PHENOTYPE)], "disease")
+    assert one is not None and relaxations(one) == []

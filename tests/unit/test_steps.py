@@ -120,6 +120,10 @@ def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
     exact = Link("Arachnoid cyst", 5, 7, "disease", "3", "Arachnoid cyst", 1.0)
     joined = Link("Arachnoid cyst and Acute", 5, 9, "disease", "3", "Arachnoid cyst", 0.88)
     assert sorted([joined, exact], key=_priority) == [exact, joined]
+    # a disease whose name joins phenotypes' names: the whole name, matched all but exactly, is one entity
+    name = Link("Brachycephaly trichomegaly and developmental delay", 5, 10, "disease", "D", "Brachycephaly, ...", 0.99)
+    part = Link("Brachycephaly", 5, 6, "effect/phenotype", "P", "Brachycephaly", 1.0)
+    assert sorted([part, name], key=_priority) == [name, part]
 
 
 def test_a_span_gives_way_to_a_tighter_span_inside_it_that_links_the_same_node() -> None:
