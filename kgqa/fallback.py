@@ -45,7 +45,8 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
     def reaches(link: Link, path: Sequence[Hop]) -> bool:
         ends = [target, *(label for _, label, _ in path)]  # the labels along the path, from the answer's side
         back = [(types, ends[i]) for i, (types, _, _) in reversed(list(enumerate(path)))]
-        return ctx.store.reaches(ctx.skb, link.label, back, link.id)
+        same = [i for i, _ in ctx.store.exact_name(ctx.skb, link.label, link.name)]  # step 4 grounds through all
+        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
 
     plan = schema_guided_plan(
         links, target, ctx.graph, question, meaning, max_triplets=ctx.config.max_triplets, reaches=reaches

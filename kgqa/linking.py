@@ -110,13 +110,6 @@ name or symbol. The words that follow are no entity to join: "phenotypes also ca
 TEXT_AFTER = ("in their description", "in its description", "in the description", "in their name", "in its name")
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
-_FACETS_AFTER = """onset recorded as|onset reported as|onset documented as|onset noted as|onset described as|onset
-in|onset during|onset at|onset|inherited as|inherited in|inherited|inheritance|mode of inheritance|age of onset"""
-FACETS_AFTER = tuple(" ".join(phrase.split()) for phrase in _FACETS_AFTER.split("|"))
-FACETS_BEFORE = ("onset", "inheritance")
-"""Facets of an answer the question states as a condition ("with onset recorded as infantile", "with infantile
-onset", "inherited as autosomal dominant"): the words may name a node to join ('Infantile onset'), and they are the
-question's textual condition all the same, so they also reach the full-text strand (:func:`condition_words`)."""
 
 
 def _phrase_starts(lowered: Sequence[str], phrase: str) -> list[int]:
@@ -188,19 +181,9 @@ def prefix_words(question: str) -> set[str]:
 
 
 def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
-    """Positions of every word of a textual condition: those :func:`not_entities` keeps from linking, and the words
-    of a facet (:data:`FACETS_AFTER`), which may also be linked. Their words reach the full-text strand even where a
-    constant's name covers them."""
-    lowered = [w.lower() for w in words]
-    found = set(not_entities(words, labels)[1])
-    for phrase in FACETS_AFTER:
-        for start in _phrase_starts(lowered, phrase):
-            end = start + len(phrase.split())
-            found |= _run(lowered, range(end, end + CONDITION_WORDS))
-    for word in FACETS_BEFORE:
-        for start in _phrase_starts(lowered, word):
-            found |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS + 1, -1))
-    return found
+    """Positions of the words of a textual condition (:func:`not_entities`): they reach the full-text strand even
+    where a constant's name covers them ("children of Seizure that mention seizure")."""
+    return not_entities(words, labels)[1]
 
 
 RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)

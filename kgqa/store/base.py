@@ -419,7 +419,7 @@ syntax (RediSearch's ``|@{}-~``, Lucene's ``:()"~^`` and its upper-case operator
 def check_terms(terms: Sequence[str]) -> list[str]:
     bad = [t for t in terms if not TEXT_TERM.fullmatch(t)]
     if bad:
-        raise StoreError(f"full-text terms must be plain lower-case words, got {bad[0]!r}")
+        raise StoreError(f"full-text terms must be plain lower-case words (or a prefix of 3+ and *), got {bad[0]!r}")
     return list(terms)
 
 

@@ -261,3 +261,9 @@ def test_full_text_scores_of_the_given_ids(store: FalkorStore) -> None:
     assert store.text_top_k("t", "effect/phenotype", [], 2) == []
     with pytest.raises(StoreError, match="plain lower-case words"):
         store.text_top_k("t", "effect/phenotype", ["Epilepsy"], 2)
+    # a prefix of three letters or more ("symbol starts with EPI")
+    assert {h.id for h in store.text_top_k("t", "effect/phenotype", ["epi*"], 3)} == {"P0", "P2"}
+    assert set(store.text_scores("t", "effect/phenotype", ["coord*", "inf*"], ["P0", "P1", "P2"])) == {"P1", "P2"}
+    for bad in ("ep*", "*", "epi**", "e*i"):
+        with pytest.raises(StoreError, match="plain lower-case words"):
+            store.text_top_k("t", "effect/phenotype", [bad], 2)

@@ -19,6 +19,7 @@ from kgqa.linking import (
     condition_words,
     ngrams,
     not_entities,
+    prefix_words,
     relaxations,
     schema_guided_plan,
     unreached,
@@ -179,21 +180,24 @@ def test_a_textual_condition_is_not_linked(question: str, condition: list[str]) 
     assert not any(word in gram.split() for word in condition for gram in grams)
 
 
-def test_the_words_of_a_textual_condition_reach_the_full_text_strand_where_a_span_became_a_constant() -> None:
-    question = "Which diseases with onset recorded as infantile present with Seizure?"
+def test_the_words_of_a_textual_condition_reach_the_full_text_strand_where_a_constant_covers_them() -> None:
+    # "Seizure" is the anchor's constant; "seizure" after "mention" is the answers' own text: it is still searched
+    question = "Which phenotypes are children of Seizure and mention seizure?"
     words = words_of(question)
     condition = [words[i] for i in sorted(condition_words(words, TYPES))]
-    assert "infantile" in condition
-    covered = ["Infantile onset", "Seizure"]  # the linker joined 'Infantile onset': its words are still searched
-    assert "infantile" in residual_terms(question, covered, TYPES, ("phenotype present",), condition)
-    assert "infantile" not in residual_terms(question, covered, TYPES, ("phenotype present",))
-    # a word of a "mention" condition that is also a constant's name
-    again = "Which phenotypes are children of Seizure and mention seizure?"
-    words = words_of(again)
-    kept = [words[i] for i in sorted(condition_words(words, TYPES))]
-    assert residual_terms(again, ["Seizure"], TYPES, ("parent-child",), kept) == ["seizure"]
-    # framing words of a condition are not searched
-    assert "recorded" not in residual_terms(question, covered, TYPES, ("phenotype present",), condition)
+    assert condition == ["seizure"]
+    assert residual_terms(question, ["Seizure"], TYPES, ("parent-child",), condition) == ["seizure"]
+    assert residual_terms(question, ["Seizure"], TYPES, ("parent-child",)) == []
+    # a phrase of the condition that a linked entity's name covers ('Uterine cervix'): every word is searched
+    phrase = "Which phenotypes linked to SRY have a definition that mentions tumor of the uterine cervix?"
+    words = words_of(phrase)
+    condition = [words[i] for i in sorted(condition_words(words, TYPES))]
+    assert condition == ["tumor", "uterine", "cervix"]
+    terms = residual_terms(phrase, ["SRY", "Uterine cervix"], TYPES, ("associated with",), condition)
+    assert terms == ["tumor", "uterine", "cervix"]
+    # framing words of a condition are not searched; a prefix is searched as one
+    prefix = "Which genes whose symbol starts with KCN are linked to Seizure?"
+    assert residual_terms(prefix, ["Seizure"], TYPES, (), [], prefix_words(prefix)) == ["kcn*"]
 
 
 def test_relaxations_drop_each_constant_with_the_nodes_joined_only_for_it() -> None:
