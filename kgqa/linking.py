@@ -418,6 +418,18 @@ def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
     return label == target and bool(before) and before[-1] in COPULAS
 
 
+def _named_types(question: str, schema: GraphSchema) -> set[int]:
+    """Positions of the words of a relationship type the question quotes ("a 'phenotype present' relation"): its
+    "phenotype" names no node type to go through (unquoted, "a phenotype present in X" does)."""
+    found: set[int] = set()
+    for rel_type in {t for _, t, _ in schema.relationships}:
+        size = len(words_of(rel_type))
+        for match in re.finditer(rf"(['\"`]){re.escape(rel_type)}\1", question, re.IGNORECASE):
+            first = len(words_of(question[: match.start()]))
+            found |= set(range(first, first + size))
+    return found
+
+
 def _coordinated(words: Sequence[str], first: Link, second: Link) -> bool:
     """Whether ``second`` is joined to ``first`` by a conjunction alone ("lack X and Y", "X or Y"): it shares its
     hop."""
@@ -463,9 +475,10 @@ def schema_guided_plan(
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
-    mentions = label_mentions(question, schema.labels)
-    answer = next((position for position, label in mentions if label == target_type), -1)
     words = [w.lower() for w in words_of(question)]
+    named_types = _named_types(question, schema)
+    mentions = [(at, label) for at, label in label_mentions(question, schema.labels) if at not in named_types]
+    answer = next((position for position, label in mentions if label == target_type), -1)
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}

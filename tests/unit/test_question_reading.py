@@ -214,3 +214,11 @@ def test_relaxations_drop_each_constant_with_the_nodes_joined_only_for_it() -> N
     assert [t.tail for t in without_hypotonia.triplets] == ["m0", "e0"]
     one = plan_of("Which diseases lack Hypotonia?", [("Hypotonia", PHENOTYPE)], "disease")
     assert one is not None and relaxations(one) == []
+
+
+def test_a_quoted_relationship_type_names_no_intermediate_type() -> None:
+    """The "phenotype" of a quoted 'phenotype present' is the relation's name: no phenotype to go through."""
+    question = 'Which disease nodes have a "phenotype present" relation with the effect/phenotype "Seizure"?'
+    assert hops(question, [("Seizure", PHENOTYPE)], "disease") == [("disease", PRESENT, "both", PHENOTYPE)]
+    unquoted = "Which diseases have a phenotype present in children of Seizure?"
+    assert [label for _, _, _, label in hops(unquoted, [("Seizure", PHENOTYPE)], "disease")] == [PHENOTYPE, PHENOTYPE]
