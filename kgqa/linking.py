@@ -341,7 +341,8 @@ def _offered(schema: GraphSchema, a: str, b: str) -> tuple[str, ...]:
 
 
 OWN_LABEL_WORDS = 2
-"""A type named this close before a linked span ("the gene/protein ERLIN2") is the entity's own, not a hop."""
+"""The entity's own type named this close before a linked span ("the gene/protein ERLIN2") is no hop (another type
+is: "genes linked phenotype assoc TAF8")."""
 
 
 Hop = tuple[tuple[str, ...], str, Direction]
@@ -386,7 +387,11 @@ def _path(
         types = meaning.types(a, b, _offered(schema, a, b), within, trail)
         return types, b, _WAY[meaning.toward(a, b, types, within, trail) if a == b else None]
 
-    named = [(label, position) for position, label in mentions if after <= position < link.start - OWN_LABEL_WORDS]
+    named = [
+        (label, position)
+        for position, label in mentions
+        if after <= position < link.start - (OWN_LABEL_WORDS if label == link.label else 0)
+    ]
     via = [(m, position) for m, position in reversed(named) if joins(m)]
     if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
         only = [m for m in schema.labels if joins(m)]

@@ -222,3 +222,13 @@ def test_a_quoted_relationship_type_names_no_intermediate_type() -> None:
     assert hops(question, [("Seizure", PHENOTYPE)], "disease") == [("disease", PRESENT, "both", PHENOTYPE)]
     unquoted = "Which diseases have a phenotype present in children of Seizure?"
     assert [label for _, _, _, label in hops(unquoted, [("Seizure", PHENOTYPE)], "disease")] == [PHENOTYPE, PHENOTYPE]
+
+
+def test_another_type_named_right_before_the_entity_is_a_hop() -> None:
+    """Only the entity's own type right before it is its own ("the gene TAF8"); "phenotype assoc TAF8" goes through
+    a phenotype (genes and genes are not adjacent, and two types could join them)."""
+    question = "list genes linked phenotype assoc TAF8"
+    assert [label for _, _, _, label in hops(question, [("TAF8", "gene/protein")], "gene/protein")] == [
+        PHENOTYPE,
+        "gene/protein",
+    ]
