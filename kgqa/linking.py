@@ -196,6 +196,8 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`)."""
     words = words_of(question)
     types, textual = not_entities(words, labels)
+    starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
+    textual |= {i for i, w in enumerate(words) if w.lower().strip("'") in starts}
     out = []
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):

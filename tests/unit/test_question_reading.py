@@ -232,3 +232,10 @@ def test_another_type_named_right_before_the_entity_is_a_hop() -> None:
         PHENOTYPE,
         "gene/protein",
     ]
+
+
+def test_a_prefix_is_not_linked() -> None:
+    question = "genes assoc hpo term excluded in Spinocerebellar ataxia type 35 MFN*"
+    assert prefix_words(question) == {"mfn"}
+    assert not [gram for gram in ngrams(question, TYPES) if "MFN" in gram[2]]
+    assert [gram for gram in ngrams(question, TYPES) if gram[2] == "Spinocerebellar ataxia type 35"]
