@@ -401,6 +401,152 @@ TERSE = FamilyWords(
     inner="{noun} {mod}",
 )
 
+# ---------------------------------------------------------------------------------------------------------------------
+# lay: a patient or caregiver asking in plain words
+# ---------------------------------------------------------------------------------------------------------------------
+
+LAY = FamilyWords(
+    types={
+        D: _n("health problem", "illness", "medical condition", "disease"),
+        P: (
+            *_n("symptom", "warning sign"),
+            Noun("thing you might notice", "things you might notice"),
+            Noun("sign or symptom", "signs or symptoms"),
+        ),
+        G: _n("gene", "bit of DNA"),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            [
+                "can give you",
+                "can bring on",
+                "are known to bring about",
+                "count {obj} among their symptoms",
+                "can lead to",
+            ],
+            ["that can give you", "that can bring on", "where you might get", "known to bring about"],
+        ),
+        (PRESENT, P, D, ""): _w(
+            ["can be part of", "can happen to people with", "can come along with", "are known to go with"],
+            ["that can be part of", "that people with {obj} can get", "that can happen with", "known to go with"],
+        ),
+        (ABSENT, D, P, ""): _w(
+            [
+                "have {obj} noted by doctors as not being there",
+                "are on record as not including",
+                "have {obj} written down as not present",
+            ],
+            [
+                "where doctors have noted that {obj} is not there",
+                "where {obj} is on record as not present",
+                "on record as not including",
+            ],
+        ),
+        (ABSENT, P, D, ""): _w(
+            [
+                "are noted by doctors as not happening in",
+                "are on record as not part of",
+                "are written down as not present in",
+            ],
+            ["noted by doctors as not happening in", "on record as not part of", "written down as not present in"],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            ["have a known link to", "can play a part in", "have something to do with"],
+            ["with a known link to", "that can play a part in", "that have something to do with"],
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            ["can go wrong in", "have a known link to", "can play a part in"],
+            ["that can go wrong in", "with a known link to", "that can play a part in"],
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["can come from problems with", "have a known link to", "can be traced back to"],
+            ["that can come from problems with", "with a known link to", "traced back to"],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["have a known link to", "can come from problems with", "can be traced back to"],
+            ["with a known link to", "that can come from problems with", "traced back to"],
+        ),
+        (H, P, P, "to_anchor"): _w(
+            [
+                "are the more specific kinds filed directly under",
+                "are one step more specific than",
+                "sit one level below",
+            ],
+            ["one step more specific than", "filed directly under", "sitting one level below"],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            [
+                "are the broader categories {obj} falls directly into",
+                "are one step more general than",
+                "sit one level above",
+            ],
+            [
+                "one step more general than",
+                "that {obj} falls directly into as a broader category",
+                "sitting one level above",
+            ],
+        ),
+        (H, P, P, ""): _w(
+            ["sit one step above or below", "are one level broader or more specific than"],
+            ["one step above or below", "one level broader or more specific than"],
+        ),
+    },
+    shapes=(
+        Shape("Asking for my kid: which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("Could someone explain which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("I'd like to know which {subj} {cond} {pred}.", "verb", "pre"),
+        Shape("Please tell me all the {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Just wondering which {subj} {pred}{cond}.", "verb", "post"),
+        Shape("Is there a list of {subj} {pred}{cond}?", "modifier", "post"),
+        Shape("Sorry if this is basic, but which {subj} {cond} {pred}?", "verb", "pre"),
+        Shape("Which {cond} {subj} {pred}, if you know?", "verb", "lead"),
+        Shape("In plain words, what {subj} {pred}{cond}?", "verb", "post"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("whose summary mentions {w}", "where the description uses the word {w}"),
+            (" and have {w} in their summary", " and whose description uses the word {w}"),
+            (" - ones whose summary mentions {w}", ", and whose description uses the word {w}"),
+        ),
+        "name-word": ConditionWords(
+            ("whose name has the word {w} in it", "that have {w} as part of their name"),
+            (" and have the word {w} in their name", " and have {w} as part of their name"),
+            (" - ones whose name has {w} in it", ", and with the word {w} in their name"),
+        ),
+        "synonym": ConditionWords(
+            ("that are sometimes called {w}", "that also go by the name {w}", "otherwise known as {w}"),
+            (" and are sometimes called {w}", " and also go by the name {w}"),
+            (" - ones sometimes called {w}", ", and otherwise known as {w}"),
+        ),
+        "definition": ConditionWords(
+            ("whose explanation includes {w}", "explained using the words {w}"),
+            (" and are explained using the words {w}", " and whose explanation includes {w}"),
+            (" - ones whose explanation includes {w}", ", and explained using the words {w}"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("whose short name starts with the letters {w}", "with a short name beginning {w}"),
+            (" and have a short name starting with the letters {w}",),
+            (" - ones whose short name starts with the letters {w}", ", and with a short name beginning {w}"),
+        ),
+        "onset": ConditionWords(
+            ("with {a} {w} start", "whose start is listed as {w}"),
+            (" and have {a} {w} start", " and have their start listed as {w}"),
+            (" - ones with {a} {w} start", ", and with the start listed as {w}"),
+            ("{w}-onset",),
+        ),
+        "inheritance": ConditionWords(
+            ("that run in families in {a} {w} way", "passed on in families the {w} way"),
+            (" and run in families in {a} {w} way", " and are passed on in families the {w} way"),
+            (" - ones that run in families in {a} {w} way", ", and passed on in families the {w} way"),
+            ("{w}",),
+        ),
+    },
+    quotes=('"{w}"', "{w}", "'{w}'"),
+    named=("{m}", "{m}", "{m}", "what doctors call {m}", "the {noun} known as {m}"),
+    described=('the {noun} that\'s explained as "{m}"', "the {noun} whose meaning is '{m}'"),
+    lower_start=0.1,
+)
+
 ANALYST_MENTIONS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
 """The analyst family's anchor mentions: those of the tuned generator (``kgqa.questions.MENTION_WEIGHTS``)."""
 DOC_WORD: dict[ConditionKind, int] = {"doc-word": 1}
@@ -444,6 +590,15 @@ FAMILIES: dict[str, Family] = {
         {"name": 2, "lower": 4, "alias": 2, "dropped-word": 2},
         undirected=0.2,
         words=TERSE,
+    ),
+    "lay": Family(
+        "lay",
+        False,
+        "a patient or caregiver in plain words: 'which illnesses can give you X', 'noted by doctors as not there'",
+        NEW_CONDITIONS,
+        {"name": 2, "lower": 4, "alias": 3, "description": 1, "dropped-word": 2},
+        undirected=0.2,
+        words=LAY,
     ),
 }
 """Every family by name; ``analyst`` and ``template`` are the tuned ones."""

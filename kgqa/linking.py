@@ -499,12 +499,13 @@ def schema_guided_plan(
         path = _path(link, target_type, schema, meaning, mentions, after, trailing)
         if previous is not None and path is not None and _coordinated(words, previous[0], link):
             path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
-        after = link.end
         if path is None or (link.label, link.id) in joined:
+            after = link.end
             continue
-        if reaches is not None and not reaches(link, path):
+        if reaches is not None and not reaches(link, path):  # the next entity's hop reads the words before it too
             dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
             continue
+        after = link.end
         if len(triplets) + len(path) > max_triplets:
             dropped.append(Dropped(describe(link), f"beyond max_triplets = {max_triplets}"))
             continue

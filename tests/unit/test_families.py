@@ -20,6 +20,7 @@ from kgqa.families import (
     FAMILIES,
     TUNED,
     Condition,
+    Side,
     family_hop,
     inheritance_word,
     onset_word,
@@ -90,7 +91,7 @@ def test_every_new_family_words_every_hpo_relation_in_its_own_tables(
     assert words is not None
     rel_type, label = hops[0]
     wording = family_hop(words, rel_type, target, label, direction)
-    side = direction if target == label and direction else ""
+    side: Side = direction if target == label and direction else ""
     assert words.relations[(rel_type, target, label, side)] is wording  # its own words, not the analyst fallback
     texts = _texts(family, target, hops, direction)
     phrases = [[part.strip() for part in p.split("{obj}") if part.strip()] for p in wording.verbs + wording.modifiers]
@@ -161,6 +162,47 @@ def test_every_condition_kind_is_said(family: str, condition: Condition, said: t
         assert "Dravet" in text and any(s in text for s in said), text
         assert "{" not in text and "  " not in text, text
     assert len(set(texts)) > 15
+
+
+JARGON = re.compile(
+    r"\bhpo\b|phenotyp|subclass|subtype|sub-type|subterm|annotat|manifest|implicat|variant|\bterms?\b|\baka\b|\bassoc"
+)
+"""Curator's and search-box words a patient or caregiver would not type."""
+
+
+def test_lay_is_a_new_family_with_the_same_relations_as_the_others() -> None:
+    lay = FAMILIES["lay"]
+    assert list(FAMILIES)[-2:] == ["terse", "lay"] and not lay.tuned and lay.words is not None
+    assert set(lay.conditions) == set(CONDITION_KINDS) and set(lay.mentions) >= {"name", "lower", "alias"}
+    for other in ("clinical", "conversational", "terse"):
+        words = FAMILIES[other].words
+        assert words is not None and set(words.relations) == set(lay.words.relations), other
+        assert set(words.conditions) == set(lay.words.conditions) and set(words.types) == set(lay.words.types)
+
+
+@pytest.mark.parametrize(("target", "hops", "direction"), HPO_HOPS + [(t, h, None) for t, h in TWO_HOPS])
+def test_lay_speaks_plainly(target: str, hops: list[tuple[str, str]], direction: Any) -> None:
+    for text in _texts("lay", target, hops, direction, n=40):
+        assert not JARGON.search(text.lower()), text
+    conditions = [
+        Condition("name-word", "cardiac"),
+        Condition("synonym", "Low muscle tone"),
+        Condition("definition", "reduced muscle tone"),
+        Condition("onset", "Infantile onset", "HP:0003593"),
+        Condition("inheritance", "Autosomal dominant inheritance", "HP:0000006"),
+    ]
+    for condition in conditions:
+        for seed in range(20):
+            text = word(FAMILIES["lay"], DISEASE, [(PRESENT, PHENOTYPE)], "Seizure", condition, random.Random(seed))
+            assert not JARGON.search(text.lower()) and "AD" not in text.split(), text  # no abbreviated modes
+
+
+def test_adding_lay_leaves_the_other_families_questions_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    others = [name for name in FAMILIES if name != "lay"]
+    mixes = [[name] for name in others] + [others]
+    with_lay = [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes]
+    monkeypatch.delitem(FAMILIES, "lay")
+    assert [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes] == with_lay
 
 
 def test_onset_and_inheritance_words() -> None:
@@ -332,9 +374,11 @@ class _Store:
 
     def exact_alias(self, skb: str, labels: Sequence[str], text: str) -> list[AliasHit]:
         return [
-            AliasHit(i, v[1], v[0], 1.0)
+            AliasHit(i, v[0], v[1], alias, 1.0)
             for i, v in NODES.items()
-            if v[0] in labels and text.lower() in (a.lower() for a in v[3])
+            if v[0] in labels
+            for alias in v[3]
+            if alias.lower() == text.lower()
         ]
 
 

@@ -239,3 +239,17 @@ def test_a_prefix_is_not_linked() -> None:
     assert prefix_words(question) == {"mfn"}
     assert not [gram for gram in ngrams(question, TYPES) if "MFN" in gram[2]]
     assert [gram for gram in ngrams(question, TYPES) if gram[2] == "Spinocerebellar ataxia type 35"]
+
+
+def test_a_dropped_link_leaves_the_words_before_it_to_the_next_entity() -> None:
+    """'Right' (an HPO modifier no gene reaches) is dropped; the hop to X still goes through the trait named before
+    it, one level above or below X."""
+    question = "Which genes are connected to a trait right above or right below Abnormality of skin pigmentation?"
+    spans = [("right", PHENOTYPE), ("Abnormality of skin pigmentation", PHENOTYPE)]
+    plan = plan_of(question, spans, "gene/protein", lambda one, path: one.name != "right")
+    assert plan is not None and len(plan.dropped) == 1
+    labels = {s.name: s.labels[0] for s in plan.symbols}
+    assert [(labels[t.head], t.types, t.direction, labels[t.tail]) for t in plan.triplets] == [
+        ("gene/protein", ("associated with",), "both", PHENOTYPE),
+        (PHENOTYPE, ("parent-child",), "both", PHENOTYPE),
+    ]
