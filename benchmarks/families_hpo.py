@@ -3,7 +3,8 @@
 The natural phrasing tables (family ``analyst``) and the template sentence (``template``) were read while the no-LLM
 linker was tuned, so figures on them flatter it. This benchmark asks the same kind of questions in every family of
 :mod:`kgqa.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the linker reads
-questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes) and with every textual-condition kind, and reports quality per family, kind, condition and anchor mention.
+questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes) and with every
+textual-condition kind, and reports quality per family, kind, condition and anchor mention.
 Leave-one-family-out: over a small grid of configuration overrides (``lexical_weight`` x ``link_threshold``), each
 family F is scored at the grid point with the best mean hit@1 over the OTHER families, as if the configuration had
 been tuned without F, next to F at the default and to the tuned families.
@@ -205,6 +206,11 @@ def _cell(scores: Scores, **where: str) -> str:
     return f"{mean_metrics(chosen)['hit@1']:.2f} ({len(chosen)})" if chosen else "-"
 
 
+def seen(family: str) -> str:
+    """How much development saw of a family: tuned on it, read its misses, or not at all (blind)."""
+    return "yes" if FAMILIES[family].tuned else "read" if FAMILIES[family].read else "no (blind)"
+
+
 def family_table(scores: Scores, families: Sequence[str]) -> list[str]:
     out = [
         "| family | tuned | n | hit@1 | hit@5 | recall@20 | MRR | commit |",
@@ -221,7 +227,7 @@ def family_table(scores: Scores, families: Sequence[str]) -> list[str]:
         made_at = commits([r for i, r in by_id.items() if i in ids])
         label = origin(scores.doc, scores.path, ROOT, PATHS, commits=made_at or None).label()
         name = family or "all"
-        tuned = "" if family is None else ("yes" if FAMILIES[family].tuned else "no")
+        tuned = "" if family is None else seen(family)
         out.append(
             f"| {name} | {tuned} | {len(chosen)} | {m['hit@1']:.3f} | {m['hit@5']:.3f} | {m['recall@20']:.3f} | "
             f"{m['mrr']:.3f} | {label} |"
@@ -275,7 +281,7 @@ def leave_one_out(done: dict[str, Scores], families: Sequence[str]) -> list[str]
         hit = there.mean("hit@1", family=family)
         gap = None if tuned is None or hit is None else hit - tuned
         out.append(
-            f"| {family} | {'yes' if FAMILIES[family].tuned else 'no'} | {point} | {_f(hit)} | "
+            f"| {family} | {seen(family)} | {point} | {_f(hit)} | "
             f"{_f(there.mean('recall@20', family=family))} | {_f(default.mean('hit@1', family=family))} | "
             f"{_f(default.mean('recall@20', family=family))} | {'-' if gap is None else f'{gap:+.3f}'} |"
         )
