@@ -9,7 +9,6 @@ from collections.abc import Sequence
 import pytest
 
 from cypher.plan import QueryPlan
-from cypher.sanitize import GraphSchema
 from kgqa.lexical import residual_terms
 from kgqa.linking import (
     STOP_WORDS,
@@ -25,27 +24,9 @@ from kgqa.linking import (
     unreached,
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
-from kgqa.store.base import NODE_KEYS
+from tests.hpo_schema import HPO, PHENOTYPE, link
 
-PHENOTYPE = "effect/phenotype"
-HPO = GraphSchema(
-    ("disease", "gene/protein", PHENOTYPE),
-    (
-        ("disease", "phenotype present", PHENOTYPE),
-        ("disease", "phenotype absent", PHENOTYPE),
-        ("gene/protein", "associated with", "disease"),
-        ("gene/protein", "associated with", PHENOTYPE),
-        (PHENOTYPE, "parent-child", PHENOTYPE),
-    ),
-    NODE_KEYS,
-)
 TYPES = ("disease", "gene/protein", PHENOTYPE)
-
-
-def link(question: str, span: str, label: str) -> Link:
-    words, size = words_of(question), len(span.split())
-    start = next(i for i in range(len(words)) if " ".join(words[i : i + size]) == span)
-    return Link(span, start, start + size, label, span.lower(), span, 1.0)
 
 
 def plan_of(

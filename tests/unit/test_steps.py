@@ -19,6 +19,7 @@ from kgqa.llm import Completion
 from kgqa.relation_meaning import RelationMeaning
 from kgqa.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
 from kgqa.target_type import parse_type, predict_target_type, type_named_in_question
+from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
 
@@ -150,27 +151,6 @@ def test_a_span_gives_way_to_a_tighter_span_inside_it_that_links_the_same_node()
     whole_name = Link(f"symptom {name}", 7, 11, "effect/phenotype", "N", name, 0.92)
     by_alias = Link("neurologic deterioration", 9, 11, "effect/phenotype", "N", name, 1.0, "Neurologic deterioration")
     assert tightest([whole_name, by_alias]) == [whole_name, by_alias]
-
-
-PHENOTYPE = "effect/phenotype"
-HPO = GraphSchema(
-    ("disease", "gene/protein", PHENOTYPE),
-    (
-        ("disease", "phenotype present", PHENOTYPE),
-        ("disease", "phenotype absent", PHENOTYPE),
-        ("gene/protein", "associated with", "disease"),
-        ("gene/protein", "associated with", PHENOTYPE),
-        (PHENOTYPE, "parent-child", PHENOTYPE),
-    ),
-    NODE_KEYS,
-)
-
-
-def link(question: str, span: str, label: str) -> Link:
-    """A link of ``span`` at its real word positions in ``question`` (as the linker would make it)."""
-    words, size = words_of(question), len(span.split())
-    start = next(i for i in range(len(words)) if " ".join(words[i : i + size]) == span)
-    return Link(span, start, start + size, label, span.lower(), span, 1.0)
 
 
 def _hops(question: str, links: list[Link], target: str) -> list[tuple[str, tuple[str, ...], str, str]]:
