@@ -246,7 +246,7 @@ def test_full_text_scores_of_the_given_ids(store: FalkorStore) -> None:
     assert set(scores) == {"P0", "P2"} and scores["P2"] > scores["P0"] > 0
     assert store.text_scores("t", "effect/phenotype", ["coordination"], ["P0"]) == {}  # only the ids asked for
     assert store.text_scores("t", "effect/phenotype", [], ["P0"]) == {}
-    with pytest.raises(StoreError, match=r"plain lower-case words, got 'a\|b'"):
+    with pytest.raises(StoreError, match=r"plain lower-case words \(or a prefix of 3\+ and \*\), got 'a\|b'"):
         store.text_scores("t", "effect/phenotype", ["a|b"], ["P0"])
     top = store.text_top_k("t", "effect/phenotype", ["epilepsy"], 3)
     assert [(h.id, h.name, h.label) for h in top] == [
