@@ -32,6 +32,7 @@ from kgqa.phrasing import (
     relation_key,
     type_words,
 )
+from loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 
 ConditionKind = Literal["doc-word", "name-word", "synonym", "definition", "symbol-prefix", "onset", "inheritance"]
 CONDITION_KINDS: tuple[ConditionKind, ...] = (
@@ -133,8 +134,7 @@ def _w(verbs: Sequence[str], modifiers: Sequence[str]) -> Wording:
     return Wording(tuple(verbs), tuple(modifiers))
 
 
-D, P, G, H = "disease", "effect/phenotype", "gene/protein", "parent-child"
-PRESENT, ABSENT, ASSOCIATED = "phenotype present", "phenotype absent", "associated with"
+D, P, G, H = DISEASE, PHENOTYPE, GENE, PARENT_CHILD
 
 # ---------------------------------------------------------------------------------------------------------------------
 # clinical: a clinician's or curator's register

@@ -43,8 +43,8 @@ def residual_terms(
     """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
     texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
     pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
-    stay even where a constant covers them: "with onset recorded as infantile" may join 'Infantile onset' and still
-    be what the answers' documents say. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
+    stay even where a constant covers them: in "children of Seizure that mention seizure" the answers' documents
+    must say "seizure" all the same. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
     ``kcn*``, when it has three letters or more."""
     kept = {w for text in condition for w in _words(text)}
     starts = {w for text in prefixes for w in _words(text)}
@@ -56,7 +56,7 @@ def residual_terms(
     for word in _words(question):
         if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
             continue
-        term = f"{word}*" if word in starts and len(word) >= MIN_LENGTH else word
+        term = f"{word}*" if word in starts else word
         if term not in out:
             out.append(term)
     return out[:MAX_TERMS]

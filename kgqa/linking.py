@@ -362,7 +362,7 @@ _WAY: dict[Toward | None, Direction] = {"narrower": "out", "broader": "in", None
 as kgqa.loaders.hpo stores 'parent-child' and kgqa.phrasing words it)."""
 
 
-STEP_WORDS = 4
+STEP_SPAN = 4
 """A hierarchy step between two labels is said right before the entity ("a *more specific form of* Seizure")."""
 
 
@@ -400,7 +400,7 @@ def _path(
         via = [(only[0], -1)] if len(only) == 1 else []
     stretch = range(after, link.start)
     hierarchy = _hierarchy(schema, link.label)
-    near = range(max(after, link.start - STEP_WORDS), link.start)
+    near = range(max(after, link.start - STEP_SPAN), link.start)
     if not via and target != link.label and hierarchy and _offered(schema, target, link.label) and meaning.step(near):
         via = [(link.label, -1)]
     if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")

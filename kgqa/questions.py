@@ -39,6 +39,7 @@ from kgqa.families import word as family_word
 from kgqa.llm import ChatModel, Message
 from kgqa.phrasing import DEFINITION, Direction, MentionStyle, description, directed, kind
 from kgqa.store.base import GraphStore, NodeText, Schema
+from loaders.hpo import DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 
 MAX_ANSWERS = 20
 MAX_WORD_SHARE = 0.05
@@ -96,8 +97,6 @@ DEFAULT_FAMILIES = ("analyst",)
 """The families :func:`generate` words natural questions in unless told: the tuned generator's, so a seed gives
 the questions it always gave (``kgqa questions --phrasing natural`` asks for every family)."""
 ALL_FAMILIES = tuple(FAMILIES)
-PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
-PRESENT, HIERARCHY = "phenotype present", "parent-child"
 BRANCHES: dict[ConditionKind, str] = {"onset": "HP:0003674", "inheritance": "HP:0000005"}
 """HPO's Onset and Mode of inheritance terms: a disease's 'phenotype present' edge to a term under them is its onset
 or its inheritance."""
@@ -377,7 +376,7 @@ class Conditions:
                 for r in self.store.relations(self.skb, PHENOTYPE, sorted(frontier)):
                     if r.out:
                         continue
-                    if r.type == HIERARCHY and r.neighbour not in names:
+                    if r.type == PARENT_CHILD and r.neighbour not in names:
                         names[r.neighbour] = r.name
                         self._children.setdefault(r.node, set()).add(r.neighbour)
                         found.add(r.neighbour)

@@ -113,8 +113,9 @@ class RelationMeaning:
         self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
         self._tokens = tokens
         self._words: list[str] = []
-        self._trailing: list[str] = []
         """The words the hop being narrowed reads (:meth:`types`)."""
+        self._trailing: list[str] = []
+        """The words after the hop's entity, read for a kind of wording its own words did not say."""
         self._vectors: dict[str, np.ndarray] = {}
 
     def types(
