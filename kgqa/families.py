@@ -3,8 +3,8 @@
 The natural wording of :mod:`kgqa.phrasing` was read while the no-LLM linker was tuned, so figures on it flatter
 the linker. A family is one register with its own words for the types, the relations, the conditions and the
 sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the
-plain template sentence, tuned) beside ``clinical``, ``conversational`` and ``terse``, so a benchmark can report
-quality per family and leave one family out.
+plain template sentence, tuned) beside ``clinical``, ``conversational``, ``terse`` and ``lay`` (their misses since
+read) and ``student`` (unseen), so a benchmark can report quality per family and leave one family out.
 
 Every wording stays true of the exact answer set :func:`kgqa.questions.generate` computes: a hierarchy hop is one
 level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as absent",
@@ -121,7 +121,8 @@ class Family:
     """Share of 1-hop hierarchy questions worded without a direction (their answers are both sides)."""
     read: bool = False
     """Whether development read its questions' misses after it was written (the linker's fixes of issue 30 were
-    found on ``clinical``, ``conversational`` and ``terse``): not tuned on, but no longer unseen either."""
+    found on ``clinical``, ``conversational`` and ``terse``; ``lay``'s misses were read after it): not tuned on, but
+    no longer unseen either."""
     words: FamilyWords | None = field(default=None, repr=False)
     """None: ``analyst`` (:func:`kgqa.phrasing.natural`) or ``template`` (:func:`kgqa.questions.phrase`)."""
 
@@ -550,6 +551,206 @@ LAY = FamilyWords(
     lower_start=0.1,
 )
 
+# ---------------------------------------------------------------------------------------------------------------------
+# student: a biology or medical student (or a science writer) asking a study question or drafting notes
+# ---------------------------------------------------------------------------------------------------------------------
+
+STUDENT = FamilyWords(
+    types={
+        D: _n("disorder", "genetic disease", "syndrome", "condition"),
+        P: _n("trait", "clinical sign", "characteristic", "phenotypic abnormality"),
+        G: (*_n("gene", "human gene"), Noun("locus", "loci")),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            [
+                "exhibit",
+                "display",
+                "are annotated with",
+                "have {obj} as part of their clinical picture",
+                "include {obj} in their phenotypic spectrum",
+            ],
+            [
+                "exhibiting",
+                "displaying",
+                "annotated with",
+                "whose phenotype includes",
+                "whose clinical picture takes in",
+            ],
+        ),
+        (PRESENT, P, D, ""): _w(
+            [
+                "are exhibited in",
+                "are annotated to",
+                "form part of the phenotype of",
+                "are observed in individuals with",
+                "belong to the clinical picture of",
+            ],
+            [
+                "exhibited in",
+                "annotated to",
+                "forming part of the phenotype of",
+                "observed in individuals affected by",
+                "belonging to the clinical picture of",
+            ],
+        ),
+        (ABSENT, D, P, ""): _w(
+            [
+                "are explicitly annotated as not exhibiting",
+                "carry an explicit NOT annotation for",
+                "have {obj} excluded in their annotations",
+            ],
+            [
+                "explicitly annotated as not exhibiting",
+                "with a NOT annotation for",
+                "recorded in the annotations as lacking",
+                "in which {obj} is annotated as not occurring",
+            ],
+        ),
+        (ABSENT, P, D, ""): _w(
+            [
+                "are explicitly excluded from the phenotype of",
+                "are annotated as not occurring in",
+                "carry a NOT annotation in",
+                "are marked as not part of the phenotype of",
+            ],
+            [
+                "explicitly excluded from the phenotype of",
+                "annotated as not occurring in",
+                "marked as not seen in",
+                "that the annotations exclude for",
+            ],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            [
+                "have a documented association with",
+                "are genetically associated with",
+                "are connected in the annotations to",
+            ],
+            ["with a documented association to", "genetically associated with", "known to be associated with"],
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            [
+                "are genetically associated with",
+                "are mapped to",
+                "have been reported for",
+                "are on record as genes for",
+            ],
+            ["genetically associated with", "mapped to", "reported for", "on record for"],
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["map to", "are genetically associated with", "have been attributed to variation in"],
+            [
+                "mapping to",
+                "genetically associated with",
+                "attributed to variation in",
+                "with a documented association to",
+            ],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["are genetically associated with", "have a documented association with", "are attributed to variation in"],
+            ["genetically associated with", "with a documented association to", "connected in the annotations to"],
+        ),
+        (H, P, P, "to_anchor"): _w(
+            [
+                "are each a direct subclass of",
+                "are nested immediately beneath",
+                "sit one rung down the ontology from",
+                "are child classes of",
+            ],
+            [
+                "nested immediately beneath",
+                "one rung down the ontology from",
+                "classed directly beneath",
+                "that are child classes of",
+            ],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            ["are the immediate parent classes of", "sit one rung up the ontology from", "are direct superclasses of"],
+            [
+                "one rung up the ontology from",
+                "that are immediate parent classes of",
+                "serving as direct superclasses of",
+            ],
+        ),
+        (H, P, P, ""): _w(
+            [
+                "are one rung up or down the ontology from",
+                "are immediate parent or child classes of",
+                "are direct superclasses or subclasses of",
+            ],
+            [
+                "one rung up or down the ontology from",
+                "that are immediate parent or child classes of",
+                "one rung either way in the ontology from",
+            ],
+        ),
+    },
+    shapes=(
+        Shape("For my genetics coursework: which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("Name the {subj} that {pred}{cond}.", "verb", "post"),
+        Shape("For my notes, I need the {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("List the {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Study question: which {subj} {cond} {pred}?", "verb", "pre"),
+        Shape("Revision check - which {cond} {subj} {pred}?", "verb", "lead"),
+        Shape("Drafting a review: what {subj} {pred}{cond}?", "verb", "post"),
+        Shape("Quiz prep: name all {cond} {subj} {pred}.", "modifier", "lead"),
+        Shape("In the HPO, which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("According to the ontology, what are the {subj} {cond} {pred}?", "modifier", "pre"),
+        Shape("Give the complete set of {subj} {pred}{cond}.", "modifier", "post"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("whose ontology entry contains the word {w}", "with {w} appearing in their entry"),
+            (" and have an entry that contains {w}", " and contain {w} in their entry text"),
+            (", with the word {w} in their entry", ", whose entry text includes {w}"),
+        ),
+        "name-word": ConditionWords(
+            ("whose label contains {w}", "with {w} as a word of their label"),
+            (" and carry the word {w} in their label", " and have labels containing {w}"),
+            (", labelled with the word {w}", ", whose labels include {w}"),
+        ),
+        "synonym": ConditionWords(
+            ("with {w} listed among their synonyms", "having {w} as a synonym"),
+            (" and have {w} as one of their synonyms", " and list {w} as an alternative name"),
+            (", with {w} as a recorded synonym", ", which also appear under the synonym {w}"),
+        ),
+        "definition": ConditionWords(
+            ("whose formal definition contains {w}", "whose ontology definition uses the phrase {w}"),
+            (" and have the phrase {w} in their formal definition", " and carry a definition that uses {w}"),
+            (", with {w} in the wording of their definition", ", whose formal definition contains {w}"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("whose symbol opens with {w}", "with symbols that begin {w}"),
+            (" and have symbols opening with {w}",),
+            (", their symbols opening with {w}", ", symbol prefix {w}"),
+            ("{w}-prefixed",),
+        ),
+        "onset": ConditionWords(
+            ("whose onset is classed as {w}", "annotated with {w} onset or a narrower onset class"),
+            (" and have their onset classed as {w}", " and carry an onset annotation of {w} or a narrower class"),
+            (", with onset classed as {w}", ", their onset falling within the {w} category"),
+        ),
+        "inheritance": ConditionWords(
+            (
+                "transmitted in {a} {w} fashion",
+                "that follow {a} {w} pattern of inheritance",
+                "whose mode of inheritance is {w}",
+            ),
+            (" and are transmitted in {a} {w} fashion", " and follow {a} {w} pattern of inheritance"),
+            (
+                ", transmitted in {a} {w} fashion",
+                ", following {a} {w} inheritance pattern",
+                ", whose mode of inheritance is classed as {w}",
+            ),
+            ("{w}",),
+        ),
+    },
+    quotes=("'{w}'", '"{w}"', "'{w}'", '"{w}"', "{w}"),
+    named=("{m}", "{m}", "{m}", "the {noun} {m}", "the {noun} referred to as {m}"),
+    described=("the {noun} whose definition opens with '{m}'", 'the {noun} the HPO defines as "{m}"'),
+)
+
 ANALYST_MENTIONS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
 """The analyst family's anchor mentions: those of the tuned generator (``kgqa.questions.MENTION_WEIGHTS``)."""
 DOC_WORD: dict[ConditionKind, int] = {"doc-word": 1}
@@ -562,6 +763,16 @@ NEW_CONDITIONS: dict[ConditionKind, int] = {
     "onset": 2,
     "inheritance": 2,
 }
+STUDENT_CONDITIONS: dict[ConditionKind, int] = {
+    "doc-word": 2,
+    "name-word": 2,
+    "synonym": 2,
+    "definition": 2,
+    "symbol-prefix": 2,
+    "onset": 3,
+    "inheritance": 3,
+}
+"""The student family's draws: onset and inheritance more often than the other kinds."""
 FAMILIES: dict[str, Family] = {
     "analyst": Family(
         "analyst", True, "the natural phrasing tables the linker was developed on", DOC_WORD, ANALYST_MENTIONS
@@ -604,7 +815,17 @@ FAMILIES: dict[str, Family] = {
         NEW_CONDITIONS,
         {"name": 2, "lower": 4, "alias": 3, "description": 1, "dropped-word": 2},
         undirected=0.2,
+        read=True,
         words=LAY,
+    ),
+    "student": Family(
+        "student",
+        False,
+        "a biology student's study question: 'Name the disorders that exhibit X', 'one rung up the ontology from'",
+        STUDENT_CONDITIONS,
+        {"name": 3, "lower": 3, "alias": 2, "description": 1, "dropped-word": 2},
+        undirected=0.2,
+        words=STUDENT,
     ),
 }
 """Every family by name; ``analyst`` and ``template`` are the tuned ones."""

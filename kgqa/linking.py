@@ -30,7 +30,7 @@ from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
 from kgqa.relation_meaning import HIERARCHY, KINDS, RelationMeaning, Toward, type_kinds, words_of
 from kgqa.store.base import GraphStore
-from kgqa.target_type import type_mentions
+from kgqa.target_type import Mention, type_mentions
 
 MAX_NGRAM = 6
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
@@ -83,14 +83,20 @@ _CUES = "mention mentions mentioning mentioned word words"
 TEXT_CUES = frozenset(_CUES.split())
 """Words after which a question states a textual condition ("... and mention 'glycinuria'", "with the word X"), not
 an entity ("involving" and "containing" introduce entities as often: "pathways involving TP53")."""
-TEXT_PHRASES = (
+NAMING_PHRASES = (
     "also called",
     "also known as",
     "otherwise known as",
     "also named",
     "aka",
+    "a k a",
     "the synonym",
     "a synonym",
+)
+"""Phrases after which the question gives another name of the answers ("phenotypes also called 'X'"): a span there
+is linked only to find the answer it names (:func:`names_answer`), never joined as an entity of another type."""
+TEXT_PHRASES = (
+    *NAMING_PHRASES,
     "name contains",
     "name includes",
     "names contain",
@@ -106,7 +112,8 @@ TEXT_PHRASES = (
     "starting with",
 )
 """Phrases after which the question says what the answers' own text holds: another name of theirs, a part of their
-name or symbol. The words that follow are no entity to join: "phenotypes also called 'X'" are not linked to X."""
+name or symbol. The words that follow reach the full-text strand and are no entity to join ("phenotypes whose name
+contains 'X'" are not linked to X); after :data:`NAMING_PHRASES` they may name the answer itself."""
 TEXT_AFTER = ("in their description", "in its description", "in the description", "in their name", "in its name")
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
@@ -144,39 +151,67 @@ def _run(lowered: Sequence[str], positions: range) -> set[int]:
     return out
 
 
-def not_entities(words: Sequence[str], labels: Sequence[str]) -> tuple[set[int], set[int]]:
+def _after_phrases(lowered: Sequence[str], phrases: Sequence[str]) -> set[int]:
+    out: set[int] = set()
+    for phrase in phrases:
+        for start in _phrase_starts(lowered, phrase):
+            end = start + len(phrase.split())
+            out |= _run(lowered, range(end, end + CONDITION_WORDS))
+    return out
+
+
+def naming_words(words: Sequence[str]) -> set[int]:
+    """Positions of the words after a :data:`NAMING_PHRASES` phrase: another name of the answers."""
+    return _after_phrases([w.lower() for w in words], NAMING_PHRASES)
+
+
+def not_entities(
+    words: Sequence[str], labels: Sequence[str], phrases: Sequence[str] = TEXT_PHRASES
+) -> tuple[set[int], set[int]]:
     """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders"; the words of a
-    textual condition, which steps 6-7 match against documents instead: kgqa.lexical)."""
+    textual condition after ``phrases`` and the other cues, which steps 6-7 match against documents instead:
+    kgqa.lexical)."""
     lowered = [w.lower() for w in words]
     types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
     textual: set[int] = set()
     for i, word in enumerate(lowered):
         if word in TEXT_CUES:
             textual |= _run(lowered, range(i + 1, i + 1 + CONDITION_WORDS))
-    for phrase in TEXT_PHRASES:
-        for start in _phrase_starts(lowered, phrase):
-            end = start + len(phrase.split())
-            textual |= _run(lowered, range(end, end + CONDITION_WORDS))
+    textual |= _after_phrases(lowered, phrases)
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
     return types, textual
 
 
-PREFIX_PHRASES = ("starts with", "start with", "starting with", "begins with", "begin with", "beginning with", "prefix")
-"""Phrases after which a question gives the beginning of the answers' name or symbol, not a whole word."""
+PREFIX_VERBS = frozenset({"starts", "start", "starting", "started", "begins", "begin", "beginning", "prefix"})
+"""Words after which a question gives the beginning of the answers' name or symbol, not a whole word ("starts with
+KCN", "beginning RASG", "the prefix MYO")."""
+PREFIX_FILLERS = INNER | frozenset({"with", "by", "letter", "letters", "characters", "string", "prefix"})
+"""Words between a prefix verb and the prefix itself ("starting with the letters MYO")."""
+PREFIX_WORDS = 3
 
 
 def prefix_words(question: str) -> set[str]:
-    """Lower-case words the question gives as the beginning of a name ("whose symbol starts with KCN", "KCN*"):
-    the full-text strand searches them as prefixes."""
+    """Lower-case words the question gives as the beginning of a name ("whose symbol starts with KCN", "KCN*",
+    "with a short name beginning 'RASG'"): the full-text strand searches them as prefixes. After a prefix verb and
+    its fillers ("with the letters"), the next word is a prefix where the question sets it off: "with" said, or
+    written quoted or in capitals."""
     words = words_of(question)
     lowered = [w.lower() for w in words]
     found = {m.lower() for m in re.findall(r"(\w+)\*", question)}
-    for phrase in PREFIX_PHRASES:
-        for start in _phrase_starts(lowered, phrase):
-            end = start + len(phrase.split())
-            found |= {lowered[i].strip("'") for i in _run(lowered, range(end, end + 1))}
+    for at, word in enumerate(lowered):
+        if word not in PREFIX_VERBS:
+            continue
+        i = at + 1
+        while i < len(lowered) and i <= at + PREFIX_WORDS and lowered[i] in PREFIX_FILLERS:
+            i += 1
+        if i >= len(lowered) or lowered[i] in STOP_WORDS:
+            continue
+        bare = words[i].strip("'")
+        quoted = re.search(rf"['\"`]{re.escape(bare)}\\b", question) is not None
+        if "with" in lowered[at + 1 : i] or quoted or (bare.isupper() and bare.isalnum()):
+            found.add(bare.lower())
     return found
 
 
@@ -193,9 +228,10 @@ term 'Excluded'), they are the hop's."""
 
 def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
-    words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`)."""
+    words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`) but
+    another name of the answers (:data:`NAMING_PHRASES`, which :func:`schema_guided_plan` reads)."""
     words = words_of(question)
-    types, textual = not_entities(words, labels)
+    types, textual = not_entities(words, labels, [p for p in TEXT_PHRASES if p not in NAMING_PHRASES])
     starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
     textual |= {i for i, w in enumerate(words) if w.lower().strip("'") in starts}
     out = []
@@ -374,13 +410,15 @@ def _path(
     mentions: Sequence[tuple[int, str]],
     after: int,
     trailing: range | None = None,
+    naming: int = 0,
 ) -> list[Hop] | None:
     """The hops from the target type to the link's label, or None if the schema has none. An intermediate type
     counts when the question names it (``mentions``) between word ``after`` and the link; each hop's types are those
     the question means (kgqa.relation_meaning), the hop next to the link also reading the words after it
     (``trailing``); a hierarchy hop goes the way the question says ("subtypes of X"), and a question that says a
     way between two labels with no hierarchy between them ("diseases with a *subtype of* Seizure") goes through a
-    node of the link's label that is one step from it in its hierarchy."""
+    node of the link's label that is one step from it in its hierarchy. ``naming``: the words right before the
+    link that say it is a name ("the phenotype *known as* X": the phenotype is X, no hop)."""
 
     def joins(middle: str) -> bool:
         return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
@@ -392,7 +430,7 @@ def _path(
     named = [
         (label, position)
         for position, label in mentions
-        if after <= position < link.start - (OWN_LABEL_WORDS if label == link.label else 0)
+        if after <= position < link.start - (OWN_LABEL_WORDS + naming if label == link.label else 0)
     ]
     via = [(m, position) for m, position in reversed(named) if joins(m)]
     if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
@@ -448,6 +486,45 @@ def _shown(path: Sequence[Hop]) -> str:
     return " then ".join(f"{'|'.join(types)} ({label})" for types, label, _ in path)
 
 
+NAME_CUES = frozenset({"called", "named", "termed", "aka", "k", "known", "synonym", "alias", "go", "goes"})
+"""Words that say the span after them is a name ("sometimes called X", "known as X", "go by the name X",
+"a.k.a. X")."""
+NAME_FILLERS = frozenset({"as", "the", "a", "an", "by", "name", "of"})
+NAME_OWNERS = frozenset({"also", "sometimes", "otherwise", "often", "commonly", "usually", "be", "is", "are", "being"})
+"""Words between a naming cue and the noun it names ("symptoms *that are also* called X")."""
+
+
+SOMETHING = frozenset({"something", "anything", "one", "thing", "entity", "node"})
+"""Nouns that stand for an anchor not typed ("a gene linked to *something* called X")."""
+
+
+def _naming_cue(words: Sequence[str], start: int) -> int:
+    """How many words right before ``start`` say that what follows is a name ("known as", "called the"): 0 if
+    none (or past the words: a link the question's words do not hold)."""
+    if start > len(words):
+        return 0
+    i = start - 1
+    while i >= 0 and start - i <= 3 and words[i] in NAME_FILLERS:
+        i -= 1
+    return start - i if i >= 0 and words[i] in NAME_CUES else 0
+
+
+def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequence[Mention], answer: int) -> bool:
+    """Whether ``link`` is another name of the answers themselves ("symptoms that are sometimes called X"), not an
+    entity they relate to: it has the answer type, a naming cue comes right before it, and no other type mention
+    owns that cue ("the symptom known as X", "something called X" name an anchor)."""
+    cue = _naming_cue(words, link.start)
+    if link.label != target or not cue:
+        return False
+    j = link.start - cue - 1
+    while j >= 0 and words[j] in NAME_OWNERS | {"that", "which", "who", "and"}:
+        j -= 1
+    if j >= 0 and words[j] in SOMETHING:
+        return False
+    owner = next((m for m in mentions if m.position <= j < m.position - m.minus_size), None)
+    return owner is None or owner.position == answer
+
+
 UNREACHED = "no"
 """How the reason of a link dropped because no answer reaches it starts (:func:`unreached`)."""
 
@@ -489,6 +566,9 @@ def schema_guided_plan(
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}
+    spans = type_mentions(words, schema.labels)
+    naming = naming_words(words)
+    identity: Link | None = None
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []
     previous: tuple[Link, list[Hop]] | None = None
@@ -496,9 +576,16 @@ def schema_guided_plan(
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
         trailing = range(link.end, next(stops, following))
-        path = _path(link, target_type, schema, meaning, mentions, after, trailing)
+        path = _path(link, target_type, schema, meaning, mentions, after, trailing, _naming_cue(words, link.start))
         if previous is not None and path is not None and _coordinated(words, previous[0], link):
             path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
+        if identity is None and names_answer(words, link, target_type, spans, answer):
+            identity = link  # "symptoms also called X": the answers are X's node, or nodes named like it
+            after = link.end
+            continue
+        if link.label != target_type and link.start in naming:
+            dropped.append(Dropped(describe(link), "another name of the answers, not an entity of theirs"))
+            continue
         if path is None or (link.label, link.id) in joined:
             after = link.end
             continue
@@ -519,7 +606,9 @@ def schema_guided_plan(
         else:
             triplets.append(Triplet("y", path[0][0], name, path[0][2]))
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
-    if not triplets:
+    if identity is not None:
+        symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
+    elif not triplets:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))
 
@@ -535,6 +624,11 @@ def relaxations(plan: QueryPlan) -> list[tuple[str, QueryPlan]]:
         return []
     out = []
     for name in constants:
+        if name == plan.target:  # the answers' own name ("also called X") relaxed: the relations alone
+            if plan.triplets:
+                bare = tuple(replace(s, conditions=()) if s.name == name else s for s in plan.symbols)
+                out.append((plan.symbol(name).search_string or name, replace(plan, symbols=bare)))
+            continue
         triplets = [t for t in plan.triplets if name not in (t.head, t.tail)]
         while True:  # intermediates left hanging (joined to one node only) go too
             degree: dict[str, int] = {}

@@ -20,7 +20,7 @@ import numpy as np
 from kgqa.embed import Embedder
 from kgqa.llm import ChatModel, Completion, Message
 
-Method = Literal["only", "given", "llm", "named", "outvoted", "embedding"]
+Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding"]
 """How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's) both
 take the type the question names."""
 NAMED_WITHIN = 8
@@ -66,8 +66,9 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
 
 
 _LAY_WORDS = {
-    "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding",
-    "disease": "disorder, condition, syndrome, illness",
+    "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding, "
+    "hpo term",
+    "disease": "disorder, condition, syndrome, illness, diagnosis",
     "drug": "medication, medicine, compound",
     "anatomy": "tissue, organ, anatomical structure",
     "field_of_study": "field, research field, topic",
@@ -84,10 +85,16 @@ analysts seldom type a label's own name."""
 def type_words(label: str) -> set[str]:
     """How a question may name a type: ``gene/protein`` -> gene(s), protein(s), gene/protein(s);
     ``field_of_study`` -> field_of_study(s), field of study(s); plus its :data:`LAY_WORDS`."""
-    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower()), *LAY_WORDS.get(label, ())}
-    forms |= set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set()
+    forms = singular_type_words(label)
     plurals = {f + "s" for f in forms} | {f + "es" for f in forms} | {f[:-1] + "ies" for f in forms if f.endswith("y")}
     return {f for f in forms | plurals if f}
+
+
+def singular_type_words(label: str) -> set[str]:
+    """A type's own words, singular: ``gene/protein`` -> gene/protein, gene, protein; ``field_of_study`` ->
+    field_of_study, field of study; plus its :data:`LAY_WORDS`."""
+    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower()), *LAY_WORDS.get(label, ())}
+    return forms | (set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set())
 
 
 class Mention(NamedTuple):
@@ -131,6 +138,47 @@ def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, st
     return head.label, head.form
 
 
+ASKING = frozenset({"which", "what", "list", "all", "name", "give", "find", "show", "any", "every"})
+"""Words after which a question says what it asks for ("what *bits of DNA* ...", "list all *diagnoses* ...")."""
+LEADING = frozenset({"the", "all", "of", "a", "an", "me", "are", "is", "there", "those", "these", "kinds", "types"})
+SUBJECT_WORDS = 4
+SUBJECT_SIMILARITY = 0.4
+SUBJECT_MARGIN = 0.1
+"""The subject phrase names a type when it is this similar to one of the type's words, and this much more similar
+than to any other type's."""
+
+
+def subject_phrases(question: str) -> list[str]:
+    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for: right after its first asking
+    word among the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
+    words = re.findall(r"[\w][\w/-]*", question.lower())
+    start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
+    while start < len(words) and words[start] in LEADING:
+        start += 1
+    return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= len(words)]
+
+
+def type_by_subject(question: str, types: Sequence[str], embedder: Embedder) -> tuple[str, float, str] | None:
+    """The type the question's subject phrase means ("bits of DNA" -> gene/protein, "diagnoses" -> disease) by
+    embedding against every word of every type (:func:`type_words`, singular forms): the shortest phrase that is
+    similar enough to one type and clear of the others ("diagnoses", not "diagnoses manifesting"); else None."""
+    phrases = subject_phrases(question)
+    if not phrases:
+        return None
+    forms = [(label, form) for label in types for form in sorted(singular_type_words(label))]
+    scores = embedder.embed(phrases) @ embedder.embed([f for _, f in forms]).T
+    for i, phrase in enumerate(phrases):
+        per_type = {
+            label: max(float(s) for (lab, _), s in zip(forms, scores[i], strict=True) if lab == label)
+            for label in types
+        }
+        ranked = sorted(per_type.items(), key=lambda item: -item[1])
+        margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
+        if ranked[0][1] >= SUBJECT_SIMILARITY and margin >= SUBJECT_MARGIN:
+            return ranked[0][0], ranked[0][1], phrase
+    return None
+
+
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:
     """The type whose name (``gene/protein`` read as "gene protein") is closest to the question."""
     names = [re.sub(r"[_/]+", " ", t) for t in types]
@@ -172,5 +220,8 @@ def fallback_type(
     named = type_named_in_question(question, types)
     if named is not None:
         return TargetType(named[0], "named", f"{why}; the question names it ({named[1]!r})")
+    subject = type_by_subject(question, types, embedder)
+    if subject is not None:
+        return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")
     fallback, score = type_by_embedding(question_vector, types, embedder)
     return TargetType(fallback, "embedding", f"{why}; closest type name ({score:.3f})")

@@ -45,9 +45,9 @@ WORDED = [name for name in FAMILIES if name != "template"]
 """The families :func:`kgqa.families.word` words (``template`` is the template sentence)."""
 
 # Markers written from the meaning, not from the tables: a hierarchy hop is one level and says which way
-DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|more specific|\bchild|\bdown\b")
-UP = re.compile(r"parent|above|more general|subsum|\bup\b|broader")
-ONE_LEVEL = re.compile(r"direct|immediate|one level|one step|\bright\b|\bchild|parent")
+DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|beneath|more specific|\bchild|\bdown\b")
+UP = re.compile(r"parent|above|more general|subsum|superclass|\bup\b|broader")
+ONE_LEVEL = re.compile(r"direct|immediate|one level|one step|one rung|\bright\b|\bchild|parent")
 NEGATION = re.compile(r"absent|ruled out|exclud|\bnot\b|negative for|\black|without|don't")
 
 
@@ -172,7 +172,7 @@ JARGON = re.compile(
 
 def test_lay_is_a_new_family_with_the_same_relations_as_the_others() -> None:
     lay = FAMILIES["lay"]
-    assert list(FAMILIES)[-2:] == ["terse", "lay"] and not lay.tuned and lay.words is not None
+    assert list(FAMILIES)[-3:] == ["terse", "lay", "student"] and not lay.tuned and lay.words is not None
     assert set(lay.conditions) == set(CONDITION_KINDS) and set(lay.mentions) >= {"name", "lower", "alias"}
     for other in ("clinical", "conversational", "terse"):
         words = FAMILIES[other].words
@@ -197,12 +197,24 @@ def test_lay_speaks_plainly(target: str, hops: list[tuple[str, str]], direction:
             assert not JARGON.search(text.lower()) and "AD" not in text.split(), text  # no abbreviated modes
 
 
-def test_adding_lay_leaves_the_other_families_questions_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
-    others = [name for name in FAMILIES if name != "lay"]
+@pytest.mark.parametrize("added", ["lay", "student"])
+def test_adding_a_family_leaves_the_other_families_questions_as_they_were(
+    added: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    others = [name for name in FAMILIES if name != added]
     mixes = [[name] for name in others] + [others]
-    with_lay = [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes]
-    monkeypatch.delitem(FAMILIES, "lay")
-    assert [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes] == with_lay
+    with_added = [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes]
+    monkeypatch.delitem(FAMILIES, added)
+    assert [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes] == with_added
+
+
+def test_student_is_a_blind_family_that_draws_onset_and_inheritance_more() -> None:
+    student, lay = FAMILIES["student"], FAMILIES["lay"]
+    assert not student.tuned and not student.read and lay.read and student.words is not None
+    assert lay.words is not None and set(student.words.relations) == set(lay.words.relations)
+    assert set(student.conditions) == set(CONDITION_KINDS) and student.undirected == 0.2
+    others = [w for k, w in student.conditions.items() if k not in ("onset", "inheritance")]
+    assert min(student.conditions["onset"], student.conditions["inheritance"]) > max(others)
 
 
 def test_onset_and_inheritance_words() -> None:

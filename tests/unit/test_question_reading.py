@@ -147,7 +147,6 @@ def test_a_link_no_answer_reaches_is_never_a_required_triplet() -> None:
 @pytest.mark.parametrize(
     ("question", "condition"),
     [
-        ("Which phenotypes under Seizure are also called 'febrile fits'?", ["febrile", "fits"]),
         ("Which disorders are linked to SCN1A and have 'cardiac' in their name?", ["cardiac"]),
         ("Which diseases linked to SCN1A whose name contains cardiac?", ["cardiac"]),
         ("Which genes whose symbol starts with KCN are linked to Seizure?", ["kcn"]),
@@ -234,3 +233,66 @@ def test_a_dropped_link_leaves_the_words_before_it_to_the_next_entity() -> None:
         ("gene/protein", ("associated with",), "both", PHENOTYPE),
         (PHENOTYPE, ("parent-child",), "both", PHENOTYPE),
     ]
+
+
+def test_another_name_of_the_answers_is_their_own_constant_not_a_related_entity() -> None:
+    # "also called 'febrile fits'" names the answers: the plan asks for phenotypes of that name under Seizure
+    question = 'Which phenotypes under Seizure are also called "febrile fits"?'
+    words = words_of(question)
+    # the full-text strand's words, and linked, to find the answers
+    assert sorted(words[i].strip("'") for i in not_entities(words, TYPES)[1]) == ["febrile", "fits"]
+    assert "febrile fits" in {text.strip("'") for _, _, text in ngrams(question, TYPES)}
+    plan = plan_of(question, [("Seizure", PHENOTYPE), ("febrile fits", PHENOTYPE)], PHENOTYPE)
+    assert plan is not None and plan.target == "y"
+    assert plan.symbol("y").search_string == "febrile fits"
+    assert [c.search_string for c in plan.constants] == ["febrile fits", "Seizure"]
+    assert len(plan.triplets) == 1 and plan.triplets[0].head == "y"
+    relaxed = dict(relaxations(plan))
+    assert relaxed["febrile fits"].symbol("y").search_string is None and relaxed["febrile fits"].triplets
+    assert relaxed["Seizure"].triplets == () and relaxed["Seizure"].symbol("y").search_string == "febrile fits"
+    # named alone: the plan is the answers' name, no relation
+    alone = plan_of("Which phenotypes are sometimes called fits?", [("fits", PHENOTYPE)], PHENOTYPE)
+    assert alone is not None and alone.triplets == () and alone.symbol("y").search_string == "fits"
+
+
+@pytest.mark.parametrize(
+    ("question", "spans", "target"),
+    [
+        # the naming cue belongs to another type's noun: an anchor, joined as usual
+        ("Which genes are linked to the phenotype known as Seizure?", [("Seizure", PHENOTYPE)], "gene/protein"),
+        (
+            "Which phenotypes are more specific than the phenotype called Seizure?",
+            [("Seizure", PHENOTYPE)],
+            PHENOTYPE,
+        ),
+        ("Which phenotypes are more specific than Seizure?", [("Seizure", PHENOTYPE)], PHENOTYPE),
+        ("Which phenotypes are under something called Seizure?", [("Seizure", PHENOTYPE)], PHENOTYPE),
+    ],
+)
+def test_a_named_anchor_stays_an_entity_to_join(question: str, spans: list[tuple[str, str]], target: str) -> None:
+    plan = plan_of(question, spans, target)
+    assert plan is not None and plan.symbol("y").search_string is None and len(plan.triplets) == 1
+
+
+def test_another_name_that_links_to_another_type_is_not_joined() -> None:
+    question = 'Which phenotypes of SCN1A are also called "Dravet"?'
+    plan = plan_of(question, [("SCN1A", "gene/protein"), ("Dravet", "disease")], PHENOTYPE)
+    assert plan is not None and [c.search_string for c in plan.constants] == ["SCN1A"]
+    [gone] = plan.dropped
+    assert "'Dravet'" in gone.text and "another name of the answers" in gone.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "prefixes"),
+    [
+        ("Which genes have a short name starting with the letters MYO?", {"myo"}),
+        ("Which genes with a short name beginning RASG are linked to X?", {"rasg"}),
+        ("genes with a symbol beginning 'ZNF' linked to X", {"znf"}),
+        ("genes with the prefix KCN", {"kcn"}),
+        # not set off ("with", quotes or capitals): no prefix
+        ("Which diseases have onset beginning in childhood?", set()),
+        ("the beginning of the disease", set()),
+    ],
+)
+def test_a_prefix_is_read_after_its_verb_and_fillers(question: str, prefixes: set[str]) -> None:
+    assert prefix_words(question) == prefixes
