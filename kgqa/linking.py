@@ -32,7 +32,11 @@ from kgqa.relation_meaning import HIERARCHY, KINDS, RelationMeaning, Toward, typ
 from kgqa.store.base import GraphStore
 from kgqa.target_type import Mention, type_mentions
 
-MAX_NGRAM = 6
+MAX_NGRAM = 10
+SHORT_NGRAM = 6
+"""Spans of up to ``SHORT_NGRAM`` words link at the threshold; longer ones (HPO's "Abnormality of the epiphyses of
+the 3rd finger") only when all but exactly a name (``JOINED_SPAN_SIMILARITY``) and holding no word that says a
+relation, a name or an untyped anchor: a long span must not swallow its hop ("absent in the disorder X")."""
 _STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
 their them these this those to was what when where which who whom whose why with would you your any all also some
 find list show give tell name please associated related linked known both either neither than more most less one
@@ -243,6 +247,8 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
             span = range(start, start + n)
             if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
                 continue
+            if n > SHORT_NGRAM and any(w.lower() in LONG_SPAN_BREAKS for w in gram):
+                continue
             out.append((start, start + n, " ".join(gram)))
     return out
 
@@ -303,14 +309,15 @@ def link_entities(
     vectors = embedder.embed([text for _, _, text in grams])
     found: list[Link] = []
     for (start, end, text), vector in zip(grams, vectors, strict=True):
+        floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
             for hit in store.vector_top_k(skb, label, "name", vector, 1):
-                if hit.similarity >= threshold:
+                if hit.similarity >= floor:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
         if aliases:
             best: dict[str, Link] = {}
             for alias in store.alias_top_k(skb, vector, ALIAS_HITS):
-                if alias.label in labels and alias.similarity >= threshold and alias.label not in best:
+                if alias.label in labels and alias.similarity >= floor and alias.label not in best:
                     best[alias.label] = Link(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
@@ -496,6 +503,8 @@ NAME_OWNERS = frozenset({"also", "sometimes", "otherwise", "often", "commonly", 
 
 SOMETHING = frozenset({"something", "anything", "one", "thing", "entity", "node"})
 """Nouns that stand for an anchor not typed ("a gene linked to *something* called X")."""
+LONG_SPAN_BREAKS = RELATIONAL | NAME_CUES | SOMETHING | CLAUSE_ENDS
+"""Words no span longer than ``SHORT_NGRAM`` holds (:func:`ngrams`)."""
 
 
 def _naming_cue(words: Sequence[str], start: int) -> int:

@@ -15,7 +15,16 @@ from cypher.sanitize import GraphSchema
 from kgqa.config import Config
 from kgqa.context import Context, Options
 from kgqa.errors import QuestionError
-from kgqa.linking import MAX_LINK_SPANS, Link, link_entities, link_spans, ngrams, schema_guided_plan, span_cap
+from kgqa.linking import (
+    MAX_LINK_SPANS,
+    MAX_NGRAM,
+    Link,
+    link_entities,
+    link_spans,
+    ngrams,
+    schema_guided_plan,
+    span_cap,
+)
 from kgqa.pipeline import note_link_cap, note_unjoined, run
 from kgqa.session import check_question
 from kgqa.store.base import NODE_KEYS, VectorHit
@@ -83,15 +92,18 @@ def test_under_the_cap_linking_reads_every_span_as_before() -> None:
 
 
 def test_over_the_cap_the_spans_of_the_first_words_are_kept_in_order() -> None:
-    question = _question(100)  # no stop words: 6 spans start at each word but the last 5
+    question = _question(100)  # no stop words: MAX_NGRAM spans start at each word but the last few
     every = ngrams(question, LABELS)
-    kept, cap = link_spans(question, LABELS, 20)
-    assert len(every) > 20 and len(kept) == 20
+    limit = 2 * MAX_NGRAM + 2
+    kept, cap = link_spans(question, LABELS, limit)
+    assert len(every) > limit and len(kept) == limit
     assert [g for g in every if g in kept] == kept  # ngrams' order, so linking under the cap is unchanged
-    assert {start for start, _, _ in kept} == {0, 1, 2, 3}  # 6 + 6 + 6 spans, then the 2 shortest at word 3
-    assert {(3, 4), (3, 5)} <= {(start, end) for start, end, _ in kept}
-    assert cap is not None and (cap.words, cap.total_words, cap.kept, cap.spans) == (4, 100, 20, len(every))
-    assert cap.describe() == f"linked the first 4 of 100 words only (20 of {len(every)} spans; max_link_ngrams = 20)"
+    assert {start for start, _, _ in kept} == {0, 1, 2}  # every span at words 0 and 1, then the 2 shortest at 2
+    assert {(start, end) for start, end, _ in kept if start == 2} == {(2, 3), (2, 4)}
+    assert cap is not None and (cap.words, cap.total_words, cap.kept, cap.spans) == (3, 100, limit, len(every))
+    assert cap.describe() == (
+        f"linked the first 3 of 100 words only ({limit} of {len(every)} spans; max_link_ngrams = {limit})"
+    )
 
 
 class _Embedder:
@@ -135,7 +147,7 @@ def test_a_cut_degrades_the_linking_step_and_is_listed_in_the_trace_bounds() -> 
     record = StepTrace(2, "cypher", detail="no LLM: entities linked by the name index: none")
     note_link_cap(_ctx(20), _question(100), trace, record)
     assert record.status == "degraded"
-    assert record.detail.startswith("no LLM: entities linked by the name index: none; linked the first 4 of 100")
+    assert record.detail.startswith("no LLM: entities linked by the name index: none; linked the first 2 of 100")
     assert trace.bounds == [record.detail.split("; ", 1)[1]]
     note_link_cap(_ctx(20), _question(100), trace, StepTrace(5, "grounding"))  # linking again: listed once
     assert len(trace.bounds) == 1

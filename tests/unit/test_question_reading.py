@@ -5,7 +5,9 @@ of a textual condition to the full-text strand even where they also became a con
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+import numpy as np
 import pytest
 
 from cypher.plan import QueryPlan
@@ -16,6 +18,7 @@ from kgqa.linking import (
     Link,
     Reaches,
     condition_words,
+    link_entities,
     ngrams,
     not_entities,
     prefix_words,
@@ -24,6 +27,7 @@ from kgqa.linking import (
     unreached,
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
+from kgqa.store.base import VectorHit
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
@@ -296,3 +300,33 @@ def test_another_name_that_links_to_another_type_is_not_joined() -> None:
 )
 def test_a_prefix_is_read_after_its_verb_and_fillers(question: str, prefixes: set[str]) -> None:
     assert prefix_words(question) == prefixes
+
+
+class _SpanNames:
+    """A name index whose best hit for a span is set by hand (span -> similarity); every other span is far."""
+
+    def __init__(self, similar: dict[str, float]) -> None:
+        self.similar = similar
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        text = self.texts[int(vector[0])]
+        return [VectorHit(text, text, label, self.similar.get(text, 0.1))] if label == PHENOTYPE else []
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        self.texts = list(texts)
+        return np.array([[i] for i in range(len(texts))], np.float32)
+
+
+def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop() -> None:
+    question = "Which genes are linked to Abnormality of the epiphyses of the 3rd finger?"
+    long_name = "Abnormality of the epiphyses of the 3rd finger"
+    index = _SpanNames({long_name: 1.0, "epiphyses of the 3rd finger": 0.97})
+    [found] = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert found.span == long_name  # 8 words: past the short spans, linked whole
+    index = _SpanNames({long_name: 0.95, "epiphyses of the 3rd finger": 0.97})
+    [found] = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert found.span == "epiphyses of the 3rd finger"  # a long span that only resembles a name is not taken
+    # a span that holds a relation word is no name however long: "absent in the disorder ..." is the hop's
+    spans = {text for _, _, text in ngrams("Which genes are absent in the disorder Abnormality of the epiphyses")}
+    assert "absent in the disorder Abnormality of the epiphyses" not in spans
+    assert "disorder Abnormality of the epiphyses" in spans
