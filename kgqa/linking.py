@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
-from kgqa.relation_meaning import HIERARCHY, KINDS, RelationMeaning, Toward, type_kinds, words_of
+from kgqa.relation_meaning import HIERARCHY, KINDS, NEGATION, RelationMeaning, Toward, type_kinds, words_of
 from kgqa.store.base import GraphStore
 from kgqa.target_type import Mention, type_mentions
 
@@ -448,12 +448,33 @@ def _path(
     near = range(max(after, link.start - STEP_SPAN), link.start)
     if not via and target != link.label and hierarchy and _offered(schema, target, link.label) and meaning.step(near):
         via = [(link.label, -1)]
+    if not via and target != link.label:
+        via = [(m, -1) for m in _said_between(schema, target, link.label, meaning, stretch, trailing)]
     if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
         middle, at = via[0]
         first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (stretch, stretch)
         return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
     direct = hop(target, link.label, stretch, trailing)
     return [direct] if direct[0] else None
+
+
+def _said_between(
+    schema: GraphSchema, target: str, label: str, meaning: RelationMeaning, stretch: range, trailing: range | None
+) -> list[str]:
+    """The one label to go through when the question says a negation no type between ``target`` and ``label`` has
+    but one between that label and ``label`` does ("genes linked to a finding *noted as absent in* disease X": genes
+    and diseases have no absent relation, phenotypes and diseases do); none otherwise."""
+    direct = _offered(schema, target, label)
+    if any(NEGATION in type_kinds(t) for t in direct) or not meaning.says(NEGATION, stretch, trailing):
+        return []
+    middles = [
+        m
+        for m in schema.labels
+        if m not in (target, label)
+        and _offered(schema, target, m)
+        and any(NEGATION in type_kinds(t) for t in _offered(schema, m, label))
+    ]
+    return middles if len(middles) == 1 else []
 
 
 CLAUSE_ENDS = CONJUNCTIONS | frozenset({"which", "that", "who", "whose", "whom", "where", "what"})

@@ -189,6 +189,13 @@ class RelationMeaning:
                 return None
         return None
 
+    def says(self, kind: str, within: range, trailing: range | None = None) -> bool:
+        """Whether the words at ``within`` (or ``trailing``) say a relation of ``kind`` (:data:`KINDS`)."""
+        if not self.by_kind:
+            return False
+        words = self._read(within) + (self._read(trailing) if trailing is not None else [])
+        return any(w in KINDS[kind][0] for w in words)
+
     def step(self, within: range) -> bool:
         """Whether the words at ``within`` name one step of a hierarchy by a word that says nothing else: "subtypes",
         "more specific", but "children" and "parents" only before "of" (patients' "children with X" are no

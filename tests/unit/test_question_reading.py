@@ -90,6 +90,19 @@ PRESENT, ABSENT = ("phenotype present",), ("phenotype absent",)
             "disease",
             [PRESENT, PRESENT, ABSENT],
         ),
+        # a negation genes and diseases have no type for goes through the one label that has it
+        (
+            "Which genes are linked to a finding on record as not part of Gaucher disease?",
+            [("Gaucher disease", "disease")],
+            "gene/protein",
+            [("associated with",), ABSENT],
+        ),
+        (
+            "Which genes are linked to Gaucher disease?",
+            [("Gaucher disease", "disease")],
+            "gene/protein",
+            [("associated with",)],
+        ),
     ],
 )
 def test_a_negated_question_plans_phenotype_absent(
