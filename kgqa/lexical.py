@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from kgqa.linking import RELATIONAL, STOP_WORDS
+from kgqa.linking import RELATIONAL, STOP_WORDS, condition_words, prefix_words
+from kgqa.relation_meaning import words_of
 from kgqa.target_type import type_words
 
 MAX_TERMS = 16
@@ -64,3 +65,18 @@ def residual_terms(
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text.lower())
+
+
+def search_terms(
+    question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str]
+) -> list[str]:
+    """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
+    holds (a textual condition after its cue, a prefix), those words alone; the rest of such a question frames it
+    ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
+    outweigh the condition's in the index's scores. Else every residual word."""
+    words = words_of(question)
+    condition = [words[i] for i in sorted(condition_words(words, labels))]
+    prefixes = prefix_words(question)
+    terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
+    said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))
+    return [t for t in terms if t in said] if said else terms

@@ -133,13 +133,24 @@ INNER = frozenset({"of", "the", "a", "an"})
 """Stop words a condition's phrase runs on through ("tumor of the uterine cervix"), when a word follows."""
 
 
+RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
+"""The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
+term 'Excluded'), they are the hop's."""
+
+
 def _run(lowered: Sequence[str], positions: range) -> set[int]:
     """The positions of ``positions`` up to the first stop word or the end of the question; going forward, a phrase
-    that goes on after "of" or an article keeps going ("tumor of the uterine cervix"), for as many words again."""
+    that goes on after "of" or an article keeps going ("tumor of the uterine cervix"), for as many words again. A
+    word that says a relation's kind ends it ("the word 'combined' *lack* Seizure"), and so does a closing quote."""
     out: set[int] = set()
     allowed, extended = len(positions), False
     i, step = positions.start, positions.step
     while 0 <= i < len(lowered) and len(out) < allowed:
+        if out and lowered[i] in RELATIONAL:
+            break
+        if step > 0 and lowered[i].endswith("'"):
+            out.add(i)
+            break
         if lowered[i] in STOP_WORDS:
             j = i
             while step > 0 and j < len(lowered) and lowered[j] in INNER:
@@ -223,11 +234,6 @@ def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
     """Positions of the words of a textual condition (:func:`not_entities`): they reach the full-text strand even
     where a constant's name covers them ("children of Seizure that mention seizure")."""
     return not_entities(words, labels)[1]
-
-
-RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
-"""The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
-term 'Excluded'), they are the hop's."""
 
 
 def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:

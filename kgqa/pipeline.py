@@ -35,9 +35,8 @@ from kgqa.fallback import linked_plan
 from kgqa.graph_ranking import GraphRanking, Lexical, rank_graph_strand
 from kgqa.grounding import NodeMatch, PlanGrounding, constant_vectors, ground, plan_candidates, weak_constants
 from kgqa.hybrid import as_fill, hybrid_merge
-from kgqa.lexical import residual_terms
-from kgqa.linking import condition_words, prefix_words, relaxations, span_cap, unreached
-from kgqa.relation_meaning import words_of
+from kgqa.lexical import search_terms
+from kgqa.linking import relaxations, span_cap, unreached
 from kgqa.rerank import rerank, rerank_documents
 from kgqa.session import check_question
 from kgqa.target_type import fallback_type, predict_target_type
@@ -442,10 +441,7 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
         return None
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
-    words = words_of(question)
-    condition = [words[i] for i in sorted(condition_words(words, ctx.graph.labels))]
-    terms = residual_terms(question, covered, ctx.graph.labels, types, condition, prefix_words(question))
-    return Lexical(tuple(terms), ctx.config.lexical_weight)
+    return Lexical(tuple(search_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
 
 
 def _rerank(

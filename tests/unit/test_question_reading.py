@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cypher.plan import QueryPlan
-from kgqa.lexical import residual_terms
+from kgqa.lexical import residual_terms, search_terms
 from kgqa.linking import (
     STOP_WORDS,
     Hop,
@@ -343,3 +343,21 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
     spans = {text for _, _, text in ngrams("Which genes are absent in the disorder Abnormality of the epiphyses")}
     assert "absent in the disorder Abnormality of the epiphyses" not in spans
     assert "disorder Abnormality of the epiphyses" in spans
+
+
+@pytest.mark.parametrize(
+    ("question", "terms"),
+    [
+        # a condition said after its cue: its words alone, not the framing around them
+        (
+            "Sorry if this is basic, but which illnesses whose description uses the word 'combined' lack Seizure?",
+            ["combined"],
+        ),
+        ("Asking for my kid: which genes linked to Seizure have a symbol starting with 'KCN'?", ["kcn*"]),
+        # no condition said: every residual word
+        ("Which rare illnesses present with Seizure?", ["rare"]),
+    ],
+)
+def test_a_stated_condition_is_all_the_full_text_strand_searches(question: str, terms: list[str]) -> None:
+    relation_types = ["phenotype present", "phenotype absent", "associated with", "parent-child"]
+    assert search_terms(question, ["Seizure"], TYPES, relation_types) == terms
