@@ -204,6 +204,7 @@ class Kgqa:
                     batch_size=c.embed_batch_size,
                     base_url=c.openai_base_url,
                     api_key=c.openai_api_key,
+                    models_dir=c.home / "models",
                 )
                 cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
                 self._models.embedder = Embedder(encoder, cache)

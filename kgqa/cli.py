@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -24,6 +24,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -36,6 +37,7 @@ from kgqa.answers import Candidate, shown_score
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
+from kgqa.progress import LineProgress
 from kgqa.qa import SPLITS
 from kgqa.session import check_question
 from kgqa.skbs import KNOWN
@@ -148,15 +150,19 @@ def _start(config: Config) -> Session:
         return Kgqa(config)
 
 
-def _progress(console: Console) -> Progress:
-    return Progress(
+def _progress(console: Console, *columns: ProgressColumn) -> Progress | LineProgress:
+    """rich's live bar in a terminal; elsewhere (nohup, CI, a pipe), where that bar shows nothing until the end, a
+    line per running task every 30 s with its counts, rate and ETA."""
+    if not console.is_terminal:
+        return LineProgress(lambda text: console.print(f"kgqa: {text}", markup=False, highlight=False, soft_wrap=True))
+    columns = columns or (
         TextColumn("{task.description:<20}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=console,
     )
+    return Progress(*columns, console=console)
 
 
 def _stderr() -> Console:
@@ -410,6 +416,10 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
         f"{answer.question}  [{skb}; steps={trace.steps_mode}; llm={trace.llm}; reranker={trace.reranker}; "
         f"{usage.calls} LLM calls, {usage.prompt_tokens}+{usage.completion_tokens} tokens]"
     )
+    if not console.is_terminal or console.width < TABLE_MIN_WIDTH:  # a pipe, or a narrow terminal: plain lines
+        for text in (title, *_answer_lines(answer.answers, trace.llm != "none")):
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
+        return
     table = Table(title=Text(title))
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
@@ -417,6 +427,20 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
         cells = (str(rank), str(c.id), c.type, c.name, f"{shown_score(c):.3f}", _evidence(c, trace.llm != "none"))
         table.add_row(*map(Text, cells))  # user and data text, never markup
     console.print(table)
+
+
+TABLE_MIN_WIDTH = 120
+"""Narrower than this (a pipe's console is 80 wide) the answer table wraps each evidence cell over many lines: the
+answers are printed as two plain lines each instead."""
+
+
+def _answer_lines(answers: Sequence[Candidate], with_llm: bool) -> list[str]:
+    """Two lines per answer: rank, name, type, id and score; then its evidence, indented."""
+    lines = []
+    for rank, c in enumerate(answers, 1):
+        lines.append(f"{rank:>3}. {c.name}  ({c.type} {c.id})  {shown_score(c):.3f}")
+        lines.append(f"     {_evidence(c, with_llm)}")
+    return lines
 
 
 def _evidence(c: Candidate, with_llm: bool) -> str:
@@ -660,17 +684,17 @@ def eval_command(
             if importlib.util.find_spec("langchain_neo4j") is None:
                 raise ConfigError(f"--baseline {baselines[0]} needs: pip install 'kgqa[langchain]'")
         kg.meta(skb)
-        with Progress(
+        with _progress(
+            _stderr(),
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             TextColumn("{task.fields[score]}"),
-            console=_stderr(),
         ) as bar:
             asked = {q.id for q in questions}
             resumed = Counter(r.row for r in load_records(out) if r.id in asked)  # a resumed eval starts where it was
-            tasks = {
+            tasks: dict[str, Any] = {
                 row[0]: bar.add_task(row[0], total=len(questions), completed=resumed[row[0]], score="") for row in rows
             }
 

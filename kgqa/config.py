@@ -35,7 +35,9 @@ class Config:
     store: StoreKind = "falkordb"
     """Graph store backend: ``falkordb`` (embedded, default) or ``neo4j`` (a server, see docs/neo4j.md)."""
     embedder: str = "minilm"
-    """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, or ``openai:MODEL``."""
+    """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, ``openai:MODEL``, or a
+    local model run by ONNX Runtime: ``onnx:minilm`` (fp32) or ``onnx-int8:minilm`` (int8 weights; exported into
+    ``home/models`` at first use, offline; needs the ``onnx`` extra)."""
     embed_batch_size: int = 64
     doc_max_tokens: int = 128
     """Token budget for document embeddings (names are short). MiniLM reads at most 256."""

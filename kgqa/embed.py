@@ -360,8 +360,26 @@ class Embedder:
         return vector
 
 
-def make_encoder(spec: str, *, device: str, batch_size: int, base_url: str | None, api_key: str | None) -> Encoder:
-    """``minilm`` | ``openai:MODEL`` | any local sentence-transformers model path or name."""
+def make_encoder(
+    spec: str,
+    *,
+    device: str,
+    batch_size: int,
+    base_url: str | None,
+    api_key: str | None,
+    models_dir: Path | None = None,
+) -> Encoder:
+    """``minilm`` | ``openai:MODEL`` | ``onnx:MODEL`` or ``onnx-int8:MODEL`` (a local sentence-transformers model
+    run by ONNX Runtime, exported into ``models_dir`` at first use: kgqa.onnx_encoder) | any local
+    sentence-transformers model path or name."""
     if spec.startswith("openai:"):
         return OpenAIEncoder(spec.removeprefix("openai:"), base_url, api_key or os.environ.get("OPENAI_API_KEY"))
+    backend, _, model = spec.partition(":")
+    if model and backend in ("onnx", "onnx-int8"):
+        from kgqa.onnx_encoder import OnnxEncoder
+
+        if models_dir is None:
+            raise ConfigError(f"embedder '{spec}' needs a folder to export the model into")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        return OnnxEncoder(model, _resolve_model(model), models_dir, backend, batch_size)  # type: ignore[arg-type]
     return SentenceTransformerEncoder(spec, device=device, batch_size=batch_size)
