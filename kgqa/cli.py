@@ -177,7 +177,10 @@ skb_option: Callable[..., Any] = click.option("--skb", required=True, help=f"SKB
 
 @click.group(cls=KgqaGroup)
 @click.option("--home", type=click.Path(path_type=Path), help="Data directory (default $KGQA_HOME or ~/.kgqa).")
-@click.option("--embedder", help="minilm (default), a local sentence-transformers model path, or openai:MODEL.")
+@click.option(
+    "--embedder",
+    help="minilm (default), a local sentence-transformers model path, openai:MODEL, or onnx:minilm / onnx-int8:minilm.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks of internal errors.")
 @click.version_option(package_name="kgqa")
 @click.pass_context

@@ -29,6 +29,7 @@ from typing import Protocol, TypeVar
 import numpy as np
 
 from kgqa.errors import ConfigError, EmbeddingError
+from kgqa.onnx_encoder import BACKENDS, OnnxEncoder
 
 DEFAULT_MODEL = "minilm"
 
@@ -375,11 +376,10 @@ def make_encoder(
     if spec.startswith("openai:"):
         return OpenAIEncoder(spec.removeprefix("openai:"), base_url, api_key or os.environ.get("OPENAI_API_KEY"))
     backend, _, model = spec.partition(":")
-    if model and backend in ("onnx", "onnx-int8"):
-        from kgqa.onnx_encoder import OnnxEncoder
-
-        if models_dir is None:
-            raise ConfigError(f"embedder '{spec}' needs a folder to export the model into")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        return OnnxEncoder(model, _resolve_model(model), models_dir, backend, batch_size)  # type: ignore[arg-type]
+    for known in BACKENDS:
+        if model and backend == known:
+            if models_dir is None:
+                raise ConfigError(f"embedder '{spec}' needs a folder to export the model into")
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            return OnnxEncoder(model, _resolve_model(model), models_dir, known, batch_size)
     return SentenceTransformerEncoder(spec, device=device, batch_size=batch_size)
