@@ -99,7 +99,7 @@ def plain_text(node: Node) -> str:
 
 
 @contextmanager
-def _task(progress: ProgressSink | None, description: str, total: int) -> Iterator[Callable[[int], None]]:
+def _task(progress: ProgressSink | None, description: str, total: int | None) -> Iterator[Callable[[int], None]]:
     if progress is None:
         yield lambda n: None
         return
@@ -140,12 +140,13 @@ def _doc_vectors(
     rel_docs: Sequence[str],
     start: int,
     imported: DocVectors | None,
+    embedded: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """The document vectors of the nodes at positions ``start, start + 1, ...``: imported where the file has one,
     else embedded (only those texts are rendered)."""
     if imported is None:
         texts = [embedding_text(data, node, rel) for node, rel in zip(nodes, rel_docs, strict=True)]
-        return embedder.embed(texts, config.doc_max_tokens)
+        return embedder.embed(texts, config.doc_max_tokens, embedded)
     rows = imported.rows[start : start + len(nodes)]
     out = np.empty((len(nodes), imported.dimension), dtype=np.float32)
     have = rows >= 0
@@ -153,7 +154,7 @@ def _doc_vectors(
     lacking = np.flatnonzero(~have).tolist()
     if lacking:
         texts = [embedding_text(data, nodes[i], rel_docs[i]) for i in lacking]
-        out[lacking] = embedder.embed(texts, config.doc_max_tokens)
+        out[lacking] = embedder.embed(texts, config.doc_max_tokens, embedded)
     return out
 
 
@@ -166,11 +167,13 @@ def _write_nodes(
     generic: dict[NodeId, str] | None,
     start: int = 0,
     imported: DocVectors | None = None,
+    embedded: Callable[[int], None] | None = None,
 ) -> None:
+    """``embedded(n)``: n more texts resolved (cached or computed), for the load's progress."""
     rel_docs = [node.relations or "" if generic is None else generic[node.id] for node in nodes]
-    name_vectors = embedder.embed([n.name for n in nodes], None)
-    doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported)
-    plain_vectors = embedder.embed([plain_text(node) for node in nodes])
+    name_vectors = embedder.embed([n.name for n in nodes], None, embedded)
+    doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported, embedded)
+    plain_vectors = embedder.embed([plain_text(node) for node in nodes], None, embedded)
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
     for node, rel, name_vec, doc_vec, plain_vec in zip(
         nodes, rel_docs, name_vectors, doc_vectors, plain_vectors, strict=True
@@ -180,7 +183,7 @@ def _write_nodes(
         writer.add_nodes(label, rows)
     aliased = [(node, alias) for node in nodes for alias in node.aliases]
     if aliased:
-        vectors = embedder.embed([alias for _, alias in aliased], None)
+        vectors = embedder.embed([alias for _, alias in aliased], None, embedded)
         writer.add_aliases(
             [
                 AliasRow(str(node.id), node.type, node.name, alias, vector)
@@ -235,10 +238,14 @@ def load_skb(
     phases: dict[str, float] = {}
     clock = time.perf_counter()
     with store.writer(data.name, meta) as writer:
-        with _task(progress, "embedding and writing nodes", len(data.nodes)) as advance:
+        texts = 3 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)  # name, 2 documents, aliases
+        with (
+            _task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
+            _task(progress, "writing nodes", len(data.nodes)) as advance,
+        ):
             for start in range(0, len(data.nodes), NODE_CHUNK):
                 chunk = data.nodes[start : start + NODE_CHUNK]
-                _write_nodes(writer, embedder, data, config, chunk, generic, start, doc_vectors)
+                _write_nodes(writer, embedder, data, config, chunk, generic, start, doc_vectors, embedded)
                 advance(len(chunk))
         phases["nodes"], clock = time.perf_counter() - clock, time.perf_counter()
         with _task(progress, "writing edges", len(data.edges)) as advance:

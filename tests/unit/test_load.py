@@ -71,3 +71,19 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
     for row in store.writer_.aliases:
         assert np.array_equal(row.emb, encoder.encode([row.alias], None)[0])
         assert encoder.lengths[row.alias] is None
+
+
+def test_a_load_reports_every_text_it_embeds_as_it_goes(tmp_path: Path, prime_dir: Path, settings: Config) -> None:
+    """Progress counts texts, not node chunks of 20,000: a line every 30 s has something to say (issue 31)."""
+    from kgqa.progress import LineProgress
+
+    data = read_stark("prime", prime_dir)
+    embedder = Embedder(HashEncoder("st:tiny", 8), EmbeddingCache(tmp_path / "cache.sqlite"), chunk_size=4)
+    lines: list[str] = []
+    with LineProgress(lines.append, every=0) as progress:
+        load_skb(CheckingStore(), embedder, data, settings, progress=progress)  # type: ignore[arg-type]
+    texts = 3 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)
+    embedding = [line for line in lines if line.startswith("embedding texts: ")]
+    assert len(embedding) > 3  # one per chunk of 4 texts resolved, not one per node chunk
+    assert embedding[-1].startswith(f"embedding texts: {texts:,}/{texts:,} (100%)")
+    assert any(line.startswith(f"writing nodes: {len(data.nodes):,}/{len(data.nodes):,} (100%)") for line in lines)
