@@ -224,7 +224,7 @@ def prefix_words(question: str) -> set[str]:
         if i >= len(lowered) or lowered[i] in STOP_WORDS:
             continue
         bare = words[i].strip("'")
-        quoted = re.search(rf"['\"`]{re.escape(bare)}\\b", question) is not None
+        quoted = re.search(rf"['\"`]{re.escape(bare)}\b", question) is not None
         if "with" in lowered[at + 1 : i] or quoted or (bare.isupper() and bare.isalnum()):
             found.add(bare.lower())
     return found

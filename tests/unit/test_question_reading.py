@@ -305,6 +305,8 @@ def test_another_name_that_links_to_another_type_is_not_joined() -> None:
         ("Which genes have a short name starting with the letters MYO?", {"myo"}),
         ("Which genes with a short name beginning RASG are linked to X?", {"rasg"}),
         ("genes with a symbol beginning 'ZNF' linked to X", {"znf"}),
+        ("genes with a symbol beginning 'znf' linked to X", {"znf"}),  # set off by its quotes alone
+        ("genes with a symbol beginning znf linked to X", set()),
         ("genes with the prefix KCN", {"kcn"}),
         # not set off ("with", quotes or capitals): no prefix
         ("Which diseases have onset beginning in childhood?", set()),
