@@ -141,7 +141,7 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
         return choice.label
     if choice.completion is not None:
         record.usage.add(choice.completion)
-    if choice.method in ("named", "embedding"):  # no LLM, or its reply named no type
+    if choice.method in ("named", "subject", "embedding"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
     elif choice.method == "outvoted":
         record.detail = f"{choice.label} ({choice.detail})"
