@@ -31,16 +31,20 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OPSET = 17
 FORMAT = 1
 """Bumped when the export changes: an export of another format is made again."""
+SMALL_FILE = 1 << 20
 
 
 def export_dir(root: Path, model_path: str, backend: Backend) -> Path:
     """Where ``backend``'s export of the model at ``model_path`` lives under ``root``: keyed by the model's folder
-    name and a digest of its weights and configuration (another model of the same name is another export)."""
+    name and a digest of its files (the configuration and tokenizer files by content, the weights by name and size,
+    which a read of 90 MB at every start would not improve on much): another model of the same name is another
+    export."""
     source = Path(model_path)
     digest = hashlib.sha256(f"{FORMAT}|{backend}".encode())
-    for name in sorted(p.name for p in source.iterdir() if p.suffix in (".json", ".safetensors", ".bin", ".txt")):
-        digest.update(name.encode())
-        digest.update(str((source / name).stat().st_size).encode())
+    for path in sorted(p for p in source.iterdir() if p.suffix in (".json", ".safetensors", ".bin", ".txt")):
+        digest.update(path.name.encode())
+        size = path.stat().st_size
+        digest.update(path.read_bytes() if size < SMALL_FILE else str(size).encode())
     return root / f"{source.name}-{backend}-{digest.hexdigest()[:12]}"
 
 
