@@ -118,6 +118,8 @@ TEXT_PHRASES = (
 """Phrases after which the question says what the answers' own text holds: another name of theirs, a part of their
 name or symbol. The words that follow reach the full-text strand and are no entity to join ("phenotypes whose name
 contains 'X'" are not linked to X); after :data:`NAMING_PHRASES` they may name the answer itself."""
+OWN_TEXT_PHRASES = tuple(p for p in TEXT_PHRASES if p not in NAMING_PHRASES)
+"""The :data:`TEXT_PHRASES` whose words are never linked (another name may be: it finds the answer it names)."""
 TEXT_AFTER = ("in their description", "in its description", "in the description", "in their name", "in its name")
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
@@ -241,7 +243,7 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`) but
     another name of the answers (:data:`NAMING_PHRASES`, which :func:`schema_guided_plan` reads)."""
     words = words_of(question)
-    types, textual = not_entities(words, labels, [p for p in TEXT_PHRASES if p not in NAMING_PHRASES])
+    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES)
     starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
     textual |= {i for i, w in enumerate(words) if w.lower().strip("'") in starts}
     out = []
@@ -377,13 +379,6 @@ def _priority(link: Link) -> tuple[int, float, int]:
     joined = bool(words & CONJUNCTIONS)
     whole = link.similarity >= (JOINED_SPAN_SIMILARITY if joined else LONG_SPAN_SIMILARITY)
     return (-(link.end - link.start) if whole else 0, -link.similarity, link.start)
-
-
-def label_mentions(question: str, labels: Sequence[str]) -> list[tuple[int, str]]:
-    """(word position, label) for every place the question names a type (singular, plural, or a word of it),
-    positions counted as :func:`words_of` counts them (the links' positions)."""
-    words = [w.lower() for w in words_of(question)]
-    return sorted({(m.position, m.label) for m in type_mentions(words, labels)})
 
 
 def _offered(schema: GraphSchema, a: str, b: str) -> tuple[str, ...]:
@@ -524,7 +519,10 @@ NAME_CUES = frozenset({"called", "named", "termed", "aka", "k", "known", "synony
 """Words that say the span after them is a name ("sometimes called X", "known as X", "go by the name X",
 "a.k.a. X")."""
 NAME_FILLERS = frozenset({"as", "the", "a", "an", "by", "name", "of"})
-NAME_OWNERS = frozenset({"also", "sometimes", "otherwise", "often", "commonly", "usually", "be", "is", "are", "being"})
+NAME_OWNERS = frozenset(
+    {"also", "sometimes", "otherwise", "often", "commonly", "usually", "be", "is", "are", "being"}
+    | {"that", "which", "who", "and"}
+)
 """Words between a naming cue and the noun it names ("symptoms *that are also* called X")."""
 
 
@@ -553,7 +551,7 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
     if link.label != target or not cue:
         return False
     j = link.start - cue - 1
-    while j >= 0 and words[j] in NAME_OWNERS | {"that", "which", "who", "and"}:
+    while j >= 0 and words[j] in NAME_OWNERS:
         j -= 1
     if j >= 0 and words[j] in SOMETHING:
         return False
@@ -597,12 +595,12 @@ def schema_guided_plan(
     triplets: list[Triplet] = []
     words = [w.lower() for w in words_of(question)]
     named_types = _named_types(question, schema)
-    mentions = [(at, label) for at, label in label_mentions(question, schema.labels) if at not in named_types]
+    spans = type_mentions(words, schema.labels)
+    mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
     answer = next((position for position, label in mentions if label == target_type), -1)
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}
-    spans = type_mentions(words, schema.labels)
     naming = naming_words(words)
     identity: Link | None = None
     joined: set[tuple[str, str]] = set()
@@ -612,16 +610,16 @@ def schema_guided_plan(
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
         trailing = range(link.end, next(stops, following))
-        path = _path(link, target_type, schema, meaning, mentions, after, trailing, _naming_cue(words, link.start))
-        if previous is not None and path is not None and _coordinated(words, previous[0], link):
-            path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
         if identity is None and names_answer(words, link, target_type, spans, answer):
             identity = link  # "symptoms also called X": the answers are X's node, or nodes named like it
             after = link.end
             continue
-        if link.label != target_type and link.start in naming:
+        if link.label != target_type and link.start in naming:  # no hop to read for it
             dropped.append(Dropped(describe(link), "another name of the answers, not an entity of theirs"))
             continue
+        path = _path(link, target_type, schema, meaning, mentions, after, trailing, _naming_cue(words, link.start))
+        if previous is not None and path is not None and _coordinated(words, previous[0], link):
+            path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
         if path is None or (link.label, link.id) in joined:
             after = link.end
             continue
