@@ -108,16 +108,15 @@ def _export(model_path: str, work: Path, backend: Backend) -> None:
 
         prepared = work / "prepared.onnx"  # onnxruntime's recommended pre-processing (graph optimised, shapes)
         quant_pre_process(str(plain), str(prepared), skip_symbolic_shape=True)
-        plain.unlink()
-        plain = prepared
         quantize_dynamic(
-            str(plain),
+            str(prepared),
             str(work / "model.onnx"),
             weight_type=QuantType.QInt8,
             per_channel=True,
             op_types_to_quantize=["MatMul"],
         )
-        plain.unlink()
+        plain.unlink()  # the folder becomes the export: only what is loaded stays
+        prepared.unlink()
     else:
         plain.rename(work / "model.onnx")
     tokenizer.save_pretrained(str(work / "tokenizer"))
