@@ -7,13 +7,15 @@ dense similarity). For each kind this measures:
 
 - **cost**: how many texts, and the seconds the configured embedder takes for them, estimated from a fixed random
   sample embedded in one call, as a load makes them;
-- **worth**: quality_hpo's 200 questions without an LLM, answered with that kind of vector taken away, against the
-  graph as loaded. Nothing is reloaded: the store is wrapped so the strand that read the missing vector reads what
-  would replace it (step 6 the document vector instead of ``plain_emb``; the document index the plain vectors, by
-  exact search; no alias or name vector: that lookup finds nothing).
+- **worth**: quality_hpo's 200 questions (``--set families``: the 560 family questions) without an LLM, answered
+  with that kind of vector taken away, against the graph as loaded. Nothing is reloaded: the store is wrapped so the
+  strand that read the missing vector reads what would replace it (step 6 the document vector instead of
+  ``plain_emb``; the document index the plain vectors, by exact search; no alias or name vector: that lookup finds
+  nothing).
 
     python benchmarks/text_kinds.py                        # every variant, then the table
     python benchmarks/text_kinds.py --variants full,one-doc --limit 50
+    python benchmarks/text_kinds.py --set families --variants full,one-doc,plain-index --no-costs
     python benchmarks/text_kinds.py --render
 
 It needs HPO loaded in the configured home (``kgqa load hpo``) and no worker holding it (``kgqa server stop``). It
@@ -46,7 +48,9 @@ from loaders.hpo import read_hpo
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
-QUESTIONS = RESULTS / "quality_hpo_questions.csv"
+SETS = {"quality": RESULTS / "quality_hpo_questions.csv", "families": RESULTS / "families_hpo_questions.csv"}
+"""The question sets a variant is answered on: quality_hpo's 200 (issue 31's bound) and the 560 family questions
+(every phrasing register, the blind ones included)."""
 COSTS = RESULTS / "text_kinds.json"
 DOC = ROOT / "docs" / "benchmarks.md"
 BLOCK = "text_kinds"
@@ -152,21 +156,22 @@ def costs(per_kind: int, seed: int) -> dict[str, Any]:
     return {"provenance": provenance(), "embedder": config.embedder, "per_kind": per_kind, "seed": seed, "kinds": rows}
 
 
-def out_path(variant: str) -> Path:
-    return RESULTS / f"text_kinds_{variant}.json"
+def out_path(variant: str, qa_set: str = "quality") -> Path:
+    return RESULTS / (f"text_kinds_{variant}.json" if qa_set == "quality" else f"text_kinds_{qa_set}_{variant}.json")
 
 
-def run_variant(variant: str, limit: int | None) -> None:
+def run_variant(variant: str, qa_set: str, limit: int | None) -> None:
     config = load_config({"llm": "none"})
     rows = [(variant, config.steps)]
-    out = out_path(variant)
+    out = out_path(variant, qa_set)
+    questions = SETS[qa_set]
 
     def show(record: Record, so_far: list[Record]) -> None:
         print(variant, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics, flush=True)
 
     with Kgqa(config, store=Ablated(open_store(config), variant)) as kg:
-        settings = {**eval_settings(kg, SKB, str(QUESTIONS.relative_to(ROOT)), "test", rows), "ablation": variant}
-        records = run_eval(kg, SKB, load_questions(QUESTIONS)[:limit], rows, out, settings=settings, on_answer=show)
+        settings = {**eval_settings(kg, SKB, str(questions.relative_to(ROOT)), "test", rows), "ablation": variant}
+        records = run_eval(kg, SKB, load_questions(questions)[:limit], rows, out, settings=settings, on_answer=show)
     out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
@@ -176,7 +181,6 @@ def _metric(doc: Mapping[str, Any], name: str) -> float:
 
 def table() -> str:
     cost = json.loads(COSTS.read_text()) if COSTS.exists() else None
-    found = {v: json.loads(out_path(v).read_text()) for v in VARIANTS if out_path(v).exists()}
     lines = []
     if cost is not None:
         kinds = cost["kinds"]
@@ -195,18 +199,25 @@ def table() -> str:
                 f"{KIND_VARIANT[kind]} |"
             )
         lines.append("")
-    if found:
-        lines += [
-            "Worth: quality_hpo's 200 questions, no LLM, default settings.",
-            "",
-            "| variant | what | hit@1 | recall@20 | MRR | commit |",
-            "|---|---|---|---|---|---|",
-        ]
-        for variant, doc in found.items():
-            lines.append(
-                f"| {variant} | {VARIANTS[variant]} | {_metric(doc, 'hit@1'):.3f} | {_metric(doc, 'recall@20'):.3f} | "
-                f"{_metric(doc, 'mrr'):.3f} | {origin(doc, out_path(variant), ROOT, PATHS).label()} |"
-            )
+    lines += [
+        "Worth: no LLM, default settings; quality_hpo's 200 questions and the 560 family questions (hit@1 / "
+        "recall@20 / MRR).",
+        "",
+        "| variant | what | quality_hpo | families | commit |",
+        "|---|---|---|---|---|",
+    ]
+    for variant, what in VARIANTS.items():
+        cells, commits = [], []
+        for qa_set in SETS:
+            path = out_path(variant, qa_set)
+            if not path.exists():
+                cells.append("not run")
+                continue
+            doc = json.loads(path.read_text())
+            cells.append(" / ".join(f"{_metric(doc, m):.3f}" for m in ("hit@1", "recall@20", "mrr")))
+            commits.append(origin(doc, path, ROOT, PATHS).label())
+        if commits:
+            lines.append(f"| {variant} | {what} | {' | '.join(cells)} | {', '.join(dict.fromkeys(commits))} |")
     return "\n".join(lines)
 
 
@@ -217,6 +228,7 @@ def write_doc() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
+    parser.add_argument("--set", dest="qa_set", choices=SETS, default="quality", help="the questions answered")
     parser.add_argument("--limit", type=int, default=None, help="first N questions only (a quick look)")
     parser.add_argument("--per-kind", type=int, default=500, help="texts per kind timed for the cost estimate")
     parser.add_argument("--no-costs", action="store_true", help="keep the cost file as it is")
@@ -228,7 +240,7 @@ def main() -> None:
         for variant in args.variants.split(","):
             if variant not in VARIANTS:
                 raise SystemExit(f"unknown variant '{variant}' (of {', '.join(VARIANTS)})")
-            run_variant(variant, args.limit)
+            run_variant(variant, args.qa_set, args.limit)
     write_doc()
 
 
