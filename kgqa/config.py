@@ -34,13 +34,15 @@ class Config:
     """Data directory: store files, embedding cache, logs."""
     store: StoreKind = "falkordb"
     """Graph store backend: ``falkordb`` (embedded, default) or ``neo4j`` (a server, see docs/neo4j.md)."""
-    embedder: str = "minilm"
-    """``minilm`` (bundled all-MiniLM-L6-v2), any local sentence-transformers path/name, ``openai:MODEL``, or a
-    local model run by ONNX Runtime: ``onnx:minilm`` (fp32) or ``onnx-int8:minilm`` (int8 weights; exported into
-    ``home/models`` at first use, offline; needs the ``onnx`` extra)."""
+    embedder: str = "onnx-int8:minilm"
+    """The bundled all-MiniLM-L6-v2 run by ONNX Runtime with int8 weights (``onnx-int8:minilm``, exported into
+    ``home/models`` at first use, offline: the default, as fast as answers allow, docs/benchmarks.md), the same in
+    fp32 (``onnx:minilm``) or by sentence-transformers on torch (``minilm``), any local sentence-transformers
+    path/name, or ``openai:MODEL``."""
     embed_batch_size: int = 64
     doc_max_tokens: int = 128
-    """Token budget for document embeddings (names are short). MiniLM reads at most 256."""
+    """Token budget for the document index's text where it is STaRK's document with relations (elsewhere the index
+    holds the plain document at the model's own length, kgqa/load.py says why). MiniLM reads at most 256."""
     device: str = "cpu"
     top_k: int = 20
     """k, the number of answers."""

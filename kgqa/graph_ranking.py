@@ -4,12 +4,12 @@ Targets are ordered by tier (the earliest round l in which a plan grounded them,
 :func:`plan_votes`), turn (:func:`turns`) and relevance (similarity of the question to the node's document WITHOUT
 relations, plus ``lexical_weight`` times the full-text score of the question's residual words, scaled to [0, 1] by
 the best among the ranked); ``round(alpha * k)`` are kept, and past them the targets several plans corroborate, up
-to k. That similarity is to the document vector each node got at load time (``plain_emb``, by the configured
-embedder), computed by the store: nothing but the question is embedded here. Only the targets of the rounds that
-can reach the kept slots are scored, at most ``cap`` of them: a round of a 2-hop pattern through a hub grounds
-thousands, whose scores would cost more than a lookup costs, so the ``cap`` scored are those the document index
-already ranks closest to the question or the full-text index best matches to its residual words (one lookup of
-each per label), not an arbitrary first ``cap``.
+to k. That similarity is to the plain-document vector each node got at load time (``plain_emb``, or ``doc_emb``
+where one vector serves both, by the configured embedder), computed by the store: nothing but the question is
+embedded here. Only the targets of the rounds that can reach the kept slots are scored, at most ``cap`` of them: a
+round of a 2-hop pattern through a hub grounds thousands, whose scores would cost more than a lookup costs, so the
+``cap`` scored are those the document index already ranks closest to the question or the full-text index best
+matches to its residual words (one lookup of each per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations

@@ -52,10 +52,10 @@ class LoadReport:
     """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
 
 
-STORE_FORMAT = "6"
+STORE_FORMAT = "7"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
-step 6's stored document vectors, 5: alias nodes, 6: full-text indexes), so older graphs are not taken as up to
-date."""
+step 6's stored document vectors, 5: alias nodes, 6: full-text indexes, 7: one document vector per node outside
+STaRK, see :func:`separate_index_text`), so older graphs are not taken as up to date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 
@@ -85,16 +85,25 @@ def check_doc_vectors(data: SkbData, embedder_name: str, doc_vectors: DocVectors
     )
 
 
+def separate_index_text(data: SkbData, imported: DocVectors | None) -> bool:
+    """Whether the document index holds another text (or model) than step 6's plain document, so that each node needs
+    two document vectors: STaRK's document with relations, as STaRK's own baselines embed it, or STaRK's imported
+    vectors. Elsewhere one vector, of the plain document, serves both: the relation summary added nothing measurable
+    and cost half the load's embedding time (docs/benchmarks.md, text_kinds)."""
+    return data.stark_documents or imported is not None
+
+
 def embedding_text(data: SkbData, node: Node, rel_doc: str) -> str:
-    """The text of the vector strand: STaRK embeds its document with relations, compacted (the ``doc`` embeddings
-    STaRK distributes); other SKBs embed kgqa's document with the relation summary."""
+    """The text of the document index where it is not the plain document (:func:`separate_index_text`): STaRK's
+    document with relations, compacted (the ``doc`` embeddings STaRK distributes); kgqa's document with the relation
+    summary for another SKB given imported vectors."""
     return compact_text(node.doc + rel_doc) if data.stark_documents else node.doc + rel_doc
 
 
 def plain_text(node: Node) -> str:
-    """The text behind a node's stored ``plain_emb``, method step 6's similarity: its document without relations
-    (the name when it has none), embedded at the embedder's default length, not ``doc_max_tokens``: the text and
-    truncation step 6 used when it embedded documents per question, so its scores did not change."""
+    """The text behind step 6's similarity (and, outside STaRK, the document index): a node's document without
+    relations (the name when it has none), embedded at the embedder's default length, not ``doc_max_tokens``: the
+    text and truncation step 6 used when it embedded documents per question, so its scores did not change."""
     return node.doc or node.name
 
 
@@ -172,12 +181,14 @@ def _write_nodes(
     """``embedded(n)``: n more texts resolved (cached or computed), for the load's progress."""
     rel_docs = [node.relations or "" if generic is None else generic[node.id] for node in nodes]
     name_vectors = embedder.embed([n.name for n in nodes], None, embedded)
-    doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported, embedded)
     plain_vectors = embedder.embed([plain_text(node) for node in nodes], None, embedded)
+    if separate_index_text(data, imported):
+        doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported, embedded)
+        plain: Sequence[np.ndarray | None] = list(plain_vectors)
+    else:  # the plain document's vector is the document index's, and step 6 reads it there
+        doc_vectors, plain = plain_vectors, [None] * len(nodes)
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
-    for node, rel, name_vec, doc_vec, plain_vec in zip(
-        nodes, rel_docs, name_vectors, doc_vectors, plain_vectors, strict=True
-    ):
+    for node, rel, name_vec, doc_vec, plain_vec in zip(nodes, rel_docs, name_vectors, doc_vectors, plain, strict=True):
         by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel, plain_vec))
     for label, rows in sorted(by_label.items()):
         writer.add_nodes(label, rows)
@@ -238,7 +249,8 @@ def load_skb(
     phases: dict[str, float] = {}
     clock = time.perf_counter()
     with store.writer(data.name, meta) as writer:
-        texts = 3 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)  # name, 2 documents, aliases
+        documents = 2 if separate_index_text(data, doc_vectors) else 1
+        texts = (1 + documents) * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)  # + name, aliases
         with (
             _task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
             _task(progress, "writing nodes", len(data.nodes)) as advance,

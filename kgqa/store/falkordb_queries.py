@@ -12,7 +12,7 @@ from cypher.identifiers import quote
 from kgqa.store import queries as shared
 from kgqa.store.base import NameKind
 from kgqa.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME, PLAIN_EMB
+from kgqa.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, DOC_EMB, ID, NAME, PLAIN_EMB
 
 __all__ = [
     *shared.__all__,
@@ -73,12 +73,12 @@ VECTOR_TOP_K = (
 
 
 def plain_similarities(label: str) -> str:
-    """The cosine similarity of ``$vector`` to the stored ``plain_emb`` of each node of ``label`` whose id is in
-    ``$ids`` (step 6's dense side), computed in the server: one number comes back per node, not its vector. Null
-    where a node has none (a graph loaded before it was stored)."""
+    """The cosine similarity of ``$vector`` to the stored plain-document vector (``plain_emb``, else ``doc_emb``:
+    one vector serves both outside STaRK) of each node of ``label`` whose id is in ``$ids`` (step 6's dense side),
+    computed in the server: one number comes back per node, not its vector. Null where a node has neither."""
     return (
-        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
-        f"RETURN n.{ID} AS id, 1.0 - vec.cosineDistance(n.{PLAIN_EMB}, vecf32($vector)) AS similarity"
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, "
+        f"1.0 - vec.cosineDistance(coalesce(n.{PLAIN_EMB}, n.{DOC_EMB}), vecf32($vector)) AS similarity"
     )
 
 

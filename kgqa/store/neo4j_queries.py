@@ -212,12 +212,13 @@ def _top_k(label: str, index: str, returned: str, syntax: Syntax) -> VectorQuery
 
 
 def plain_similarities(label: str, syntax: Syntax) -> str:
-    """The cosine similarity of ``$vector`` to the stored ``plain_emb`` of each node of ``label`` whose id is in
-    ``$ids`` (step 6's dense side), computed in the server: one number comes back per node, not its vector. Neo4j's
-    function scales cosine to [0, 1], undone here; null where a node has none."""
+    """The cosine similarity of ``$vector`` to the stored plain-document vector (``plain_emb``, else ``doc_emb``:
+    one vector serves both outside STaRK) of each node of ``label`` whose id is in ``$ids`` (step 6's dense side),
+    computed in the server: one number comes back per node, not its vector. Neo4j's function scales cosine to
+    [0, 1], undone here; null where a node has neither."""
     text = (
-        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
-        f"RETURN n.{ID} AS id, 2 * vector.similarity.cosine(n.{PLAIN_EMB}, $vector) - 1 AS similarity"
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, "
+        f"2 * vector.similarity.cosine(coalesce(n.{PLAIN_EMB}, n.{DOC_EMB}), $vector) - 1 AS similarity"
     )
     return statement(text, syntax)
 

@@ -129,8 +129,12 @@ def documents(label: str) -> str:
 
 
 def plain_vectors(label: str) -> str:
-    """The stored ``plain_emb`` of the nodes of ``label`` whose ids are in ``$ids`` (step 6's similarity)."""
-    return f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, n.{PLAIN_EMB} AS {PLAIN_EMB}"
+    """The stored plain-document vector of the nodes of ``label`` whose ids are in ``$ids`` (step 6's similarity):
+    ``plain_emb``, else ``doc_emb``, which outside STaRK is the plain document's."""
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"RETURN n.{ID} AS id, coalesce(n.{PLAIN_EMB}, n.{DOC_EMB}) AS {PLAIN_EMB}"
+    )
 
 
 def relations(label: str) -> str:

@@ -81,8 +81,8 @@ def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
 
 def test_plain_vectors_round_trip_by_id_without_an_index(store: FalkorStore) -> None:
     """Step 6's ``plain_emb`` go in through GRAPH.BULK beside the indexed vectors and come back by id bit for bit
-    (float32), in export rows too; a label written without them reads as none, and a block mixing both is
-    refused before anything is sent."""
+    (float32), in export rows too; a label written without them (one vector serves both, outside STaRK) reads its
+    ``doc_emb`` instead, and a block mixing both is refused before anything is sent."""
     rng = np.random.default_rng(5)
     names, docs, plain = _unit(rng, 6), _unit(rng, 6), _unit(rng, 6)
     rows = [NodeRow(f"D{i}", f"disease {i}", "doc", names[i], docs[i], "", plain[i]) for i in range(6)]
@@ -96,14 +96,16 @@ def test_plain_vectors_round_trip_by_id_without_an_index(store: FalkorStore) -> 
     assert sorted(got) == ["D1", "D4"]
     for node_id, vector in got.items():
         assert vector.dtype == np.float32 and np.array_equal(vector, plain[int(node_id[1:])])
-    assert store.plain_vectors("g", "gene/protein", ["0", "1"]) == {}
+    genes = store.plain_vectors("g", "gene/protein", ["0", "1"])
+    assert all(np.array_equal(genes[str(i)], docs[i]) for i in range(2))
     # step 6 asks the server for the similarities instead: the dot products of the vectors read above, to float32
     question = _unit(rng, 1)[0]
     similar = store.plain_similarities("g", "disease", ["D4", "D1", "missing"], question)
     assert sorted(similar) == ["D1", "D4"]
     for node_id, similarity in similar.items():
         assert similarity == pytest.approx(float(plain[int(node_id[1:])] @ question), abs=1e-6)
-    assert store.plain_similarities("g", "gene/protein", ["0", "1"], question) == {}
+    by_doc = store.plain_similarities("g", "gene/protein", ["0", "1"], question)
+    assert by_doc == {str(i): pytest.approx(float(docs[i] @ question), abs=1e-6) for i in range(2)}
     exported = {
         row[0]: row for row in store.node_rows("g", "disease", ["D2"]) + store.node_rows("g", "gene/protein", ["1"])
     }

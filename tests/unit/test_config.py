@@ -10,7 +10,7 @@ def test_defaults_without_file_or_env(tmp_path: Path) -> None:
     config = load_config(env={"KGQA_HOME": str(tmp_path / "h")}, cwd=tmp_path)
     assert config.home == tmp_path / "h"
     assert config.store_dir == tmp_path / "h" / "falkordb"
-    assert config.top_k == 20 and config.embedder == "minilm"
+    assert config.top_k == 20 and config.embedder == "onnx-int8:minilm"
 
 
 def test_precedence_file_then_env_then_flags(tmp_path: Path) -> None:

@@ -55,10 +55,12 @@ def test_golden_evidence_queries() -> None:
     assert q.documents("drug") == (
         "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc"
     )
-    assert q.plain_vectors("drug") == "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.plain_emb AS plain_emb"
+    assert q.plain_vectors("drug") == (
+        "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, coalesce(n.plain_emb, n.doc_emb) AS plain_emb"
+    )
     assert q.plain_similarities("drug") == (
-        "MATCH (n:`drug`) WHERE n.id IN $ids "
-        "RETURN n.id AS id, 1.0 - vec.cosineDistance(n.plain_emb, vecf32($vector)) AS similarity"
+        "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, "
+        "1.0 - vec.cosineDistance(coalesce(n.plain_emb, n.doc_emb), vecf32($vector)) AS similarity"
     )
     assert q.node_rows("drug") == (
         "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc, "

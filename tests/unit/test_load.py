@@ -45,7 +45,7 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
     monkeypatch.setattr(load, "STORE_FORMAT", "5")
     load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
     monkeypatch.undo()
-    assert load.STORE_FORMAT == "6"
+    assert load.STORE_FORMAT == "7"
     store.writer_.aliases.clear()
     old = store.written
     assert old is not None and old.fingerprint != load_fingerprint(data, "st:tiny", settings)
@@ -87,3 +87,32 @@ def test_a_load_reports_every_text_it_embeds_as_it_goes(tmp_path: Path, prime_di
     assert len(embedding) > 3  # one per chunk of 4 texts resolved, not one per node chunk
     assert embedding[-1].startswith(f"embedding texts: {texts:,}/{texts:,} (100%)")
     assert any(line.startswith(f"writing nodes: {len(data.nodes):,}/{len(data.nodes):,} (100%)") for line in lines)
+
+
+def test_outside_stark_one_vector_of_the_plain_document_serves_the_index_and_step_6(
+    tmp_path: Path, prime_dir: Path, settings: Config
+) -> None:
+    """An SKB whose index would hold kgqa's own document with relations (not STaRK's) stores one document vector per
+    node: the plain document's, at the default length, as ``doc_emb``, and no ``plain_emb`` (step 6 reads
+    ``doc_emb`` where ``plain_emb`` is absent); nothing is embedded at ``doc_max_tokens``, and the progress counts
+    a name and one document per node."""
+    from dataclasses import replace
+
+    from kgqa.progress import LineProgress
+
+    data = replace(read_stark("prime", prime_dir), stark_documents=False)
+    encoder = HashEncoder("st:tiny", 8)
+    embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
+    store = CheckingStore()
+    lines: list[str] = []
+    with LineProgress(lines.append, every=0) as progress:
+        load_skb(store, embedder, data, settings, progress=progress)  # type: ignore[arg-type]
+    for node in data.nodes:
+        row = store.writer_.rows[str(node.id)]
+        assert row.plain_emb is None
+        assert np.array_equal(row.doc_emb, encoder.encode([plain_text(node)], None)[0])
+    assert settings.doc_max_tokens not in set(encoder.lengths.values())
+    texts = 2 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)
+    assert [line for line in lines if line.startswith("embedding texts: ")][-1].startswith(
+        f"embedding texts: {texts:,}/{texts:,} (100%)"
+    )

@@ -217,7 +217,7 @@ def test_plain_vectors_are_written_for_whole_batches_only_and_read_back_as_float
         [
             ("_KgqaMeta", [["prime", "{}"]]),
             ("SHOW VECTOR INDEXES", []),
-            ("plain_emb AS plain_emb", [["2", [0.25, 0.5]], ["3", None]]),
+            ("AS plain_emb", [["2", [0.25, 0.5]], ["3", None]]),
         ]
     )
     store = store_with(driver)
@@ -245,7 +245,7 @@ def test_plain_similarities_are_computed_by_the_server_as_cosine() -> None:
     text, params = driver.sent[-1][1:]
     assert (
         text == q.plain_similarities("drug", store.syntax)
-        and "2 * vector.similarity.cosine(n.plain_emb, $vector) - 1" in text
+        and "2 * vector.similarity.cosine(coalesce(n.plain_emb, n.doc_emb), $vector) - 1" in text
     )
     assert params == {"ids": ["2", "3"], "vector": [pytest.approx(0.6), pytest.approx(0.8)]}
 

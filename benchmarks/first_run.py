@@ -1,0 +1,184 @@
+"""README command 1 from nothing, as a newcomer runs it: time to the first answer, install included (issue 31).
+
+The command is read from README.md (the bash block under "**1."), so the figure is the one the README promises. It
+runs in a fresh clone of this repository's HEAD (committed code only), with a fresh virtual environment, a fresh data
+directory (``KGQA_HOME``) and, unless ``--pip-cache``, no pip cache: every wheel comes from the registry, as on a
+fresh machine. Each ``&&`` part is timed apart; the load's own phases come from its report line. Then the same
+command runs once more in the same clone: a repeated command 1 (the venv and the store are there).
+
+    python benchmarks/first_run.py                 # ~15-30 min on 2 cores
+    python benchmarks/first_run.py --pip-cache     # wheels from pip's cache (install time not a newcomer's)
+    python benchmarks/first_run.py --render
+
+It writes benchmarks/results/first_run.json (install_seconds, first_answer_seconds, full_load_seconds,
+repeat_seconds, the parts and the provenance of the code measured) and the table between the ``first_run`` markers
+in docs/benchmarks.md. Nothing else may run meanwhile: the machine's two cores are what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kgqa.provenance import origin, provenance, replace_block
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "first_run.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+BLOCK = "first_run"
+TITLE = "## README command 1 from nothing (`benchmarks/first_run.py`)"
+PATHS = ("pyproject.toml", "kgqa", "cypher", "loaders", "README.md", "benchmarks/first_run.py")
+PHASES = re.compile(r"loaded (\d+) nodes, (\d+) edges in ([\d.]+) s \((\d+) texts embedded.*?\)")
+
+
+def command_one(readme: str) -> str:
+    """The bash command of README's step 1: the first fenced bash block after the line starting ``**1.``."""
+    after = readme.split("\n**1.", 1)
+    if len(after) < 2:
+        raise SystemExit("README.md has no '**1.' step")
+    block = re.search(r"```bash\n(.*?)\n```", after[1], re.S)
+    if block is None:
+        raise SystemExit("README.md's step 1 has no bash block")
+    return block.group(1).strip()
+
+
+def part_kind(part: str) -> str:
+    if " kgqa load " in f" {part.replace('.venv/bin/', '')} ":
+        return "load"
+    if " kgqa ask " in f" {part.replace('.venv/bin/', '')} ":
+        return "ask"
+    return "install"
+
+
+def run_parts(command: str, cwd: Path, env: dict[str, str], log: Path) -> list[dict[str, Any]]:
+    """Each ``&&`` part of ``command`` in order, timed; stops at the first that fails (as ``&&`` does)."""
+    parts = []
+    with log.open("a", encoding="utf-8") as sink:
+        for part in command.split(" && "):
+            sink.write(f"\n$ {part}\n")
+            sink.flush()
+            start = time.perf_counter()
+            done = subprocess.run(
+                ["bash", "-c", part], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            )
+            seconds = time.perf_counter() - start
+            sink.write(done.stdout)
+            parts.append(
+                {
+                    "part": part,
+                    "kind": part_kind(part),
+                    "seconds": round(seconds, 1),
+                    "rc": done.returncode,
+                    "tail": done.stdout[-2000:],
+                }
+            )
+            print(f"{seconds:8.1f} s  rc {done.returncode}  {part}", flush=True)
+            if done.returncode:
+                raise SystemExit(f"'{part}' failed (exit {done.returncode}); its output is in {log}")
+    return parts
+
+
+def load_phases(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The load's report line: nodes, edges, texts embedded, its own seconds and its phases (nodes, edges,
+    publish)."""
+    text = next(p["tail"] for p in parts if p["kind"] == "load")
+    found = PHASES.search(text)
+    if found is None:
+        return {}
+    phases = {name: float(s) for name, s in re.findall(r", (nodes|edges|publish) ([\d.]+) s", found.group(0))}
+    return {"nodes": int(found.group(1)), "texts_embedded": int(found.group(4)), "seconds": float(found.group(3))} | {
+        "phases": phases
+    }
+
+
+def measure(pip_cache: bool, keep: bool) -> dict[str, Any]:
+    made_at = provenance()
+    command = command_one((ROOT / "README.md").read_text(encoding="utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="kgqa-first-run-"))
+    log = work / "first_run.log"
+    clone, home = work / "kgqa", work / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KGQA_", "VIRTUAL_ENV", "PYTHONPATH"))}
+    env |= {"KGQA_HOME": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    if not pip_cache:
+        env["PIP_NO_CACHE_DIR"] = "1"
+    print(f"working in {work}; log {log}", flush=True)
+    try:
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        first = run_parts(command, clone, env, log)
+        again = run_parts(command, clone, env, log)
+    finally:
+        subprocess.run([str(clone / ".venv/bin/kgqa"), "server", "stop"], env=env, capture_output=True, check=False)
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def total(parts: list[dict[str, Any]], *kinds: str) -> float:
+        return round(float(sum(p["seconds"] for p in parts if p["kind"] in kinds)), 1)
+
+    return {
+        "provenance": made_at,
+        "command": command,
+        "pip_cache": pip_cache,
+        "install_seconds": total(first, "install"),
+        "full_load_seconds": total(first, "load"),
+        "ask_seconds": total(first, "ask"),
+        "first_answer_seconds": total(first, "install", "load", "ask"),
+        "repeat_seconds": total(again, "install", "load", "ask"),
+        "load": load_phases(first),
+        "parts": [{k: v for k, v in p.items() if k != "tail"} for p in first],
+        "repeat_parts": [{k: v for k, v in p.items() if k != "tail"} for p in again],
+        "answer": next(p["tail"] for p in first if p["kind"] == "ask")[-1500:],
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    load = doc.get("load") or {}
+    phases = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in (load.get("phases") or {}).items())
+    cache = "pip's cache" if doc["pip_cache"] else "no pip cache (every wheel from the registry)"
+    prov = doc["provenance"]
+    return "\n".join(
+        [
+            f"A fresh clone, venv and data directory, {prov['cpus']} CPU(s), {cache}; commit "
+            f"{origin(doc, OUT, ROOT, PATHS).label()}. The first answer comes after the whole load (the graph is not "
+            "askable earlier).",
+            "",
+            "| measure | seconds | minutes |",
+            "|---|---|---|",
+            *(
+                f"| {label} | {doc[key]:.0f} | {doc[key] / 60:.1f} |"
+                for label, key in (
+                    ("install (venv, torch, `.[dev]`)", "install_seconds"),
+                    ("`kgqa load hpo` (whole load, documents included)", "full_load_seconds"),
+                    ("`kgqa ask` (cold worker)", "ask_seconds"),
+                    ("**first answer, from nothing**", "first_answer_seconds"),
+                    ("repeated command 1", "repeat_seconds"),
+                )
+            ),
+            "",
+            f"Load: {load.get('nodes', '?')} nodes, {load.get('texts_embedded', '?')} texts embedded; {phases}.",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pip-cache", action="store_true", help="let pip use its cache (not a newcomer's install)")
+    parser.add_argument("--keep", action="store_true", help="keep the clone, venv and data directory")
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
+    args = parser.parse_args()
+    if not args.render:
+        doc = measure(args.pip_cache, args.keep)
+        OUT.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    doc = json.loads(OUT.read_text(encoding="utf-8"))
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, render(doc), TITLE), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
