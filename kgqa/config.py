@@ -88,7 +88,8 @@ class Config:
     joint_l_max: int = 3
     """Without an LLM, or beside its plan: most candidates per constant the linked entities' plan of two or more
     constants grounds through; where it grounds fewer than k targets by then, each constant is dropped in turn and
-    the relaxed plans are grounded beside it (their targets rank below what the whole plan grounds)."""
+    the relaxed plans are grounded beside it (their targets rank below what the whole plan grounds), a relaxed plan
+    of two or more constants through as many, one of a single constant through ``l_max``."""
     relaxed_weight: float = 0.5
     """Weight of a relaxed plan's vote in step 6 (the whole linked plan weighs 1)."""
     max_question_chars: int = 4000

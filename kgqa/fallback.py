@@ -31,7 +31,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         limit=ctx.config.max_link_ngrams,
     )
     found = ", ".join(map(describe, links)) or "none"
-    _, textual = not_entities(words_of(question), ctx.graph.labels)
+    _, textual = not_entities(words_of(question), ctx.graph.labels, question=question)
     spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
         question,

@@ -75,7 +75,7 @@ def search_terms(
     ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
     outweigh the condition's in the index's scores. Else every residual word."""
     words = words_of(question)
-    condition = [words[i] for i in sorted(condition_words(words, labels))]
+    condition = [words[i] for i in sorted(condition_words(words, labels, question))]
     prefixes = prefix_words(question)
     terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
     said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))

@@ -96,9 +96,12 @@ NAMING_PHRASES = (
     "a k a",
     "the synonym",
     "a synonym",
+    "syn",
 )
 """Phrases after which the question gives another name of the answers ("phenotypes also called 'X'"): a span there
 is linked only to find the answer it names (:func:`names_answer`), never joined as an entity of another type."""
+NAMING_WORDS = frozenset(word for phrase in NAMING_PHRASES for word in phrase.split()) - STOP_WORDS
+"""The words of a naming cue: a span of them alone names nothing ("syn." is no gene 'SYN2')."""
 TEXT_PHRASES = (
     *NAMING_PHRASES,
     "name contains",
@@ -182,12 +185,26 @@ def naming_words(words: Sequence[str]) -> set[int]:
     return _after_phrases([w.lower() for w in words], NAMING_PHRASES)
 
 
+QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
+"""A quotation: in double, curly or single quotes (a single quote inside or after a word is an apostrophe)."""
+
+
+def quoted_runs(question: str) -> list[range]:
+    """The word positions (:func:`words_of`) of each quotation in ``question``."""
+    runs = []
+    for found in QUOTED.finditer(question):
+        start = len(words_of(question[: found.start()]))
+        runs.append(range(start, start + len(words_of(found.group(0)))))
+    return runs
+
+
 def not_entities(
-    words: Sequence[str], labels: Sequence[str], phrases: Sequence[str] = TEXT_PHRASES
+    words: Sequence[str], labels: Sequence[str], phrases: Sequence[str] = TEXT_PHRASES, question: str | None = None
 ) -> tuple[set[int], set[int]]:
     """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders"; the words of a
     textual condition after ``phrases`` and the other cues, which steps 6-7 match against documents instead:
-    kgqa.lexical)."""
+    kgqa.lexical). Given the ``question`` the words are of, a condition that reaches into a quotation takes all of
+    it: quoted, its stop and relation words are the condition's own ("mentions 'originating in the ventricles'")."""
     lowered = [w.lower() for w in words]
     types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
     textual: set[int] = set()
@@ -198,6 +215,9 @@ def not_entities(
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
+    for run in quoted_runs(question) if question is not None else ():
+        if textual.intersection(run):
+            textual |= set(run)
     return types, textual
 
 
@@ -232,10 +252,10 @@ def prefix_words(question: str) -> set[str]:
     return found
 
 
-def condition_words(words: Sequence[str], labels: Sequence[str]) -> set[int]:
+def condition_words(words: Sequence[str], labels: Sequence[str], question: str | None = None) -> set[int]:
     """Positions of the words of a textual condition (:func:`not_entities`): they reach the full-text strand even
     where a constant's name covers them ("children of Seizure that mention seizure")."""
-    return not_entities(words, labels)[1]
+    return not_entities(words, labels, question=question)[1]
 
 
 def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
@@ -243,7 +263,7 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
     words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`) but
     another name of the answers (:data:`NAMING_PHRASES`, which :func:`schema_guided_plan` reads)."""
     words = words_of(question)
-    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES)
+    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES, question)
     starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
     textual |= {i for i, w in enumerate(words) if w.lower().strip("'") in starts}
     out = []
@@ -254,6 +274,8 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
                 continue
             span = range(start, start + n)
             if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
+                continue
+            if all(w.lower() in NAMING_WORDS for w in gram):
                 continue
             if n > SHORT_NGRAM and any(w.lower() in LONG_SPAN_BREAKS for w in gram):
                 continue

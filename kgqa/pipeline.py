@@ -350,7 +350,10 @@ def _graph_strand(
             for number, (constant, plan) in enumerate(relaxations(p.plan), 1):  # each linked entity is evidence
                 kept = {c.name: candidates[c.name] for c in plan.constants}
                 relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
-                grounding = _ground(ctx, relaxed, vectors, kept, options.k, options.l_max, trace)
+                # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
+                # walks every relaxation to l_max (step 5's worst cases)
+                relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
+                grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace)
                 groundings.append(grounding)
                 details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
         record.detail = "; ".join(details)

@@ -349,6 +349,39 @@ def test_a_round_that_reaches_pattern_limit_degrades_step_5_and_is_a_bound_of_th
     assert unbounded.trace.record(5).status == "ran" and unbounded.trace.bounds == []
 
 
+@pytest.mark.parametrize(
+    ("question", "relaxed_l_max"),
+    [
+        ("Which drugs are indicated for strongyloidiasis and target HTR1B and CYP3A4?", 3),  # joins of two left
+        ("Which drugs are indicated for strongyloidiasis and target HTR1B?", 100),  # one constant left each
+    ],
+)
+def test_a_relaxed_plan_that_still_joins_linked_entities_is_bounded_as_the_whole_plan(
+    ask: Any, monkeypatch: pytest.MonkeyPatch, question: str, relaxed_l_max: int
+) -> None:
+    """Step 5's worst cases were relaxations of a many-constant plan that grounded nothing, each walking to l_max
+    (issue 30): a relaxed plan of two or more constants stops at ``joint_l_max`` as the whole plan does; one of a
+    single constant expands to ``l_max`` as any one-constant plan does."""
+    import kgqa.pipeline
+
+    bounds: dict[str, tuple[int, int]] = {}
+    real = kgqa.pipeline.ground
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        plan = args[2]
+        bounds[kwargs["source"]] = (len(plan.constants), kwargs["l_max"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kgqa.pipeline, "ground", recording)
+    answer, _ = ask([], question=question, types=["drug"], llm="none", link_threshold=0.9999, l_max=100)
+    constants = 3 if relaxed_l_max == 3 else 2
+    assert bounds["linked"] == (constants, 3)
+    relaxed = {source: bound for source, bound in bounds.items() if source.startswith("relaxed-")}
+    assert len(relaxed) == constants and set(relaxed.values()) == {(constants - 1, relaxed_l_max)}
+    rounds = [r["scope"] for p in answer.trace.plans if p["source"].startswith("relaxed-") for r in p["rounds"]]
+    assert rounds and max(rounds) <= relaxed_l_max
+
+
 def test_no_llm_links_an_entity_by_its_alias_and_the_evidence_says_which(ask: Any) -> None:
     """HTR1B's mygene name is one of its aliases: the question names the gene only by it."""
     question = "Which drugs act on 5-hydroxytryptamine receptor 1B?"

@@ -19,6 +19,7 @@ from kgqa.linking import (
     Reaches,
     condition_words,
     link_entities,
+    naming_words,
     ngrams,
     not_entities,
     prefix_words,
@@ -356,6 +357,15 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
             ["combined"],
         ),
         ("Asking for my kid: which genes linked to Seizure have a symbol starting with 'KCN'?", ["kcn*"]),
+        # a quoted condition is all of its quotation, past the stop and relation words inside it
+        (
+            'Which symptoms seen with Seizure have a definition that mentions "originating in the ventricles"?',
+            ["originating", "ventricles"],
+        ),
+        (
+            "Which symptoms of Seizure are described with the words \u201closs of tone in the arms\u201d?",
+            ["loss", "tone", "arms"],
+        ),
         # no condition said: every residual word
         ("Which rare illnesses present with Seizure?", ["rare"]),
     ],
@@ -363,3 +373,13 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
 def test_a_stated_condition_is_all_the_full_text_strand_searches(question: str, terms: list[str]) -> None:
     relation_types = ["phenotype present", "phenotype absent", "associated with", "parent-child"]
     assert search_terms(question, ["Seizure"], TYPES, relation_types) == terms
+
+
+def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:
+    """A terse "(syn. X)" gives another name of the answers, as "also called X" does; "syn" alone is no span to link
+    (the name index would find the gene 'SYN2')."""
+    question = "all phenotypes in Solar urticaria (syn. Skin writing)"
+    words = words_of(question)
+    assert [words[i] for i in sorted(naming_words(words))] == ["Skin", "writing"]
+    spans = {text for _, _, text in ngrams(question, TYPES)}
+    assert "syn" not in spans and "Skin writing" in spans and "Solar urticaria" in spans
