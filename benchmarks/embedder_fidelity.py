@@ -2,7 +2,9 @@
 
 For each text kind a load embeds (names, aliases, documents with relations at ``doc_max_tokens``, plain documents at
 the model's default length) a fixed random sample of HPO's texts is embedded by every backend of the bundled
-MiniLM (``minilm``: sentence-transformers on torch fp32, kgqa's default; ``onnx:minilm``; ``onnx-int8:minilm``).
+MiniLM (``minilm``: sentence-transformers on torch fp32, the reference; ``onnx:minilm``; ``onnx-int8:minilm``,
+kgqa's default since bb0bbc8). The ``document`` kind is the text STaRK's document index holds (outside STaRK, since
+store format 7, the index holds the plain document).
 Fidelity: the cosine of each vector to torch fp32's (mean, 1st percentile, min) per kind. Speed: texts per second
 over all kinds, one call per kind as a load makes them, after one warm-up call; the export of an ONNX backend is
 timed apart (it happens once per data directory). Nothing is cached: the encoders are called directly.

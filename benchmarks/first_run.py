@@ -116,7 +116,9 @@ def measure(pip_cache: bool, keep: bool) -> dict[str, Any]:
         first = run_parts(command, clone, env, log)
         again = run_parts(command, clone, env, log)
     finally:
-        subprocess.run([str(clone / ".venv/bin/kgqa"), "server", "stop"], env=env, capture_output=True, check=False)
+        kgqa = clone / ".venv/bin/kgqa"
+        if kgqa.exists():  # an install that failed has none, and nothing to stop
+            subprocess.run([str(kgqa), "server", "stop"], env=env, capture_output=True, check=False)
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -416,7 +416,8 @@ class Kgqa:
         if self.embedder.name != meta.embedder:
             raise ConfigError(
                 f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
-                f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or change 'embedder'"
+                f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or set 'embedder' to the one it was "
+                "loaded with (an export format kgqa no longer makes needs the reload)"
             )
         has_llm = self.has_llm
         wants_trained = config.steps == "full" and config.reranker == "cross-encoder" and not config.cross_encoder

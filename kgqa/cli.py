@@ -852,7 +852,7 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
         console.print("also known as: " + "; ".join(view.aliases), markup=False, highlight=False)
     console.rule("document (step 6, rerankers)")
     console.print(view.document, markup=False, highlight=False)
-    console.rule("document with relations (step 7 embeds it)")
+    console.rule("document with relations (STaRK's step 7 embeds it; elsewhere step 7 embeds the one above)")
     console.print(view.document_with_relations, markup=False, highlight=False)
     table = Table(title="relations")
     for column in ("type", "neighbour label", "neighbours", "out", "in", "names"):

@@ -100,7 +100,7 @@ NAMING_PHRASES = (
 )
 """Phrases after which the question gives another name of the answers ("phenotypes also called 'X'"): a span there
 is linked only to find the answer it names (:func:`names_answer`), never joined as an entity of another type."""
-NAMING_WORDS = frozenset(word for phrase in NAMING_PHRASES for word in phrase.split()) - STOP_WORDS
+NAMING_WORDS = frozenset(word for phrase in NAMING_PHRASES for word in phrase.split() if len(word) > 1) - STOP_WORDS
 """The words of a naming cue: a span of them alone names nothing ("syn." is no gene 'SYN2')."""
 TEXT_PHRASES = (
     *NAMING_PHRASES,
@@ -185,16 +185,21 @@ def naming_words(words: Sequence[str]) -> set[int]:
     return _after_phrases([w.lower() for w in words], NAMING_PHRASES)
 
 
-QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<!\w)'([^']+)'(?!\w)")
-"""A quotation: in double, curly or single quotes (a single quote inside or after a word is an apostrophe)."""
+QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")
+"""A quotation: in double or single quotes, straight or curly (a single quote inside or after a word is an
+apostrophe)."""
+WORD = re.compile(r"[\w][\w'/-]*")
+"""A word as :func:`kgqa.relation_meaning.words_of` counts it."""
 
 
 def quoted_runs(question: str) -> list[range]:
-    """The word positions (:func:`words_of`) of each quotation in ``question``."""
+    """The word positions (:func:`words_of`) of each quotation in ``question``: the words that begin inside it."""
+    starts = [found.start() for found in WORD.finditer(question)]
     runs = []
     for found in QUOTED.finditer(question):
-        start = len(words_of(question[: found.start()]))
-        runs.append(range(start, start + len(words_of(found.group(0)))))
+        inside = [i for i, at in enumerate(starts) if found.start() <= at < found.end()]
+        if inside:
+            runs.append(range(inside[0], inside[-1] + 1))
     return runs
 
 
@@ -208,15 +213,16 @@ def not_entities(
     lowered = [w.lower() for w in words]
     types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
     textual: set[int] = set()
-    for i, word in enumerate(lowered):
-        if word in TEXT_CUES:
-            textual |= _run(lowered, range(i + 1, i + 1 + CONDITION_WORDS))
+    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES}
+    for start in after_cue:
+        textual |= _run(lowered, range(start, start + CONDITION_WORDS))
     textual |= _after_phrases(lowered, phrases)
+    after_cue |= {at + len(phrase.split()) for phrase in phrases for at in _phrase_starts(lowered, phrase)}
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
     for run in quoted_runs(question) if question is not None else ():
-        if textual.intersection(run):
+        if textual.intersection(run) or run.start in after_cue:  # also one that opens on a stop word
             textual |= set(run)
     return types, textual
 

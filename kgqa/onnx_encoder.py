@@ -136,7 +136,10 @@ def fp32_matmuls(model_file: Path) -> list[str]:
     import onnx
 
     graph = onnx.load(str(model_file), load_external_data=False).graph
-    return [node.name for node in graph.node if node.op_type == "MatMul" and FP32_MATMULS.search(node.name)]
+    kept = [node.name for node in graph.node if node.op_type == "MatMul" and FP32_MATMULS.search(node.name)]
+    if not kept:  # the exporter named its nodes otherwise: the export would not be the measured recipe
+        raise EmbeddingError(f"no feed-forward output projection found to keep fp32 in {model_file.name}")
+    return kept
 
 
 class OnnxEncoder:

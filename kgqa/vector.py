@@ -1,5 +1,6 @@
-"""Method step 7, the vector strand: the nodes of the candidate types whose documents (with relations) are most
-similar to the question, by each label's native vector index over document embeddings."""
+"""Method step 7, the vector strand: the nodes of the candidate types whose documents are most similar to the
+question, by each label's native vector index over document embeddings (STaRK's documents with relations; elsewhere
+the plain documents, kgqa/load.py says why)."""
 
 from __future__ import annotations
 

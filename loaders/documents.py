@@ -1,6 +1,7 @@
 """Node documents in STaRK's style ("- name: ... / - type: ... / - details: ..." lines), plus relation summaries.
 
-Step 7 of the method embeds each document WITH its 1-hop relations (neighbour names per relation type); reading the
+The relation summary lists each node's 1-hop relations (neighbour names per relation type) for what reads a document
+with its relations (``kgqa node``, and step 7's text where the document index holds it: kgqa/load.py); reading the
 whole neighbourhood would be unbounded for hubs, so each relation lists at most ``per_type`` names, then a count.
 """
 

@@ -48,8 +48,9 @@ class NodeRow:
     """What follows ``doc`` in the document with relations."""
     plain_emb: np.ndarray | None = None
     """The vector of ``doc`` alone (the name when ``doc`` is empty) by the configured embedder: method step 6's
-    similarity (kgqa.load writes it for every node). None: not stored (graphs built from raw rows, e.g. the store
-    benchmarks); step 6 refuses such a graph. A writer takes a block whose rows all have it or all lack it."""
+    similarity, where the document index holds another text (kgqa.load writes it for STaRK's nodes). None: not
+    stored, and step 6 reads ``doc_emb`` instead (outside STaRK it is this very vector; graphs built from raw rows,
+    e.g. the store benchmarks, have none either). A writer takes a block whose rows all have it or all lack it."""
 
 
 def plain_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
@@ -354,15 +355,15 @@ class GraphStore(Protocol):
     def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]: ...
 
     def plain_vectors(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """id -> the stored vector of the plain document (:attr:`NodeRow.plain_emb`, float32) of the nodes of
-        ``label`` whose ids are in ``ids`` (step 6); nodes without one (graphs loaded before it was stored) are
-        absent."""
+        """id -> the stored vector of the plain document (:attr:`NodeRow.plain_emb`, else ``doc_emb``, which outside
+        STaRK is the plain document's; float32) of the nodes of ``label`` whose ids are in ``ids`` (step 6); nodes
+        with neither are absent."""
         ...
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """id -> the cosine similarity of ``vector`` to the stored plain-document vector of the nodes of ``label``
         whose ids are in ``ids`` (step 6's dense side), computed by the store (a number per node crosses the wire,
-        not a vector); nodes without one are absent, as in :meth:`plain_vectors`."""
+        not a vector), with the vector :meth:`plain_vectors` reads; nodes with neither are absent."""
         ...
 
     def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:

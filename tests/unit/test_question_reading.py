@@ -362,6 +362,9 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
             'Which symptoms seen with Seizure have a definition that mentions "originating in the ventricles"?',
             ["originating", "ventricles"],
         ),
+        # one that opens on a stop word, right after its cue, in curly single quotes too
+        ('Which symptoms seen with Seizure have a definition that mentions "in the ventricles"?', ["ventricles"]),
+        ("Which symptoms of Seizure have a definition that mentions \u2018of the heart\u2019?", ["heart"]),
         (
             "Which symptoms of Seizure are described with the words \u201closs of tone in the arms\u201d?",
             ["loss", "tone", "arms"],
