@@ -518,7 +518,8 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     default=None,
     help="With --phrasing natural: the phrasing families to word the questions in, by turns, comma-separated, of "
     "analyst (the tuned natural tables: alone, a seed gives the questions it gave before families), template, "
-    "clinical, conversational, terse, lay, student (default: all); each question's family is in the metadata.",
+    "clinical, conversational, terse, lay, student (their misses read), counselor, esl (blind: unseen by "
+    "development) (default: all); each question's family is in the metadata.",
 )
 @click.pass_context
 def questions_command(

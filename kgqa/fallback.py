@@ -13,13 +13,23 @@ from collections.abc import Sequence
 
 from cypher.plan import QueryPlan
 from kgqa.context import Context
-from kgqa.linking import STOP_WORDS, Hop, Link, describe, link_entities, not_entities, schema_guided_plan
+from kgqa.linking import (
+    STOP_WORDS,
+    Hop,
+    Link,
+    describe,
+    link_entities,
+    not_entities,
+    schema_guided_plan,
+    type_nouns,
+)
 from kgqa.relation_meaning import RelationMeaning, words_of
 
 
 def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
     """The schema-guided plan of the entities the name index links in ``question``, and what was linked (for the
     trace); None when no linked entity is connected to ``target`` by the schema."""
+    nouns = type_nouns(question, ctx.graph.labels, ctx.embedder)
     links = link_entities(
         question,
         ctx.store,
@@ -29,9 +39,10 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         threshold=ctx.config.link_threshold,
         aliases=ctx.aliases,
         limit=ctx.config.max_link_ngrams,
+        nouns=nouns,
     )
     found = ", ".join(map(describe, links)) or "none"
-    _, textual = not_entities(words_of(question), ctx.graph.labels, question=question)
+    _, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)
     spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
         question,
@@ -49,7 +60,14 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
 
     plan = schema_guided_plan(
-        links, target, ctx.graph, question, meaning, max_triplets=ctx.config.max_triplets, reaches=reaches
+        links,
+        target,
+        ctx.graph,
+        question,
+        meaning,
+        max_triplets=ctx.config.max_triplets,
+        reaches=reaches,
+        nouns=nouns,
     )
     if meaning.choices:
         found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)

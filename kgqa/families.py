@@ -3,8 +3,10 @@
 The natural wording of :mod:`kgqa.phrasing` was read while the no-LLM linker was tuned, so figures on it flatter
 the linker. A family is one register with its own words for the types, the relations, the conditions and the
 sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the
-plain template sentence, tuned) beside ``clinical``, ``conversational``, ``terse`` and ``lay`` (their misses since
-read) and ``student`` (unseen), so a benchmark can report quality per family and leave one family out.
+plain template sentence, tuned) beside ``clinical``, ``conversational``, ``terse``, ``lay`` and ``student`` (their
+misses since read) and the blind ones, unseen by development: ``counselor`` (a genetic counsellor's notes to
+colleagues and families) and ``esl`` (a researcher typing English as a second language: unidiomatic but true), so a
+benchmark can report quality per family and leave one family out.
 
 Every wording stays true of the exact answer set :func:`kgqa.questions.generate` computes: a hierarchy hop is one
 level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as absent",
@@ -121,8 +123,8 @@ class Family:
     """Share of 1-hop hierarchy questions worded without a direction (their answers are both sides)."""
     read: bool = False
     """Whether development read its questions' misses after it was written (the linker's fixes of issue 30 were
-    found on ``clinical``, ``conversational`` and ``terse``; ``lay``'s misses were read after it): not tuned on, but
-    no longer unseen either."""
+    found on ``clinical``, ``conversational`` and ``terse``; ``lay``'s misses were read after it, ``student``'s in the
+    seventh session): not tuned on, but no longer unseen either."""
     words: FamilyWords | None = field(default=None, repr=False)
     """None: ``analyst`` (:func:`kgqa.phrasing.natural`) or ``template`` (:func:`kgqa.questions.phrase`)."""
 
@@ -751,6 +753,327 @@ STUDENT = FamilyWords(
     described=("the {noun} whose definition opens with '{m}'", 'the {noun} the HPO defines as "{m}"'),
 )
 
+# ---------------------------------------------------------------------------------------------------------------------
+# counselor: a genetic counsellor writing to colleagues or preparing for a family session (blind)
+# ---------------------------------------------------------------------------------------------------------------------
+
+COUNSELOR = FamilyWords(
+    types={
+        D: (*_n("condition", "genetic condition", "disorder"), Noun("diagnosis", "diagnoses")),
+        P: _n("feature", "clinical feature", "finding", "sign"),
+        G: _n("gene", "candidate gene"),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            [
+                "can present with",
+                "list {obj} among their recognised features",
+                "are known to involve",
+                "have {obj} as a recognised feature",
+            ],
+            [
+                "that can present with",
+                "where {obj} is a recognised feature",
+                "known to involve",
+                "in which affected relatives may show",
+            ],
+        ),
+        (PRESENT, P, D, ""): _w(
+            [
+                "are a recognised part of",
+                "might be noticed by a family in someone with",
+                "can be seen in people affected by",
+                "belong to the clinical spectrum of",
+            ],
+            [
+                "that a family might notice in someone with",
+                "seen in people affected by",
+                "recognised as part of",
+                "known to occur in",
+            ],
+        ),
+        (ABSENT, D, P, ""): _w(
+            [
+                "have {obj} recorded as absent",
+                "have had {obj} specifically ruled out",
+                "list {obj} as an excluded feature",
+                "have {obj} documented as not part of the picture",
+            ],
+            [
+                "in which {obj} has been specifically excluded",
+                "where {obj} is documented as not part of the picture",
+                "with {obj} ruled out on examination",
+                "with a documented absence of",
+            ],
+        ),
+        (ABSENT, P, D, ""): _w(
+            [
+                "are documented as not a feature of",
+                "have been ruled out in",
+                "are recorded as absent in",
+                "are explicitly excluded in people with",
+            ],
+            [
+                "documented as not part of the picture in",
+                "ruled out on examination in people with",
+                "recorded as absent in",
+                "specifically excluded in",
+            ],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            [
+                "have been reported in connection with",
+                "are known to be connected with",
+                "have a reported association with",
+            ],
+            ["reported in connection with", "known to be connected with", "with a reported link to"],
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            ["would belong on a gene panel for", "are recognised genes for", "have a reported link to"],
+            ["on a panel for", "that would go on a testing panel for", "with a recognised role in"],
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["have been linked to changes in", "have a known genetic link to", "are linked to variants in"],
+            ["linked to changes in", "with a known genetic link to", "that a positive result in {obj} would point to"],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["have been reported with changes in", "are seen with variants in", "have a reported link to"],
+            ["reported with changes in", "seen with variants in", "with a reported link to"],
+        ),
+        (H, P, P, "to_anchor"): _w(
+            ["are the immediate subtypes of", "are filed one level beneath", "are direct, more specific forms of"],
+            ["exactly one level more specific than", "sitting directly beneath", "that count as immediate subtypes of"],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            [
+                "are the immediate broader terms for",
+                "are filed one level above",
+                "are exactly one step more general than",
+            ],
+            [
+                "exactly one step more general than",
+                "sitting directly above",
+                "that are the immediate broader terms for",
+            ],
+        ),
+        (H, P, P, ""): _w(
+            ["sit one level above or below", "are one step more general or more specific than"],
+            ["exactly one level above or below", "immediately broader or more specific than"],
+        ),
+    },
+    shapes=(
+        Shape("Preparing for a family session: which {subj} {pred}{cond}?", "verb", "post"),
+        Shape("For a referral letter - which {subj} {cond} {pred}?", "verb", "pre"),
+        Shape("Could a colleague point me to the {subj} that {pred}{cond}?", "verb", "post"),
+        Shape("Note to self: check {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Before we discuss testing, I need the {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Which {cond} {subj} {pred}? Asking ahead of clinic.", "verb", "lead"),
+        Shape("Pre-clinic prep - list the {cond} {subj} {pred}.", "modifier", "lead"),
+        Shape("Quick question for the team: what {subj} {pred}{cond}?", "verb", "post"),
+        Shape("For the family letter, please list {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("Can anyone confirm which {subj} {cond} {pred}?", "verb", "pre"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("whose record mentions {w}", "with {w} mentioned in their entry"),
+            (" and mention {w} in their record", " and have {w} in their entry"),
+            (", each with a record that mentions {w}", " - ones whose entry mentions {w}"),
+        ),
+        "name-word": ConditionWords(
+            ("with {w} as part of their name", "whose name includes the word {w}"),
+            (" and include {w} in their name",),
+            (", each named with the word {w}", " - ones with {w} in the name"),
+        ),
+        "synonym": ConditionWords(
+            ("also referred to as {w}", "listed with the alternative name {w}"),
+            (" and are also referred to as {w}", " and have {w} as an alternative name"),
+            (", each also referred to as {w}", " - ones with the alternative name {w}"),
+        ),
+        "definition": ConditionWords(
+            ("whose definition includes the words {w}", "whose formal definition reads in part {w}"),
+            (" and use the words {w} in their definition",),
+            (", each with a definition that includes the phrase {w}", " - ones defined with the words {w}"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("whose symbol begins with {w}", "with a gene symbol starting {w}"),
+            (" and have symbols beginning with {w}",),
+            (", each with a symbol beginning {w}", " - ones whose symbol starts {w}"),
+        ),
+        "onset": ConditionWords(
+            ("where onset is given as {w}", "whose onset is recorded as {w}"),
+            (" and have an onset given as {w}", " and have their onset recorded as {w}"),
+            (", each with an onset given as {w}", " - ones with onset recorded as {w}"),
+            ("{w}-onset",),
+        ),
+        "inheritance": ConditionWords(
+            ("that run in families in {a} {w} pattern", "passed on as {a} {w} trait", "showing {w} inheritance"),
+            (" and run in families in {a} {w} pattern", " and are passed on as {a} {w} trait"),
+            (", each running in families in {a} {w} pattern", " - ones with {w} inheritance"),
+            ("{w}",),
+        ),
+    },
+    quotes=("'{w}'", "{w}", '"{w}"'),
+    named=("{m}", "{m}", "{m}", "the {noun} {m}", "the {noun} called {m}"),
+    described=('the {noun} HPO explains as "{m}"', "the {noun} summarised as '{m}'"),
+)
+
+# ---------------------------------------------------------------------------------------------------------------------
+# esl: a researcher whose first language is not English, typing into a search tool (blind)
+# ---------------------------------------------------------------------------------------------------------------------
+
+ESL = FamilyWords(
+    types={
+        D: _n("disease", "illness", "pathology"),
+        P: _n("symptom", "phenotype", "clinical sign"),
+        G: _n("gene"),
+    },
+    relations={
+        (PRESENT, D, P, ""): _w(
+            ["are having", "are presenting", "are coming with", "are manifesting"],
+            ["having", "which have", "with presence of", "what are presenting"],
+        ),
+        (PRESENT, P, D, ""): _w(
+            ["are present at patients with", "appear in", "are found at patients of", "are manifested in"],
+            ["present at patients with", "appearing in", "which one observe in", "what one can find in"],
+        ),
+        (ABSENT, D, P, ""): _w(
+            [
+                "have {obj} marked like absent",
+                "have annotation that {obj} is not present",
+                "are annotated with absence of",
+            ],
+            [
+                "where {obj} is noted absent",
+                "for which is written that {obj} is not present",
+                "with annotated absence of",
+                "in which {obj} is excluded explicitly",
+            ],
+        ),
+        (ABSENT, P, D, ""): _w(
+            ["are marked absent for", "are excluded explicitly in", "are noted like not present at"],
+            [
+                "which {obj} don't have according to the annotation",
+                "marked absent for",
+                "excluded explicitly in",
+                "noted like not present at",
+            ],
+        ),
+        (ASSOCIATED, G, P, ""): _w(
+            ["are related with", "have relation with", "are in connection with"],
+            ["related with", "what are related with", "having relation with"],
+        ),
+        (ASSOCIATED, G, D, ""): _w(
+            ["are related with", "are implied in", "have association with"],
+            ["related with", "implied in", "what have association with"],
+        ),
+        (ASSOCIATED, D, G, ""): _w(
+            ["are related with", "come from mutations in", "have association with"],
+            ["related with", "caused from mutations in", "which have association with"],
+        ),
+        (ASSOCIATED, P, G, ""): _w(
+            ["are related with", "are associated to", "have link with"],
+            ["related with", "associated to", "which have link with"],
+        ),
+        (H, P, P, "to_anchor"): _w(
+            [
+                "are direct children of",
+                "are one level more deep than {obj} in the tree",
+                "stay immediately under",
+                "are in the level directly under",
+            ],
+            [
+                "immediately under",
+                "one level more deep than",
+                "which are the direct children from",
+                "what stay one level below",
+            ],
+        ),
+        (H, P, P, "from_anchor"): _w(
+            [
+                "are the parents direct of",
+                "are one level more high than {obj} in the tree",
+                "stay immediately above",
+                "are in the level directly above",
+            ],
+            [
+                "in the level immediately above",
+                "one level more high than",
+                "which are the direct parents from",
+                "what stay one level above",
+            ],
+        ),
+        (H, P, P, ""): _w(
+            [
+                "are one level more high or more deep than",
+                "are direct parent or child of",
+                "stay one level above or under",
+            ],
+            [
+                "at distance of one level (up or down) from",
+                "directly above or under",
+                "which are direct parent or child from",
+            ],
+        ),
+    },
+    shapes=(
+        Shape("Please give me {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("give me all {subj} {pred}{cond}", "modifier", "post"),
+        Shape("Which are the {subj} that {pred}{cond}?", "verb", "post"),
+        Shape("I search {subj} {pred}{cond}.", "modifier", "post"),
+        Shape("I am searching which {subj} {cond} {pred}.", "verb", "pre"),
+        Shape("Which {subj} {pred}{cond}, please?", "verb", "post"),
+        Shape("Is possible to have the list of {subj} {pred}{cond}?", "modifier", "post"),
+        Shape("What {cond} {subj} {pred}?", "verb", "lead"),
+        Shape("I need to know the {cond} {subj} {pred}.", "modifier", "lead"),
+        Shape("Which {subj} {cond} {pred}, I want to know.", "verb", "pre"),
+        Shape("Tell me please what {subj} {pred}{cond}.", "verb", "post"),
+    ),
+    conditions={
+        "doc-word": ConditionWords(
+            ("which have word {w} in the description", "where description contains {w}"),
+            (" and are mentioning {w}", " and have in description the word {w}"),
+            (", with word {w} in their description", " (their description is containing {w})"),
+        ),
+        "name-word": ConditionWords(
+            ("with {w} inside the name", "which name contain {w}"),
+            (" and have {w} in the name",),
+            (", with word {w} in their name", " (their name contains {w})"),
+        ),
+        "synonym": ConditionWords(
+            ("known also as {w}", "which have other name {w}"),
+            (" and are called also {w}", " and have other name {w}"),
+            (", they are called also {w}", " (their other name: {w})"),
+        ),
+        "definition": ConditionWords(
+            ("which definition say {w}", "with definition containing {w}"),
+            (" and in their definition is written {w}",),
+            (", with their definition containing {w}", " (in their definition: {w})"),
+        ),
+        "symbol-prefix": ConditionWords(
+            ("which symbol start with {w}", "with symbol beginning from {w}"),
+            (" and their symbol start with {w}",),
+            (", with their symbol beginning from {w}", " (their symbol begin {w})"),
+        ),
+        "onset": ConditionWords(
+            ("with onset {w}", "with the onset of type {w}"),
+            (" and have the onset {w}", " and their onset is {w}"),
+            (", with their onset {w}", " (their onset: {w})"),
+            ("{w} onset",),
+        ),
+        "inheritance": ConditionWords(
+            ("with inheritance {w}", "which inherit in {w} way", "transmitted in {w} mode"),
+            (" and are inherited in {w} way", " and have inheritance of type {w}"),
+            (", they are inherited in {w} way", " (their inheritance: {w})"),
+            ("{w}",),
+        ),
+    },
+    quotes=("{w}", '"{w}"', "'{w}'"),
+    named=("{m}", "{m}", "the {noun} {m}", "{noun} {m}", "the {noun} with name {m}", "{noun} named {m}"),
+    described=("the {noun} which definition is '{m}'", '{noun} with the definition "{m}"'),
+    inner="some {noun} {mod}",
+    lower_start=0.15,
+)
+
 ANALYST_MENTIONS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
 """The analyst family's anchor mentions: those of the tuned generator (``kgqa.questions.MENTION_WEIGHTS``)."""
 DOC_WORD: dict[ConditionKind, int] = {"doc-word": 1}
@@ -825,10 +1148,30 @@ FAMILIES: dict[str, Family] = {
         STUDENT_CONDITIONS,
         {"name": 3, "lower": 3, "alias": 2, "description": 1, "dropped-word": 2},
         undirected=0.2,
+        read=True,
         words=STUDENT,
     ),
+    "counselor": Family(
+        "counselor",
+        False,
+        "a genetic counsellor's notes: 'run in families', 'on a panel for', 'ruled out on examination'",
+        NEW_CONDITIONS,
+        {"name": 4, "lower": 1, "alias": 2, "description": 2, "dropped-word": 2},
+        undirected=0.2,
+        words=COUNSELOR,
+    ),
+    "esl": Family(
+        "esl",
+        False,
+        "a researcher writing English as a second language: 'diseases are having X', 'one level more deep than'",
+        NEW_CONDITIONS,
+        {"name": 3, "lower": 3, "alias": 2, "description": 1, "dropped-word": 2},
+        undirected=0.2,
+        words=ESL,
+    ),
 }
-"""Every family by name; ``analyst`` and ``template`` are the tuned ones."""
+"""Every family by name; ``analyst`` and ``template`` are the tuned ones; ``student``, ``counselor`` and ``esl`` are
+blind (written apart from the linker, their misses never read)."""
 TUNED = tuple(name for name, family in FAMILIES.items() if family.tuned)
 
 

@@ -28,9 +28,18 @@ from dataclasses import dataclass, replace
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
-from kgqa.relation_meaning import HIERARCHY, KINDS, NEGATION, RelationMeaning, Toward, type_kinds, words_of
+from kgqa.relation_meaning import (
+    HIERARCHY,
+    KINDS,
+    NEGATION,
+    WORD,
+    RelationMeaning,
+    Toward,
+    type_kinds,
+    words_of,
+)
 from kgqa.store.base import GraphStore
-from kgqa.target_type import Mention, type_mentions
+from kgqa.target_type import Mention, singular_type_words, subject_start, type_mentions, type_words
 
 MAX_NGRAM = 10
 SHORT_NGRAM = 6
@@ -171,25 +180,25 @@ def _run(lowered: Sequence[str], positions: range) -> set[int]:
     return out
 
 
-def _after_phrases(lowered: Sequence[str], phrases: Sequence[str]) -> set[int]:
-    out: set[int] = set()
-    for phrase in phrases:
-        for start in _phrase_starts(lowered, phrase):
-            end = start + len(phrase.split())
-            out |= _run(lowered, range(end, end + CONDITION_WORDS))
-    return out
+def _phrase_ends(lowered: Sequence[str], phrases: Sequence[str]) -> set[int]:
+    """The positions right after each place one of ``phrases`` is said."""
+    return {at + len(phrase.split()) for phrase in phrases for at in _phrase_starts(lowered, phrase)}
+
+
+def _runs_from(lowered: Sequence[str], starts: set[int]) -> set[int]:
+    """The condition's words (:func:`_run`) from each of ``starts``."""
+    return {i for start in starts for i in _run(lowered, range(start, start + CONDITION_WORDS))}
 
 
 def naming_words(words: Sequence[str]) -> set[int]:
     """Positions of the words after a :data:`NAMING_PHRASES` phrase: another name of the answers."""
-    return _after_phrases([w.lower() for w in words], NAMING_PHRASES)
+    lowered = [w.lower() for w in words]
+    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES))
 
 
 QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")
 """A quotation: in double or single quotes, straight or curly (a single quote inside or after a word is an
 apostrophe)."""
-WORD = re.compile(r"[\w][\w'/-]*")
-"""A word as :func:`kgqa.relation_meaning.words_of` counts it."""
 
 
 def quoted_runs(question: str) -> list[range]:
@@ -203,21 +212,86 @@ def quoted_runs(question: str) -> list[range]:
     return runs
 
 
-def not_entities(
-    words: Sequence[str], labels: Sequence[str], phrases: Sequence[str] = TEXT_PHRASES, question: str | None = None
-) -> tuple[set[int], set[int]]:
-    """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders"; the words of a
-    textual condition after ``phrases`` and the other cues, which steps 6-7 match against documents instead:
-    kgqa.lexical). Given the ``question`` the words are of, a condition that reaches into a quotation takes all of
-    it: quoted, its stop and relation words are the condition's own ("mentions 'originating in the ventricles'")."""
+TYPE_NOUN_SIMILARITY = 0.6
+TYPE_NOUN_MARGIN = 0.1
+"""A phrase names a type by meaning when it is this similar to one of the type's words, and this much more similar
+than to any other type's (measured in docs/results.md: "characteristic" 0.63, "phenotypic abnormality" 0.68;
+"seizure" 0.50 and "affected" 0.57 stay below)."""
+DETERMINERS = frozenset({"a", "an", "the", "each", "any", "every", "some"})
+
+
+def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
+    """Where the question names a type in words its lists lack (:func:`kgqa.target_type.type_words`): "a
+    *characteristic* annotated to X", "the *phenotypic abnormality* referred to as X", "name all *characteristics*
+    ...". The candidates are the lower-case word right after an article (an entity is named, an unnamed node of a
+    type is introduced: "a finding absent in X") or where the question names what it asks for
+    (:func:`kgqa.target_type.subject_start`): with the listed type word after it ("phenotypic abnormality"), else
+    alone where no other content word but a participle follows ("a characteristic *connected* to", not "a
+    *genetic* basis"). One that is :data:`TYPE_NOUN_SIMILARITY` similar to one type's words by embedding (a single
+    word to its one-word forms: "clinical" is like "clinical feature" and means no type), and
+    :data:`TYPE_NOUN_MARGIN` clear of the others, is a mention of that type."""
+    words = words_of(question)
     lowered = [w.lower() for w in words]
-    types = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
+    listed = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
+    starts = {i + 1 for i, word in enumerate(lowered) if word in DETERMINERS} | {subject_start(lowered)}
+
+    def content(i: int) -> bool:
+        return i < len(words) and words[i].isalpha() and words[i].islower() and lowered[i] not in STOP_WORDS
+
+    candidates: list[tuple[int, int]] = []
+    for at in sorted(i for i in starts if content(i) and i not in listed):
+        if at + 1 in listed:  # "phenotypic abnormality": a modifier and a listed noun, one mention
+            candidates.append((at, 2))
+        elif not content(at + 1) or _participle(lowered[at + 1]):  # a noun its clause follows
+            candidates.append((at, 1))
+    if not candidates or len(labels) < 2:
+        return []
+    forms = [(label, form) for label in labels for form in sorted(singular_type_words(label))]
+    phrases = [" ".join(lowered[at : at + size]) for at, size in candidates]
+    scores = embedder.embed(phrases) @ embedder.embed([form for _, form in forms]).T
+    found = []
+    for (at, size), phrase, row in zip(candidates, phrases, scores, strict=True):
+        best_of: dict[str, float] = {}
+        for (label, form), score in zip(forms, row, strict=True):
+            if size == 2 or len(form.split()) == 1:  # a word means a type's noun, not a modifier of its phrase
+                best_of[label] = max(best_of.get(label, -1.0), float(score))
+        per_label = sorted(((score, label) for label, score in best_of.items()), reverse=True)
+        (best, label), (second, _) = per_label[0], per_label[1]
+        if best >= TYPE_NOUN_SIMILARITY and best - second >= TYPE_NOUN_MARGIN:
+            found.append(Mention(at, -size, label, phrase))
+    return found
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` reads as a participle ("connected", "mapping", "seen", "shown", "found") that starts the
+    clause after a noun."""
+    return word.endswith(("ed", "ing", "en", "wn")) or word in ("found", "made", "put", "set", "kept", "held")
+
+
+def with_nouns(mentions: Sequence[Mention], nouns: Sequence[Mention]) -> list[Mention]:
+    """``mentions`` and type ``nouns`` together, sorted, without a mention inside a longer one ("abnormality" in
+    the noun "phenotypic abnormality")."""
+    within = {n.position + i for n in nouns for i in range(-n.minus_size)}
+    return sorted({*nouns, *(m for m in mentions if m.position not in within)})
+
+
+def not_entities(
+    words: Sequence[str],
+    labels: Sequence[str],
+    phrases: Sequence[str] = TEXT_PHRASES,
+    question: str | None = None,
+    nouns: Sequence[Mention] = (),
+) -> tuple[set[int], set[int]]:
+    """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders", and the type
+    ``nouns`` read by meaning (:func:`type_nouns`); the words of a textual condition after ``phrases`` and the other
+    cues, which steps 6-7 match against documents instead: kgqa.lexical). Given the ``question`` the words are of, a
+    condition that reaches into a quotation takes all of it: quoted, its stop and relation words are the condition's
+    own ("mentions 'originating in the ventricles'")."""
+    lowered = [w.lower() for w in words]
+    types = {m.position + i for m in [*type_mentions(lowered, labels), *nouns] for i in range(-m.minus_size)}
     textual: set[int] = set()
-    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES}
-    for start in after_cue:
-        textual |= _run(lowered, range(start, start + CONDITION_WORDS))
-    textual |= _after_phrases(lowered, phrases)
-    after_cue |= {at + len(phrase.split()) for phrase in phrases for at in _phrase_starts(lowered, phrase)}
+    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
+    textual |= _runs_from(lowered, after_cue)
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
@@ -227,9 +301,11 @@ def not_entities(
     return types, textual
 
 
-PREFIX_VERBS = frozenset({"starts", "start", "starting", "started", "begins", "begin", "beginning", "prefix"})
+PREFIX_VERBS = frozenset(
+    {"starts", "start", "starting", "started", "begins", "begin", "beginning", "prefix"} | {"opens", "open", "opening"}
+)
 """Words after which a question gives the beginning of the answers' name or symbol, not a whole word ("starts with
-KCN", "beginning RASG", "the prefix MYO")."""
+KCN", "beginning RASG", "the prefix MYO", "symbols opening with JAK"); "KCN*" and "KCN-prefixed" say it too."""
 PREFIX_FILLERS = INNER | frozenset({"with", "by", "letter", "letters", "characters", "string", "prefix"})
 """Words between a prefix verb and the prefix itself ("starting with the letters MYO")."""
 PREFIX_WORDS = 3
@@ -242,7 +318,7 @@ def prefix_words(question: str) -> set[str]:
     written quoted or in capitals."""
     words = words_of(question)
     lowered = [w.lower() for w in words]
-    found = {m.lower() for m in re.findall(r"(\w+)\*", question)}
+    found = {m.lower() for m in re.findall(r"(\w+)(?:\*|-prefixed\b)", question, re.IGNORECASE)}
     for at, word in enumerate(lowered):
         if word not in PREFIX_VERBS:
             continue
@@ -264,14 +340,16 @@ def condition_words(words: Sequence[str], labels: Sequence[str], question: str |
     return not_entities(words, labels, question=question)[1]
 
 
-def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
+def ngrams(question: str, labels: Sequence[str] = (), nouns: Sequence[Mention] = ()) -> list[Span]:
     """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
-    words, not only words that say a relation's kind, no word of a textual condition (:func:`not_entities`) but
-    another name of the answers (:data:`NAMING_PHRASES`, which :func:`schema_guided_plan` reads)."""
+    words (or type ``nouns``), not only words that say a relation's kind, no word of a textual condition
+    (:func:`not_entities`) but another name of the answers (:data:`NAMING_PHRASES`, which
+    :func:`schema_guided_plan` reads), no word that starts a clause ("coursework *which* clinical") and not ending on
+    a condition's cue ("dislocation with the *word*")."""
     words = words_of(question)
-    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES, question)
+    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES, question, nouns)
     starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
-    textual |= {i for i, w in enumerate(words) if w.lower().strip("'") in starts}
+    textual |= {i for i, w in enumerate(words) if w.lower().strip("'").removesuffix("-prefixed") in starts}
     out = []
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):
@@ -282,6 +360,8 @@ def ngrams(question: str, labels: Sequence[str] = ()) -> list[Span]:
             if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
                 continue
             if all(w.lower() in NAMING_WORDS for w in gram):
+                continue
+            if gram[-1].lower() in TEXT_CUES or any(w.lower() in CLAUSE_WORDS for w in gram):
                 continue
             if n > SHORT_NGRAM and any(w.lower() in LONG_SPAN_BREAKS for w in gram):
                 continue
@@ -306,11 +386,13 @@ class SpanCap:
         )
 
 
-def link_spans(question: str, labels: Sequence[str], limit: int) -> tuple[list[Span], SpanCap | None]:
+def link_spans(
+    question: str, labels: Sequence[str], limit: int, nouns: Sequence[Mention] = ()
+) -> tuple[list[Span], SpanCap | None]:
     """The spans linking looks up (:func:`ngrams`), at most ``limit`` of them: those that start earliest, shorter
     first at the same word; the cut when there were more. In :func:`ngrams`' order, so that linking a question under
     the cap is unchanged."""
-    grams = ngrams(question, labels)
+    grams = ngrams(question, labels, nouns)
     if len(grams) <= limit:
         return grams, None
     first = sorted(grams, key=lambda gram: (gram[0], gram[1]))[:limit]
@@ -334,12 +416,13 @@ def link_entities(
     threshold: float,
     aliases: bool = False,
     limit: int = MAX_LINK_SPANS,
+    nouns: Sequence[Mention] = (),
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
-    is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words and textual
-    conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are (``max_link_ngrams``,
-    :func:`link_spans`)."""
-    grams, _ = link_spans(question, labels, limit)
+    is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words (and type
+    ``nouns``) and textual conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are
+    (``max_link_ngrams``, :func:`link_spans`)."""
+    grams, _ = link_spans(question, labels, limit, nouns)
     if not grams:
         return []
     vectors = embedder.embed([text for _, _, text in grams])
@@ -358,7 +441,7 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
-    found = tightest(found)
+    found = tightest(found, labels)
     found.sort(key=_priority)
     taken: list[Link] = []
     for link in found:
@@ -367,23 +450,32 @@ def link_entities(
     return sorted(taken, key=lambda link: link.start)
 
 
-def tightest(found: Sequence[Link]) -> list[Link]:
+def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
     """``found`` without the spans whose best link a shorter span inside them makes as well or better, to the same
     node, with every word of its name or alias the longer one had: "phenotype present in spondylocostal
     dysostosis 5" and "spondylocostal dysostosis 5" name the same disease, and the words around it ("phenotype",
-    "present") are the plan's hop, not the entity's name. Every link of such a span goes (its weaker matches to
-    other nodes would take the words back)."""
+    "present") are the plan's hop, not the entity's name. Nor does a span win whose words past a better link inside
+    it only frame it (stop words, a type's words of ``labels``): "the *syndrome* spinocerebellar ataxia type 35" is
+    no better name of 'Spinocerebellar ataxia type 34' than "spinocerebellar ataxia type 35" is of type 35. Every
+    link of such a span goes (its weaker matches to other nodes would take the words back)."""
+    framing = STOP_WORDS | {w for label in labels for form in type_words(label) for w in form.split()}
 
-    def replaced(link: Link) -> bool:
-        return any(
-            (other.label, other.id) == (link.label, link.id)
-            and link.start <= other.start
+    def inside(other: Link, link: Link) -> bool:
+        return (
+            link.start <= other.start
             and other.end <= link.end
             and other.end - other.start < link.end - link.start
             and other.similarity >= link.similarity
-            and not (_lower(link.span) - _lower(other.span)) & _lower(f"{link.name} {link.alias}")
-            for other in found
         )
+
+    def replaced(link: Link) -> bool:
+        for other in (other for other in found if inside(other, link)):
+            extra = _lower(link.span) - _lower(other.span)
+            if (other.label, other.id) == (link.label, link.id) and not extra & _lower(f"{link.name} {link.alias}"):
+                return True
+            if other.similarity > link.similarity and extra <= framing:
+                return True
+        return False
 
     best: dict[tuple[int, int], Link] = {}
     for link in found:
@@ -482,9 +574,32 @@ def _path(
     if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
         middle, at = via[0]
         first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (stretch, stretch)
+        if _negation_moves(schema, target, middle, link.label, meaning, first, second, trailing):
+            second = range(first.start, second.stop)
         return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
     direct = hop(target, link.label, stretch, trailing)
     return [direct] if direct[0] else None
+
+
+def _negation_moves(
+    schema: GraphSchema,
+    target: str,
+    middle: str,
+    label: str,
+    meaning: RelationMeaning,
+    first: range,
+    second: range,
+    trailing: range | None,
+) -> bool:
+    """Whether a negation said in the first hop's words belongs to the second hop: the first has no negated type,
+    the second has and says none itself ("genes linked to a sign *explicitly excluded from* the phenotype of X",
+    where "phenotype" names the middle node after the negation)."""
+    return (
+        meaning.says(NEGATION, first)
+        and not any(NEGATION in type_kinds(t) for t in _offered(schema, target, middle))
+        and any(NEGATION in type_kinds(t) for t in _offered(schema, middle, label))
+        and not meaning.says(NEGATION, second, trailing)
+    )
 
 
 def _said_between(
@@ -506,7 +621,9 @@ def _said_between(
     return middles if len(middles) == 1 else []
 
 
-CLAUSE_ENDS = CONJUNCTIONS | frozenset({"which", "that", "who", "whose", "whom", "where", "what"})
+CLAUSE_WORDS = frozenset({"which", "who", "whose", "whom", "where", "what"})
+"""Words that start a clause and stand in no name (HPO has two names with "that", none with these)."""
+CLAUSE_ENDS = CONJUNCTIONS | CLAUSE_WORDS | {"that"}
 """Words after an entity that start another clause: the words after the entity that its hop reads stop there (and
 at a type the question names: "... involving X, which have an *abnormality* noted as absent in Y")."""
 
@@ -543,10 +660,12 @@ def _shown(path: Sequence[Hop]) -> str:
     return " then ".join(f"{'|'.join(types)} ({label})" for types, label, _ in path)
 
 
-NAME_CUES = frozenset({"called", "named", "termed", "aka", "k", "known", "synonym", "alias", "go", "goes"})
+NAME_CUES = frozenset(
+    {"called", "named", "termed", "aka", "k", "known", "synonym", "alias", "go", "goes", "referred", "designated"}
+)
 """Words that say the span after them is a name ("sometimes called X", "known as X", "go by the name X",
-"a.k.a. X")."""
-NAME_FILLERS = frozenset({"as", "the", "a", "an", "by", "name", "of"})
+"a.k.a. X", "referred to as X")."""
+NAME_FILLERS = frozenset({"as", "the", "a", "an", "by", "name", "of", "to"})
 NAME_OWNERS = frozenset(
     {"also", "sometimes", "otherwise", "often", "commonly", "usually", "be", "is", "are", "being"}
     | {"that", "which", "who", "and"}
@@ -609,6 +728,7 @@ def schema_guided_plan(
     *,
     max_triplets: int = MAX_TRIPLETS,
     reaches: Reaches | None = None,
+    nouns: Sequence[Mention] = (),
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
@@ -617,13 +737,14 @@ def schema_guided_plan(
     ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins. With
     ``reaches``, a link no node of the target type reaches along its hops (HPO's root 'Onset', which no disease
     presents) is dropped too: as a required constant it would ground nothing until the scope expansion wandered off
-    to its neighbours, and its words stay with the full-text strand."""
+    to its neighbours, and its words stay with the full-text strand. ``nouns``: the types the question names in words
+    the lists lack (:func:`type_nouns`)."""
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
     words = [w.lower() for w in words_of(question)]
     named_types = _named_types(question, schema)
-    spans = type_mentions(words, schema.labels)
+    spans = with_nouns(type_mentions(words, schema.labels), nouns)
     mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
     answer = next((position for position, label in mentions if label == target_type), -1)
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]

@@ -64,9 +64,13 @@ class RelationChoice:
         return f"{self.source}-{self.target}: {self.reason} -> {', '.join(self.kept)}"
 
 
+WORD = re.compile(r"[\w][\w'/-]*")
+"""A word as the linker counts it."""
+
+
 def words_of(question: str) -> list[str]:
     """The question's words as the linker counts them (positions of links and spans are in these words)."""
-    return re.findall(r"[\w][\w'/-]*", question)
+    return WORD.findall(question)
 
 
 Toward = Literal["narrower", "broader"]

@@ -70,6 +70,7 @@ _LAY_WORDS = {
     "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding, "
     "hpo term",
     "disease": "disorder, condition, syndrome, illness, diagnosis",
+    "gene/protein": "locus, loci",
     "drug": "medication, medicine, compound",
     "anatomy": "tissue, organ, anatomical structure",
     "field_of_study": "field, research field, topic",
@@ -149,13 +150,19 @@ SUBJECT_MARGIN = 0.1
 than to any other type's."""
 
 
-def subject_phrases(question: str) -> list[str]:
-    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for: right after its first asking
-    word among the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
-    words = re.findall(r"[\w][\w/-]*", question.lower())
+def subject_start(words: Sequence[str]) -> int:
+    """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
+    the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
     start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
     while start < len(words) and words[start] in LEADING:
         start += 1
+    return start
+
+
+def subject_phrases(question: str) -> list[str]:
+    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for (:func:`subject_start`)."""
+    words = re.findall(r"[\w][\w/-]*", question.lower())
+    start = subject_start(words)
     return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= len(words)]
 
 

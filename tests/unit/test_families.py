@@ -18,6 +18,7 @@ from kgqa.errors import InputError
 from kgqa.families import (
     CONDITION_KINDS,
     FAMILIES,
+    NEW_CONDITIONS,
     TUNED,
     Condition,
     Side,
@@ -26,7 +27,7 @@ from kgqa.families import (
     onset_word,
     word,
 )
-from kgqa.phrasing import kind
+from kgqa.phrasing import hop_wording, kind
 from kgqa.questions import (
     ALL_FAMILIES,
     DEFAULT_FAMILIES,
@@ -45,10 +46,10 @@ WORDED = [name for name in FAMILIES if name != "template"]
 """The families :func:`kgqa.families.word` words (``template`` is the template sentence)."""
 
 # Markers written from the meaning, not from the tables: a hierarchy hop is one level and says which way
-DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|beneath|more specific|\bchild|\bdown\b")
-UP = re.compile(r"parent|above|more general|subsum|superclass|\bup\b|broader")
+DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|beneath|more specific|\bchild|\bdown\b|deep")
+UP = re.compile(r"parent|above|more general|subsum|superclass|\bup\b|broader|\bhigh")
 ONE_LEVEL = re.compile(r"direct|immediate|one level|one step|one rung|\bright\b|\bchild|parent")
-NEGATION = re.compile(r"absent|ruled out|exclud|\bnot\b|negative for|\black|without|don't")
+NEGATION = re.compile(r"absen[ct]|ruled out|exclud|\bnot\b|negative for|\black|without|don't")
 
 
 # (answer type, hops, direction): every HPO relation type both ways, the hierarchy three ways
@@ -112,7 +113,7 @@ def test_negations_say_the_negation_and_hierarchies_say_a_direction_and_one_leve
         if hops[0][0] == ABSENT:
             assert NEGATION.search(lower), text
         else:
-            assert not any(m in lower for m in ("absent", "ruled out", "negative for")), text
+            assert not any(m in lower for m in ("absen", "ruled out", "negative for")), text
         if hops[0][0] == PARENT_CHILD:
             assert ONE_LEVEL.search(lower), text
             down, up = bool(DOWN.search(lower)), bool(UP.search(lower))
@@ -172,7 +173,7 @@ JARGON = re.compile(
 
 def test_lay_is_a_new_family_with_the_same_relations_as_the_others() -> None:
     lay = FAMILIES["lay"]
-    assert list(FAMILIES)[-3:] == ["terse", "lay", "student"] and not lay.tuned and lay.words is not None
+    assert list(FAMILIES)[-5:-2] == ["terse", "lay", "student"] and not lay.tuned and lay.words is not None
     assert set(lay.conditions) == set(CONDITION_KINDS) and set(lay.mentions) >= {"name", "lower", "alias"}
     for other in ("clinical", "conversational", "terse"):
         words = FAMILIES[other].words
@@ -197,7 +198,7 @@ def test_lay_speaks_plainly(target: str, hops: list[tuple[str, str]], direction:
             assert not JARGON.search(text.lower()) and "AD" not in text.split(), text  # no abbreviated modes
 
 
-@pytest.mark.parametrize("added", ["lay", "student"])
+@pytest.mark.parametrize("added", ["lay", "student", "counselor", "esl"])
 def test_adding_a_family_leaves_the_other_families_questions_as_they_were(
     added: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -208,13 +209,90 @@ def test_adding_a_family_leaves_the_other_families_questions_as_they_were(
     assert [[q for seed in range(3) for q in _generate(mix, seed, n=10)] for mix in mixes] == with_added
 
 
-def test_student_is_a_blind_family_that_draws_onset_and_inheritance_more() -> None:
+def test_student_is_a_read_family_that_draws_onset_and_inheritance_more() -> None:
     student, lay = FAMILIES["student"], FAMILIES["lay"]
-    assert not student.tuned and not student.read and lay.read and student.words is not None
+    assert not student.tuned and student.read and lay.read and student.words is not None
     assert lay.words is not None and set(student.words.relations) == set(lay.words.relations)
     assert set(student.conditions) == set(CONDITION_KINDS) and student.undirected == 0.2
     others = [w for k, w in student.conditions.items() if k not in ("onset", "inheritance")]
     assert min(student.conditions["onset"], student.conditions["inheritance"]) > max(others)
+
+
+BLIND = ["counselor", "esl"]
+"""The families written blind for issue 30: never read against the linker, their misses unread."""
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_counselor_and_esl_are_blind_families_with_every_key(name: str) -> None:
+    family, student = FAMILIES[name], FAMILIES["student"]
+    assert list(FAMILIES)[-2:] == BLIND and not family.tuned and not family.read
+    assert family.words is not None and student.words is not None
+    assert set(family.words.relations) == set(student.words.relations)
+    assert set(family.words.conditions) == set(CONDITION_KINDS) and set(family.words.types) == set(student.words.types)
+    assert family.conditions == NEW_CONDITIONS and family.undirected == 0.2
+    assert {"name", "lower", "alias", "description", "dropped-word"} <= set(family.mentions)
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_blind_families_use_their_own_words(name: str) -> None:
+    """No relation phrase or sentence shape of a blind family is one the other families (or the analyst tables the
+    linker was tuned on) already use for the same key."""
+    words = FAMILIES[name].words
+    assert words is not None
+    for key, wording in words.relations.items():
+        rel_type, subject, obj, side = key
+        analyst = hop_wording(rel_type, subject, obj, side or None)
+        others = set(analyst.verbs + analyst.modifiers + analyst.definite_verbs + analyst.definite_modifiers)
+        for other, family in FAMILIES.items():
+            if other != name and family.words is not None:
+                others |= set(family.words.relations[key].verbs + family.words.relations[key].modifiers)
+        assert not set(wording.verbs + wording.modifiers) & others, key
+    shapes = {s.text for f, family in FAMILIES.items() if f != name and family.words for s in family.words.shapes}
+    assert not {s.text for s in words.shapes} & shapes
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_blind_negations_are_worded_several_ways_some_without_not(name: str) -> None:
+    words = FAMILIES[name].words
+    assert words is not None
+    keys: list[tuple[str, str, str, Side]] = [(ABSENT, DISEASE, PHENOTYPE, ""), (ABSENT, PHENOTYPE, DISEASE, "")]
+    for key in keys:
+        phrases = words.relations[key].verbs + words.relations[key].modifiers
+        assert len(set(phrases)) >= 6 and all(NEGATION.search(p) for p in phrases), key
+        assert any(not re.search(r"\bnot\b|n't", p) for p in phrases), key  # "ruled out", "absent", "excluded"
+
+
+SAMPLES = {
+    "counselor": [
+        "Could a colleague point me to the disorders that list a clinical feature that a family might notice in "
+        "someone with Congenital myasthenic syndrome among their recognised features and run in families in an "
+        "autosomal dominant pattern?",
+        "Can anyone confirm which disorders whose onset is recorded as pediatric have the clinical feature HPO "
+        'explains as "A seizure of both hemispheres" as a recognised feature?',
+        "For a referral letter - which findings whose definition includes the words 'Onset of signs' can be seen in "
+        "people affected by a diagnosis that can present with Autosomal recessive inheritance?",
+        "For a referral letter - which disorders with neonatal as part of their name have been linked to changes in "
+        "the candidate gene KCNQ3?",
+    ],
+    "esl": [
+        "Tell me please what illnesses are having some symptom appearing in congenital myasthenic syndrome and are "
+        "inherited in autosomal dominant way.",
+        "Which illnesses with the onset of type pediatric are manifesting the symptom which definition is 'A seizure "
+        "of both hemispheres', I want to know.",
+        "I am searching which symptoms which definition say Onset of signs appear in some disease having symptom "
+        "autosomal recessive inheritance.",
+        'give me all pathologies related with gene kcnq3, with word "neonatal" in their name',
+    ],
+}
+"""Seed 4 of each blind family on the in-memory graph below, read by hand: grammatical for the register (the esl
+family's unidiomatic English on purpose), the relation and its direction plain, true of the answers."""
+
+
+@pytest.mark.parametrize("name", BLIND)
+def test_a_sample_of_blind_questions(name: str) -> None:
+    made = _generate([name], seed=4, n=4)
+    assert [q.query for q in made] == SAMPLES[name]
+    assert all(q.family == name and q.answer_ids == oracle(q) for q in made)
 
 
 def test_onset_and_inheritance_words() -> None:

@@ -1,0 +1,197 @@
+"""Issue 30: the no-LLM plan reads a question's wording where its word lists stop. A type named in other words ("a
+*characteristic* annotated to X", "the *phenotypic abnormality* referred to as X") is read by meaning and is a node
+to go through, not an entity to link; a negation said before the middle node's noun still negates the hop that has a
+negated type; a prefix reads after "opening with" and before "-prefixed"; framing words and clause words make no
+better name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cypher.plan import QueryPlan
+from kgqa.linking import (
+    STOP_WORDS,
+    Link,
+    ngrams,
+    not_entities,
+    prefix_words,
+    schema_guided_plan,
+    tightest,
+    type_nouns,
+)
+from kgqa.relation_meaning import RelationMeaning, words_of
+from kgqa.target_type import Mention, singular_type_words, type_named_in_question
+from tests.hpo_schema import HPO, PHENOTYPE, link
+
+TYPES = ("disease", "gene/protein", PHENOTYPE)
+AXES = {"gene/protein": 0, "disease": 1, PHENOTYPE: 2}
+
+
+class MeaningTable:
+    """An embedder set by hand: a type's own words lie on its axis, each listed phrase on its type's axis at the
+    similarity wanted (the rest on an axis of its own), anything else is similar to nothing."""
+
+    def __init__(self, meanings: dict[str, tuple[str, float]]) -> None:
+        self.meanings = meanings
+        self.forms = {form: label for label in TYPES for form in singular_type_words(label)}
+        self.asked: list[str] = []
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        self.asked += texts
+        out = np.zeros((len(texts), 4), dtype=np.float32)
+        for row, text in enumerate(texts):
+            if text in self.forms:
+                out[row, AXES[self.forms[text]]] = 1.0
+            elif text in self.meanings:
+                label, similarity = self.meanings[text]
+                out[row, AXES[label]] = similarity
+                out[row, 3] = float(np.sqrt(max(0.0, 1 - similarity**2)))
+        return out
+
+
+MEANINGS = {
+    "characteristic": (PHENOTYPE, 0.63),
+    "phenotypic abnormality": (PHENOTYPE, 0.68),
+    "phenotypic": (PHENOTYPE, 0.45),
+    "seizure": ("disease", 0.5),
+}
+
+
+def table(meanings: dict[str, tuple[str, float]] = MEANINGS) -> MeaningTable:
+    return MeaningTable(meanings)
+
+
+def nouns_of(question: str, embedder: MeaningTable | None = None) -> list[tuple[str, str]]:
+    found = type_nouns(question, TYPES, embedder or table())  # type: ignore[arg-type]
+    return [(m.form, m.label) for m in found]
+
+
+def plan_of(question: str, spans: Sequence[tuple[str, str]], target: str, nouns: Sequence[Mention]) -> QueryPlan:
+    links = [link(question, span, label) for span, label in spans]
+    _, textual = not_entities(words_of(question), TYPES, nouns=nouns)
+    skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)
+    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=skip)
+    plan = schema_guided_plan(links, target, HPO, question, meaning, nouns=nouns)
+    assert plan is not None
+    return plan
+
+
+def hops(plan: QueryPlan) -> list[tuple[str, tuple[str, ...], str]]:
+    labels = {s.name: s.labels[0] for s in plan.symbols}
+    return [(labels[t.head], t.types, labels[t.tail]) for t in plan.triplets]
+
+
+def test_a_type_named_in_other_words_after_an_article_is_read_by_meaning() -> None:
+    assert nouns_of("Which conditions exhibit a characteristic connected to ANTXR2?") == [("characteristic", PHENOTYPE)]
+    # a modifier before a listed type word joins the noun ("phenotypic" alone is not similar enough)
+    assert nouns_of("Which genes are linked to a phenotypic abnormality of the disease X?") == [
+        ("phenotypic abnormality", PHENOTYPE)
+    ]
+    # too weak a meaning, a capitalised name, no article, or a word the lists already have: no noun
+    assert nouns_of("Which genes are linked to a seizure?") == []
+    assert nouns_of("Which genes are linked to the Characteristic X?") == []
+    assert nouns_of("Which conditions exhibit characteristic ANTXR2 findings?") == []
+    assert nouns_of("Which genes are linked to a disease?") == []
+    # an adjective before its noun is no type noun ("a genetic basis"), a noun before its participle is
+    meanings = {"genetic": ("gene/protein", 0.75), "marker": ("gene/protein", 0.7)}
+    assert nouns_of("Which diseases have a genetic basis?", table(meanings)) == []
+    assert nouns_of("Which diseases have a marker mapped to 3p?", table(meanings)) == [("marker", "gene/protein")]
+    assert nouns_of("Which diseases have a marker seen in X?", table(meanings)) == [("marker", "gene/protein")]
+
+
+def test_a_type_noun_is_no_entity_to_link_and_a_node_to_go_through() -> None:
+    question = "Which conditions exhibit a characteristic connected to ANTXR2?"
+    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
+    assert "characteristic" in {text for _, _, text in ngrams(question, TYPES)}
+    assert "characteristic" not in {text for _, _, text in ngrams(question, TYPES, nouns)}
+    plan = plan_of(question, [("ANTXR2", "gene/protein")], "disease", nouns)
+    assert hops(plan) == [
+        ("disease", ("phenotype present",), PHENOTYPE),
+        (PHENOTYPE, ("associated with",), "gene/protein"),
+    ]
+    # without the noun the gene is joined to the diseases directly
+    assert hops(plan_of(question, [("ANTXR2", "gene/protein")], "disease", [])) == [
+        ("disease", ("associated with",), "gene/protein")
+    ]
+
+
+def test_a_type_noun_before_a_naming_cue_is_the_entitys_own_type() -> None:
+    question = "Which genes are associated with the phenotypic abnormality referred to as Hypoglycaemia?"
+    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
+    assert "phenotypic abnormality" not in {text.lower() for _, _, text in ngrams(question, TYPES, nouns)}
+    plan = plan_of(question, [("Hypoglycaemia", PHENOTYPE)], "gene/protein", nouns)
+    assert hops(plan) == [("gene/protein", ("associated with",), PHENOTYPE)]
+
+
+def test_a_negation_said_before_the_middle_nodes_noun_negates_the_hop_that_can_be_negated() -> None:
+    question = "Which genes are linked to a sign explicitly excluded from the phenotype of the disease X?"
+    plan = plan_of(question, [("X", "disease")], "gene/protein", [])
+    assert hops(plan) == [
+        ("gene/protein", ("associated with",), PHENOTYPE),
+        (PHENOTYPE, ("phenotype absent",), "disease"),
+    ]
+    present = "Which genes are linked to a sign seen in the phenotype of the disease X?"
+    assert hops(plan_of(present, [("X", "disease")], "gene/protein", []))[1][1] == ("phenotype present",)
+
+
+def test_a_prefix_reads_after_opening_with_and_before_prefixed() -> None:
+    assert prefix_words('Name the loci with symbols opening with "MYO".') == {"myo"}
+    assert prefix_words("Which ZNF-prefixed genes are linked to X?") == {"znf"}
+    assert not any("ZNF" in text for _, _, text in ngrams("Which ZNF-prefixed genes are linked to X?", TYPES))
+    assert prefix_words("Which clinics are opening soon?") == set()
+
+
+def test_loci_name_genes() -> None:
+    assert type_named_in_question("Name the loci that are mapped to X.", TYPES) == ("gene/protein", "loci")
+
+
+def test_words_that_only_frame_a_better_link_inside_make_no_better_name() -> None:
+    framed = Link("syndrome spinocerebellar ataxia type 35", 9, 14, "disease", "34", "Sca type 34", 0.94)
+    inner = Link("spinocerebellar ataxia type 35", 10, 14, "disease", "35", "Sca type 35", 1.0)
+    assert tightest([framed, inner], TYPES) == [inner]
+    # a word that is not framing keeps the longer span ("Progressive" is part of the name)
+    whole = Link("progressive spinocerebellar ataxia type 35", 9, 14, "disease", "P", "Progressive sca", 0.94)
+    assert tightest([whole, inner], TYPES) == [whole, inner]
+
+
+def test_no_span_holds_a_clause_word_or_ends_on_a_conditions_cue() -> None:
+    grams = {text.lower() for _, _, text in ngrams("For my coursework which clinical signs mention the word X?", TYPES)}
+    assert not [g for g in grams if "which" in g.split()]
+    grams = {text.lower() for _, _, text in ngrams("Which diseases show radial head dislocation with the word X?")}
+    assert "radial head dislocation with the word" not in grams
+    assert "radial head dislocation" in grams
+
+
+def test_type_nouns_embed_nothing_without_a_candidate() -> None:
+    embedder = table()
+    assert type_nouns("Which genes cause Seizure?", TYPES, embedder) == []  # type: ignore[arg-type]
+    assert embedder.asked == []
+
+
+def test_a_modifier_before_a_listed_type_word_is_one_noun_with_it() -> None:
+    # "the clinical signs whose ...": "clinical" alone may mean a type, but with "signs" it is one mention, not two
+    # (two would make the second an intermediate node of the answers' own type)
+    meanings = {"clinical": (PHENOTYPE, 0.7), "clinical signs": (PHENOTYPE, 0.9)}
+    assert nouns_of("What are the clinical signs seen in X?", table(meanings)) == [("clinical signs", PHENOTYPE)]
+    question = "What are the clinical signs seen in the disease X?"
+    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
+    assert hops(plan_of(question, [("X", "disease")], PHENOTYPE, nouns)) == [
+        (PHENOTYPE, ("phenotype present",), "disease")
+    ]
+
+
+def test_the_answers_type_named_in_other_words_is_where_the_answers_are_named() -> None:
+    # "characteristics" is the answers' own noun: "the clinical sign referred to as X" later names an anchor, not
+    # another name of the answers
+    meanings = {"characteristics": (PHENOTYPE, 0.61), "clinical sign": (PHENOTYPE, 0.9)}
+    question = "Name all characteristics seen in a disease exhibiting the clinical sign referred to as Reduced acuity."
+    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
+    assert [(m.form, m.position) for m in nouns] == [("characteristics", 2), ("clinical sign", 9)]
+    plan = plan_of(question, [("Reduced acuity", PHENOTYPE)], PHENOTYPE, nouns)
+    assert plan.symbol("y").conditions == ()
+    assert hops(plan) == [
+        (PHENOTYPE, ("phenotype present",), "disease"),
+        ("disease", ("phenotype present",), PHENOTYPE),
+    ]
