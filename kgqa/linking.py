@@ -441,13 +441,21 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
-    found = tightest(found, labels)
+    types = not_entities(words_of(question), labels, OWN_TEXT_PHRASES, question, nouns)[0]
+    found = tightest([link for link in found if not _type_named(link, types)], labels)
     found.sort(key=_priority)
     taken: list[Link] = []
     for link in found:
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
+
+
+def _type_named(link: Link, types: set[int]) -> bool:
+    """Whether ``link`` matched only the type words inside its span: "classes of the *phenotypic abnormality*"
+    finding HPO's node 'Phenotypic abnormality' is the type named, not that node."""
+    typed = {w.lower() for i, w in zip(range(link.start, link.end), link.span.split(), strict=False) if i in types}
+    return bool(typed) and _lower(link.search) <= typed
 
 
 def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:

@@ -7,6 +7,7 @@ better name."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from cypher.plan import QueryPlan
 from kgqa.linking import (
     STOP_WORDS,
     Link,
+    link_entities,
     ngrams,
     not_entities,
     prefix_words,
@@ -22,6 +24,7 @@ from kgqa.linking import (
     type_nouns,
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
+from kgqa.store.base import VectorHit
 from kgqa.target_type import Mention, singular_type_words, type_named_in_question
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
@@ -195,3 +198,35 @@ def test_the_answers_type_named_in_other_words_is_where_the_answers_are_named() 
         (PHENOTYPE, ("phenotype present",), "disease"),
         ("disease", ("phenotype present",), PHENOTYPE),
     ]
+
+
+class _Names:
+    """A name index set by hand: span -> (the node's name, similarity); other spans are far from every name."""
+
+    def __init__(self, hits: dict[str, tuple[str, float]]) -> None:
+        self.hits = hits
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        name, similarity = self.hits.get(self.texts[int(vector[0])], ("far", 0.1))
+        return [VectorHit(name, name, label, similarity)] if label == PHENOTYPE else []
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        self.texts = list(texts)
+        return np.array([[i] for i in range(len(texts))], np.float32)
+
+
+def test_a_span_that_matched_only_its_type_noun_links_nothing() -> None:
+    question = "Which genes are linked to a sign just above the phenotypic abnormality referred to as Hypoglycaemia?"
+    index = _Names(
+        {
+            "above the phenotypic abnormality": ("Phenotypic abnormality", 0.9),
+            "phenotypic abnormality referred": ("Phenotypic abnormality", 0.96),
+            "Hypoglycaemia": ("Hypoglycemia", 1.0),
+        }
+    )
+    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
+    assert [(one.span, one.name) for one in found] == [("Hypoglycaemia", "Hypoglycemia")]
+    # the type noun unread, the node is linked
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert "Phenotypic abnormality" in [one.name for one in found]
