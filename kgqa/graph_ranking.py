@@ -277,10 +277,24 @@ def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str,
 
 
 def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
-    """Each node's full-text score for ``terms``, divided by the best among ``keys`` (0 where nothing matches):
-    in [0, 1], as the dense similarity is, whatever the index's own scale."""
-    found = per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
-    return scaled(np.array([found.get(key, 0.0) for key in keys], dtype=np.float64))
+    """Each node's full-text score for the words of ``terms``, divided by the best among ``keys`` (0 where nothing
+    matches): in [0, 1], as the dense similarity is, whatever the index's own scale. Where ``terms`` hold quoted
+    phrases (kgqa.lexical.phrases), the phrases' score, scaled alike, is added: a node whose text says the quoted
+    words in their order outranks one that repeats one of them ("infection" ten times in 'Sepsis' against "related
+    to infection" once)."""
+    words = [t for t in terms if not t.startswith('"')]
+    quoted = [t for t in terms if t.startswith('"')]
+    total = np.zeros(len(keys), dtype=np.float64)
+    for group in (words, quoted):
+        if group:
+            found = _text_scores(store, skb, keys, group)
+            total += scaled(np.array([found.get(key, 0.0) for key in keys], dtype=np.float64))
+    return total
+
+
+def _text_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> dict[Key, float]:
+    """(label, id) -> the full-text score of ``terms``, one read per label."""
+    return per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
 
 
 def scaled(raw: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from kgqa.linking import RELATIONAL, STOP_WORDS, condition_words, prefix_words
+from kgqa.linking import RELATIONAL, STOP_WORDS, condition_words, prefix_words, quoted_runs
 from kgqa.relation_meaning import words_of
 from kgqa.target_type import type_words
 
@@ -75,8 +75,31 @@ def search_terms(
     ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
     outweigh the condition's in the index's scores. Else every residual word."""
     words = words_of(question)
-    condition = [words[i] for i in sorted(condition_words(words, labels, question))]
+    covered_words = {w for text in covered for w in _words(text)}
+    stated = condition_words(words, labels, question)
+    for run in quoted_runs(question):  # a quotation no constant covers is what the answers' text says
+        if {w for i in run for w in _words(words[i])} - covered_words:
+            stated |= set(run)
+    condition = [words[i] for i in sorted(stated)]
     prefixes = prefix_words(question)
     terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
     said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))
-    return [t for t in terms if t in said] if said else terms
+    kept = [t for t in terms if t in said] if said else terms
+    return [*phrases(words, stated), *kept][:MAX_TERMS]
+
+
+MAX_PHRASE = 10
+
+
+def phrases(words: Sequence[str], positions: set[int]) -> list[str]:
+    """Each run of two or more words at consecutive ``positions`` of ``words`` as one quoted phrase term (``"related
+    to infection"``, at most ``MAX_PHRASE`` words): where the question quotes what the answers' text says, the nodes
+    whose text says it in that order match the phrase as well as its words, and rank above those that only share a
+    word ("infection")."""
+    runs: list[list[str]] = []
+    for i in sorted(positions):
+        if runs and i - 1 in positions:
+            runs[-1] += _words(words[i])
+        else:
+            runs.append(_words(words[i]))
+    return [f'"{" ".join(run)}"' for run in runs if 2 <= len(run) <= MAX_PHRASE]

@@ -701,7 +701,8 @@ def _naming_cue(words: Sequence[str], start: int) -> int:
 def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequence[Mention], answer: int) -> bool:
     """Whether ``link`` is another name of the answers themselves ("symptoms that are sometimes called X"), not an
     entity they relate to: it has the answer type, a naming cue comes right before it, and no other type mention
-    owns that cue ("the symptom known as X", "something called X" name an anchor)."""
+    owns that cue ("the symptom known as X", "something called X" name an anchor), nor does a noun the question
+    brings in with an article right before it ("the *health problem* known as X")."""
     cue = _naming_cue(words, link.start)
     if link.label != target or not cue:
         return False
@@ -711,6 +712,8 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
     if j >= 0 and words[j] in SOMETHING:
         return False
     owner = next((m for m in mentions if m.position <= j < m.position - m.minus_size), None)
+    if owner is None and j == link.start - cue - 1 and DETERMINERS.intersection(words[max(0, j - 2) : j]):
+        return False
     return owner is None or owner.position == answer
 
 
@@ -752,7 +755,8 @@ def schema_guided_plan(
     triplets: list[Triplet] = []
     words = [w.lower() for w in words_of(question)]
     named_types = _named_types(question, schema)
-    spans = with_nouns(type_mentions(words, schema.labels), nouns)
+    named = {i for link in links for i in range(link.start, link.end)}  # "syndrome" in "Marfan syndrome" names none
+    spans = [m for m in with_nouns(type_mentions(words, schema.labels), nouns) if m.position not in named]
     mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
     answer = next((position for position, label in mentions if label == target_type), -1)
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]

@@ -411,16 +411,20 @@ class GraphStore(Protocol):
     def close(self) -> None: ...
 
 
-TEXT_TERM = re.compile(r"[^\W_A-Z]+|[^\W_A-Z]{3,}\*")
+TEXT_TERM = re.compile(r"[^\W_A-Z]+|[^\W_A-Z]{3,}\*|\"[^\W_A-Z]+(?: [^\W_A-Z]+)+\"")
 """What a full-text term may be: lower-case letters and digits, any script, or such a word of three or more followed
-by ``*``, a prefix both RediSearch and Lucene read alike ("symbol starts with KCN": ``kcn*``); no other index query
-syntax (RediSearch's ``|@{}-~``, Lucene's ``:()"~^`` and its upper-case operators) can pass through one."""
+by ``*``, a prefix both RediSearch and Lucene read alike ("symbol starts with KCN": ``kcn*``), or two or more such
+words in double quotes, a phrase both read alike (``"related to infection"``); no other index query syntax
+(RediSearch's ``|@{}-~``, Lucene's ``:()~^`` and its upper-case operators) can pass through one."""
 
 
 def check_terms(terms: Sequence[str]) -> list[str]:
     bad = [t for t in terms if not TEXT_TERM.fullmatch(t)]
     if bad:
-        raise StoreError(f"full-text terms must be plain lower-case words (or a prefix of 3+ and *), got {bad[0]!r}")
+        raise StoreError(
+            f"full-text terms must be plain lower-case words (a prefix of 3+ and *, or a quoted phrase of them), "
+            f"got {bad[0]!r}"
+        )
     return list(terms)
 
 

@@ -248,8 +248,12 @@ def test_full_text_scores_of_the_given_ids(store: FalkorStore) -> None:
     assert set(scores) == {"P0", "P2"} and scores["P2"] > scores["P0"] > 0
     assert store.text_scores("t", "effect/phenotype", ["coordination"], ["P0"]) == {}  # only the ids asked for
     assert store.text_scores("t", "effect/phenotype", [], ["P0"]) == {}
-    with pytest.raises(StoreError, match=r"plain lower-case words \(or a prefix of 3\+ and \*\), got 'a\|b'"):
+    with pytest.raises(StoreError, match=r"plain lower-case words \(a prefix .* quoted phrase of them\), got 'a\|b'"):
         store.text_scores("t", "effect/phenotype", ["a|b"], ["P0"])
+    # a quoted phrase matches its words in their order, stop words and all
+    assert set(store.text_scores("t", "effect/phenotype", ['"lack of coordination"'], ["P0", "P1", "P2"])) == {"P1"}
+    assert store.text_scores("t", "effect/phenotype", ['"coordination of lack"'], ["P0", "P1", "P2"]) == {}
+    assert set(store.text_scores("t", "effect/phenotype", ['"epilepsy in infancy"'], ["P0", "P1", "P2"])) == {"P2"}
     top = store.text_top_k("t", "effect/phenotype", ["epilepsy"], 3)
     assert [(h.id, h.name, h.label) for h in top] == [
         ("P2", "term 2", "effect/phenotype"),

@@ -253,6 +253,22 @@ def test_a_dropped_link_leaves_the_words_before_it_to_the_next_entity() -> None:
     ]
 
 
+def test_a_type_word_inside_an_entitys_name_owns_no_naming_cue() -> None:
+    # "syndrome" in the disease's name is no mention of the disease type: "and are also known as Y" names the answers
+    question = "Which manifestations are features of Pearson marrow-pancreas syndrome and are also known as Red eye?"
+    spans = [("Pearson marrow-pancreas syndrome", "disease"), ("Red eye", PHENOTYPE)]
+    plan = plan_of(question, spans, PHENOTYPE)
+    assert plan is not None and plan.symbol("y").search_string == "Red eye"
+    assert [(t.types, t.tail) for t in plan.triplets] == [(("phenotype present",), "e0")]
+
+
+def test_a_noun_brought_in_by_an_article_owns_its_naming_cue() -> None:
+    # "the health problem known as X": a noun the type lists lack names the anchor, not another name of the answers
+    question = "Which conditions lead to a sign seen in the health problem known as Flynn-Aird syndrome?"
+    plan = plan_of(question, [("Flynn-Aird syndrome", "disease")], "disease")
+    assert plan is not None and plan.symbol("y").search_string is None and len(plan.triplets) == 2
+
+
 def test_another_name_of_the_answers_is_their_own_constant_not_a_related_entity() -> None:
     # "also called 'febrile fits'" names the answers: the plan asks for phenotypes of that name under Seizure
     question = 'Which phenotypes under Seizure are also called "febrile fits"?'
@@ -357,18 +373,27 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
             ["combined"],
         ),
         ("Asking for my kid: which genes linked to Seizure have a symbol starting with 'KCN'?", ["kcn*"]),
-        # a quoted condition is all of its quotation, past the stop and relation words inside it
+        # a quoted condition is all of its quotation, past the stop and relation words inside it, and is searched
+        # as a phrase too
         (
             'Which symptoms seen with Seizure have a definition that mentions "originating in the ventricles"?',
-            ["originating", "ventricles"],
+            ['"originating in the ventricles"', "originating", "ventricles"],
         ),
         # one that opens on a stop word, right after its cue, in curly single quotes too
-        ('Which symptoms seen with Seizure have a definition that mentions "in the ventricles"?', ["ventricles"]),
-        ("Which symptoms of Seizure have a definition that mentions \u2018of the heart\u2019?", ["heart"]),
+        (
+            'Which symptoms seen with Seizure have a definition that mentions "in the ventricles"?',
+            ['"in the ventricles"', "ventricles"],
+        ),
+        (
+            "Which symptoms of Seizure have a definition that mentions \u2018of the heart\u2019?",
+            ['"of the heart"', "heart"],
+        ),
         (
             "Which symptoms of Seizure are described with the words \u201closs of tone in the arms\u201d?",
-            ["loss", "tone", "arms"],
+            ['"loss of tone in the arms"', "loss", "tone", "arms"],
         ),
+        # a quotation no constant covers is a stated condition without a cue ("def"), one a constant covers is not
+        ('hpo terms def "related to infection" linked "Seizure"', ['"related to infection"', "infection"]),
         # no condition said: every residual word
         ("Which rare illnesses present with Seizure?", ["rare"]),
     ],

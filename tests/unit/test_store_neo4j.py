@@ -373,6 +373,8 @@ def test_only_kgqas_own_indexes_count_and_full_text_terms_are_ored() -> None:
     store.await_indexes("prime", timeout=0.0)  # the user's POPULATING vector index is not waited for
     assert store.text_scores("prime", "drug", ["parasitic", "worms"], ["2", "3"]) == {"2": 1.5}
     assert driver.sent[-1][2] == {"index": text, "query": "parasitic OR worms", "ids": ["2", "3"]}
+    store.text_scores("prime", "drug", ['"parasitic worms"', "worms"], ["2"])  # a phrase, in Lucene's quotes
+    assert driver.sent[-1][2]["query"] == '"parasitic worms" OR worms'
     with pytest.raises(StoreError, match="plain lower-case words"):
         store.text_scores("prime", "drug", ["Worms"], ["2"])
     assert store.text_top_k("prime", "drug", ["parasitic", "worms"], 5) == [TextHit("2", "ivermectin", "drug", 2.5)]
