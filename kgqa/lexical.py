@@ -77,8 +77,8 @@ def search_terms(
     words = words_of(question)
     covered_words = {w for text in covered for w in _words(text)}
     stated = condition_words(words, labels, question)
-    for run in quoted_runs(question):  # a quotation no constant covers is what the answers' text says
-        if {w for i in run for w in _words(words[i])} - covered_words:
+    for run in quoted_runs(question):  # a short quotation no constant covers is what the answers' text says
+        if len(run) <= QUOTED_CONDITION and {w for i in run for w in _words(words[i])} - covered_words:
             stated |= set(run)
     condition = [words[i] for i in sorted(stated)]
     prefixes = prefix_words(question)
@@ -89,6 +89,9 @@ def search_terms(
 
 
 MAX_PHRASE = 10
+QUOTED_CONDITION = 6
+"""Words a quotation without a cue may have to be a condition ("def 'related to infection'"); a longer one
+describes an anchor ("the term described as 'An anomaly of visually evoked potentials, which ...'")."""
 
 
 def phrases(words: Sequence[str], positions: set[int]) -> list[str]:
