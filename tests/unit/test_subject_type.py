@@ -3,37 +3,12 @@ is read by meaning (embedding) against each type's words."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
 from kgqa.embed import Embedder
-from kgqa.target_type import fallback_type, singular_type_words, subject_phrases, type_by_subject
-
-TYPES = ("disease", "effect/phenotype", "gene/protein")
-AXES = {"gene/protein": 0, "disease": 1, "effect/phenotype": 2}
-
-
-class MeaningTable:
-    """An embedder whose vectors are set by hand: every word of a type points along that type's axis, each listed
-    text along its type's axis scaled to the similarity wanted (the rest on an axis of its own); anything else is
-    the zero vector, similar to nothing."""
-
-    def __init__(self, meanings: dict[str, tuple[str, float]]) -> None:
-        self.meanings = meanings
-        self.forms = {form: label for label in TYPES for form in singular_type_words(label)}
-
-    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
-        out = np.zeros((len(texts), 4), dtype=np.float32)
-        for row, text in enumerate(texts):
-            if text in self.forms:
-                out[row, AXES[self.forms[text]]] = 1.0
-            elif text in self.meanings:
-                label, similarity = self.meanings[text]
-                out[row, AXES[label]] = similarity
-                out[row, 3] = float(np.sqrt(max(0.0, 1 - similarity**2)))
-        return out
+from kgqa.target_type import fallback_type, subject_phrases, type_by_subject
+from tests.meaning_table import TYPES, MeaningTable
 
 
 def embedder(meanings: dict[str, tuple[str, float]]) -> Embedder:

@@ -25,33 +25,11 @@ from kgqa.linking import (
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.store.base import VectorHit
-from kgqa.target_type import Mention, singular_type_words, type_named_in_question
+from kgqa.target_type import Mention, type_named_in_question
 from tests.hpo_schema import HPO, PHENOTYPE, link
+from tests.meaning_table import MeaningTable
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
-AXES = {"gene/protein": 0, "disease": 1, PHENOTYPE: 2}
-
-
-class MeaningTable:
-    """An embedder set by hand: a type's own words lie on its axis, each listed phrase on its type's axis at the
-    similarity wanted (the rest on an axis of its own), anything else is similar to nothing."""
-
-    def __init__(self, meanings: dict[str, tuple[str, float]]) -> None:
-        self.meanings = meanings
-        self.forms = {form: label for label in TYPES for form in singular_type_words(label)}
-        self.asked: list[str] = []
-
-    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
-        self.asked += texts
-        out = np.zeros((len(texts), 4), dtype=np.float32)
-        for row, text in enumerate(texts):
-            if text in self.forms:
-                out[row, AXES[self.forms[text]]] = 1.0
-            elif text in self.meanings:
-                label, similarity = self.meanings[text]
-                out[row, AXES[label]] = similarity
-                out[row, 3] = float(np.sqrt(max(0.0, 1 - similarity**2)))
-        return out
 
 
 MEANINGS = {
