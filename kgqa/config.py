@@ -69,8 +69,8 @@ class Config:
     relation_threshold: float = 0.6
     """How similar a question word must be to a relationship type's name to choose that type by meaning."""
     lexical_weight: float = 1.0
-    """Step 6: weight of the full-text score of the question's residual words (scaled to [0, 1]) beside the dense
-    similarity; 0: dense only (measured in docs/results.md)."""
+    """Step 6: weight of the full-text score of the question's residual words (scaled to [0, 1], and as much again
+    for a quoted phrase of its condition) beside the dense similarity; 0: dense only (measured in docs/results.md)."""
     fusion: Fusion = "rrf"
     """Step 7: how the vector strand and the full-text index's top answers for the residual words fill the slots the
     graph strand leaves: ``rrf`` (reciprocal-rank fusion), ``weighted`` (as step 6 scores, by ``lexical_weight``) or

@@ -3,13 +3,14 @@
 Targets are ordered by tier (the earliest round l in which a plan grounded them, then the plans' votes:
 :func:`plan_votes`), turn (:func:`turns`) and relevance (similarity of the question to the node's document WITHOUT
 relations, plus ``lexical_weight`` times the full-text score of the question's residual words, scaled to [0, 1] by
-the best among the ranked); ``round(alpha * k)`` are kept, and past them the targets several plans corroborate, up
-to k. That similarity is to the plain-document vector each node got at load time (``plain_emb``, or ``doc_emb``
-where one vector serves both, by the configured embedder), computed by the store: nothing but the question is
-embedded here. Only the targets of the rounds that can reach the kept slots are scored, at most ``cap`` of them: a
-round of a 2-hop pattern through a hub grounds thousands, whose scores would cost more than a lookup costs, so the
-``cap`` scored are those the document index already ranks closest to the question or the full-text index best
-matches to its residual words (one lookup of each per label), not an arbitrary first ``cap``.
+the best among the ranked, plus as much again for a quoted phrase of its condition: :func:`lexical_scores`);
+``round(alpha * k)`` are kept, and past them the targets several plans corroborate, up to k. That similarity is to
+the plain-document vector each node got at load time (``plain_emb``, or ``doc_emb`` where one vector serves both, by
+the configured embedder), computed by the store: nothing but the question is embedded here. Only the targets of the
+rounds that can reach the kept slots are scored, at most ``cap`` of them: a round of a 2-hop pattern through a hub
+grounds thousands, whose scores would cost more than a lookup costs, so the ``cap`` scored are those the document
+index already ranks closest to the question or the full-text index best matches to its residual words (one lookup of
+each per label), not an arbitrary first ``cap``.
 """
 
 from __future__ import annotations
@@ -279,9 +280,9 @@ def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str,
 def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
     """Each node's full-text score for the words of ``terms``, divided by the best among ``keys`` (0 where nothing
     matches): in [0, 1], as the dense similarity is, whatever the index's own scale. Where ``terms`` hold quoted
-    phrases (kgqa.lexical.phrases), the phrases' score, scaled alike, is added: a node whose text says the quoted
-    words in their order outranks one that repeats one of them ("infection" ten times in 'Sepsis' against "related
-    to infection" once)."""
+    phrases (kgqa.lexical.phrases), the phrases' score, scaled alike, is added (so the sum is in [0, 2]): a node whose
+    text says the quoted words in their order outranks one that repeats one of them ("infection" ten times in
+    'Sepsis' against "related to infection" once)."""
     words = [t for t in terms if not t.startswith('"')]
     quoted = [t for t in terms if t.startswith('"')]
     total = np.zeros(len(keys), dtype=np.float64)

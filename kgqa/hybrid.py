@@ -125,7 +125,8 @@ def weighted(
     depth: int,
 ) -> list[Candidate]:
     """Step 6's score over the pooled answers: similarity of the question to each one's stored document vector
-    (without relations) plus the lexical weight times its full-text score divided by the best in the pool."""
+    (without relations) plus the lexical weight times its full-text score divided by the best in the pool
+    (:func:`kgqa.graph_ranking.lexical_scores`: a quoted phrase adds its own)."""
     pooled = list(_pool(vector, text).values())
     keys = [(c.type, c.id) for c in pooled]
     scores = stored_similarities(store, skb, keys, question_vector)

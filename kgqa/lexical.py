@@ -5,8 +5,9 @@ blurs; the stores index every node's name and document in a full-text index (Fal
 English words; Neo4j: Lucene's standard analyzer, which does not), and the residual words of the question are
 searched there. Residual: what remains after the plan's constants (the linked entities' names or aliases), the words
 of labels, relationship types and answer types ("symptoms"), stop words and the words people use to introduce a
-textual condition ("mention", "described", "word"). Terms are plain letters and digits, so no index query syntax can
-come from a question; each store joins them in its own syntax.
+textual condition ("mention", "described", "word"). Terms are plain letters and digits, a prefix (``kcn*``) or a
+quoted phrase of such words (``"related to infection"``), so no other index query syntax can come from a question;
+each store joins them in its own syntax.
 """
 
 from __future__ import annotations
@@ -71,14 +72,15 @@ def search_terms(
     question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str]
 ) -> list[str]:
     """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
-    holds (a textual condition after its cue, a prefix), those words alone; the rest of such a question frames it
-    ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
+    holds (a textual condition after its cue, a short quotation no constant covers, a prefix), those words alone,
+    each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a question frames
+    it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
     outweigh the condition's in the index's scores. Else every residual word."""
     words = words_of(question)
     covered_words = {w for text in covered for w in _words(text)}
     stated = condition_words(words, labels, question)
     for run in quoted_runs(question):  # a short quotation no constant covers is what the answers' text says
-        if len(run) <= QUOTED_CONDITION and {w for i in run for w in _words(words[i])} - covered_words:
+        if len(run) <= QUOTED_CONDITION and {w for i in run for w in _words(words[i])} - covered_words - STOP_WORDS:
             stated |= set(run)
     condition = [words[i] for i in sorted(stated)]
     prefixes = prefix_words(question)

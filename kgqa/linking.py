@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.embed import Embedder
@@ -217,7 +219,8 @@ TYPE_NOUN_MARGIN = 0.1
 """A phrase names a type by meaning when it is this similar to one of the type's words, and this much more similar
 than to any other type's (measured in docs/results.md: "characteristic" 0.63, "phenotypic abnormality" 0.68;
 "seizure" 0.50 and "affected" 0.57 stay below)."""
-DETERMINERS = frozenset({"a", "an", "the", "each", "any", "every", "some"})
+ARTICLES = frozenset({"a", "an", "the"})
+DETERMINERS = ARTICLES | {"each", "any", "every", "some"}
 
 
 def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
@@ -229,7 +232,8 @@ def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list
     alone where no other content word but a participle follows ("a characteristic *connected* to", not "a
     *genetic* basis"). One that is :data:`TYPE_NOUN_SIMILARITY` similar to one type's words by embedding (a single
     word to its one-word forms: "clinical" is like "clinical feature" and means no type), and
-    :data:`TYPE_NOUN_MARGIN` clear of the others, is a mention of that type."""
+    :data:`TYPE_NOUN_MARGIN` clear of the others, is a mention of that type; a pair only where its first word alone
+    means the same type ("phenotypic abnormality", not "the marfan syndrome", a name in lower case)."""
     words = words_of(question)
     lowered = [w.lower() for w in words]
     listed = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
@@ -247,19 +251,33 @@ def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list
     if not candidates or len(labels) < 2:
         return []
     forms = [(label, form) for label in labels for form in sorted(singular_type_words(label))]
+    words_alone = sorted({lowered[at] for at, _ in candidates})
     phrases = [" ".join(lowered[at : at + size]) for at, size in candidates]
-    scores = embedder.embed(phrases) @ embedder.embed([form for _, form in forms]).T
+    vectors = embedder.embed([*words_alone, *phrases])
+    scores = vectors @ embedder.embed([form for _, form in forms]).T
+    alone = {word: _meant(forms, row, one_word=True) for word, row in zip(words_alone, scores, strict=False)}
     found = []
-    for (at, size), phrase, row in zip(candidates, phrases, scores, strict=True):
-        best_of: dict[str, float] = {}
-        for (label, form), score in zip(forms, row, strict=True):
-            if size == 2 or len(form.split()) == 1:  # a word means a type's noun, not a modifier of its phrase
-                best_of[label] = max(best_of.get(label, -1.0), float(score))
-        per_label = sorted(((score, label) for label, score in best_of.items()), reverse=True)
-        (best, label), (second, _) = per_label[0], per_label[1]
-        if best >= TYPE_NOUN_SIMILARITY and best - second >= TYPE_NOUN_MARGIN:
-            found.append(Mention(at, -size, label, phrase))
+    for (at, size), phrase, row in zip(candidates, phrases, scores[len(words_alone) :], strict=True):
+        meant = alone[lowered[at]] if size == 1 else _meant(forms, row, one_word=False)
+        if meant is not None and (size == 1 or alone[lowered[at]] == meant):  # "the *marfan* syndrome" is a name
+            found.append(Mention(at, -size, meant, phrase))
     return found
+
+
+def _meant(forms: Sequence[tuple[str, str]], row: np.ndarray, *, one_word: bool) -> str | None:
+    """The label whose forms a text is :data:`TYPE_NOUN_SIMILARITY` similar to and :data:`TYPE_NOUN_MARGIN` clearer
+    of the others than to any other's (``row``: its similarity to each of ``forms``; ``one_word``: to the one-word
+    forms only, as a word means a type's noun, not a modifier of its phrase); None."""
+    best_of: dict[str, float] = {}
+    for (label, form), score in zip(forms, row, strict=True):
+        if not one_word or len(form.split()) == 1:
+            best_of[label] = max(best_of.get(label, -1.0), float(score))
+    ranked = sorted(((score, label) for label, score in best_of.items()), reverse=True)
+    if not ranked or ranked[0][0] < TYPE_NOUN_SIMILARITY:
+        return None
+    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < TYPE_NOUN_MARGIN:
+        return None
+    return ranked[0][1]
 
 
 def _participle(word: str) -> bool:
@@ -301,9 +319,10 @@ def not_entities(
     return types, textual
 
 
-PREFIX_VERBS = frozenset(
-    {"starts", "start", "starting", "started", "begins", "begin", "beginning", "prefix"} | {"opens", "open", "opening"}
-)
+OPEN_VERBS = frozenset({"opens", "open", "opening"})
+"""Prefix verbs that also have an everyday sense ("drugs that open the CFTR channel"): a prefix only after "with" or
+quoted."""
+PREFIX_VERBS = OPEN_VERBS | {"starts", "start", "starting", "started", "begins", "begin", "beginning", "prefix"}
 """Words after which a question gives the beginning of the answers' name or symbol, not a whole word ("starts with
 KCN", "beginning RASG", "the prefix MYO", "symbols opening with JAK"); "KCN*" and "KCN-prefixed" say it too."""
 PREFIX_FILLERS = INNER | frozenset({"with", "by", "letter", "letters", "characters", "string", "prefix"})
@@ -329,7 +348,8 @@ def prefix_words(question: str) -> set[str]:
             continue
         bare = words[i].strip("'")
         quoted = re.search(rf"['\"`]{re.escape(bare)}\b", question) is not None
-        if "with" in lowered[at + 1 : i] or quoted or (bare.isupper() and bare.isalnum()):
+        capitals = bare.isupper() and bare.isalnum() and word not in OPEN_VERBS  # "drugs that open the CFTR channel"
+        if "with" in lowered[at + 1 : i] or quoted or capitals:
             found.add(bare.lower())
     return found
 
@@ -463,9 +483,10 @@ def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
     node, with every word of its name or alias the longer one had: "phenotype present in spondylocostal
     dysostosis 5" and "spondylocostal dysostosis 5" name the same disease, and the words around it ("phenotype",
     "present") are the plan's hop, not the entity's name. Nor does a span win whose words past a better link inside
-    it only frame it (stop words, a type's words of ``labels``): "the *syndrome* spinocerebellar ataxia type 35" is
-    no better name of 'Spinocerebellar ataxia type 34' than "spinocerebellar ataxia type 35" is of type 35. Every
-    link of such a span goes (its weaker matches to other nodes would take the words back)."""
+    or overlapping it only frame it (stop words, a type's words of ``labels``, none of its own node's name): "the
+    *syndrome* spinocerebellar ataxia type 35" is no better name of 'Spinocerebellar ataxia type 34' than
+    "spinocerebellar ataxia type 35" is of type 35, nor "*genes associated with* Marfan" of anything than "Marfan
+    syndrome" is. Every link of such a span goes (its weaker matches to other nodes would take the words back)."""
     framing = STOP_WORDS | {w for label in labels for form in type_words(label) for w in form.split()}
 
     def inside(other: Link, link: Link) -> bool:
@@ -476,13 +497,17 @@ def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
             and other.similarity >= link.similarity
         )
 
+    def overlaps(other: Link, link: Link) -> bool:
+        return other is not link and other.start < link.end and link.start < other.end
+
     def replaced(link: Link) -> bool:
-        for other in (other for other in found if inside(other, link)):
+        own = _lower(f"{link.name} {link.alias}")
+        for other in (other for other in found if overlaps(other, link)):
             extra = _lower(link.span) - _lower(other.span)
-            if (other.label, other.id) == (link.label, link.id) and not extra & _lower(f"{link.name} {link.alias}"):
+            if inside(other, link) and (other.label, other.id) == (link.label, link.id) and not extra & own:
                 return True
-            if other.similarity > link.similarity and extra <= framing:
-                return True
+            if other.similarity > link.similarity and extra and extra <= framing and not (extra - STOP_WORDS) & own:
+                return True  # its words past the better link only frame it, inside or overlapping it
         return False
 
     best: dict[tuple[int, int], Link] = {}
@@ -582,8 +607,9 @@ def _path(
     if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
         middle, at = via[0]
         first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (stretch, stretch)
-        if _negation_moves(schema, target, middle, link.label, meaning, first, second, trailing):
-            second = range(first.start, second.stop)
+        moved = _negation_moves(schema, target, middle, link.label, meaning, first, second, trailing, mentions)
+        if moved is not None:
+            second = range(moved, second.stop)
         return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
     direct = hop(target, link.label, stretch, trailing)
     return [direct] if direct[0] else None
@@ -598,16 +624,23 @@ def _negation_moves(
     first: range,
     second: range,
     trailing: range | None,
-) -> bool:
-    """Whether a negation said in the first hop's words belongs to the second hop: the first has no negated type,
-    the second has and says none itself ("genes linked to a sign *explicitly excluded from* the phenotype of X",
-    where "phenotype" names the middle node after the negation)."""
-    return (
-        meaning.says(NEGATION, first)
-        and not any(NEGATION in type_kinds(t) for t in _offered(schema, target, middle))
-        and any(NEGATION in type_kinds(t) for t in _offered(schema, middle, label))
-        and not meaning.says(NEGATION, second, trailing)
-    )
+    mentions: Sequence[tuple[int, str]],
+) -> int | None:
+    """Where the second hop's words start when a negation said in the first hop's words is the second hop's: after
+    an earlier noun of the middle's type in them, the negation that follows it ("genes linked to a *sign explicitly
+    excluded* from the phenotype of X", where the later "phenotype" is the middle's noun), the first hop having no
+    negated type and the second one, and saying no negation itself. A negation before the middle's only noun is the
+    first hop's ("genes *not* associated with a sign present in X" keeps 'phenotype present'). None: nothing moves."""
+    if any(NEGATION in type_kinds(t) for t in _offered(schema, target, middle)) or not any(
+        NEGATION in type_kinds(t) for t in _offered(schema, middle, label)
+    ):
+        return None
+    if meaning.says(NEGATION, second, trailing):
+        return None
+    noun = next((at for at, of in mentions if of == middle and at in first), None)
+    if noun is None or not meaning.says(NEGATION, range(noun + 1, first.stop)):
+        return None
+    return noun + 1
 
 
 def _said_between(
@@ -712,7 +745,7 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
     if j >= 0 and words[j] in SOMETHING:
         return False
     owner = next((m for m in mentions if m.position <= j < m.position - m.minus_size), None)
-    if owner is None and j == link.start - cue - 1 and DETERMINERS.intersection(words[max(0, j - 2) : j]):
+    if owner is None and j == link.start - cue - 1 and ARTICLES.intersection(words[max(0, j - 2) : j]):
         return False
     return owner is None or owner.position == answer
 

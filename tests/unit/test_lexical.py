@@ -86,4 +86,4 @@ def test_a_quoted_phrase_adds_its_own_scaled_score_to_the_words() -> None:
     assert list(words_only) == [1.0, 0.4]
     both = lexical_scores(store, "hpo", keys, ['"related to infection"', "infection"])  # type: ignore[arg-type]
     assert list(both) == [1.0, 1.4]
-    assert store.reads == 3  # one read per label for the words, and one for the phrases
+    assert store.reads == 3  # one read for the words alone; then one for the words and one for the phrases

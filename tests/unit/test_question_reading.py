@@ -394,6 +394,8 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
         ),
         # a quotation no constant covers is a stated condition without a cue ("def"), one a constant covers is not
         ('hpo terms def "related to infection" linked "Seizure"', ['"related to infection"', "infection"]),
+        # a quotation a constant covers but for its stop words is no condition
+        ('Which rare genes are linked to "the Seizure"?', ["rare"]),
         # a long quotation without a cue describes an anchor: every residual word, no phrase
         (
             "Which rare symptoms are seen with the term described as 'An anomaly of visually evoked potentials "

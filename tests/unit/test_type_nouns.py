@@ -35,7 +35,7 @@ TYPES = ("disease", "gene/protein", PHENOTYPE)
 MEANINGS = {
     "characteristic": (PHENOTYPE, 0.63),
     "phenotypic abnormality": (PHENOTYPE, 0.68),
-    "phenotypic": (PHENOTYPE, 0.45),
+    "phenotypic": (PHENOTYPE, 0.7),
     "seizure": ("disease", 0.5),
 }
 
@@ -66,7 +66,7 @@ def hops(plan: QueryPlan) -> list[tuple[str, tuple[str, ...], str]]:
 
 def test_a_type_named_in_other_words_after_an_article_is_read_by_meaning() -> None:
     assert nouns_of("Which conditions exhibit a characteristic connected to ANTXR2?") == [("characteristic", PHENOTYPE)]
-    # a modifier before a listed type word joins the noun ("phenotypic" alone is not similar enough)
+    # a modifier before a listed type word joins the noun, where it alone means the same type
     assert nouns_of("Which genes are linked to a phenotypic abnormality of the disease X?") == [
         ("phenotypic abnormality", PHENOTYPE)
     ]
@@ -169,7 +169,7 @@ def test_the_answers_type_named_in_other_words_is_where_the_answers_are_named() 
     meanings = {"characteristics": (PHENOTYPE, 0.61), "clinical sign": (PHENOTYPE, 0.9)}
     question = "Name all characteristics seen in a disease exhibiting the clinical sign referred to as Reduced acuity."
     nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
-    assert [(m.form, m.position) for m in nouns] == [("characteristics", 2), ("clinical sign", 9)]
+    assert [(m.form, m.position) for m in nouns] == [("characteristics", 2)]  # "clinical" alone means no type
     plan = plan_of(question, [("Reduced acuity", PHENOTYPE)], PHENOTYPE, nouns)
     assert plan.symbol("y").conditions == ()
     assert hops(plan) == [
@@ -208,3 +208,38 @@ def test_a_span_that_matched_only_its_type_noun_links_nothing() -> None:
     # the type noun unread, the node is linked
     found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert "Phenotypic abnormality" in [one.name for one in found]
+
+
+def test_a_negation_before_the_middles_only_noun_stays_with_the_first_hop() -> None:
+    question = "Which genes are not associated with a sign present in the disease X?"
+    plan = plan_of(question, [("X", "disease")], "gene/protein", [])
+    assert hops(plan)[1] == (PHENOTYPE, ("phenotype present",), "disease")
+
+
+def test_a_name_in_lower_case_before_a_listed_type_word_is_no_type_noun() -> None:
+    # "the marfan syndrome" may be as similar to "syndrome" as "phenotypic abnormality" is to "abnormality", but
+    # "marfan" alone means no type: the words stay a name to link
+    meanings = {"marfan syndrome": ("disease", 0.7)}
+    question = "Which genes are linked to the marfan syndrome?"
+    assert nouns_of(question, table(meanings)) == []
+    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
+    assert "marfan syndrome" in {text for _, _, text in ngrams(question, TYPES, nouns)}
+
+
+def test_open_is_a_prefix_verb_only_with_with_or_quotes() -> None:
+    assert prefix_words("Which drugs open the CFTR channel?") == set()
+    assert prefix_words("Which genes have symbols opening with JAK?") == {"jak"}
+    assert prefix_words("Which genes have symbols that open 'JAK'?") == {"jak"}
+
+
+def test_framing_words_do_not_cut_a_name_they_belong_to() -> None:
+    outer = Link("Marfan's syndrome", 4, 6, "disease", "D", "Marfan's syndrome", 0.93)
+    inner = Link("Marfan's", 4, 5, "gene/protein", "G", "Marfan's gene", 0.95)
+    assert tightest([outer, inner], TYPES) == [outer, inner]
+
+
+def test_framing_words_around_part_of_a_better_link_make_no_name() -> None:
+    # "genes are associated with Marfan" overlaps the exact "Marfan syndrome" and adds only framing words
+    framed = Link("genes are associated with Marfan", 1, 6, "gene/protein", "G", "CHRNB1", 0.98)
+    exact = Link("Marfan syndrome", 5, 7, "disease", "D", "Marfan syndrome", 1.0)
+    assert tightest([framed, exact], TYPES) == [exact]
