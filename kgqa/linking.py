@@ -41,7 +41,7 @@ from kgqa.relation_meaning import (
     words_of,
 )
 from kgqa.store.base import GraphStore
-from kgqa.target_type import Mention, singular_type_words, subject_start, type_mentions, type_words
+from kgqa.target_type import Mention, meant_type, subject_start, type_forms, type_mentions, type_words
 
 MAX_NGRAM = 10
 SHORT_NGRAM = 6
@@ -236,7 +236,7 @@ def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list
     means the same type ("phenotypic abnormality", not "the marfan syndrome", a name in lower case)."""
     words = words_of(question)
     lowered = [w.lower() for w in words]
-    listed = {m.position + i for m in type_mentions(lowered, labels) for i in range(-m.minus_size)}
+    listed = {i for m in type_mentions(lowered, labels) for i in m.words}
     starts = {i + 1 for i, word in enumerate(lowered) if word in DETERMINERS} | {subject_start(lowered)}
 
     def content(i: int) -> bool:
@@ -250,34 +250,23 @@ def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list
             candidates.append((at, 1))
     if not candidates or len(labels) < 2:
         return []
-    forms = [(label, form) for label in labels for form in sorted(singular_type_words(label))]
+    forms = type_forms(labels)
     words_alone = sorted({lowered[at] for at, _ in candidates})
     phrases = [" ".join(lowered[at : at + size]) for at, size in candidates]
     vectors = embedder.embed([*words_alone, *phrases])
     scores = vectors @ embedder.embed([form for _, form in forms]).T
-    alone = {word: _meant(forms, row, one_word=True) for word, row in zip(words_alone, scores, strict=False)}
-    found = []
+
+    def meant(row: np.ndarray, one_word: bool) -> str | None:  # a word means a type's noun, not a modifier of it
+        found = meant_type(forms, row, TYPE_NOUN_SIMILARITY, TYPE_NOUN_MARGIN, one_word=one_word)
+        return found[0] if found is not None else None
+
+    alone = {word: meant(row, True) for word, row in zip(words_alone, scores, strict=False)}
+    nouns = []
     for (at, size), phrase, row in zip(candidates, phrases, scores[len(words_alone) :], strict=True):
-        meant = alone[lowered[at]] if size == 1 else _meant(forms, row, one_word=False)
-        if meant is not None and (size == 1 or alone[lowered[at]] == meant):  # "the *marfan* syndrome" is a name
-            found.append(Mention(at, -size, meant, phrase))
-    return found
-
-
-def _meant(forms: Sequence[tuple[str, str]], row: np.ndarray, *, one_word: bool) -> str | None:
-    """The label whose forms a text is :data:`TYPE_NOUN_SIMILARITY` similar to and :data:`TYPE_NOUN_MARGIN` clearer
-    of the others than to any other's (``row``: its similarity to each of ``forms``; ``one_word``: to the one-word
-    forms only, as a word means a type's noun, not a modifier of its phrase); None."""
-    best_of: dict[str, float] = {}
-    for (label, form), score in zip(forms, row, strict=True):
-        if not one_word or len(form.split()) == 1:
-            best_of[label] = max(best_of.get(label, -1.0), float(score))
-    ranked = sorted(((score, label) for label, score in best_of.items()), reverse=True)
-    if not ranked or ranked[0][0] < TYPE_NOUN_SIMILARITY:
-        return None
-    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < TYPE_NOUN_MARGIN:
-        return None
-    return ranked[0][1]
+        label = alone[lowered[at]] if size == 1 else meant(row, False)
+        if label is not None and (size == 1 or alone[lowered[at]] == label):  # "the *marfan* syndrome" is a name
+            nouns.append(Mention(at, -size, label, phrase))
+    return nouns
 
 
 def _participle(word: str) -> bool:
@@ -289,7 +278,7 @@ def _participle(word: str) -> bool:
 def with_nouns(mentions: Sequence[Mention], nouns: Sequence[Mention]) -> list[Mention]:
     """``mentions`` and type ``nouns`` together, sorted, without a mention inside a longer one ("abnormality" in
     the noun "phenotypic abnormality")."""
-    within = {n.position + i for n in nouns for i in range(-n.minus_size)}
+    within = {i for n in nouns for i in n.words}
     return sorted({*nouns, *(m for m in mentions if m.position not in within)})
 
 
@@ -306,7 +295,7 @@ def not_entities(
     condition that reaches into a quotation takes all of it: quoted, its stop and relation words are the condition's
     own ("mentions 'originating in the ventricles'")."""
     lowered = [w.lower() for w in words]
-    types = {m.position + i for m in [*type_mentions(lowered, labels), *nouns] for i in range(-m.minus_size)}
+    types = {i for m in [*type_mentions(lowered, labels), *nouns] for i in m.words}
     textual: set[int] = set()
     after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
     textual |= _runs_from(lowered, after_cue)
@@ -366,6 +355,11 @@ def ngrams(question: str, labels: Sequence[str] = (), nouns: Sequence[Mention] =
     (:func:`not_entities`) but another name of the answers (:data:`NAMING_PHRASES`, which
     :func:`schema_guided_plan` reads), no word that starts a clause ("coursework *which* clinical") and not ending on
     a condition's cue ("dislocation with the *word*")."""
+    return _typed_ngrams(question, labels, nouns)[0]
+
+
+def _typed_ngrams(question: str, labels: Sequence[str], nouns: Sequence[Mention]) -> tuple[list[Span], set[int]]:
+    """:func:`ngrams`, and the positions of the words that name a type (:func:`not_entities`)."""
     words = words_of(question)
     types, textual = not_entities(words, labels, OWN_TEXT_PHRASES, question, nouns)
     starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
@@ -386,7 +380,7 @@ def ngrams(question: str, labels: Sequence[str] = (), nouns: Sequence[Mention] =
             if n > SHORT_NGRAM and any(w.lower() in LONG_SPAN_BREAKS for w in gram):
                 continue
             out.append((start, start + n, " ".join(gram)))
-    return out
+    return out, types
 
 
 @dataclass(frozen=True)
@@ -412,7 +406,10 @@ def link_spans(
     """The spans linking looks up (:func:`ngrams`), at most ``limit`` of them: those that start earliest, shorter
     first at the same word; the cut when there were more. In :func:`ngrams`' order, so that linking a question under
     the cap is unchanged."""
-    grams = ngrams(question, labels, nouns)
+    return _capped(question, ngrams(question, labels, nouns), limit)
+
+
+def _capped(question: str, grams: list[Span], limit: int) -> tuple[list[Span], SpanCap | None]:
     if len(grams) <= limit:
         return grams, None
     first = sorted(grams, key=lambda gram: (gram[0], gram[1]))[:limit]
@@ -442,7 +439,8 @@ def link_entities(
     is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words (and type
     ``nouns``) and textual conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are
     (``max_link_ngrams``, :func:`link_spans`)."""
-    grams, _ = link_spans(question, labels, limit, nouns)
+    every, types = _typed_ngrams(question, labels, nouns)
+    grams, _ = _capped(question, every, limit)
     if not grams:
         return []
     vectors = embedder.embed([text for _, _, text in grams])
@@ -461,7 +459,6 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
-    types = not_entities(words_of(question), labels, OWN_TEXT_PHRASES, question, nouns)[0]
     found = tightest([link for link in found if not _type_named(link, types)], labels)
     found.sort(key=_priority)
     taken: list[Link] = []
@@ -744,7 +741,7 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
         j -= 1
     if j >= 0 and words[j] in SOMETHING:
         return False
-    owner = next((m for m in mentions if m.position <= j < m.position - m.minus_size), None)
+    owner = next((m for m in mentions if j in m.words), None)
     if owner is None and j == link.start - cue - 1 and ARTICLES.intersection(words[max(0, j - 2) : j]):
         return False
     return owner is None or owner.position == answer

@@ -107,6 +107,11 @@ class Mention(NamedTuple):
     label: str
     form: str
 
+    @property
+    def words(self) -> range:
+        """The word positions the mention takes."""
+        return range(self.position, self.position - self.minus_size)
+
 
 def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
     """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
@@ -173,18 +178,36 @@ def type_by_subject(question: str, types: Sequence[str], embedder: Embedder) -> 
     phrases = subject_phrases(question)
     if not phrases:
         return None
-    forms = [(label, form) for label in types for form in sorted(singular_type_words(label))]
+    forms = type_forms(types)
     scores = embedder.embed(phrases) @ embedder.embed([f for _, f in forms]).T
     for i, phrase in enumerate(phrases):
-        per_type = {
-            label: max(float(s) for (lab, _), s in zip(forms, scores[i], strict=True) if lab == label)
-            for label in types
-        }
-        ranked = sorted(per_type.items(), key=lambda item: -item[1])
-        margin = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
-        if ranked[0][1] >= SUBJECT_SIMILARITY and margin >= SUBJECT_MARGIN:
-            return ranked[0][0], ranked[0][1], phrase
+        meant = meant_type(forms, scores[i], SUBJECT_SIMILARITY, SUBJECT_MARGIN)
+        if meant is not None:
+            return meant[0], meant[1], phrase
     return None
+
+
+def type_forms(types: Sequence[str]) -> list[tuple[str, str]]:
+    """(type, word) for every singular word of every type (:func:`singular_type_words`): what a phrase is embedded
+    against to read which type it means."""
+    return [(label, form) for label in types for form in sorted(singular_type_words(label))]
+
+
+def meant_type(
+    forms: Sequence[tuple[str, str]], row: np.ndarray, similarity: float, margin: float, *, one_word: bool = False
+) -> tuple[str, float] | None:
+    """The type a text means, with its similarity: the type of ``forms`` (:func:`type_forms`) whose best word the
+    text is at least ``similarity`` similar to (``row``: its similarity to each of ``forms``), and ``margin`` more
+    than to any other type's; ``one_word``: its one-word forms only. None: no type is meant clearly enough."""
+    best: dict[str, float] = {}
+    for (label, form), score in zip(forms, row, strict=True):
+        if not one_word or len(form.split()) == 1:
+            best[label] = max(best.get(label, -1.0), float(score))
+    ranked = sorted(best.items(), key=lambda item: -item[1])
+    if not ranked:
+        return None
+    clear = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return ranked[0] if ranked[0][1] >= similarity and clear >= margin else None
 
 
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:
