@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from kgqa.linking import RELATIONAL, STOP_WORDS, condition_words, prefix_words, quoted_runs
+from kgqa.linking import QUOTED_CONDITION, RELATIONAL, STOP_WORDS, condition_words, prefix_words, quoted_runs
 from kgqa.relation_meaning import words_of
 from kgqa.target_type import type_words
 
@@ -91,9 +91,6 @@ def search_terms(
 
 
 MAX_PHRASE = 10
-QUOTED_CONDITION = 6
-"""Words a quotation without a cue may have to be a condition ("def 'related to infection'"); a longer one
-describes an anchor ("the term described as 'An anomaly of visually evoked potentials, which ...'")."""
 
 
 def phrases(words: Sequence[str], positions: set[int]) -> list[str]:

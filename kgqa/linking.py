@@ -76,6 +76,8 @@ class Link:
     similarity: float
     alias: str = ""
     """the node's alias that matched the span ('' when its name did)"""
+    described: bool = False
+    """the span is a quotation of the node's definition (:func:`described_anchors`), not a name of it"""
 
     @property
     def search(self) -> str:
@@ -86,7 +88,7 @@ class Link:
 
 def describe(link: Link) -> str:
     """How the trace shows a link: span -> label 'name' (via which alias) (similarity)."""
-    via = f" via alias '{link.alias}'" if link.alias else ""
+    via = f" via alias '{link.alias}'" if link.alias else " by its document" if link.described else ""
     return f"'{link.span}' -> {link.label} '{link.name}'{via} ({link.similarity:.2f})"
 
 
@@ -192,10 +194,49 @@ def _runs_from(lowered: Sequence[str], starts: set[int]) -> set[int]:
     return {i for start in starts for i in _run(lowered, range(start, start + CONDITION_WORDS))}
 
 
-def naming_words(words: Sequence[str]) -> set[int]:
-    """Positions of the words after a :data:`NAMING_PHRASES` phrase: another name of the answers."""
+def naming_words(words: Sequence[str], question: str | None = None) -> set[int]:
+    """Positions of the words after a :data:`NAMING_PHRASES` phrase, or before a naming cue of the answers
+    (:func:`named_before`): another name of the answers."""
     lowered = [w.lower() for w in words]
-    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES))
+    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES)) | named_before(lowered, question)
+
+
+SYNONYM_WORDS = frozenset({"synonym", "synonyms", "alias", "aliases"})
+OTHER_WORDS = frozenset({"alternative", "alternate", "another", "other", "additional"})
+NAMED_AFTER_FILLERS = frozenset({"as", "a", "an", "one", "of", "their", "its", "listed", "among"}) | OTHER_WORDS
+NAMED_AFTER_WORDS = 5
+"""Words a naming cue said after the name may take before its noun ("'X' *as one of their* synonyms")."""
+
+
+def naming_after(lowered: Sequence[str], end: int) -> int:
+    """How many words right after ``end`` say that the words before are another name of the answers ("list 'X'
+    as an alternative name", "with X listed among their synonyms", "with X as a recorded synonym"): 0 if none, or
+    if the name is the anchor's ("a sign with X among *its* synonyms")."""
+    i = end
+    while i < len(lowered) and i - end < NAMED_AFTER_WORDS:
+        if not (
+            lowered[i] in NAMED_AFTER_FILLERS or (i > end and _participle(lowered[i]))
+        ):  # "as a *recorded* synonym"
+            break
+        i += 1
+    if i == end or i >= len(lowered) or "its" in lowered[end:i]:
+        return 0
+    if lowered[i] in SYNONYM_WORDS or (lowered[i] in ("name", "names") and i > end and lowered[i - 1] in OTHER_WORDS):
+        return i + 1 - end
+    return 0
+
+
+def named_before(lowered: Sequence[str], question: str | None = None) -> set[int]:
+    """The positions of another name of the answers said before its cue (:func:`naming_after`): the quotation that
+    ends there, else the words before it up to a stop word (:data:`CONDITION_WORDS`)."""
+    out: set[int] = set()
+    runs = quoted_runs(question) if question is not None else []
+    for end in range(1, len(lowered)):
+        if not naming_after(lowered, end) or (end < len(lowered) and lowered[end - 1] in NAMED_AFTER_FILLERS):
+            continue
+        quoted = next((run for run in runs if run.stop == end), None)
+        out |= set(quoted) if quoted is not None else _run(lowered, range(end - 1, end - 1 - CONDITION_WORDS, -1))
+    return out
 
 
 QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")
@@ -205,13 +246,19 @@ apostrophe)."""
 
 def quoted_runs(question: str) -> list[range]:
     """The word positions (:func:`words_of`) of each quotation in ``question``: the words that begin inside it."""
+    return [run for run, _ in quotations(question)]
+
+
+def quotations(question: str) -> list[tuple[range, str]]:
+    """Each quotation in ``question``: its word positions (:func:`quoted_runs`) and its text, without the quotes."""
     starts = [found.start() for found in WORD.finditer(question)]
-    runs = []
+    out = []
     for found in QUOTED.finditer(question):
         inside = [i for i, at in enumerate(starts) if found.start() <= at < found.end()]
         if inside:
-            runs.append(range(inside[0], inside[-1] + 1))
-    return runs
+            text = next(group for group in found.groups() if group is not None)
+            out.append((range(inside[0], inside[-1] + 1), text.strip()))
+    return out
 
 
 TYPE_NOUN_SIMILARITY = 0.6
@@ -305,6 +352,8 @@ def not_entities(
     for run in quoted_runs(question) if question is not None else ():
         if textual.intersection(run) or run.start in after_cue:  # also one that opens on a stop word
             textual |= set(run)
+    if set(NAMING_PHRASES) <= set(phrases):  # another name of the answers said before its cue, too
+        textual |= named_before(lowered, question)
     return types, textual
 
 
@@ -459,20 +508,98 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
-    found = tightest([link for link in found if not _type_named(link, types)], labels)
+    words = words_of(question)
+    found = [link for link in found if not _type_named(link, types) and not _word_heading(link, words)]
+    found = tightest(found, labels)
+    anchors = described_anchors(question, store, skb, labels, embedder, found, nouns)
+    found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
-    taken: list[Link] = []
+    taken: list[Link] = list(anchors)
     for link in found:
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
 
 
+QUOTED_CONDITION = 6
+"""Words a quotation without a cue may have to be a condition ("def 'related to infection'"); a longer one
+describes an anchor ("the term described as 'An anomaly of visually evoked potentials, which ...'")."""
+DESCRIBED_SIMILARITY = 0.65
+DESCRIBED_MARGIN = 0.02
+"""A long quotation names the node whose document is at least this similar to it, and this much more similar than
+the next node's (measured on the read families' definitions, often cut short with "...": the anchor is first by
+the document index in 19 of 23, at 0.62-0.85, and its lead is at least 0.024 where it is first; the misses lead by
+0.002-0.06 at 0.60-0.70)."""
+
+
+DESCRIPTION_CUE = 4
+"""Words a quoted definition's cue may take after the noun that owns it ("the manifestation *whose definition
+reads* '...'", "the trait *the HPO defines as* '...'"): that noun is the anchor, not a node to go through."""
+
+
+def described_anchors(
+    question: str,
+    store: GraphStore,
+    skb: str,
+    labels: Sequence[str],
+    embedder: Embedder,
+    found: Sequence[Link],
+    nouns: Sequence[Mention] = (),
+) -> list[Link]:
+    """The nodes the question names by their definition: "the manifestation whose definition reads 'Intense or
+    prolonged psychological distress occurs when ...'". A quotation of more than :data:`QUOTED_CONDITION` words that
+    states no condition of the answers (no cue: :func:`not_entities`) and that no link of ``found`` names whole is
+    looked up in the document index of every label; the best node links it when it is clear
+    (:data:`DESCRIBED_SIMILARITY`, :data:`DESCRIBED_MARGIN`). Its words are then no names of their own: the name
+    index linked "prolonged" inside it to HPO's modifier 'Prolonged'."""
+    textual = not_entities(words_of(question), labels, question=question, nouns=nouns)[1]
+    anchors: list[Link] = []
+    for run, text in quotations(question):
+        if len(run) <= QUOTED_CONDITION or textual.intersection(run):
+            continue
+        if any(link.start <= run.start and run.stop <= link.end for link in found):
+            continue  # a long name quoted whole ("Shortening of all innermost bones of the fingers")
+        vector = embedder.embed_one(text)
+        hits = sorted(
+            (hit for label in labels for hit in store.vector_top_k(skb, label, "doc", vector, 2)),
+            key=lambda hit: -hit.similarity,
+        )
+        if not hits or hits[0].similarity < DESCRIBED_SIMILARITY:
+            continue
+        if len(hits) > 1 and hits[0].similarity - hits[1].similarity < DESCRIBED_MARGIN:
+            continue
+        best = hits[0]
+        anchors.append(Link(text, run.start, run.stop, best.label, str(best.id), best.name, best.similarity, "", True))
+    return anchors
+
+
 def _type_named(link: Link, types: set[int]) -> bool:
     """Whether ``link`` matched only the type words inside its span: "classes of the *phenotypic abnormality*"
-    finding HPO's node 'Phenotypic abnormality' is the type named, not that node."""
-    typed = {w.lower() for i, w in zip(range(link.start, link.end), link.span.split(), strict=False) if i in types}
-    return bool(typed) and _lower(link.search) <= typed
+    (or "which *phenotypic abnormalities* are ...") finding HPO's node 'Phenotypic abnormality' is the type named,
+    not that node."""
+    typed = {
+        _singular(w.lower()) for i, w in zip(range(link.start, link.end), link.span.split(), strict=False) if i in types
+    }
+    return bool(typed) and {_singular(w) for w in _lower(link.search)} <= typed
+
+
+def _word_heading(link: Link, words: Sequence[str]) -> bool:
+    """Whether ``link`` is a lower-case word heading an of-phrase, linked to a symbol in capitals: "the complete
+    *set* of signs" says no gene 'SET' (a symbol the question means is not followed by "of": "mapping to *gpi*")."""
+    return (
+        link.end - link.start == 1
+        and link.span.islower()
+        and link.search.isupper()
+        and link.end < len(words)
+        and words[link.end].lower() == "of"
+    )
+
+
+def _singular(word: str) -> str:
+    """``word`` without a plural ending: "abnormalities" is the type noun that names 'Phenotypic abnormality'."""
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
 def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
@@ -576,7 +703,7 @@ def _path(
     (``trailing``); a hierarchy hop goes the way the question says ("subtypes of X"), and a question that says a
     way between two labels with no hierarchy between them ("diseases with a *subtype of* Seizure") goes through a
     node of the link's label that is one step from it in its hierarchy. ``naming``: the words right before the
-    link that say it is a name ("the phenotype *known as* X": the phenotype is X, no hop)."""
+    link that say it is a name ("the phenotype *known as* X": the phenotype is X, no hop) or quote its definition."""
 
     def joins(middle: str) -> bool:
         return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
@@ -666,13 +793,24 @@ CLAUSE_ENDS = CONJUNCTIONS | CLAUSE_WORDS | {"that"}
 at a type the question names: "... involving X, which have an *abnormality* noted as absent in Y")."""
 
 COPULAS = frozenset({"is", "are"})
+RESTATED_MODIFIERS = 2
 
 
 def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
     """Whether the answer type named at ``at`` only restates the answer ("symptoms that *are features* of the
-    condition X", "is a symptom of"): a predicate, not an intermediate node to go through."""
-    before = [w for w in words[max(0, at - 2) : at] if w not in ("a", "an", "the")]
-    return label == target and bool(before) and before[-1] in COPULAS
+    condition X", "is a symptom of", "are *recognized* features of"): a predicate, not an intermediate node to go
+    through. Between the copula and the noun: an article, and at most :data:`RESTATED_MODIFIERS` other words, none a
+    stop word."""
+    if label != target:
+        return False
+    modifiers, i = 0, at - 1
+    while i >= 0 and words[i] not in COPULAS:
+        if words[i] not in ARTICLES:
+            modifiers += 1
+            if words[i] in STOP_WORDS or modifiers > RESTATED_MODIFIERS:
+                return False
+        i -= 1
+    return i >= 0
 
 
 def _named_types(question: str, schema: GraphSchema) -> set[int]:
@@ -733,6 +871,8 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
     entity they relate to: it has the answer type, a naming cue comes right before it, and no other type mention
     owns that cue ("the symptom known as X", "something called X" name an anchor), nor does a noun the question
     brings in with an article right before it ("the *health problem* known as X")."""
+    if link.label == target and naming_after(words, link.end):
+        return True  # "which signs list 'X' as an alternative name": their name, said after it
     cue = _naming_cue(words, link.start)
     if link.label != target or not cue:
         return False
@@ -792,7 +932,7 @@ def schema_guided_plan(
     mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}
-    naming = naming_words(words)
+    naming = naming_words(words, question)
     identity: Link | None = None
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []
@@ -808,7 +948,8 @@ def schema_guided_plan(
         if link.label != target_type and link.start in naming:  # no hop to read for it
             dropped.append(Dropped(describe(link), "another name of the answers, not an entity of theirs"))
             continue
-        path = _path(link, target_type, schema, meaning, mentions, after, trailing, _naming_cue(words, link.start))
+        cue = DESCRIPTION_CUE if link.described else _naming_cue(words, link.start)
+        path = _path(link, target_type, schema, meaning, mentions, after, trailing, cue)
         if previous is not None and path is not None and _coordinated(words, previous[0], link):
             path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
         if path is None or (link.label, link.id) in joined:

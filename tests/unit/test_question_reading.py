@@ -5,6 +5,7 @@ of a textual condition to the full-text strand even where they also became a con
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from kgqa.linking import (
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.store.base import VectorHit
+from kgqa.target_type import Mention
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
@@ -419,3 +421,106 @@ def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:
     assert [words[i] for i in sorted(naming_words(words))] == ["Skin", "writing"]
     spans = {text for _, _, text in ngrams(question, TYPES)}
     assert "syn" not in spans and "Skin writing" in spans and "Solar urticaria" in spans
+
+
+DEFINITION = "Intense or prolonged psychological distress occurs when individuals are exposed to cues"
+
+
+class _Index:
+    """A name and a document index set by hand: ``names`` (span -> (node, similarity)) and ``docs`` (quoted text
+    -> the document hits, best first); everything else is far."""
+
+    def __init__(self, names: dict[str, tuple[str, float]], docs: dict[str, list[tuple[str, float]]]) -> None:
+        self.names, self.docs, self.texts = names, docs, [""]
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        text = self.texts[int(vector[0])]
+        if label != PHENOTYPE:
+            return []
+        if prop == "doc":
+            return [VectorHit(name, name, label, similarity) for name, similarity in self.docs.get(text, [])][:k]
+        name, similarity = self.names.get(text, ("far", 0.1))
+        return [VectorHit(name, name, label, similarity)]
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        self.texts = list(texts)
+        return np.array([[i] for i in range(len(texts))], np.float32)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+@pytest.mark.parametrize(
+    ("lead", "described"),
+    [
+        (0.80, True),  # clear of the next document: the quotation names that node
+        (0.71, False),  # too close to the next: the name index's links stand
+    ],
+)
+def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, described: bool) -> None:
+    question = f"Which genes are associated with the manifestation whose definition reads '{DEFINITION}'?"
+    docs = {DEFINITION: [("Intense psychological distress to cues", lead), ("Anxiety", 0.70)]}
+    index = _Index({"prolonged": ("Prolonged", 0.99)}, docs)
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    if not described:  # the word inside it is linked as before
+        assert [(f.name, f.described) for f in found] == [("Prolonged", False)]
+        return
+    [anchor] = found  # "prolonged" inside the quotation names no modifier of its own
+    assert (anchor.name, anchor.described, anchor.span) == ("Intense psychological distress to cues", True, DEFINITION)
+    # the noun before the definition's cue is the anchor's own: one hop, no phenotype in between
+    plan = schema_guided_plan(found, "gene/protein", HPO, question)
+    assert plan is not None and len(plan.triplets) == 1
+    assert [c.search_string for c in plan.constants] == ["Intense psychological distress to cues"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which genes are linked to phenotypes that mention 'prolonged psychological distress occurs when exposed'?",
+        "Which genes are associated with 'prolonged distress'?",  # short: a condition or a name, not a definition
+    ],
+)
+def test_a_quoted_condition_or_short_quotation_is_not_looked_up_as_a_definition(question: str) -> None:
+    quoted = question.split("'")[1]
+    index = _Index({}, {quoted: [("Intense psychological distress to cues", 0.9)]})
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert not any(f.described for f in found)
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "synonym"),
+    [
+        ("Which signs are in Solar urticaria and list 'Skin writing' as an alternative name?", "Skin writing", True),
+        ("Which signs of Solar urticaria have Skin writing as one of their synonyms?", "Skin writing", True),
+        ("Which signs of Solar urticaria have 'Skin writing' listed among their synonyms?", "Skin writing", True),
+        ("Which signs of Solar urticaria have Skin writing as a recorded synonym?", "Skin writing", True),
+        # the anchor's other name, not the answers'
+        ("Which signs are under a sign with 'Skin writing' among its synonyms?", "Skin writing", False),
+    ],
+)
+def test_another_name_said_before_its_cue_names_the_answers(question: str, name: str, synonym: bool) -> None:
+    quoted = f"{name}'" if f"'{name}'" in question else name  # words_of keeps a closing quote
+    spans = [(quoted, PHENOTYPE)] + ([("Solar urticaria", "disease")] if "Solar" in question else [])
+    links = [replace(link(question, span, label), name=span.strip("'")) for span, label in spans]
+    plan = schema_guided_plan(sorted(links, key=lambda one: one.start), PHENOTYPE, HPO, question)
+    assert plan is not None
+    assert (plan.symbol("y").search_string == name) is synonym
+    words = words_of(question)
+    condition = {words[i].strip("'") for i in not_entities(words, TYPES, question=question)[1]}
+    assert ({"Skin", "writing"} <= condition) is synonym  # the full-text strand gets them too
+    assert name in {text.strip("'") for _, _, text in ngrams(question, TYPES)}  # and they are still linked
+
+
+def test_a_lower_case_word_heading_an_of_phrase_is_no_symbol() -> None:
+    index = _Index({"set": ("SET", 0.99), "gpi": ("GPI", 0.99)}, {})
+    question = "Give the complete set of signs of a disorder mapping to gpi"
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert [f.name for f in found] == ["GPI"]
+
+
+def test_a_plural_type_noun_names_no_node_of_its_name() -> None:
+    index = _Index({"phenotypic abnormalities are exhibited": ("Phenotypic abnormality", 0.87)}, {})
+    question = "Drafting a review: what phenotypic abnormalities are exhibited in solar urticaria?"
+    nouns = [Mention(4, -2, PHENOTYPE, "phenotypic abnormalities")]
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
+    assert found == []

@@ -198,11 +198,27 @@ def test_a_word_of_the_answer_types_own_phrase_is_not_an_intermediate_type() -> 
     assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]  # a phenotype named again still counts
 
 
-def test_the_answer_type_restated_as_a_predicate_is_no_hop() -> None:
-    question = "Which symptoms are features of the condition Gaucher disease?"
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which symptoms are features of the condition Gaucher disease?",
+        "Which signs are recognized features of Gaucher disease?",  # a modifier between copula and noun
+        "Which signs are the typical clinical features of Gaucher disease?",
+    ],
+)
+def test_the_answer_type_restated_as_a_predicate_is_no_hop(question: str) -> None:
     assert _hops(question, [link(question, "Gaucher disease", "disease")], PHENOTYPE) == [
         ("effect/phenotype", ("phenotype absent", "phenotype present"), "disease", "e0")
     ]
+
+
+def test_a_type_named_after_a_copula_and_a_clause_is_a_hop() -> None:
+    question = "Which symptoms are children of the features of Gaucher disease?"
+    hops = _hops(question, [link(question, "Gaucher disease", "disease")], PHENOTYPE)
+    assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]  # "children of": no modifier of a predicate
+
+
+def test_a_phenotype_restated_elsewhere_still_counts() -> None:
     question = "Which symptoms have a phenotype present in Gaucher disease as a child?"
     hops = _hops(question, [link(question, "Gaucher disease", "disease")], PHENOTYPE)
     assert [label for _, _, label, _ in hops] == [PHENOTYPE, "disease"]
