@@ -17,6 +17,7 @@ from kgqa.linking import (
     STOP_WORDS,
     Hop,
     Link,
+    compound_link,
     describe,
     link_entities,
     not_entities,
@@ -42,7 +43,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         nouns=nouns,
     )
     found = ", ".join(map(describe, links)) or "none"
-    _, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)
+    typed, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)
     spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
         question,
@@ -59,6 +60,14 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         same = [i for i, _ in ctx.store.exact_name(ctx.skb, link.label, link.name)]  # step 4 grounds through all
         return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
 
+    compounds: list[Link] = []
+
+    def rejoin(link: Link) -> Link | None:
+        taken = spans | typed
+        longer = compound_link(question, link, ctx.store, ctx.skb, ctx.embedder, ctx.config.link_threshold, taken)
+        compounds.extend([longer] if longer is not None else [])
+        return longer
+
     plan = schema_guided_plan(
         links,
         target,
@@ -68,7 +77,10 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         max_triplets=ctx.config.max_triplets,
         reaches=reaches,
         nouns=nouns,
+        rejoin=rejoin,
     )
+    if compounds:
+        found += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))
     if meaning.choices:
         found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
     return plan, found

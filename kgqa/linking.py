@@ -136,7 +136,21 @@ name or symbol. The words that follow reach the full-text strand and are no enti
 contains 'X'" are not linked to X); after :data:`NAMING_PHRASES` they may name the answer itself."""
 OWN_TEXT_PHRASES = tuple(p for p in TEXT_PHRASES if p not in NAMING_PHRASES)
 """The :data:`TEXT_PHRASES` whose words are never linked (another name may be: it finds the answer it names)."""
-TEXT_AFTER = ("in their description", "in its description", "in the description", "in their name", "in its name")
+DOC_NOUNS = frozenset(
+    {"description", "descriptions", "definition", "definitions", "summary", "entry", "text", "explanation"}
+    | {"name", "names", "label", "labels"}
+)
+"""Nouns for a node's own text: "with 'X' *in their summary*", "whose *descriptions* reference X"."""
+TEXT_AFTER = tuple(
+    f"in {owner} {noun}"
+    for owner in ("their", "its", "the")
+    for noun in sorted(DOC_NOUNS - {"text", "explanation", "label", "labels"})
+)
+CONTAIN_VERBS = frozenset(
+    {"contain", "contains", "include", "includes", "reference", "references", "use", "uses", "cite", "cites"}
+)
+"""Verbs after a :data:`DOC_NOUNS` noun that give what the text holds ("whose descriptions *reference* X", "an entry
+that *contains* X"); "reads" and "is" give the whole text, a definition that names an anchor."""
 CONDITION_WORDS = 3
 """Words a textual condition runs for after its cue (or before ``TEXT_AFTER``), up to a stop word."""
 
@@ -345,16 +359,33 @@ def not_entities(
     types = {i for m in [*type_mentions(lowered, labels), *nouns] for i in m.words}
     textual: set[int] = set()
     after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
-    textual |= _runs_from(lowered, after_cue)
+    after_cue |= _contained(lowered, question)
+    runs = quoted_runs(question) if question is not None else []
+    textual |= _runs_from(lowered, after_cue - {run.start for run in runs})  # a quotation is all the condition
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))
-    for run in quoted_runs(question) if question is not None else ():
+    for run in runs:
         if textual.intersection(run) or run.start in after_cue:  # also one that opens on a stop word
             textual |= set(run)
     if set(NAMING_PHRASES) <= set(phrases):  # another name of the answers said before its cue, too
         textual |= named_before(lowered, question)
     return types, textual
+
+
+def _contained(lowered: Sequence[str], question: str | None) -> set[int]:
+    """Where a node's text is said to hold what follows: right after a :data:`CONTAIN_VERBS` verb that follows a
+    :data:`DOC_NOUNS` noun (with "that" between or not), unless a quotation of more than
+    :data:`QUOTED_CONDITION` words starts there (a definition, which names an anchor: :func:`described_anchors`)."""
+    long = {run.start for run in quoted_runs(question) if len(run) > QUOTED_CONDITION} if question else set()
+    starts = set()
+    for i, word in enumerate(lowered):
+        if word not in CONTAIN_VERBS:
+            continue
+        before = [w for w in lowered[max(0, i - 2) : i] if w not in ("that", "which")]
+        if before and before[-1] in DOC_NOUNS and i + 1 not in long:
+            starts.add(i + 1)
+    return starts
 
 
 OPEN_VERBS = frozenset({"opens", "open", "opening"})
@@ -376,6 +407,7 @@ def prefix_words(question: str) -> set[str]:
     words = words_of(question)
     lowered = [w.lower() for w in words]
     found = {m.lower() for m in re.findall(r"(\w+)(?:\*|-prefixed\b)", question, re.IGNORECASE)}
+    runs = quoted_runs(question)
     for at, word in enumerate(lowered):
         if word not in PREFIX_VERBS:
             continue
@@ -384,6 +416,8 @@ def prefix_words(question: str) -> set[str]:
             i += 1
         if i >= len(lowered) or lowered[i] in STOP_WORDS:
             continue
+        if any(run.start == i and len(run) > 1 for run in runs):
+            continue  # "whose definition opens with 'Presence of elevated levels ...'": a text, not a prefix
         bare = words[i].strip("'")
         quoted = re.search(rf"['\"`]{re.escape(bare)}\b", question) is not None
         capitals = bare.isupper() and bare.isalnum() and word not in OPEN_VERBS  # "drugs that open the CFTR channel"
@@ -509,7 +543,7 @@ def link_entities(
                     )
             found += best.values()
     words = words_of(question)
-    found = [link for link in found if not _type_named(link, types) and not _word_heading(link, words)]
+    found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, words))]
     found = tightest(found, labels)
     anchors = described_anchors(question, store, skb, labels, embedder, found, nouns)
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
@@ -573,6 +607,59 @@ def described_anchors(
     return anchors
 
 
+COMPOUND_WINDOW = 6
+COMPOUND_WORDS = 3
+COMPOUND_TIE = 0.01
+"""Words either side of a link that :func:`compound_link` reads, words it joins to the link at most, and how much
+less similar a longer compound may be and still win ("young adult onset" over "adult onset")."""
+
+
+def compound_link(
+    question: str,
+    link: Link,
+    store: GraphStore,
+    skb: str,
+    embedder: Embedder,
+    threshold: float,
+    taken: set[int],
+) -> Link | None:
+    """The longer name of ``link``'s label that the question splits around it: "their *onset* falling within the
+    *young adult* category" and "onset recorded as *infantile*" say 'Young adult onset' and 'Infantile onset', where
+    'Onset' alone is a root no disease presents. Each run of up to :data:`COMPOUND_WORDS` content words within
+    :data:`COMPOUND_WINDOW` words (none of another link, a type's noun: ``taken``) is joined before and after the
+    span and looked up in the name index; the best at least ``threshold`` similar, longer at a tie, links it."""
+    words = words_of(question)
+    lowered = [w.lower() for w in words]
+    near = range(max(0, link.start - COMPOUND_WINDOW), min(len(words), link.end + COMPOUND_WINDOW))
+    free = [
+        i
+        for i in near
+        if i not in taken
+        and not link.start <= i < link.end
+        and lowered[i] not in STOP_WORDS | RELATIONAL | CLAUSE_WORDS
+        and words[i].isalpha()
+    ]
+    runs = [
+        [words[i] for i in range(a, b + 1)]
+        for a in free
+        for b in free
+        if 0 <= b - a < COMPOUND_WORDS and all(j in free for j in range(a, b + 1))
+    ]
+    texts = [text for run in runs for text in (f"{' '.join(run)} {link.span}", f"{link.span} {' '.join(run)}")]
+    if not texts:
+        return None
+    found: list[tuple[float, int, Link]] = []
+    for text, vector in zip(texts, embedder.embed(texts), strict=True):
+        for hit in store.vector_top_k(skb, link.label, "name", vector, 1):
+            if hit.similarity >= threshold and str(hit.id) != link.id:
+                joined = Link(text, link.start, link.end, link.label, str(hit.id), hit.name, hit.similarity)
+                found.append((hit.similarity, len(text.split()), joined))
+    if not found:
+        return None
+    best = max(similarity for similarity, _, _ in found)
+    return max((f for f in found if f[0] >= best - COMPOUND_TIE), key=lambda f: (f[1], f[0]))[2]
+
+
 def _type_named(link: Link, types: set[int]) -> bool:
     """Whether ``link`` matched only the type words inside its span: "classes of the *phenotypic abnormality*"
     (or "which *phenotypic abnormalities* are ...") finding HPO's node 'Phenotypic abnormality' is the type named,
@@ -583,16 +670,23 @@ def _type_named(link: Link, types: set[int]) -> bool:
     return bool(typed) and {_singular(w) for w in _lower(link.search)} <= typed
 
 
-def _word_heading(link: Link, words: Sequence[str]) -> bool:
-    """Whether ``link`` is a lower-case word heading an of-phrase, linked to a symbol in capitals: "the complete
-    *set* of signs" says no gene 'SET' (a symbol the question means is not followed by "of": "mapping to *gpi*")."""
-    return (
-        link.end - link.start == 1
-        and link.span.islower()
-        and link.search.isupper()
-        and link.end < len(words)
-        and words[link.end].lower() == "of"
-    )
+PLACES = frozenset({"above", "below", "under", "beneath", "underneath"})
+"""Words that place a node in a hierarchy: a word right before one modifies it ("*right* above")."""
+
+
+def _not_a_name(link: Link, words: Sequence[str]) -> bool:
+    """Whether ``link``'s span reads as part of the sentence, not a name: a lower-case word heading an of-phrase,
+    linked to a symbol in capitals ("the complete *set* of signs" says no gene 'SET'; a symbol the question means
+    is not followed by "of": "mapping to *gpi*"); a lower-case word right before a word of :data:`PLACES`
+    ("*right* above or right below X" says no 'Right'); a span that opens with a hierarchy word and "of"
+    ("*children of* X")."""
+    lowered = [w.lower() for w in words]
+    after = lowered[link.end] if link.end < len(lowered) else ""
+    one_word = link.end - link.start == 1 and link.span.islower()
+    if one_word and ((link.search.isupper() and after == "of") or after in PLACES):
+        return True
+    hierarchy_words = KINDS[HIERARCHY][0]
+    return link.end - link.start > 2 and lowered[link.start] in hierarchy_words and lowered[link.start + 1] == "of"
 
 
 def _singular(word: str) -> str:
@@ -813,6 +907,11 @@ def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
     return i >= 0
 
 
+def _coordinated_type(words: Sequence[str], at: int, answer_end: int, label: str, target: str) -> bool:
+    """Whether the type named at ``at`` is the answer's again, coordinated with it ("signs *or symptoms*")."""
+    return label == target and at == answer_end + 1 and words[answer_end] in CONJUNCTIONS
+
+
 def _named_types(question: str, schema: GraphSchema) -> set[int]:
     """Positions of the words of a relationship type the question quotes ("a 'phenotype present' relation"): its
     "phenotype" names no node type to go through (unquoted, "a phenotype present in X" does)."""
@@ -841,6 +940,12 @@ NAME_CUES = frozenset(
 )
 """Words that say the span after them is a name ("sometimes called X", "known as X", "go by the name X",
 "a.k.a. X", "referred to as X")."""
+DESCRIPTION_CUES = frozenset(
+    {"defined", "defines", "described", "describes", "explained", "explains", "reads"}
+    | {"summarised", "summarized", "summarises", "summarizes"}
+)
+"""Words that say the span after them is a node's text ("the sign defined as 'Inflammation of the thyroid gland'",
+"whose definition reads X"): as a name does, it says the noun before is that node (:data:`DESCRIPTION_CUE`)."""
 NAME_FILLERS = frozenset({"as", "the", "a", "an", "by", "name", "of", "to"})
 NAME_OWNERS = frozenset(
     {"also", "sometimes", "otherwise", "often", "commonly", "usually", "be", "is", "are", "being"}
@@ -851,18 +956,22 @@ NAME_OWNERS = frozenset(
 
 SOMETHING = frozenset({"something", "anything", "one", "thing", "entity", "node"})
 """Nouns that stand for an anchor not typed ("a gene linked to *something* called X")."""
-LONG_SPAN_BREAKS = RELATIONAL | NAME_CUES | SOMETHING | CLAUSE_ENDS
+LONG_SPAN_BREAKS = RELATIONAL | NAME_CUES | DESCRIPTION_CUES | SOMETHING | CLAUSE_ENDS
 """Words no span longer than ``SHORT_NGRAM`` holds (:func:`ngrams`)."""
 
 
-def _naming_cue(words: Sequence[str], start: int) -> int:
-    """How many words right before ``start`` say that what follows is a name ("known as", "called the"): 0 if
-    none (or past the words: a link the question's words do not hold)."""
+def _naming_cue(words: Sequence[str], start: int, *, descriptions: bool = True) -> int:
+    """How many words right before ``start`` say that what follows is a name ("known as", "called the"), or the
+    node's text (at least :data:`DESCRIPTION_CUE`: "whose definition reads X"): 0 if none (or past the words: a
+    link the question's words do not hold). Without ``descriptions``, names only: a node's text said is no other
+    name of the answers ("findings more general than the manifestation whose definition *reads* X")."""
     if start > len(words):
         return 0
     i = start - 1
     while i >= 0 and start - i <= 3 and words[i] in NAME_FILLERS:
         i -= 1
+    if descriptions and i >= 0 and words[i] in DESCRIPTION_CUES:
+        return max(start - i, DESCRIPTION_CUE)
     return start - i if i >= 0 and words[i] in NAME_CUES else 0
 
 
@@ -873,7 +982,7 @@ def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequen
     brings in with an article right before it ("the *health problem* known as X")."""
     if link.label == target and naming_after(words, link.end):
         return True  # "which signs list 'X' as an alternative name": their name, said after it
-    cue = _naming_cue(words, link.start)
+    cue = _naming_cue(words, link.start, descriptions=False)
     if link.label != target or not cue:
         return False
     j = link.start - cue - 1
@@ -898,6 +1007,8 @@ def unreached(dropped: Dropped) -> bool:
 
 Reaches = Callable[[Link, Sequence[Hop]], bool]
 """Whether a linked entity reaches a node of the answer type along its hops (one store read)."""
+Rejoin = Callable[[Link], "Link | None"]
+"""The longer name a link is the head of (:func:`compound_link`), or None."""
 
 
 def schema_guided_plan(
@@ -910,6 +1021,7 @@ def schema_guided_plan(
     max_triplets: int = MAX_TRIPLETS,
     reaches: Reaches | None = None,
     nouns: Sequence[Mention] = (),
+    rejoin: Rejoin | None = None,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
@@ -918,8 +1030,8 @@ def schema_guided_plan(
     ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins. With
     ``reaches``, a link no node of the target type reaches along its hops (HPO's root 'Onset', which no disease
     presents) is dropped too: as a required constant it would ground nothing until the scope expansion wandered off
-    to its neighbours, and its words stay with the full-text strand. ``nouns``: the types the question names in words
-    the lists lack (:func:`type_nouns`)."""
+    to its neighbours, and its words stay with the full-text strand, unless ``rejoin`` finds the longer name it heads
+    and that name is reached. ``nouns``: the types the question names in words the lists lack (:func:`type_nouns`)."""
     meaning = meaning or RelationMeaning(question, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
@@ -929,7 +1041,15 @@ def schema_guided_plan(
     spans = [m for m in with_nouns(type_mentions(words, schema.labels), nouns) if m.position not in named]
     mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
     answer = next((position for position, label in mentions if label == target_type), -1)
-    mentions = [(at, label) for at, label in mentions if at <= answer or not _restated(words, at, label, target_type)]
+    answer_end = next((m.position - m.minus_size for m in spans if m.position == answer), answer + 1)
+    mentions = [
+        (at, label)
+        for at, label in mentions
+        if at <= answer
+        or not (
+            _restated(words, at, label, target_type) or _coordinated_type(words, at, answer_end, label, target_type)
+        )
+    ]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}
     naming = naming_words(words, question)
@@ -955,7 +1075,12 @@ def schema_guided_plan(
         if path is None or (link.label, link.id) in joined:
             after = link.end
             continue
-        if reaches is not None and not reaches(link, path):  # the next entity's hop reads the words before it too
+        reached = reaches is None or reaches(link, path)
+        if not reached and reaches is not None and rejoin is not None:
+            longer = rejoin(link)  # "their *onset* falling within the *young adult* category": 'Young adult onset'
+            if longer is not None and reaches(longer, path):
+                link, reached = longer, True
+        if not reached:  # the next entity's hop reads the words before it too
             dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
             continue
         after = link.end

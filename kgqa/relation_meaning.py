@@ -202,13 +202,13 @@ class RelationMeaning:
 
     def step(self, within: range) -> bool:
         """Whether the words at ``within`` name one step of a hierarchy by a word that says nothing else: "subtypes",
-        "more specific", but "children" and "parents" only before "of" (patients' "children with X" are no
-        hierarchy)."""
+        "more specific", but "children", "parents" and "below" only before "of" or right before the entity that ends
+        ``within`` (patients' "children with X" are no hierarchy; "one step above or *below* X" is)."""
         if not self.by_kind:
             return False
         for i in (i for i in self._positions if i in within):
             word, after = self._tokens[i], self._tokens[i + 1] if i + 1 < len(self._tokens) else ""
-            if word in STEP_WORDS or (word in AMBIGUOUS and after == "of"):
+            if word in STEP_WORDS or (word in AMBIGUOUS and (after == "of" or i + 1 == within.stop)):
                 return True
         return False
 

@@ -89,6 +89,7 @@ def type_words(label: str) -> set[str]:
     ``field_of_study`` -> field_of_study(s), field of study(s); plus its :data:`LAY_WORDS`."""
     forms = singular_type_words(label)
     plurals = {f + "s" for f in forms} | {f + "es" for f in forms} | {f[:-1] + "ies" for f in forms if f.endswith("y")}
+    plurals |= {f[:-2] + "es" for f in forms if f.endswith("sis")}  # "diagnoses"
     return {f for f in forms | plurals if f}
 
 

@@ -18,6 +18,7 @@ from kgqa.linking import (
     Hop,
     Link,
     Reaches,
+    compound_link,
     condition_words,
     link_entities,
     naming_words,
@@ -30,7 +31,7 @@ from kgqa.linking import (
 )
 from kgqa.relation_meaning import RelationMeaning, words_of
 from kgqa.store.base import VectorHit
-from kgqa.target_type import Mention
+from kgqa.target_type import Mention, type_words
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
@@ -524,3 +525,111 @@ def test_a_plural_type_noun_names_no_node_of_its_name() -> None:
     nouns = [Mention(4, -2, PHENOTYPE, "phenotypic abnormalities")]
     found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("question", "condition"),
+    [
+        ("Which HPO terms are associated with FGFR3, whose descriptions reference epithelium?", ["epithelium"]),
+        ("Which signs of LBR have an entry that contains unpleasant?", ["unpleasant"]),
+        ("Which findings of TBX5 have originating in the ventricles in their definition?", ["ventricles"]),
+        (
+            "Which signs of SRY have an explanation that includes 'tumor of the uterine cervix'?",
+            ["tumor", "of", "the", "uterine", "cervix"],
+        ),
+        # a quotation after the cue is all the condition: not the words after it
+        ('Which syndromes whose entry contains the word "Oculocutaneous" map to a gene?', ["Oculocutaneous"]),
+        # a whole definition names an anchor: no condition
+        ("Which genes are linked to the sign whose definition reads 'Bending of the diaphysis of the ulna'?", []),
+    ],
+)
+def test_a_nodes_own_text_said_to_hold_words_states_a_condition(question: str, condition: list[str]) -> None:
+    words = words_of(question)
+    assert [words[i].strip("'?") for i in sorted(condition_words(words, TYPES, question))] == condition
+
+
+def test_a_multi_word_quotation_after_a_prefix_verb_is_no_prefix() -> None:
+    assert prefix_words("the trait whose definition opens with 'Presence of elevated levels of ketone bodies'") == set()
+    assert prefix_words("genes whose symbols open with 'NKX'") == {"nkx"}
+
+
+def test_the_answer_type_coordinated_with_itself_is_no_hop() -> None:
+    question = "Which signs or symptoms are linked to Marfan syndrome?"
+    assert [tail for *_, tail in hops(question, [("Marfan syndrome", "disease")], PHENOTYPE)] == ["disease"]
+
+
+def test_an_irregular_plural_names_its_type() -> None:
+    assert "diagnoses" in type_words("disease")
+
+
+def test_a_noun_before_a_description_cue_is_the_anchor_not_a_hop() -> None:
+    question = "Which genes are linked to the phenotypic feature defined as 'Inflammation of the thyroid gland'?"
+    found = hops(question, [("Inflammation of the thyroid gland'", PHENOTYPE)], "gene/protein")
+    assert [(head, tail) for head, *_, tail in found] == [("gene/protein", PHENOTYPE)]
+
+
+def test_a_place_in_the_hierarchy_said_right_before_the_entity_is_a_step() -> None:
+    question = "Which genes are associated with a thing you might notice one step above or below Seizure?"
+    assert [(head, types) for head, types, *_ in hops(question, [("Seizure", PHENOTYPE)], "gene/protein")] == [
+        ("gene/protein", ("associated with",)),
+        (PHENOTYPE, ("parent-child",)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "linked"),
+    [
+        # an adverb of a place in the hierarchy
+        (
+            "Which symptoms sit right above or right below Seizure?",
+            {"right": "Right", "Seizure": "Seizure"},
+            ["Seizure"],
+        ),
+        # a hierarchy word and "of" open no name
+        (
+            "list phenotypes children of duplication of thumb phalanx",
+            {"children of duplication of thumb phalanx": "Partial duplication of thumb phalanx"},
+            [],
+        ),
+    ],
+)
+def test_words_of_the_sentence_name_no_node(question: str, names: dict[str, str], linked: list[str]) -> None:
+    index = _Index({span: (name, 0.97) for span, name in names.items()}, {})
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert [f.name for f in found] == linked
+
+
+def test_a_description_cue_names_no_other_name_of_the_answers() -> None:
+    question = "Which findings are more general than the manifestation whose definition reads 'Bending of the ulna'?"
+    plan = plan_of(question, [("Bending of the ulna'", PHENOTYPE)], PHENOTYPE)
+    assert plan is not None and plan.symbol("y").search_string is None and len(plan.triplets) == 1
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "List the syndromes mapping to TBX3, their onset falling within the young adult category.",
+        "Which conditions where onset is listed as young adult come from changes in tbx3?",
+    ],
+)
+def test_an_unreached_link_finds_the_longer_name_the_question_splits(question: str) -> None:
+    names = {"young adult onset": ("Young adult onset", 0.99), "adult onset": ("Adult onset", 0.995)}
+    index = _Index(names, {})
+    words = [w.lower() for w in words_of(question)]
+    onset = replace(link(question, "onset", PHENOTYPE), id="HP:0003674")
+    longer = compound_link(question, onset, index, "hpo", index, 0.85, taken={words.index("tbx3")})  # type: ignore[arg-type]
+    assert longer is not None and (longer.name, longer.start) == ("Young adult onset", onset.start)
+    empty = _Index({}, {})
+    assert compound_link(question, onset, empty, "hpo", empty, 0.85, taken=set()) is None  # type: ignore[arg-type]
+
+
+def test_a_link_no_answer_reaches_is_replaced_by_its_longer_name_when_that_is_reached() -> None:
+    question = "Which diseases of TBX3 have onset recorded as infantile?"
+    links = [link(question, "TBX3", "gene/protein"), link(question, "onset", PHENOTYPE)]
+    infantile = replace(links[1], name="Infantile onset", id="infantile onset")
+    plan = schema_guided_plan(
+        links, "disease", HPO, question, reaches=lambda one, _: one.name != "onset", rejoin=lambda _: infantile
+    )
+    assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3", "Infantile onset"]
+    plan = schema_guided_plan(links, "disease", HPO, question, reaches=lambda one, _: one.name != "onset")
+    assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3"] and plan.dropped
