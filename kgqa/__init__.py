@@ -5,19 +5,78 @@ inside the data directory and closes it when you are done::
 
     with kgqa.connect() as kg:
         answer = kg.ask("Which genes are associated with seizures?", skb="hpo")
+
+Everything a library user meets is importable from here (``__all__``). The API class and its result types load on
+first use, so that ``import kgqa`` stays light and imports none of the pipeline.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from kgqa.config import Config, load_config
-from kgqa.errors import KgqaError
+from kgqa.errors import (
+    Cancelled,
+    ConfigError,
+    EmbeddingError,
+    InputError,
+    KgqaError,
+    LlmError,
+    QuestionError,
+    SkbNotLoadedError,
+    StoreError,
+    StoreLockedError,
+    StoreTimeoutError,
+    UnknownSkbError,
+    WorkerError,
+)
 
 if TYPE_CHECKING:
-    from kgqa.app import Kgqa
+    from kgqa.answers import Candidate, Match
+    from kgqa.app import Answer, Kgqa
+    from kgqa.explain import Explanation, Generated
+    from kgqa.load import LoadReport
+    from kgqa.node_view import NodeView
 
-__all__ = ["Config", "KgqaError", "connect", "load_config"]
+_LAZY = {
+    "Kgqa": "kgqa.app",
+    "Answer": "kgqa.app",
+    "Candidate": "kgqa.answers",
+    "Match": "kgqa.answers",
+    "Explanation": "kgqa.explain",
+    "Generated": "kgqa.explain",
+    "LoadReport": "kgqa.load",
+    "NodeView": "kgqa.node_view",
+}
+"""Public names defined in modules that import the pipeline: read on first use (PEP 562)."""
+
+__all__ = [
+    "Answer",
+    "Cancelled",
+    "Candidate",
+    "Config",
+    "ConfigError",
+    "EmbeddingError",
+    "Explanation",
+    "Generated",
+    "InputError",
+    "Kgqa",
+    "KgqaError",
+    "LlmError",
+    "LoadReport",
+    "Match",
+    "NodeView",
+    "QuestionError",
+    "SkbNotLoadedError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreTimeoutError",
+    "UnknownSkbError",
+    "WorkerError",
+    "connect",
+    "load_config",
+]
 __version__ = "0.1.0"
 
 
@@ -27,3 +86,16 @@ def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
     from kgqa.app import connect as open_kgqa
 
     return open_kgqa(config, **overrides)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgqa' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

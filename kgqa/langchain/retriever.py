@@ -101,8 +101,13 @@ class KgqaRetriever(BaseRetriever):
         retriever._opened = kg
         return retriever
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        answer = self.kg.ask(query, self.skb, types=self.types, top_k=self.k, steps=self.steps)
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        """``k``: how many documents this call returns (``retriever.invoke(query, k=1)``, as LangChain's retrievers
+        take it), else the retriever's own ``k``."""
+        top_k = self.k if k is None else k
+        answer = self.kg.ask(query, self.skb, types=self.types, top_k=top_k, steps=self.steps)
         return documents(self.kg, self.skb, answer, relations=self.relations)
 
     def close(self) -> None:

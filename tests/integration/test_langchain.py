@@ -79,6 +79,13 @@ def test_the_retriever_returns_documents_with_kgqa_evidence(open_kg: Kgqa) -> No
     assert "indication" in full[0].page_content and full[0].page_content.startswith(first.page_content)
 
 
+def test_the_retriever_takes_k_at_call_time(open_kg: Kgqa) -> None:
+    """``invoke(query, k=1)``, as LangChain's retrievers take it (langchain-tests' standard retriever suite)."""
+    retriever = KgqaRetriever(kg=open_kg, skb="prime", k=3, types=["drug"])
+    assert [d.metadata["id"] for d in retriever.invoke(QUESTION, k=1)] == ["3"]
+    assert len(retriever.invoke(QUESTION)) == 2  # the retriever's own k again
+
+
 def test_the_retriever_writes_cypher_with_a_langchain_chat_model(open_kg: Kgqa) -> None:
     cypher = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"})\nRETURN y\n```'
     model = FakeListChatModel(responses=["drug", cypher, "1, 2"])

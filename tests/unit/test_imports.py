@@ -1,0 +1,57 @@
+"""What ``import kgqa`` offers a library user (issue 32): every public name, and nothing of the pipeline until
+it is used."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+
+import kgqa
+
+_EXPECTED = """
+Answer Cancelled Candidate Config ConfigError EmbeddingError Explanation Generated InputError Kgqa
+KgqaError LlmError LoadReport Match NodeView QuestionError SkbNotLoadedError StoreError
+StoreLockedError StoreTimeoutError UnknownSkbError WorkerError connect load_config
+"""
+EXPECTED = sorted(_EXPECTED.split())
+
+
+def test_all_names_what_kgqa_exports() -> None:
+    assert sorted(kgqa.__all__) == EXPECTED
+
+
+def test_every_public_name_is_importable_from_kgqa() -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from kgqa import {', '.join(EXPECTED)}", namespace)  # the from-import a user writes
+    for name in EXPECTED:
+        assert namespace[name] is getattr(kgqa, name)
+        assert name in dir(kgqa)
+
+
+def test_the_public_names_are_the_defining_modules_own() -> None:
+    from kgqa.app import Answer, Kgqa
+    from kgqa.errors import KgqaError
+
+    assert kgqa.Kgqa is Kgqa and kgqa.Answer is Answer and kgqa.KgqaError is KgqaError
+    for name in EXPECTED:
+        value = getattr(kgqa, name)
+        if inspect.isclass(value) and issubclass(value, Exception):
+            assert issubclass(value, kgqa.KgqaError), name  # one error root
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    try:
+        kgqa.Nonexistent  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as exc:
+        assert "Nonexistent" in str(exc)
+    else:
+        raise AssertionError("kgqa.Nonexistent did not raise")
+
+
+def test_import_kgqa_loads_none_of_the_pipeline() -> None:
+    code = "import sys, kgqa; print(sorted(m for m in ('kgqa.app', 'kgqa.pipeline', 'numpy') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    assert importlib.import_module("kgqa").__version__
