@@ -19,6 +19,7 @@ from kgqa.config import Config, load_config
 from kgqa.errors import (
     Cancelled,
     ConfigError,
+    CypherSyntaxError,
     EmbeddingError,
     InputError,
     KgqaError,
@@ -57,6 +58,7 @@ __all__ = [
     "Candidate",
     "Config",
     "ConfigError",
+    "CypherSyntaxError",
     "EmbeddingError",
     "Explanation",
     "Generated",

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cypher.errors import CypherSyntaxError as ParseError
 from kgqa.answers import Candidate, shown_score
 from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.context import Context, Options
 from kgqa.embed import Embedder, EmbeddingCache, make_encoder
-from kgqa.errors import ConfigError, InputError, SkbNotLoadedError
+from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError
 from kgqa.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.load import LoadReport, load_skb
 from kgqa.node_view import NodeView, describe_node
@@ -317,11 +318,15 @@ class Kgqa:
 
         if (question is None) == (cypher is None):
             raise InputError("explain needs either a question or a Cypher text, not both")
-        if cypher is not None:
-            return explain(self, skb, cypher, scope=scope, mode=self.config.cypher_mode, dialect=dialect)
-        assert question is not None
-        check_question(question, self.config.max_question_chars)
-        return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
+        if question is not None:
+            check_question(question, self.config.max_question_chars)
+        try:
+            if cypher is not None:
+                return explain(self, skb, cypher, scope=scope, mode=self.config.cypher_mode, dialect=dialect)
+            assert question is not None
+            return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
+        except ParseError as exc:  # the Cypher front end's own error: kgqa's, under the same name
+            raise CypherSyntaxError(str(exc), exc.position) from exc
 
     def generate_questions(
         self,

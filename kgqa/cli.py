@@ -32,11 +32,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from cypher.errors import CypherSyntaxError
 from kgqa.answers import Candidate, shown_score
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
+from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, StoreError
 from kgqa.progress import LineProgress
 from kgqa.qa import SPLITS
 from kgqa.session import check_question
@@ -382,7 +381,7 @@ def ask(
         ctx.exit(1)
 
 
-PER_QUESTION_ERRORS = (InputError, CypherSyntaxError, LlmError, EmbeddingError, StoreError)
+PER_QUESTION_ERRORS = (InputError, LlmError, EmbeddingError, StoreError)
 """What one question of many can fail with while the others still get answers; the rest (no such SKB, a worker or
 settings problem) would fail every line, so they end the command."""
 
@@ -957,9 +956,7 @@ def explain(
             result = kg.explain(
                 skb, cypher=cypher_text, question=question, scope=scope, types=types or None, dialect=dialect
             )
-    except (CypherSyntaxError, KgqaError) as exc:
-        if not as_json and isinstance(exc, CypherSyntaxError):
-            raise QuestionError(str(exc)) from exc  # a rejected Cypher text is a bad argument: exit 2
+    except KgqaError as exc:  # a rejected Cypher text is a bad argument (a QuestionError): exit 2
         if not as_json:
             raise
         click.echo(json_text({"error": {"type": type(exc).__name__, "message": str(exc)}}))

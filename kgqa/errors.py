@@ -1,5 +1,7 @@
 """Typed errors. The CLI prints any KgqaError as one line and exits non-zero; anything else is a bug."""
 
+from __future__ import annotations
+
 
 class KgqaError(Exception):
     """Base class of every error kgqa reports to a user."""
@@ -20,6 +22,19 @@ class QuestionError(InputError):
     not text. Exit 2, like any other bad argument; malformed files stay exit 1 (InputError)."""
 
     exit_code = 2
+
+
+class CypherSyntaxError(QuestionError):
+    """A Cypher text, given or written by the LLM, holds no usable query. The Cypher front end (``cypher``) imports
+    nothing of kgqa and raises its own ``cypher.errors.CypherSyntaxError``; kgqa's API raises this one in its place,
+    under the same name, so that ``KgqaError`` catches everything a user can meet. Exit 2: a bad argument."""
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.position = position
+
+    def __reduce__(self) -> tuple[type[CypherSyntaxError], tuple[str, int | None]]:
+        return type(self), (str(self), self.position)  # crosses the worker's pipe whole
 
 
 class UnknownSkbError(KgqaError):

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from cypher.errors import CypherSyntaxError
 from kgqa.app import Kgqa
 from kgqa.config import Config
 from kgqa.errors import Cancelled, KgqaError, WorkerError
@@ -126,7 +125,7 @@ class Job:
 def portable(exc: BaseException, log_path: str) -> BaseException:
     """The error to send to the client: kgqa's own errors as they are (their messages and exit codes are the
     client's), anything else as a :class:`RemoteBug` pointing at the traceback in the log."""
-    if isinstance(exc, KgqaError | CypherSyntaxError):
+    if isinstance(exc, KgqaError):
         try:
             pickle.loads(pickle.dumps(exc))
             return exc

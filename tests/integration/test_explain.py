@@ -119,6 +119,19 @@ def test_explain_rejects_with_a_json_error(loaded: dict[str, str]) -> None:
     assert json.loads(result.stdout) == {"error": {"type": "CypherSyntaxError", "message": "no MATCH clause found"}}
 
 
+def test_the_api_raises_a_rejected_cypher_text_under_the_one_error_root(loaded: dict[str, str], config: Config) -> None:
+    """The Cypher front end raises its own error (it imports nothing of kgqa); kgqa's API raises kgqa's, under the
+    same name, so that ``except kgqa.KgqaError`` catches it."""
+    import kgqa
+
+    with Kgqa(config) as kg, pytest.raises(kgqa.KgqaError) as caught:
+        kg.explain("prime", cypher="DROP DATABASE x")
+    error = caught.value
+    assert isinstance(error, kgqa.CypherSyntaxError) and isinstance(error, kgqa.QuestionError)
+    assert not isinstance(error, CypherSyntaxError) and isinstance(error.__cause__, CypherSyntaxError)
+    assert (str(error), error.exit_code) == ("no MATCH clause found", 2)
+
+
 CONTENTS = (
     "MATCH (n) RETURN labels(n)[0], n.id, n.name, n.doc, size(keys(n)) ORDER BY n.id",
     "MATCH (a)-[r]->(b) RETURN a.id, type(r), b.id, size(keys(r)) ORDER BY a.id, type(r), b.id",

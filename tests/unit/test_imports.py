@@ -11,7 +11,7 @@ import sys
 import kgqa
 
 _EXPECTED = """
-Answer Cancelled Candidate Config ConfigError EmbeddingError Explanation Generated InputError Kgqa
+Answer Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Generated InputError Kgqa
 KgqaError LlmError LoadReport Match NodeView QuestionError SkbNotLoadedError StoreError
 StoreLockedError StoreTimeoutError UnknownSkbError WorkerError connect load_config
 """
