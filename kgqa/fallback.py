@@ -41,6 +41,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         aliases=ctx.aliases,
         limit=ctx.config.max_link_ngrams,
         nouns=nouns,
+        documents=ctx.embedder_documents,
     )
     found = ", ".join(map(describe, links)) or "none"
     typed, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)

@@ -517,11 +517,13 @@ def link_entities(
     aliases: bool = False,
     limit: int = MAX_LINK_SPANS,
     nouns: Sequence[Mention] = (),
+    documents: bool = False,
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
     is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words (and type
     ``nouns``) and textual conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are
-    (``max_link_ngrams``, :func:`link_spans`)."""
+    (``max_link_ngrams``, :func:`link_spans`). With ``documents`` (the document index holds the embedder's vectors),
+    a quoted definition links the node it describes (:func:`described_anchors`)."""
     every, types = _typed_ngrams(question, labels, nouns)
     grams, _ = _capped(question, every, limit)
     if not grams:
@@ -545,7 +547,7 @@ def link_entities(
     words = words_of(question)
     found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, words))]
     found = tightest(found, labels)
-    anchors = described_anchors(question, store, skb, labels, embedder, found, nouns)
+    anchors = described_anchors(question, store, skb, labels, embedder, found, nouns) if documents else []
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
     taken: list[Link] = list(anchors)

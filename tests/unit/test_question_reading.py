@@ -462,7 +462,10 @@ def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, d
     question = f"Which genes are associated with the manifestation whose definition reads '{DEFINITION}'?"
     docs = {DEFINITION: [("Intense psychological distress to cues", lead), ("Anxiety", 0.70)]}
     index = _Index({"prolonged": ("Prolonged", 0.99)}, docs)
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
+    # document vectors of another model (STaRK's imported ones): the embedder's vector is not searched there
+    alone = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert [(f.name, f.described) for f in alone] == [("Prolonged", False)]
     if not described:  # the word inside it is linked as before
         assert [(f.name, f.described) for f in found] == [("Prolonged", False)]
         return
@@ -484,7 +487,7 @@ def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, d
 def test_a_quoted_condition_or_short_quotation_is_not_looked_up_as_a_definition(question: str) -> None:
     quoted = question.split("'")[1]
     index = _Index({}, {quoted: [("Intense psychological distress to cues", 0.9)]})
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
     assert not any(f.described for f in found)
 
 
