@@ -437,7 +437,8 @@ class Kgqa:
                 scores = self.cross_encoder(options.cross_encoder, trained.key, evidence=trained.manifest.evidence)
             else:
                 scores = self.cross_encoder(options.cross_encoder)
-        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores)
+        documents = same_model(self.embedder.name, meta.doc_model)
+        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores, documents)
         return ctx, options
 
     def ask(

@@ -13,7 +13,7 @@ from kgqa.embed import Embedder
 from kgqa.errors import ConfigError
 from kgqa.llm import ChatModel
 from kgqa.rerank import CrossEncoderModel
-from kgqa.store.base import GraphStore, Schema, graph_schema, same_model
+from kgqa.store.base import GraphStore, Schema, graph_schema
 
 
 @dataclass(frozen=True)
@@ -66,19 +66,15 @@ class Context:
     llm: ChatModel | None
     config: Config
     cross_encoder: CrossEncoderModel | None = None
+    embedder_documents: bool = False
+    """Whether the SKB's document vectors are the embedder's (not imported from another model, as STaRK's ada-002
+    ones may be): only then can the embedder's vector of a text the question quotes be searched in the document
+    index (kgqa.linking.described_anchors)."""
 
     @property
     def aliases(self) -> bool:
         """Whether linking and step 4 search the alias index: the graph has one and ``link_aliases`` is on."""
         return self.schema.has_aliases and self.config.link_aliases
-
-    @cached_property
-    def embedder_documents(self) -> bool:
-        """Whether the SKB's document vectors are the embedder's (not imported from another model, as STaRK's
-        ada-002 ones may be): only then can the embedder's vector of a text the question quotes be searched in the
-        document index (kgqa.linking.described_anchors)."""
-        meta = self.store.meta(self.skb)
-        return meta is not None and same_model(self.embedder.name, meta.doc_model)
 
     @cached_property
     def graph(self) -> GraphSchema:

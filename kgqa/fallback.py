@@ -62,9 +62,9 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
 
     compounds: list[Link] = []
+    taken = spans | typed
 
     def rejoin(link: Link) -> Link | None:
-        taken = spans | typed
         longer = compound_link(question, link, ctx.store, ctx.skb, ctx.embedder, ctx.config.link_threshold, taken)
         compounds.extend([longer] if longer is not None else [])
         return longer

@@ -212,7 +212,8 @@ def naming_words(words: Sequence[str], question: str | None = None) -> set[int]:
     """Positions of the words after a :data:`NAMING_PHRASES` phrase, or before a naming cue of the answers
     (:func:`named_before`): another name of the answers."""
     lowered = [w.lower() for w in words]
-    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES)) | named_before(lowered, question)
+    runs = quoted_runs(question) if question is not None else []
+    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES)) | named_before(lowered, runs)
 
 
 SYNONYM_WORDS = frozenset({"synonym", "synonyms", "alias", "aliases"})
@@ -240,11 +241,11 @@ def naming_after(lowered: Sequence[str], end: int) -> int:
     return 0
 
 
-def named_before(lowered: Sequence[str], question: str | None = None) -> set[int]:
-    """The positions of another name of the answers said before its cue (:func:`naming_after`): the quotation that
-    ends there, else the words before it up to a stop word (:data:`CONDITION_WORDS`)."""
+def named_before(lowered: Sequence[str], runs: Sequence[range] = ()) -> set[int]:
+    """The positions of another name of the answers said before its cue (:func:`naming_after`): the quotation
+    (``runs``: :func:`quoted_runs`) that ends there, else the words before it up to a stop word
+    (:data:`CONDITION_WORDS`)."""
     out: set[int] = set()
-    runs = quoted_runs(question) if question is not None else []
     for end in range(1, len(lowered)):
         if not naming_after(lowered, end) or (end < len(lowered) and lowered[end - 1] in NAMED_AFTER_FILLERS):
             continue
@@ -358,9 +359,9 @@ def not_entities(
     lowered = [w.lower() for w in words]
     types = {i for m in [*type_mentions(lowered, labels), *nouns] for i in m.words}
     textual: set[int] = set()
-    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
-    after_cue |= _contained(lowered, question)
     runs = quoted_runs(question) if question is not None else []
+    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
+    after_cue |= _contained(lowered, runs)
     textual |= _runs_from(lowered, after_cue - {run.start for run in runs})  # a quotation is all the condition
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
@@ -369,15 +370,15 @@ def not_entities(
         if textual.intersection(run) or run.start in after_cue:  # also one that opens on a stop word
             textual |= set(run)
     if set(NAMING_PHRASES) <= set(phrases):  # another name of the answers said before its cue, too
-        textual |= named_before(lowered, question)
+        textual |= named_before(lowered, runs)
     return types, textual
 
 
-def _contained(lowered: Sequence[str], question: str | None) -> set[int]:
+def _contained(lowered: Sequence[str], runs: Sequence[range]) -> set[int]:
     """Where a node's text is said to hold what follows: right after a :data:`CONTAIN_VERBS` verb that follows a
-    :data:`DOC_NOUNS` noun (with "that" between or not), unless a quotation of more than
+    :data:`DOC_NOUNS` noun (with "that" between or not), unless a quotation (``runs``) of more than
     :data:`QUOTED_CONDITION` words starts there (a definition, which names an anchor: :func:`described_anchors`)."""
-    long = {run.start for run in quoted_runs(question) if len(run) > QUOTED_CONDITION} if question else set()
+    long = {run.start for run in runs if len(run) > QUOTED_CONDITION}
     starts = set()
     for i, word in enumerate(lowered):
         if word not in CONTAIN_VERBS:
@@ -588,10 +589,13 @@ def described_anchors(
     looked up in the document index of every label; the best node links it when it is clear
     (:data:`DESCRIBED_SIMILARITY`, :data:`DESCRIBED_MARGIN`). Its words are then no names of their own: the name
     index linked "prolonged" inside it to HPO's modifier 'Prolonged'."""
+    long = [(run, text) for run, text in quotations(question) if len(run) > QUOTED_CONDITION]
+    if not long:
+        return []
     textual = not_entities(words_of(question), labels, question=question, nouns=nouns)[1]
     anchors: list[Link] = []
-    for run, text in quotations(question):
-        if len(run) <= QUOTED_CONDITION or textual.intersection(run):
+    for run, text in long:
+        if textual.intersection(run):
             continue
         if any(link.start <= run.start and run.stop <= link.end for link in found):
             continue  # a long name quoted whole ("Shortening of all innermost bones of the fingers")
@@ -605,7 +609,9 @@ def described_anchors(
         if len(hits) > 1 and hits[0].similarity - hits[1].similarity < DESCRIBED_MARGIN:
             continue
         best = hits[0]
-        anchors.append(Link(text, run.start, run.stop, best.label, str(best.id), best.name, best.similarity, "", True))
+        anchors.append(
+            Link(text, run.start, run.stop, best.label, str(best.id), best.name, best.similarity, described=True)
+        )
     return anchors
 
 
