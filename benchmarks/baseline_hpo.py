@@ -22,12 +22,12 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.evaluate import BASELINE_ROWS, Record, Row, eval_settings, load_records, results, run_eval
+from kgqa.lab.evaluate import BASELINE_ROWS, Record, Row, eval_settings, load_records, results, run_eval
+from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.qa import load_questions
 from kgqa.langchain.baseline import CORRECTOR_REJECTED, STORE_REFUSED
-from kgqa.provenance import CODE_PATHS, origin, replace_block
-from kgqa.qa import load_questions
+from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

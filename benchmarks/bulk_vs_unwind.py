@@ -1,4 +1,5 @@
-"""Bulk insert (GRAPH.BULK, kgqa/store/falkordb_bulk.py) against kgqa's batched UNWIND writes, on one synthetic graph.
+"""Bulk insert (GRAPH.BULK, kgqa/runtime/store/falkordb_bulk.py) against kgqa's batched UNWIND writes, on one synthetic
+graph.
 
 A seeded graph (default 200k nodes in 4 labels with short names and documents, two small vectors each, and 4M edges
 in 4 types, each type from one label to the next) is loaded into a fresh embedded FalkorDB four times:
@@ -40,12 +41,12 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from cypher.identifiers import quote
-from kgqa.provenance import origin, provenance, replace_block
-from kgqa.store import falkordb_queries as q
-from kgqa.store.base import NodeRow, SkbMeta, batched
-from kgqa.store.falkordb import FalkorStore, params_header
-from kgqa.store.falkordb_bulk import DEFAULT_MAX_TOKEN_BYTES, EdgeBlock, NodeBlock, bulk_insert, set_vectors
+from kgqa.cypher.identifiers import quote
+from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.runtime.store import falkordb_queries as q
+from kgqa.runtime.store.base import NodeRow, SkbMeta, batched
+from kgqa.runtime.store.falkordb import FalkorStore, params_header
+from kgqa.runtime.store.falkordb_bulk import DEFAULT_MAX_TOKEN_BYTES, EdgeBlock, NodeBlock, bulk_insert, set_vectors
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "bulk_vs_unwind.json"
@@ -87,7 +88,7 @@ def synthetic(nodes: int, edge_count: int, dim: int, seed: int) -> Synthetic:
         src = rng.integers(starts[source], starts[source + 1], count)
         dst = rng.integers(starts[target], starts[target + 1], count)
         edges.append((source, target, src, dst))
-    ids = [str(i) for i in range(nodes)]  # string ids, as kgqa stores them (kgqa/load.py)
+    ids = [str(i) for i in range(nodes)]  # string ids, as kgqa stores them (kgqa/runtime/load.py)
     return Synthetic(starts, ids, names, docs, vectors[0], vectors[1], edges)
 
 

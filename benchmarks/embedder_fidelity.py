@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from kgqa.config import load_config
-from kgqa.embed import make_encoder
-from kgqa.load import embedding_text, plain_text
-from kgqa.provenance import origin, provenance, replace_block
-from loaders.hpo import read_hpo
+from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.loaders.hpo import read_hpo
+from kgqa.runtime.embed import make_encoder
+from kgqa.runtime.load import embedding_text, plain_text
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "embedder_fidelity.json"
@@ -41,7 +41,12 @@ DOC = ROOT / "docs" / "benchmarks.md"
 BLOCK = "embedder_fidelity"
 TITLE = "## Embedding backends: speed and fidelity to torch fp32 (`benchmarks/embedder_fidelity.py`)"
 BACKENDS = ("minilm", "onnx:minilm", "onnx-int8:minilm")
-PATHS = ("kgqa/embed.py", "kgqa/onnx_encoder.py", "kgqa/load.py", "benchmarks/embedder_fidelity.py")
+PATHS = (
+    "kgqa/runtime/embed.py",
+    "kgqa/runtime/onnx_encoder.py",
+    "kgqa/runtime/load.py",
+    "benchmarks/embedder_fidelity.py",
+)
 
 
 def samples(per_kind: int, seed: int) -> dict[str, tuple[list[str], int | None]]:

@@ -2,7 +2,7 @@
 
 The natural phrasing tables (family ``analyst``) and the template sentence (``template``) were read while the no-LLM
 linker was tuned, so figures on them flatter it. This benchmark asks the same kind of questions in every family of
-:mod:`kgqa.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the linker reads
+:mod:`kgqa.lab.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the linker reads
 questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes, and its misses
 read since; ``student`` was written blind after that) and with every textual-condition kind, and reports quality
 per family, kind, condition and anchor mention.
@@ -34,9 +34,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from kgqa.app import Kgqa
 from kgqa.config import Config, load_config
-from kgqa.evaluate import (
+from kgqa.lab.evaluate import (
     Record,
     commits,
     eval_settings,
@@ -46,11 +45,12 @@ from kgqa.evaluate import (
     run_eval,
     settings_path,
 )
-from kgqa.families import FAMILIES, TUNED
-from kgqa.metrics import mean_metrics
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.qa import load_questions
-from kgqa.questions import MAX_WORD_SHARE, Generated, generate, write
+from kgqa.lab.families import FAMILIES, TUNED
+from kgqa.lab.metrics import mean_metrics
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.lab.questions import MAX_WORD_SHARE, GeneratedQuestion, generate, write
+from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -99,9 +99,9 @@ class Files:
         return self.folder / f"families_hpo_{point}.json"
 
 
-def interleave(groups: Sequence[Sequence[Generated]]) -> list[Generated]:
+def interleave(groups: Sequence[Sequence[GeneratedQuestion]]) -> list[GeneratedQuestion]:
     """The questions of every family by turns (family 1's first, family 2's first, ...), renumbered."""
-    out: list[Generated] = []
+    out: list[GeneratedQuestion] = []
     for i in range(max((len(g) for g in groups), default=0)):
         out += [g[i] for g in groups if i < len(g)]
     return [dataclasses.replace(q, id=str(number)) for number, q in enumerate(out)]
@@ -119,7 +119,7 @@ def questions_file(files: Files, n: int, seed: int, families: Sequence[str]) -> 
                 "to start over"
             )
         return files.questions
-    made: list[list[Generated]] = []
+    made: list[list[GeneratedQuestion]] = []
     with Kgqa(load_config({"llm": "none"})) as kg:
         meta = kg.meta(SKB)
         schema = kg.schema(SKB)

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kgqa.provenance import origin, provenance, replace_block
+from kgqa.lab.provenance import origin, provenance, replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "first_run.json"

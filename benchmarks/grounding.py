@@ -20,13 +20,13 @@ import statistics
 import time
 from pathlib import Path
 
-from cypher import quote
-from cypher.parser import parse
-from cypher.sanitize import sanitize
-from kgqa.app import connect
-from kgqa.grounding import constant_vectors, ground
-from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
-from kgqa.store.base import graph_schema
+from kgqa.cypher import quote
+from kgqa.cypher.parser import parse
+from kgqa.cypher.sanitize import sanitize
+from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.runtime.app import connect
+from kgqa.runtime.steps.s4_grounding import constant_vectors, ground
+from kgqa.runtime.store.base import graph_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "grounding.json"

@@ -28,14 +28,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cypher.compile import pattern_query
-from cypher.parser import parse
-from cypher.sanitize import sanitize
-from kgqa.app import Kgqa
 from kgqa.config import Config, load_config
+from kgqa.cypher.compile import pattern_query
+from kgqa.cypher.parser import parse
+from kgqa.cypher.sanitize import sanitize
 from kgqa.errors import KgqaError, StoreTimeoutError
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.store.base import graph_schema
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.store.base import graph_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results" / "hostile_hpo.json"

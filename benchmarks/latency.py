@@ -25,12 +25,12 @@ from pathlib import Path
 
 from scale import HashedWords, write_prime_like
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.embed import Embedder, EmbeddingCache
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.questions import generate
-from loaders.stark import read_stark
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.questions import generate
+from kgqa.loaders.stark import read_stark
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.embed import Embedder, EmbeddingCache
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"

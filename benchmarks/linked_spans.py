@@ -24,8 +24,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kgqa.evaluate import load_records
-from kgqa.provenance import provenance, replace_block
+from kgqa.lab.evaluate import load_records
+from kgqa.lab.provenance import provenance, replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -59,14 +59,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
 from kgqa.errors import LlmError
-from kgqa.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
-from kgqa.llm import ChatModel, Completion, Message
-from kgqa.provenance import CODE_PATHS, origin, replace_block
-from kgqa.qa import load_questions
-from kgqa.store.base import Schema
+from kgqa.lab.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
+from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.llm import ChatModel, Completion, Message
+from kgqa.runtime.store.base import Schema
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -197,7 +197,8 @@ def junk_cypher(question: str, schema: Schemaful) -> str:
 
 
 class Scripted:
-    """A scripted chat model answering kgqa's step-1, step-2 and listwise-rerank prompts (kgqa.llm.ChatModel)."""
+    """A scripted chat model answering kgqa's step-1, step-2 and listwise-rerank prompts
+    (kgqa.runtime.llm.ChatModel)."""
 
     def __init__(self, level: str, known: dict[str, Known], schema: Schemaful) -> None:
         self.name = f"scripted-{level}"

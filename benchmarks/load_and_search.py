@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from kgqa.provenance import origin, provenance, replace_block
-from kgqa.store.base import NodeRow, SkbMeta, batched
-from kgqa.store.falkordb import FalkorStore
+from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.runtime.store.base import NodeRow, SkbMeta, batched
+from kgqa.runtime.store.falkordb import FalkorStore
 
 ROOT = Path(__file__).resolve().parent.parent
 LABEL, REL = "node", "links"
@@ -70,7 +70,7 @@ def main() -> None:
     # Queries near stored documents, as a question is near its answers' documents.
     queries = docs[rng.integers(0, args.nodes, args.queries)] + 0.05 * rng.standard_normal((args.queries, args.dim))
     queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
-    # String ids, as kgqa stores them (see kgqa/load.py).
+    # String ids, as kgqa stores them (see kgqa/runtime/load.py).
     rows = [NodeRow(str(i), f"node {i}", f"document of node {i}", names[i], docs[i]) for i in range(args.nodes)]
     pairs = [(str(s), str(t)) for s, t in zip(sources.tolist(), targets.tolist(), strict=True)]
     meta = SkbMeta(

@@ -1,9 +1,9 @@
 """The full pipeline on the real HPO graph, by mode: answer quality, LLM use, per-step latency, degraded steps.
 
 Nothing here generates, answers, scores or resumes on its own: the questions are those of ``kgqa questions``
-(kgqa.questions.generate/write, no LLM, seed 5, 50 questions) in benchmarks/results/pipeline_hpo_questions.csv
+(kgqa.lab.questions.generate/write, no LLM, seed 5, 50 questions) in benchmarks/results/pipeline_hpo_questions.csv
 (+ .meta.json with the provenance), made once and reused; each mode is one ``kgqa eval`` run
-(kgqa.evaluate.run_eval/results) with its own results file benchmarks/results/pipeline_hpo_<mode>.json, whose
+(kgqa.lab.evaluate.run_eval/results) with its own results file benchmarks/results/pipeline_hpo_<mode>.json, whose
 records (``.jsonl``) make a killed run resume and whose ``.settings.json`` refuses a resume with other settings:
 
 - ``vss``: the vector strand alone (no LLM),
@@ -29,12 +29,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.qa import load_questions
-from kgqa.questions import MAX_WORD_SHARE, generate, write
+from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
+from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -53,7 +53,7 @@ def out_path(mode: str) -> Path:
 
 
 def questions_file(n: int, seed: int) -> Path:
-    """The question set: made by kgqa.questions on first use, afterwards only checked to be the one asked for."""
+    """The question set: made by kgqa.lab.questions on first use, afterwards only checked to be the one asked for."""
     meta_path = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
     if QUESTIONS.exists():
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
@@ -119,7 +119,7 @@ def gather() -> dict[str, Any]:
 
 
 def _row(section: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A table row from one mode's results (kgqa.evaluate.results, less the per-question list)."""
+    """A table row from one mode's results (kgqa.lab.evaluate.results, less the per-question list)."""
     llm, steps = section["llm"], section["steps"]
     return {
         **section["metrics"],

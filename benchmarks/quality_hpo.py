@@ -22,12 +22,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.qa import load_questions
-from kgqa.questions import MAX_WORD_SHARE, generate, write
+from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
+from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

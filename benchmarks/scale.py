@@ -38,14 +38,14 @@ import numpy as np
 import psutil
 import torch
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
-from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import StoreTimeoutError
-from kgqa.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
-from kgqa.questions import generate
-from loaders.stark import read_stark
-from loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.questions import generate
+from kgqa.loaders.stark import read_stark
+from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.embed import Embedder, EmbeddingCache
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -227,7 +227,7 @@ def _peak_server_mib(pid: int | None) -> float | None:
 def _open_seconds(home: Path, skb: str) -> float:
     """Wall time of a fresh process that opens the store and reads the SKB's metadata, as every command does."""
     code = (
-        "import sys, time; t = time.perf_counter(); from kgqa.app import connect\n"
+        "import sys, time; t = time.perf_counter(); from kgqa.runtime.app import connect\n"
         f"kg = connect(home={str(home)!r}); kg.meta({skb!r}); kg.store.await_indexes({skb!r}, timeout=3600)\n"
         "print(time.perf_counter() - t); kg.close()"
     )

@@ -37,16 +37,16 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.app import Kgqa, open_store
 from kgqa.config import load_config
-from kgqa.embed import make_encoder
-from kgqa.evaluate import Record, eval_settings, results, run_eval
-from kgqa.load import embedding_text, plain_text
-from kgqa.provenance import CODE_PATHS, origin, provenance, replace_block
-from kgqa.qa import load_questions
-from kgqa.store.base import AliasHit, GraphStore, VectorHit, VectorIndex
-from loaders.documents import relation_texts
-from loaders.hpo import read_hpo
+from kgqa.lab.evaluate import Record, eval_settings, results, run_eval
+from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.loaders.documents import relation_texts
+from kgqa.loaders.hpo import read_hpo
+from kgqa.runtime.app import Kgqa, open_store
+from kgqa.runtime.embed import make_encoder
+from kgqa.runtime.load import embedding_text, plain_text
+from kgqa.runtime.store.base import AliasHit, GraphStore, VectorHit, VectorIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

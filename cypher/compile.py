@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cypher.errors import CypherSyntaxError
-from cypher.identifiers import quote
-from cypher.plan import NodeKeys, QueryPlan
+from .errors import CypherSyntaxError, CypherValueError
+from .identifiers import quote
+from .plan import NodeKeys, QueryPlan
 
 _OPS = {
     "=": "=",
@@ -58,7 +58,7 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
     if plan.target is None:
         raise CypherSyntaxError("the query returns no node variable to answer with")
     if limit is not None and limit < 1:
-        raise ValueError(f"limit must be >= 1, got {limit}")
+        raise CypherValueError(f"limit must be >= 1, got {limit}")
     node_id, name = quote(keys.id), quote(keys.name)
     names = {symbol.name: f"v{i}" for i, symbol in enumerate(plan.symbols)}
     labels = {s.name: f":{quote(s.labels[0])}" if s.labels else "" for s in plan.symbols}

@@ -1,5 +1,7 @@
 """Identifier quoting shared by both dialects (Neo4j and FalkorDB quote identifiers the same way)."""
 
+from .errors import CypherValueError
+
 
 def quote(identifier: str) -> str:
     """Backtick-quote a label, relationship type or property key, doubling embedded backticks.
@@ -8,5 +10,5 @@ def quote(identifier: str) -> str:
     than deciding when. NUL and empty identifiers are rejected because neither database accepts them.
     """
     if not identifier or "\x00" in identifier:
-        raise ValueError(f"invalid Cypher identifier {identifier!r}")
+        raise CypherValueError(f"invalid Cypher identifier {identifier!r}")
     return "`" + identifier.replace("`", "``") + "`"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cypher.errors import CypherSyntaxError
+from .errors import CypherSyntaxError
 
 MAX_INPUT = 200_000
 DIGITS = "0123456789"

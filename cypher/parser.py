@@ -12,9 +12,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from cypher.errors import CypherSyntaxError
-from cypher.lexer import Token, tokenize
-from cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet, Value
+from .errors import CypherSyntaxError
+from .lexer import Token, tokenize
+from .plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet, Value
 
 READ_CLAUSES = (
     "MATCH",

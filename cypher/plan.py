@@ -15,7 +15,8 @@ NAME_PROPERTIES = ("name", "title")
 @dataclass(frozen=True)
 class NodeKeys:
     """The property keys holding a node's id and its name in the graph. The store decides them
-    (``kgqa.store.base.NODE_KEYS``); the sanitizer and the compiler take them from the schema, never as literals."""
+    (``kgqa.runtime.store.base.NODE_KEYS``); the sanitizer and the compiler take them from the schema, never as
+    literals."""
 
     id: str
     name: str

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
 
-from cypher.errors import CypherSyntaxError
-from cypher.plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan, Symbol, Triplet
+from .errors import CypherSyntaxError
+from .plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan, Symbol, Triplet
 
 Mode = Literal["strict", "lenient"]
 CONFIDENT = 0.6

@@ -34,26 +34,35 @@ from kgqa.errors import (
 )
 
 if TYPE_CHECKING:
-    from kgqa.answers import Candidate, Match
-    from kgqa.app import Answer, Kgqa
-    from kgqa.explain import Explanation, Generated
-    from kgqa.load import LoadReport
-    from kgqa.node_view import NodeView
+    from kgqa.api import Api
+    from kgqa.lab.questions import GeneratedQuestion
+    from kgqa.runtime.app import Kgqa
+    from kgqa.types import (
+        Answer,
+        Candidate,
+        Explanation,
+        Export,
+        GeneratedCypher,
+        LoadReport,
+        Match,
+        NodeView,
+        Schema,
+        SkbMeta,
+        Trace,
+    )
 
+_TYPES = ("Answer", "Candidate", "Explanation", "Export", "GeneratedCypher", "LoadReport", "Match", "NodeView")
 _LAZY = {
-    "Kgqa": "kgqa.app",
-    "Answer": "kgqa.app",
-    "Candidate": "kgqa.answers",
-    "Match": "kgqa.answers",
-    "Explanation": "kgqa.explain",
-    "Generated": "kgqa.explain",
-    "LoadReport": "kgqa.load",
-    "NodeView": "kgqa.node_view",
+    "Api": "kgqa.api",
+    "Kgqa": "kgqa.runtime.app",
+    "GeneratedQuestion": "kgqa.lab.questions",
+    **dict.fromkeys((*_TYPES, "Schema", "SkbMeta", "Trace"), "kgqa.types"),
 }
 """Public names defined in modules that import the pipeline: read on first use (PEP 562)."""
 
 __all__ = [
     "Answer",
+    "Api",
     "Cancelled",
     "Candidate",
     "Config",
@@ -61,7 +70,9 @@ __all__ = [
     "CypherSyntaxError",
     "EmbeddingError",
     "Explanation",
-    "Generated",
+    "Export",
+    "GeneratedCypher",
+    "GeneratedQuestion",
     "InputError",
     "Kgqa",
     "KgqaError",
@@ -70,10 +81,13 @@ __all__ = [
     "Match",
     "NodeView",
     "QuestionError",
+    "Schema",
+    "SkbMeta",
     "SkbNotLoadedError",
     "StoreError",
     "StoreLockedError",
     "StoreTimeoutError",
+    "Trace",
     "UnknownSkbError",
     "WorkerError",
     "connect",
@@ -84,8 +98,8 @@ __version__ = "0.1.0"
 
 def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
     """Open the data directory of ``config`` (default: file + environment, then ``overrides`` as setting=value),
-    starting the embedded store; see :class:`kgqa.app.Kgqa`. The store and models load only when called."""
-    from kgqa.app import connect as open_kgqa
+    starting the embedded store; see :class:`kgqa.runtime.app.Kgqa`. The store and models load only when called."""
+    from kgqa.runtime.app import connect as open_kgqa
 
     return open_kgqa(config, **overrides)
 

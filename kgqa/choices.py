@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from cypher.sanitize import Mode
+from kgqa.cypher.sanitize import Mode
 
 Steps = Literal["vss", "graph", "hybrid", "full"]
 """``vss``: the vector strand alone; ``graph``: steps 1-6; ``hybrid``: 1-7; ``full``: 1-8."""

@@ -32,19 +32,19 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from kgqa.answers import Candidate, shown_score
+from kgqa.api import check_question
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, StoreError
-from kgqa.progress import LineProgress
-from kgqa.qa import SPLITS
-from kgqa.session import check_question
-from kgqa.skbs import KNOWN
+from kgqa.lab.qa import SPLITS
+from kgqa.runtime.progress import LineProgress
+from kgqa.runtime.skbs import KNOWN
+from kgqa.types import Candidate, shown_score
 
 if TYPE_CHECKING:
-    from kgqa.app import Answer, Kgqa
-    from kgqa.explain import Explanation
-    from kgqa.session import Session
+    from kgqa.api import Api
+    from kgqa.runtime.app import Kgqa
+    from kgqa.types import Answer, Explanation
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -123,7 +123,7 @@ def _config(ctx: click.Context, **flags: Any) -> Config:
     return load_config({**ctx.obj["flags"], **flags})
 
 
-def _open(ctx: click.Context, question: str | None = None, **flags: Any) -> Session:
+def _open(ctx: click.Context, question: str | None = None, **flags: Any) -> Api:
     """kgqa for this command; ``question`` is checked first (a 1 MB one is refused before the store starts)."""
     config = _config(ctx, **flags)
     if question is not None:
@@ -131,19 +131,19 @@ def _open(ctx: click.Context, question: str | None = None, **flags: Any) -> Sess
     return _start(config)
 
 
-def _start(config: Config) -> Session:
+def _start(config: Config) -> Api:
     """The data directory's worker (started if needed), or with ``worker_idle_timeout = 0`` kgqa in this process.
     Either way with a spinner: opening the store rebuilds its vector indexes (30 s for HPO on 2 cores)."""
     console = _stderr()
     if config.worker_idle_timeout > 0:
-        from kgqa.worker.client import connect_worker
+        from kgqa.runtime.worker.client import connect_worker
 
         def notice(text: str) -> None:
             console.print(f"kgqa: {text}", markup=False, highlight=False, soft_wrap=True)
 
         with console.status("connecting to the kgqa worker (starting one opens the store and loads the models)"):
             return connect_worker(config, notice)
-    from kgqa.app import Kgqa
+    from kgqa.runtime.app import Kgqa
 
     with console.status("starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
         return Kgqa(config)
@@ -211,7 +211,7 @@ def _run_load(
             report = kg.load_source(skb, directory, force=force, progress=progress, embeddings=embeddings)
             meta = kg.meta(skb)
     else:
-        from kgqa.app import read_load_input
+        from kgqa.runtime.app import read_load_input
 
         data, doc_vectors = read_load_input(skb, directory, embeddings)  # bad input fails before the store starts
         with _start(config) as session, _progress(console) as progress:
@@ -535,8 +535,8 @@ def questions_command(
     families: str | None,
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a textual condition)."""
-    from kgqa.provenance import provenance
-    from kgqa.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, write
+    from kgqa.lab.provenance import provenance
+    from kgqa.lab.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, write
 
     if families is not None and phrasing != "natural":
         raise click.BadParameter("needs --phrasing natural", param_hint="--families")
@@ -655,7 +655,7 @@ def eval_command(
     out: Path,
 ) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
-    from kgqa.evaluate import (
+    from kgqa.lab.evaluate import (
         BASELINE_ROWS,
         Row,
         ablation_rows,
@@ -667,9 +667,9 @@ def eval_command(
         run_eval,
         write_results,
     )
-    from kgqa.llm import parse_llm_spec
-    from kgqa.qa import load_questions
-    from loaders.stark_embeddings import read_query_vectors
+    from kgqa.lab.qa import load_questions
+    from kgqa.loaders.stark_embeddings import read_query_vectors
+    from kgqa.runtime.llm import parse_llm_spec
 
     config = _config(ctx, steps=steps, reranker=reranker, llm=llm, top_k=top_k)
     questions = load_questions(qa_path, split, max_chars=config.max_question_chars)[:limit]
@@ -781,8 +781,8 @@ def train_reranker_command(
     """Fine-tune a cross-encoder reranker on questions generated from the SKB, with the pipeline's own wrong
     answers as hard negatives; then --reranker cross-encoder uses it without a path. Resumable: a rerun continues
     a killed or budget-stopped run."""
-    from kgqa.train_reranker import TrainSettings, train
-    from kgqa.worker.client import stop_worker, worker_status
+    from kgqa.lab.train_reranker import TrainSettings, train
+    from kgqa.runtime.worker.client import stop_worker, worker_status
 
     config = _config(ctx)
     console = _stderr()
@@ -1021,7 +1021,7 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
     """Whether a worker runs for the data directory, since when, how busy and how big (starts nothing)."""
     from dataclasses import asdict
 
-    from kgqa.worker.client import worker_status
+    from kgqa.runtime.worker.client import worker_status
 
     config = _config(ctx)
     status = worker_status(config)
@@ -1043,7 +1043,7 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def server_stop(ctx: click.Context) -> None:
     """Stop the worker and its store server (a load in progress is cancelled; the graph loaded before stays)."""
-    from kgqa.worker.client import stop_worker
+    from kgqa.runtime.worker.client import stop_worker
 
     config = _config(ctx)
     with _stderr().status("stopping the kgqa worker"):
@@ -1059,7 +1059,7 @@ def server_start(ctx: click.Context) -> None:
     config = _config(ctx)
     if config.worker_idle_timeout <= 0:
         raise KgqaError("worker_idle_timeout is 0: kgqa runs without a worker")
-    from kgqa.worker.client import RemoteKgqa
+    from kgqa.runtime.worker.client import RemoteKgqa
 
     with _start(config) as kg:
         pid = cast(RemoteKgqa, kg).info.pid

@@ -17,7 +17,7 @@ from typing import Any
 
 from kgqa.choices import CHOICES, CypherMode, Fusion, RerankerSetting, Steps, StoreKind
 from kgqa.errors import ConfigError
-from kgqa.llm import parse_llm_spec
+from kgqa.runtime.llm import parse_llm_spec
 
 ENV_PREFIX = "KGQA_"
 
@@ -42,7 +42,7 @@ class Config:
     embed_batch_size: int = 64
     doc_max_tokens: int = 128
     """Token budget for the document index's text where it is STaRK's document with relations (elsewhere the index
-    holds the plain document at the model's own length, kgqa/load.py says why). MiniLM reads at most 256."""
+    holds the plain document at the model's own length, kgqa/runtime/load.py says why). MiniLM reads at most 256."""
     device: str = "cpu"
     top_k: int = 20
     """k, the number of answers."""
@@ -286,7 +286,7 @@ def validate(config: Config) -> None:
         raise ConfigError(f"'query_timeout' must be a number of seconds > 0, got {config.query_timeout}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
-    from kgqa.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands
+    from kgqa.runtime.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands
 
     try:
         syntax_for(config.neo4j_version)

@@ -1,6 +1,6 @@
 """Readers that turn a knowledge source into an :class:`loaders.model.SkbData` (typed nodes with documents, typed
-directed edges). They do no I/O to the store and no embedding; :mod:`kgqa.load` does both."""
+directed edges). They do no I/O to the store and no embedding; :mod:`kgqa.runtime.load` does both."""
 
-from loaders.model import Edge, Node, SkbData
+from .model import Edge, Node, SkbData
 
 __all__ = ["Edge", "Node", "SkbData"]

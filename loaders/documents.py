@@ -1,8 +1,8 @@
 """Node documents in STaRK's style ("- name: ... / - type: ... / - details: ..." lines), plus relation summaries.
 
 The relation summary lists each node's 1-hop relations (neighbour names per relation type) for what reads a document
-with its relations (``kgqa node``, and step 7's text where the document index holds it: kgqa/load.py); reading the
-whole neighbourhood would be unbounded for hubs, so each relation lists at most ``per_type`` names, then a count.
+with its relations (``kgqa node``, and step 7's text where the document index holds it: kgqa/runtime/load.py); reading
+the whole neighbourhood would be unbounded for hubs, so each relation lists at most ``per_type`` names, then a count.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from loaders.model import Edge, Node, NodeId
+from .model import Edge, Node, NodeId
 
 MAX_VALUE_CHARS = 2000
 MAX_LIST_ITEMS = 25

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from loaders.documents import render
-from loaders.model import Edge, EdgeArrays, Node, SkbData, aliases_of, fingerprint_files, type_codes
+from .documents import render
+from .model import Edge, EdgeArrays, Node, SkbData, aliases_of, fingerprint_files, type_codes
 
 PHENOTYPE, DISEASE, GENE = "effect/phenotype", "disease", "gene/protein"
 PARENT_CHILD, PRESENT, ABSENT, ASSOCIATED = (

@@ -14,11 +14,12 @@ from typing import Any, overload
 import numpy as np
 
 from kgqa.errors import InputError
-from loaders.model import EdgeArrays, Node, SkbData, aliases_of, fingerprint_files
-from loaders.plain_data import PlainCheck, PlainDataError
-from loaders.stark_documents import AmazonDocuments, MagDocuments, PrimeDocuments, clean_dict, node_name
-from loaders.stark_files import find_folder, read_index_tensor, read_pickle, text_problem, type_dicts
-from loaders.stark_graph import Adjacency, stark_adjacency
+
+from .model import EdgeArrays, Node, SkbData, aliases_of, fingerprint_files
+from .plain_data import PlainCheck, PlainDataError
+from .stark_documents import AmazonDocuments, MagDocuments, PrimeDocuments, clean_dict, node_name
+from .stark_files import find_folder, read_index_tensor, read_pickle, text_problem, type_dicts
+from .stark_graph import Adjacency, stark_adjacency
 
 READER_VERSION = "2"
 CANDIDATE_TYPES: dict[str, tuple[str, ...] | None] = {

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from loaders.stark_graph import Adjacency
+from .stark_graph import Adjacency
 
 Info = Mapping[str, Any]
 MAX_ENTRIES = 25

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from kgqa.errors import InputError
-from loaders.stark_files import check_dense, read_torch
+
+from .stark_files import check_dense, read_torch
 
 DOC_FILE = "candidate_emb_dict.pt"
 QUERY_FILE = "query_emb_dict.pt"
@@ -136,7 +137,7 @@ def read_doc_vectors(path: Path, model: str, node_count: int) -> DocVectors:
 
 
 def read_query_vectors(path: Path) -> Mapping[str, np.ndarray]:
-    """Question id (as a string, as :class:`kgqa.qa.Question` keeps it) -> normalised question vector."""
+    """Question id (as a string, as :class:`kgqa.lab.qa.Question` keeps it) -> normalised question vector."""
     if not path.is_file():
         raise InputError(f"query embeddings file {path} does not exist")
     keys, matrix = _vectors(path, lambda k: True, "question id")

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from kgqa.errors import InputError
-from loaders.plain_data import INT64_MAX
+
+from .plain_data import INT64_MAX
 
 PKL_FILES = ("node_info.pkl", "edge_type_dict.pkl", "node_type_dict.pkl")
 PT_FILES = ("edge_index.pt", "edge_types.pt", "node_types.pt")

@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from kgqa.config import Config, load_config
-from kgqa.store.server import SOCKET_NAME
+from kgqa.runtime.store.server import SOCKET_NAME
 from tests.stark_fixture import write_prime_fixture
 from tests.tiny_model import build_tiny_model
 

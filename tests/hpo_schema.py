@@ -1,12 +1,12 @@
 """HPO's schema as the Cypher front end sees it, and links at their real word positions: the unit tests of the
-no-LLM plan (kgqa.linking) share them."""
+no-LLM plan (kgqa.runtime.steps.s2_linking) share them."""
 
 from __future__ import annotations
 
-from cypher.sanitize import GraphSchema
-from kgqa.linking import Link
-from kgqa.relation_meaning import words_of
-from kgqa.store.base import NODE_KEYS
+from kgqa.cypher.sanitize import GraphSchema
+from kgqa.runtime.steps.s2_linking import Link
+from kgqa.runtime.store.base import NODE_KEYS
+from kgqa.runtime.text import words_of
 
 PHENOTYPE = "effect/phenotype"
 HPO = GraphSchema(

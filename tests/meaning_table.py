@@ -1,5 +1,6 @@
-"""An embedder whose meanings are set by hand, for the unit tests of reading a type by meaning (kgqa.target_type's
-asked-for phrase, kgqa.linking's type nouns): each type of HPO's three lies on an axis of its own."""
+"""An embedder whose meanings are set by hand, for the unit tests of reading a type by meaning
+(kgqa.runtime.steps.s1_target_type's
+asked-for phrase, kgqa.runtime.steps.s2_linking's type nouns): each type of HPO's three lies on an axis of its own."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgqa.target_type import singular_type_words
+from kgqa.runtime.text import singular_type_words
 
 TYPES = ("disease", "effect/phenotype", "gene/protein")
 AXES = {"gene/protein": 0, "disease": 1, "effect/phenotype": 2}

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 
-from kgqa.llm import OpenAIChat
+from kgqa.runtime.llm import OpenAIChat
 
 SCRIPTED_SETTINGS = {
     "llm": "openai:scripted",
@@ -18,7 +18,8 @@ SCRIPTED_SETTINGS = {
     "llm_max_retries": 0,
     "llm_cache": False,
 }
-"""kgqa settings for a question answered through a :class:`ScriptedEndpoint` installed as ``kgqa.app.OpenAIChat``
+"""kgqa settings for a question answered through a :class:`ScriptedEndpoint` installed as
+``kgqa.runtime.app.OpenAIChat``
 (no retry, no response cache: every reply is the script's)."""
 
 Reply = str | int | Exception
@@ -68,7 +69,8 @@ class ScriptedEndpoint:
         return OpenAIChat(model, http_client=httpx2.Client(transport=httpx2.MockTransport(self)), **options)
 
     def factory(self) -> Callable[..., OpenAIChat]:
-        """A drop-in for ``kgqa.app.OpenAIChat`` that keeps the configured options but talks to this endpoint."""
+        """A drop-in for ``kgqa.runtime.app.OpenAIChat`` that keeps the configured options but talks to this
+        endpoint."""
 
         def make(model: str, **options: Any) -> OpenAIChat:
             return OpenAIChat(model, http_client=httpx2.Client(transport=httpx2.MockTransport(self)), **options)

@@ -19,16 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_neo4j import GraphCypherQAChain
 
-from kgqa.answers import Candidate
 from kgqa.errors import ConfigError, InputError, LlmError, StoreError
 from kgqa.langchain.chat import KgqaChatModel
 from kgqa.langchain.graph import KgqaGraph
-from kgqa.store import queries as q
-from kgqa.store.base import GraphStore
-from kgqa.trace import STEP_NAMES, StepTrace, Trace
+from kgqa.runtime.store import queries as q
+from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.trace import STEP_NAMES, StepTrace, Trace
+from kgqa.types import Candidate
 
 if TYPE_CHECKING:
-    from kgqa.app import Answer, Kgqa
+    from kgqa.runtime.app import Kgqa
+    from kgqa.types import Answer
 
 CORRECTOR_REJECTED = "CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns)"
 STORE_REFUSED = "the store refused the query"
@@ -43,7 +44,7 @@ model may add some, and a query cut short would be the budget's fault, not the a
 def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
     """Answer ``question`` the langchain-neo4j way with kgqa's configured LLM over ``skb``; ``validate``: with
     ``validate_cypher=True`` (CypherQueryCorrector), else as the chain runs by default."""
-    from kgqa.app import Answer
+    from kgqa.types import Answer
 
     if not question.strip():
         raise InputError("the question is empty")

@@ -12,13 +12,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from kgqa.answers import Candidate, shown_score
-from kgqa.app import Answer, Kgqa
 from kgqa.choices import RerankerSetting, Steps
 from kgqa.config import load_config, validate
 from kgqa.errors import ConfigError
 from kgqa.langchain.chat import LangChainChat
-from kgqa.store.base import NodeText
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.store.base import NodeText
+from kgqa.types import Answer, Candidate, shown_score
 
 if TYPE_CHECKING:
     from langchain_neo4j import Neo4jGraph
@@ -80,7 +80,7 @@ class KgqaRetriever(BaseRetriever):
     ) -> KgqaRetriever:
         """A retriever over the SKB loaded (``kgqa load --store neo4j``) into ``graph``'s database, reusing its
         driver, read-only. ``config``: kgqa settings (embedder, cache paths ...) on top of file and environment."""
-        from kgqa.store.neo4j import Neo4jStore
+        from kgqa.runtime.store.neo4j import Neo4jStore
 
         driver, database = getattr(graph, "_driver", None), getattr(graph, "_database", None)
         if driver is None:

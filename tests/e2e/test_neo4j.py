@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
+from kgqa.runtime.app import Kgqa
 from tests.scripted_llm import ScriptedEndpoint
 
 pytestmark = pytest.mark.neo4j
@@ -51,7 +51,7 @@ def neo4j_server() -> Iterator[dict[str, str]]:
 
 def _ask(settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch, prime_dir: Path) -> list[tuple[str, str]]:
     endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     config = load_config(
         {
             "llm": "openai:scripted",

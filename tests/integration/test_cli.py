@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from kgqa.embed import SentenceTransformerEncoder
-from kgqa.store.falkordb import FalkorStore
+from kgqa.runtime.embed import SentenceTransformerEncoder
+from kgqa.runtime.store.falkordb import FalkorStore
 from tests.stark_fixture import EDGES, NODES
 from tests.unit.test_cli_errors import assert_one_line_error, run
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kgqa.store.base import NodeRow, SkbMeta
-from kgqa.store.falkordb import FalkorStore
+from kgqa.runtime.store.base import NodeRow, SkbMeta
+from kgqa.runtime.store.falkordb import FalkorStore
 from tests.unit.test_cypher_compile import QUESTION, compiled
 
 

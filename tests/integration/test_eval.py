@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import InputError
-from kgqa.evaluate import (
+from kgqa.lab.evaluate import (
     ABLATION,
     eval_settings,
     load_records,
@@ -24,8 +23,9 @@ from kgqa.evaluate import (
     settings_path,
     strict_loads,
 )
-from kgqa.metrics import evaluate
-from kgqa.qa import Question
+from kgqa.lab.metrics import evaluate
+from kgqa.lab.qa import Question
+from kgqa.runtime.app import Kgqa
 from tests.unit.test_metrics import STARK
 
 

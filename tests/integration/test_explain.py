@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.sanitize import sanitize
-from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import Config
-from kgqa.grounding import constant_vectors, ground
-from kgqa.store.base import graph_schema
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.sanitize import sanitize
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.steps.s4_grounding import constant_vectors, ground
+from kgqa.runtime.store.base import graph_schema
 from tests import neo4j_lint
 from tests.unit.test_attack_corpus import ATTACKS, FIXTURE_SCHEMA
 

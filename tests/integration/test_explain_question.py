@@ -30,7 +30,7 @@ def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
 def run(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
     """``kgqa explain`` with the answer type given, so step 1 needs no LLM call and each reply below is step 2's
     (test_explain_matches_ask.py covers step 1)."""
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     return CliRunner().invoke(main, ["explain", "--skb", "prime", "--type", "drug", *args], env=env)
 
 
@@ -107,7 +107,7 @@ def test_question_mode_needs_an_llm_and_excludes_cypher(loaded: dict[str, str], 
 
 def _invoke(env: dict[str, str], endpoint: ScriptedEndpoint, monkeypatch: pytest.MonkeyPatch, *args: str) -> Any:
     """``kgqa explain`` or ``kgqa ask`` as a user would run them: no ``--type``, so step 1 asks the LLM too."""
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     result = CliRunner().invoke(main, [*args, "--skb", "prime", "--llm", "openai:coder", "--json"], env=env)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgqa.cli import main
-from kgqa.export import ALIAS_HEADER, id_space
+from kgqa.runtime.export import ALIAS_HEADER, id_space
 from tests import neo4j_lint
 from tests.stark_fixture import EDGES, NODES
 

@@ -1,4 +1,5 @@
-"""GRAPH.BULK through kgqa.store.falkordb_bulk against the real embedded FalkorDB: what goes in comes back out."""
+"""GRAPH.BULK through kgqa.runtime.store.falkordb_bulk against the real embedded FalkorDB: what goes in comes back
+out."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.falkordb_bulk import EdgeBlock, NodeBlock, bulk_insert, set_vectors
+from kgqa.runtime.store.falkordb import FalkorStore
+from kgqa.runtime.store.falkordb_bulk import EdgeBlock, NodeBlock, bulk_insert, set_vectors
 
 DISEASES = {
     "id": ["D0", "D1", "D2", "D3"],

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cypher.parser import parse
-from cypher.sanitize import sanitize
-from kgqa.app import Kgqa
-from kgqa.grounding import constant_vectors, ground
-from kgqa.store.base import graph_schema
+from kgqa.cypher.parser import parse
+from kgqa.cypher.sanitize import sanitize
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.steps.s4_grounding import constant_vectors, ground
+from kgqa.runtime.store.base import graph_schema
 
 
 def test_grounding_expands_until_k_targets(config, prime_dir: Path) -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from kgqa.config import load_config
-from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import InputError
-from kgqa.load import load_skb
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import RDB_NAME
-from loaders.stark import read_stark
+from kgqa.loaders.stark import read_stark
+from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.load import load_skb
+from kgqa.runtime.store.falkordb import FalkorStore
+from kgqa.runtime.store.server import RDB_NAME
 from tests.unit.test_identifiers import BACKTICK_LABEL, write_with_node_type
 from tests.unit.test_stark_embeddings import HashEncoder
 

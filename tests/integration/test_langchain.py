@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
 from kgqa.errors import ConfigError, InputError, LlmError, SkbNotLoadedError
-from kgqa.evaluate import BASELINE_ROWS, eval_settings, load_records, run_eval
+from kgqa.lab.evaluate import BASELINE_ROWS, eval_settings, load_records, run_eval
+from kgqa.lab.qa import Question
 from kgqa.langchain import KgqaRetriever
-from kgqa.llm import Completion, Message
-from kgqa.qa import Question
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.llm import Completion, Message
 from tests.unit.test_cli_errors import run
 
 QUESTION = "Which drugs are indicated for migraine?"

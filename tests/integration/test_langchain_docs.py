@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kgqa.app import Kgqa
 from kgqa.config import load_config
+from kgqa.runtime.app import Kgqa
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
 NEEDS_SERVER = "# needs:"

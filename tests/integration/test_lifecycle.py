@@ -15,11 +15,11 @@ import psutil
 import pytest
 from falkordb import FalkorDB
 
-from kgqa.app import Kgqa
 from kgqa.errors import StoreError
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import SOCKET_NAME
-from loaders.hpo import read_hpo
+from kgqa.loaders.hpo import read_hpo
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.store.falkordb import FalkorStore
+from kgqa.runtime.store.server import SOCKET_NAME
 from tests.conftest import servers_for, wait_for
 
 KGQA = [sys.executable, "-m", "kgqa.cli"]
@@ -73,7 +73,7 @@ def test_no_orphan_server_after_an_exception(config, home: Path) -> None:
 
 def test_no_orphan_server_after_an_uncaught_exception_in_a_script(config, home: Path, cli_env) -> None:
     script = (
-        "from kgqa.app import connect\n"
+        "from kgqa.runtime.app import connect\n"
         "kg = connect()\n"  # never closed: the interpreter dies of the exception
         "raise SystemError('unhandled')\n"
     )
@@ -142,7 +142,7 @@ def test_a_server_too_busy_to_answer_is_waited_for_while_it_computes(
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
-    from kgqa.store import server
+    from kgqa.runtime.store import server
 
     start = time.monotonic()
     busy_until = start + 3.0
@@ -163,7 +163,7 @@ def test_a_server_too_busy_to_answer_is_waited_for_while_it_computes(
 
 def test_a_hung_server_start_is_killed_and_retried(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """FalkorDB sometimes deadlocks while rebuilding indexes on start (no answer, no CPU): kgqa restarts it."""
-    from kgqa.store import server
+    from kgqa.runtime.store import server
 
     real_popen = subprocess.Popen
     started: list[int] = []

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from kgqa.app import Answer, Kgqa
 from kgqa.config import load_config
+from kgqa.runtime.app import Kgqa
+from kgqa.types import Answer
 from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.stark_fixture import Node, write_prime_fixture
 
@@ -49,7 +50,7 @@ def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
 def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     def run(replies: list[str], **settings: Any) -> Answer:
         endpoint = ScriptedEndpoint(list(replies))
-        monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+        monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
             "embedder": str(tiny_model),

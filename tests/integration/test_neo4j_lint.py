@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cypher.compile import pattern_query
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.sanitize import GraphSchema, sanitize
-from kgqa.store import neo4j_queries as q
-from kgqa.store.base import ALIAS_LABEL, NODE_KEYS, AliasRow, NodeRow
+from kgqa.cypher.compile import pattern_query
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.sanitize import GraphSchema, sanitize
+from kgqa.runtime.store import neo4j_queries as q
+from kgqa.runtime.store.base import ALIAS_LABEL, NODE_KEYS, AliasRow, NodeRow
 from tests import neo4j_lint
 from tests.unit.test_attack_corpus import CASES, compile_case
 from tests.unit.test_store_neo4j import META, FakeDriver, store_with

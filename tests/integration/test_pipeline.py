@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from kgqa.app import Answer, Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
-from kgqa.embed import Embedder
 from kgqa.errors import ConfigError
-from kgqa.rerank import render, rerank_documents
-from kgqa.target_type import type_by_embedding
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.steps.s1_target_type import type_by_embedding
+from kgqa.runtime.steps.s8_rerank import render, rerank_documents
+from kgqa.types import Answer
 from tests.local_llm import MISSING, SMOLLM2
 from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.tiny_model import build_tiny_cross_encoder
@@ -47,7 +48,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         replies: list[Any], question: str = QUESTION, types: list[str] | None = None, **settings: Any
     ) -> tuple[Answer, ScriptedEndpoint]:
         endpoint = ScriptedEndpoint(list(replies))
-        monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+        monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
             "embedder": str(tiny_model),
@@ -177,7 +178,7 @@ def test_step1_fallback_is_the_named_type_else_the_closest_type_name(
     ask: Any, home: Path, tiny_model: Path, question: str, named: str | None
 ) -> None:
     """The type the question names near its start wins over the embeddings; without one, the type whose name is
-    closest to the question by embedding (kgqa/target_type.py)."""
+    closest to the question by embedding (kgqa/runtime/steps/s1_target_type.py)."""
     answer, _ = ask(["protein", CYPHER], question=question, steps="graph")
     with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
         closest, _ = type_by_embedding(kg.embedder.embed_one(question), answer.trace.types, kg.embedder)
@@ -365,17 +366,17 @@ def test_a_relaxed_plan_that_still_joins_linked_entities_is_bounded_as_the_whole
     """Step 5's worst cases were relaxations of a many-constant plan that grounded nothing, each walking to l_max
     (issue 30): a relaxed plan of two or more constants stops at ``joint_l_max`` as the whole plan does; one of a
     single constant expands to ``l_max`` as any one-constant plan does."""
-    import kgqa.pipeline
+    import kgqa.runtime.pipeline
 
     bounds: dict[str, tuple[int, int]] = {}
-    real = kgqa.pipeline.ground
+    real = kgqa.runtime.pipeline.ground
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         plan = args[2]
         bounds[kwargs["source"]] = (len(plan.constants), kwargs["l_max"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(kgqa.pipeline, "ground", recording)
+    monkeypatch.setattr(kgqa.runtime.pipeline, "ground", recording)
     answer, _ = ask([], question=question, types=["drug"], llm="none", link_threshold=0.9999, l_max=100)
     constants = 3 if relaxed_l_max == 3 else 2
     assert bounds["linked"] == (constants, 3)
@@ -471,7 +472,7 @@ def test_settings_that_cannot_work_are_config_errors(ask: Any) -> None:
 
 def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path, monkeypatch: Any) -> None:
     endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     env = {
         "KGQA_HOME": str(home),
         "KGQA_EMBEDDER": str(tiny_model),
@@ -489,7 +490,7 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert "llm plan (vote weight 1; l=1: 1" in result.stdout and "linked plan (vote weight 1; l=1: 1" in result.stdout
     assert "MATCH (v1:`disease`) WHERE v1.`id` IN $c0" in result.stdout
     endpoint = ScriptedEndpoint(["drug", "no cypher here", "1, 2"])
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     result = CliRunner().invoke(main, ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--json"], env=env)
     assert result.exit_code == 0 and "step 3 (plan) degraded: unusable Cypher" in result.stderr
     out = json.loads(result.stdout)
@@ -497,7 +498,7 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert out["trace"]["usage"]["calls"] == 3
     assert out["answers"][0]["plan"] == "linked" and out["trace"]["plan"] is not None
     endpoint = ScriptedEndpoint(["drug", NARROW])
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     result = CliRunner().invoke(
         main,
         ["ask", QUESTION, "--skb", "prime", "--llm", "openai:m", "--k", "4", "--steps", "graph", "--explain"],

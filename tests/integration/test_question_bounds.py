@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import QuestionError
+from kgqa.runtime.app import Kgqa
 from tests.scripted_llm import ScriptedEndpoint
 
 FILLER = " ".join(f"w{i}" for i in range(700))
@@ -39,7 +39,7 @@ def test_a_question_past_the_limit_is_refused_before_it_is_embedded_or_asked(
     home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     endpoint = ScriptedEndpoint([])
-    monkeypatch.setattr("kgqa.app.OpenAIChat", endpoint.factory())
+    monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     settings = {"llm": "openai:scripted", "openai_base_url": "http://scripted.invalid/v1", "max_question_chars": 100}
     with _kgqa(home, tiny_model, **settings) as kg:
         with pytest.raises(QuestionError, match=r"the question has 101 characters; the limit is 100 \(max_quest"):

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from loaders.model import SkbData
-from loaders.stark import read_stark
+from kgqa.loaders.model import SkbData
+from kgqa.loaders.stark import read_stark
 from tests.conftest import servers_for
 from tests.stark_fixture import (
     AMAZON_EDGE_TYPES,

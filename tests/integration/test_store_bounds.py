@@ -18,9 +18,9 @@ import psutil
 import pytest
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.store.base import NodeRow, SkbMeta
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import (
+from kgqa.runtime.store.base import NodeRow, SkbMeta
+from kgqa.runtime.store.falkordb import FalkorStore
+from kgqa.runtime.store.server import (
     LOG_KEPT,
     LOG_MAX_BYTES,
     LOG_NAME,
@@ -117,7 +117,7 @@ def test_a_restarted_server_dies_with_kgqa(tmp_path: Path) -> None:
 import sys
 from pathlib import Path
 from kgqa.errors import StoreTimeoutError
-from kgqa.store.falkordb import FalkorStore
+from kgqa.runtime.store.falkordb import FalkorStore
 from tests.integration.test_store_bounds import CHAIN, COUNT, _complete_graph, after_restart
 store = FalkorStore(Path({str(tmp_path / "db")!r}), query_timeout={LIMIT})
 _complete_graph(store)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError, StoreLockedError
-from kgqa.store.base import ALIAS_LABEL, AliasRow, NodeRow, SkbMeta
-from kgqa.store.falkordb import FalkorStore
+from kgqa.runtime.store.base import ALIAS_LABEL, AliasRow, NodeRow, SkbMeta
+from kgqa.runtime.store.falkordb import FalkorStore
 
 DIM = 16
 
@@ -62,7 +62,7 @@ def test_values_round_trip_unchanged(store: FalkorStore) -> None:
     _write(store, np.random.default_rng(0))
     rows = store.read("g", "MATCH (n:disease {id: $id}) RETURN n.doc, n.name", {"id": "D7"})
     assert rows == [['doc "7" \\ ü', "disease 7"]]
-    # ids are stored as strings, whatever their type in the source (kgqa/load.py says why)
+    # ids are stored as strings, whatever their type in the source (kgqa/runtime/load.py says why)
     assert store.read("g", "MATCH (n:`gene/protein` {id: $id}) RETURN n.name", {"id": "3"}) == [["gene 3"]]
 
 

@@ -13,13 +13,14 @@ import pytest
 from click.testing import CliRunner
 from sentence_transformers import CrossEncoder
 
-from kgqa.app import Kgqa
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import ConfigError
-from kgqa.questions import split_of
-from kgqa.rerank import fit_budget, render_as, rerank_documents
-from kgqa.train_reranker import Paths, TrainSettings, find_trained, read_examples, train
+from kgqa.lab.questions import split_of
+from kgqa.lab.train_reranker import Paths, TrainSettings, read_examples, train
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
+from kgqa.runtime.trained import find_trained
 
 ARGS = ["--questions", "4", "--negatives", "2", "--seed", "3"]
 
@@ -92,7 +93,7 @@ def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
 def test_a_killed_or_budget_stopped_run_resumes_without_redoing_work(
     loaded: dict[str, str], config: Any, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import kgqa.train_reranker as tr
+    import kgqa.lab.train_reranker as tr
 
     settings = TrainSettings("prime", questions=4, negatives=2, seed=3, base_model=str(tiny_model), batch_size=2)
     settings = replace(settings, epochs=2.0, embedder=config.embedder)

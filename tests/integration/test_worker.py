@@ -23,9 +23,9 @@ import pytest
 
 from kgqa.config import load_config
 from kgqa.errors import WorkerError
-from kgqa.worker import client
-from kgqa.worker.client import connect_worker, read_state
-from kgqa.worker.common import WorkerPaths
+from kgqa.runtime.worker import client
+from kgqa.runtime.worker.client import connect_worker, read_state
+from kgqa.runtime.worker.common import WorkerPaths
 from tests.conftest import servers_for, wait_for
 
 pytestmark = pytest.mark.slow

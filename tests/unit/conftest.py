@@ -72,7 +72,7 @@ def no_sockets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     def no_server(self: Any, *args: Any, **kwargs: Any) -> Any:
         raise refuse(f"starting the embedded FalkorDB server for {getattr(self, 'directory', '?')}")
 
-    monkeypatch.setattr("kgqa.store.server.EmbeddedServer.start", no_server)
+    monkeypatch.setattr("kgqa.runtime.store.server.EmbeddedServer.start", no_server)
     yield attempts
     if not request.node.stash.get(FAILED, False):  # a test that failed already says why
         assert not attempts, f"a unit test tried to reach the network or start a server: {attempts}"

@@ -16,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cypher.compile import PatternQuery, pattern_query
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.plan import Condition, QueryPlan, Symbol, Triplet
-from cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, SanitizedPlan, sanitize
-from kgqa.store.base import NODE_KEYS
-from kgqa.store.neo4j import browser_statement
+from kgqa.cypher.compile import PatternQuery, pattern_query
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import Condition, QueryPlan, Symbol, Triplet
+from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, SanitizedPlan, sanitize
+from kgqa.runtime.store.base import NODE_KEYS
+from kgqa.runtime.store.neo4j import browser_statement
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "attacks.csv"

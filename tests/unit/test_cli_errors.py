@@ -39,9 +39,9 @@ def test_bad_config_value(cli_env: dict[str, str]) -> None:
 
 def test_a_degraded_step_prints_data_text_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     """Step details quote node names, aliases and LLM text: ``[/x]`` in them is text, not a closing markup tag."""
-    from kgqa.app import Answer
     from kgqa.cli import _print_answer
-    from kgqa.trace import Trace
+    from kgqa.runtime.trace import Trace
+    from kgqa.types import Answer
 
     trace = Trace("prime", "hybrid", "none", "none", 20, 0.5, 100, "tiny", ())
     with trace.step(2) as record:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from cypher.compile import pattern_query
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.plan import NodeKeys
-from cypher.sanitize import GraphSchema, sanitize
+from kgqa.cypher.compile import pattern_query
+from kgqa.cypher.errors import CypherError, CypherSyntaxError, CypherValueError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema, sanitize
 
 SCHEMA = GraphSchema(
     ("drug", "gene/protein", "disease"),
@@ -50,3 +50,11 @@ def test_values_never_reach_the_text() -> None:
 def test_plan_without_a_returned_node_is_an_error() -> None:
     with pytest.raises(CypherSyntaxError, match="returns no node variable"):
         compiled("MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'x'}) RETURN count(*)")
+
+
+def test_a_limit_below_one_is_the_front_ends_own_error() -> None:
+    plan = sanitize(parse(QUESTION), SCHEMA).plan
+    with pytest.raises(CypherValueError, match="limit must be >= 1, got 0") as caught:
+        pattern_query(plan, SCHEMA.keys, limit=0)
+    assert isinstance(caught.value, CypherError)
+    assert issubclass(CypherSyntaxError, CypherError)  # one root for everything the front end raises

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.plan import Condition, Triplet
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import Condition, Triplet
 
 FENCED = """Here is the query:
 ```cypher

@@ -2,10 +2,10 @@
 
 import pytest
 
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
-from cypher.plan import NodeKeys
-from cypher.sanitize import LENIENT_FLOOR, GraphSchema, sanitize, similarity
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import LENIENT_FLOOR, GraphSchema, sanitize, similarity
 
 MAG = GraphSchema(
     ("author", "paper", "institution", "field_of_study"),

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgqa.embed import TOUCH_AFTER, Embedder, EmbeddingCache, SentenceTransformerEncoder, make_encoder, row_cost
 from kgqa.errors import EmbeddingError
+from kgqa.runtime.embed import TOUCH_AFTER, Embedder, EmbeddingCache, SentenceTransformerEncoder, make_encoder, row_cost
 
 
 @pytest.fixture(scope="module")

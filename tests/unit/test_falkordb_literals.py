@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError
-from kgqa.store.falkordb import literal
+from kgqa.runtime.store.falkordb import literal
 
 
 @pytest.mark.parametrize(

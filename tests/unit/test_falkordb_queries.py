@@ -2,8 +2,8 @@
 
 import pytest
 
-from cypher import quote
-from kgqa.store import falkordb_queries as q
+from kgqa.cypher import quote
+from kgqa.runtime.store import falkordb_queries as q
 
 
 def test_quote_backticks_everything_and_doubles_backticks() -> None:

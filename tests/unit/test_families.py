@@ -1,4 +1,4 @@
-"""Phrasing families (kgqa.families) and the textual-condition kinds of ``generate`` on an in-memory HPO-like graph
+"""Phrasing families (kgqa.lab.families) and the textual-condition kinds of ``generate`` on an in-memory HPO-like graph
 whose answers an oracle here recomputes from the raw node and edge lists (the loaded store:
 tests/integration/test_questions.py)."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kgqa.errors import InputError
-from kgqa.families import (
+from kgqa.lab.families import (
     CONDITION_KINDS,
     FAMILIES,
     NEW_CONDITIONS,
@@ -27,8 +27,8 @@ from kgqa.families import (
     onset_word,
     word,
 )
-from kgqa.phrasing import hop_wording, kind
-from kgqa.questions import (
+from kgqa.lab.phrasing import hop_wording, kind
+from kgqa.lab.questions import (
     ALL_FAMILIES,
     DEFAULT_FAMILIES,
     definition_phrases,
@@ -38,12 +38,12 @@ from kgqa.questions import (
     phrase,
     symbol_prefixes,
 )
-from kgqa.store.base import AliasHit, LabelInfo, NodeText, Relation, RelationshipInfo, Schema
-from loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.runtime.store.base import AliasHit, LabelInfo, NodeText, Relation, RelationshipInfo, Schema
 
 NEW = [name for name, family in FAMILIES.items() if not family.tuned]
 WORDED = [name for name in FAMILIES if name != "template"]
-"""The families :func:`kgqa.families.word` words (``template`` is the template sentence)."""
+"""The families :func:`kgqa.lab.families.word` words (``template`` is the template sentence)."""
 
 # Markers written from the meaning, not from the tables: a hierarchy hop is one level and says which way
 DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|beneath|more specific|\bchild|\bdown\b|deep")

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from cypher.parser import parse
-from cypher.plan import NodeKeys
-from cypher.sanitize import GraphSchema, sanitize
-from kgqa.grounding import NodeMatch, at_scope, constant_candidates, exact_names, ground
-from kgqa.store.base import AliasHit, VectorHit
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema, sanitize
+from kgqa.runtime.steps.s4_grounding import NodeMatch, at_scope, constant_candidates, exact_names, ground
+from kgqa.runtime.store.base import AliasHit, VectorHit
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from cypher.parser import parse
-from cypher.plan import NodeKeys
-from cypher.sanitize import GraphSchema, sanitize
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.errors import StoreTimeoutError
-from kgqa.grounding import NodeMatch, ground
+from kgqa.runtime.steps.s4_grounding import NodeMatch, ground
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from loaders.documents import relation_texts
-from loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT, read_hpo
+from kgqa.loaders.documents import relation_texts
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT, read_hpo
 
 
 @pytest.fixture(scope="module")

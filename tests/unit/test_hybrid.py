@@ -1,5 +1,5 @@
 """Step 7 on fakes: the fill after the kept graph answers, by the vector strand alone or fused with the full-text
-index's top answers (kgqa.hybrid)."""
+index's top answers (kgqa.runtime.steps.s7_hybrid)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from kgqa.answers import Candidate
 from kgqa.errors import StoreTimeoutError
-from kgqa.graph_ranking import GraphRanking, Lexical
-from kgqa.hybrid import RRF_K, hybrid_merge, merge, rrf
-from kgqa.store.base import TextHit, VectorHit
+from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, Lexical
+from kgqa.runtime.steps.s7_hybrid import RRF_K, hybrid_merge, merge, rrf
+from kgqa.runtime.store.base import TextHit, VectorHit
+from kgqa.types import Candidate
 
 QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 VECTORS = (QUESTION, QUESTION)

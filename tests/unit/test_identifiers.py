@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from kgqa.config import load_config
-from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import InputError
-from kgqa.load import load_skb
-from kgqa.store import falkordb_queries, neo4j_queries
-from kgqa.store.base import NameKind, SkbMeta
-from kgqa.store.falkordb import FalkorStore
-from loaders.stark import read_stark
+from kgqa.loaders.stark import read_stark
+from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.load import load_skb
+from kgqa.runtime.store import falkordb_queries, neo4j_queries
+from kgqa.runtime.store.base import NameKind, SkbMeta
+from kgqa.runtime.store.falkordb import FalkorStore
 from tests.unit.test_stark_embeddings import HashEncoder
 from tests.unit.test_store_neo4j import FakeDriver, store_with
 

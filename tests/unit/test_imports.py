@@ -11,9 +11,9 @@ import sys
 import kgqa
 
 _EXPECTED = """
-Answer Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Generated InputError Kgqa
-KgqaError LlmError LoadReport Match NodeView QuestionError SkbNotLoadedError StoreError
-StoreLockedError StoreTimeoutError UnknownSkbError WorkerError connect load_config
+Answer Api Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export GeneratedCypher
+GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeView QuestionError Schema SkbMeta
+SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerError connect load_config
 """
 EXPECTED = sorted(_EXPECTED.split())
 
@@ -31,8 +31,9 @@ def test_every_public_name_is_importable_from_kgqa() -> None:
 
 
 def test_the_public_names_are_the_defining_modules_own() -> None:
-    from kgqa.app import Answer, Kgqa
     from kgqa.errors import KgqaError
+    from kgqa.runtime.app import Kgqa
+    from kgqa.types import Answer
 
     assert kgqa.Kgqa is Kgqa and kgqa.Answer is Answer and kgqa.KgqaError is KgqaError
     for name in EXPECTED:
@@ -51,7 +52,29 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_import_kgqa_loads_none_of_the_pipeline() -> None:
-    code = "import sys, kgqa; print(sorted(m for m in ('kgqa.app', 'kgqa.pipeline', 'numpy') if m in sys.modules))"
+    heavy = ("kgqa.runtime.app", "kgqa.runtime.pipeline", "numpy")
+    code = f"import sys, kgqa; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert importlib.import_module("kgqa").__version__
+
+
+def test_what_the_api_returns_is_importable_from_kgqa() -> None:
+    """Every kgqa class an API call returns (at any depth of its return type) is a public name."""
+    import typing
+
+    api = importlib.import_module("kgqa.api")
+    namespace = {**vars(api), **{name: getattr(kgqa, name) for name in kgqa.__all__}}
+    public = {getattr(kgqa, name) for name in kgqa.__all__}
+
+    def classes(kind: object) -> list[type]:
+        own = [kind] if inspect.isclass(kind) and kind.__module__.startswith("kgqa") else []
+        return own + [c for arg in typing.get_args(kind) for c in classes(arg)]
+
+    seen = set()
+    for name in api.CALLS:
+        returned = eval(getattr(api.Api, name).__annotations__["return"], namespace)
+        for kind in classes(returned):
+            assert kind in public, (name, kind)
+            seen.add(kind.__name__)
+    assert {"Answer", "Explanation", "LoadReport", "GeneratedQuestion"} <= seen

@@ -16,8 +16,8 @@ from kgqa.errors import LlmError, StoreError
 from kgqa.langchain.baseline import answer_nodes
 from kgqa.langchain.chat import KgqaChatModel, LangChainChat
 from kgqa.langchain.graph import KgqaGraph, with_limit
-from kgqa.llm import CachedChat, Completion, LlmCache, Message, Usage
-from kgqa.store.base import ALIAS_LABEL, LabelInfo, NodeText, RelationshipInfo, Schema
+from kgqa.runtime.llm import CachedChat, Completion, LlmCache, Message, Usage
+from kgqa.runtime.store.base import ALIAS_LABEL, LabelInfo, NodeText, RelationshipInfo, Schema
 
 SYSTEM, USER = Message("system", "You write Cypher."), Message("user", "Which drugs treat migraine?")
 
@@ -239,7 +239,7 @@ def test_a_baseline_row_never_heads_the_results() -> None:
     """results.json's top level is the last kgqa row's section, also when a baseline's row comes after it."""
     from dataclasses import asdict
 
-    from kgqa.evaluate import BASELINE_ROWS, Record, results
+    from kgqa.lab.evaluate import BASELINE_ROWS, Record, results
 
     def record(row: str, hit: float) -> Record:
         metrics = {"hit@1": hit, "hit@5": hit, "hit@20": hit, "recall@20": hit, "mrr": hit}

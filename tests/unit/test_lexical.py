@@ -1,12 +1,12 @@
-"""The words of a question that step 6 searches in the full-text index (kgqa.lexical)."""
+"""The words of a question that step 6 searches in the full-text index (kgqa.runtime.steps.s6_lexical)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kgqa.graph_ranking import lexical_scores
-from kgqa.lexical import MAX_TERMS, phrases, residual_terms
-from kgqa.store.base import TEXT_TERM
+from kgqa.runtime.steps.s6_graph_ranking import lexical_scores
+from kgqa.runtime.steps.s6_lexical import MAX_TERMS, phrases, residual_terms
+from kgqa.runtime.store.base import TEXT_TERM
 
 LABELS = ("disease", "effect/phenotype", "gene/protein")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.progress import LineProgress
+from kgqa.runtime.progress import LineProgress
 
 
 class Clock:
@@ -67,10 +67,9 @@ def test_the_cli_writes_lines_where_output_is_no_terminal_and_a_bar_in_one() -> 
 
 
 def test_a_piped_answer_is_two_plain_lines_per_entity(capsys: pytest.CaptureFixture[str]) -> None:
-    from kgqa.answers import Candidate
-    from kgqa.app import Answer
     from kgqa.cli import _print_answer
-    from kgqa.trace import Trace
+    from kgqa.runtime.trace import Trace
+    from kgqa.types import Answer, Candidate
 
     trace = Trace("hpo", "hybrid", "none", "none", 20, 0.5, 100, "tiny", ())
     answers = [

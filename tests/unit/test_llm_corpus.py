@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from cypher.errors import CypherSyntaxError
-from cypher.parser import parse
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.parser import parse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher"
 REPLIES = FIXTURES / "replies.jsonl"

@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgqa import load
 from kgqa.config import Config, load_config
-from kgqa.embed import Embedder, EmbeddingCache
-from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
-from kgqa.store.falkordb import FalkorStore
-from loaders.model import Node
-from loaders.stark import read_stark
+from kgqa.loaders.model import Node
+from kgqa.loaders.stark import read_stark
+from kgqa.runtime import load
+from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
+from kgqa.runtime.store.falkordb import FalkorStore
 from tests.unit.test_stark_embeddings import HashEncoder, RecordingStore
 
 
@@ -75,7 +75,7 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
 
 def test_a_load_reports_every_text_it_embeds_as_it_goes(tmp_path: Path, prime_dir: Path, settings: Config) -> None:
     """Progress counts texts, not node chunks of 20,000: a line every 30 s has something to say (issue 31)."""
-    from kgqa.progress import LineProgress
+    from kgqa.runtime.progress import LineProgress
 
     data = read_stark("prime", prime_dir)
     embedder = Embedder(HashEncoder("st:tiny", 8), EmbeddingCache(tmp_path / "cache.sqlite"), chunk_size=4)
@@ -98,7 +98,7 @@ def test_outside_stark_one_vector_of_the_plain_document_serves_the_index_and_ste
     a name and one document per node."""
     from dataclasses import replace
 
-    from kgqa.progress import LineProgress
+    from kgqa.runtime.progress import LineProgress
 
     data = replace(read_stark("prime", prime_dir), stark_documents=False)
     encoder = HashEncoder("st:tiny", 8)

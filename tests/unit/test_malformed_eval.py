@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from kgqa.errors import InputError
-from kgqa.evaluate import check_out, load_records, parse_record, strict_dumps, strict_loads
-from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
-from kgqa.qa import load_questions
-from loaders.stark_embeddings import read_query_vectors
+from kgqa.lab.evaluate import check_out, load_records, parse_record, strict_dumps, strict_loads
+from kgqa.lab.metrics import evaluate, mean_metrics, rank_by_scores
+from kgqa.lab.qa import load_questions
+from kgqa.loaders.stark_embeddings import read_query_vectors
 from tests.unit.test_cli_errors import run
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "malformed" / "eval.csv"

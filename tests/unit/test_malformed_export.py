@@ -8,7 +8,7 @@ import math
 import pytest
 
 from kgqa.errors import StoreError
-from kgqa.export import _cells, _floats
+from kgqa.runtime.export import _cells, _floats
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])

@@ -24,9 +24,9 @@ import pytest
 import torch
 
 from kgqa.errors import InputError
-from loaders.plain_data import MAX_DEPTH, PlainCheck, PlainDataError
-from loaders.stark import read_stark
-from loaders.stark_files import read_pickle
+from kgqa.loaders.plain_data import MAX_DEPTH, PlainCheck, PlainDataError
+from kgqa.loaders.stark import read_stark
+from kgqa.loaders.stark_files import read_pickle
 from tests.stark_fixture import write_amazon_real, write_mag_real, write_prime_real
 from tests.unit.test_cli_errors import run
 

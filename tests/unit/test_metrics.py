@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from kgqa.errors import InputError
-from kgqa.metrics import evaluate, mean_metrics, rank_by_scores
-from kgqa.qa import load_questions, read_csv
+from kgqa.lab.metrics import evaluate, mean_metrics, rank_by_scores
+from kgqa.lab.qa import load_questions, read_csv
 
 STARK = Path(os.environ.get("STARK_QA_DIR", "stark_qa"))
 """STaRK's question sets (the stark_qa/ folder of its release, as STaRK's loaders read it): $STARK_QA_DIR; CI sets

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.store import neo4j_queries as q
+from kgqa.runtime.store import neo4j_queries as q
 
 
 def test_version_switch() -> None:

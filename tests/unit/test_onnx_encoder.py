@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgqa.embed import make_encoder
-from kgqa.onnx_encoder import export, export_dir, fp32_matmuls
+from kgqa.runtime.embed import make_encoder
+from kgqa.runtime.onnx_encoder import export, export_dir, fp32_matmuls
 
 TEXTS = ["Seizure", "Which drugs target CYP3A4?", "a much longer text about the phenotypes of a rare disease " * 4]
 
@@ -49,7 +49,7 @@ def test_an_export_is_made_once_and_a_killed_one_leaves_nothing_to_load(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = export_dir(tmp_path, str(tiny_model), "onnx")
-    import kgqa.onnx_encoder as onnx_encoder
+    import kgqa.runtime.onnx_encoder as onnx_encoder
 
     def killed(model_path: str, work: Path, backend: str) -> None:
         (work / "model.onnx").write_bytes(b"half")

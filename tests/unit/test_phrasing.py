@@ -1,4 +1,4 @@
-"""Natural phrasings of generated questions (kgqa.phrasing) and ``generate(..., phrasing="natural")`` on an
+"""Natural phrasings of generated questions (kgqa.lab.phrasing) and ``generate(..., phrasing="natural")`` on an
 in-memory HPO-like graph (the loaded fixtures: tests/integration/test_questions.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kgqa.phrasing import (
+from kgqa.lab.phrasing import (
     RELATION_WORDS,
     TYPE_WORDS,
     description,
@@ -24,10 +24,10 @@ from kgqa.phrasing import (
     relation_words,
     type_words,
 )
-from kgqa.questions import MENTION_WEIGHTS, generate
-from kgqa.store.base import LabelInfo, NodeText, Relation, RelationshipInfo, Schema
-from loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
-from loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.lab.questions import MENTION_WEIGHTS, generate
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.runtime.store.base import LabelInfo, NodeText, Relation, RelationshipInfo, Schema
 from tests.stark_fixture import AMAZON_EDGE_TYPES, AMAZON_NODE_TYPES, PRIME_NODE_TYPES, PRIME_RELATION_TYPES
 
 TEMPLATE_PHRASES = ("nodes have a '", "' relation with", "nodes ")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from cypher.plan import NodeKeys
-from cypher.sanitize import GraphSchema
-from kgqa.text2cypher import plan_from_reply
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema
+from kgqa.runtime.steps.s2_text2cypher import plan_from_reply
 
 SCHEMA = GraphSchema(
     ("disease", "effect/phenotype"),

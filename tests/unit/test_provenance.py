@@ -1,4 +1,4 @@
-"""kgqa.provenance on a throw-away git repository, the docs tables' commit and stale marks, and the rule that every
+"""kgqa.lab.provenance on a throw-away git repository, the docs tables' commit and stale marks, and the rule that every
 results file under benchmarks/results/ names a commit of this repository. No server, no socket, no model."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from kgqa import evaluate
 from kgqa.config import Config
-from kgqa.evaluate import Record, commits, eval_settings, results, run_eval, settings_path
-from kgqa.provenance import code_dirty, config_settings, origin, provenance, replace_block, stale
-from kgqa.qa import Question
+from kgqa.lab import evaluate
+from kgqa.lab.evaluate import Record, commits, eval_settings, results, run_eval, settings_path
+from kgqa.lab.provenance import code_dirty, config_settings, origin, provenance, replace_block, stale
+from kgqa.lab.qa import Question
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"
@@ -167,7 +167,7 @@ class _Answer:
 
 
 class _Kgqa:
-    """Just what run_eval and eval_settings use of kgqa.app.Kgqa: no store, no model."""
+    """Just what run_eval and eval_settings use of kgqa.runtime.app.Kgqa: no store, no model."""
 
     def __init__(self, config: Config) -> None:
         self.config = config

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import pickle
 import re
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from cypher.sanitize import GraphSchema
+from kgqa.api import check_question
 from kgqa.config import Config
-from kgqa.context import Context, Options
+from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import QuestionError
-from kgqa.linking import (
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.pipeline import note_link_cap, note_unjoined
+from kgqa.runtime.steps.s2_linking import (
     MAX_LINK_SPANS,
     MAX_NGRAM,
     Link,
@@ -25,10 +28,8 @@ from kgqa.linking import (
     schema_guided_plan,
     span_cap,
 )
-from kgqa.pipeline import note_link_cap, note_unjoined, run
-from kgqa.session import check_question
-from kgqa.store.base import NODE_KEYS, VectorHit
-from kgqa.trace import StepTrace, Trace
+from kgqa.runtime.store.base import NODE_KEYS, VectorHit
+from kgqa.runtime.trace import StepTrace, Trace
 
 LABELS = ("disease", "drug")
 
@@ -71,14 +72,18 @@ class _Untouchable:
         raise AssertionError(f"{name} was used before the question was checked")
 
 
-def test_the_pipeline_refuses_before_it_embeds_asks_or_reads() -> None:
+def test_the_api_refuses_before_it_embeds_asks_or_reads(tmp_path: Path) -> None:
+    """The API checks a question once, first (the pipeline it calls does not check again)."""
     nothing: Any = _Untouchable()
-    ctx = Context(nothing, "prime", nothing, nothing, nothing, Config(max_question_chars=50))
-    options = Options("full", "none", 5, 0.67, 3, LABELS)
-    with pytest.raises(QuestionError, match="51 characters; the limit is 50"):
-        run(ctx, "y" * 51, options)
+    kg: Any = Kgqa(Config(home=tmp_path, max_question_chars=50), store=nothing, embedder=nothing, llm=None)
+    kg.prepare = kg._doc_vector = nothing
+    for call in (kg.ask, kg.text2cypher):
+        with pytest.raises(QuestionError, match="51 characters; the limit is 50"):
+            call("y" * 51, "prime")
+        with pytest.raises(QuestionError, match="empty"):
+            call("   ", "prime")
     with pytest.raises(QuestionError, match="empty"):
-        run(ctx, "   ", options)
+        kg.explain("prime", question="   ")
 
 
 def _question(words: int) -> str:

@@ -11,10 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cypher.plan import QueryPlan
-from kgqa.lexical import residual_terms, search_terms
-from kgqa.linking import (
-    STOP_WORDS,
+from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.steps.s1_target_type import Mention
+from kgqa.runtime.steps.s2_linking import (
     Hop,
     Link,
     Reaches,
@@ -29,9 +28,10 @@ from kgqa.linking import (
     schema_guided_plan,
     unreached,
 )
-from kgqa.relation_meaning import RelationMeaning, words_of
-from kgqa.store.base import VectorHit
-from kgqa.target_type import Mention, type_words
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s6_lexical import residual_terms, search_terms
+from kgqa.runtime.store.base import VectorHit
+from kgqa.runtime.text import STOP_WORDS, type_words, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
@@ -40,7 +40,8 @@ TYPES = ("disease", "gene/protein", PHENOTYPE)
 def plan_of(
     question: str, spans: Sequence[tuple[str, str]], target: str, reaches: Reaches | None = None
 ) -> QueryPlan | None:
-    """The linked plan as kgqa.fallback.linked_plan builds it (relation meaning on, the links' words skipped)."""
+    """The linked plan as kgqa.runtime.steps.s2_fallback.linked_plan builds it (relation meaning on, the links' words
+    skipped)."""
     links = [link(question, span, label) for span, label in spans]
     _, textual = not_entities(words_of(question), TYPES)
     skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)

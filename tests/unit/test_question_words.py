@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.questions import TIMED_OUT, document_frequencies, generate, specific_words
-from kgqa.store.base import LabelInfo, NodeText, RelationshipInfo, Schema
+from kgqa.lab.questions import TIMED_OUT, document_frequencies, generate, specific_words
+from kgqa.runtime.store.base import LabelInfo, NodeText, RelationshipInfo, Schema
 
 
 def test_generic_words_are_never_the_textual_condition() -> None:

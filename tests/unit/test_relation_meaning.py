@@ -1,5 +1,6 @@
-"""What a question says without an LLM: relationship types by meaning (kgqa.relation_meaning), answer types in
-everyday words (step 1) and which spans are not entities (kgqa.linking)."""
+"""What a question says without an LLM: relationship types by meaning (kgqa.runtime.steps.s2_relation_meaning), answer
+types in
+everyday words (step 1) and which spans are not entities (kgqa.runtime.steps.s2_linking)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import cast
 import numpy as np
 import pytest
 
-from kgqa.embed import Embedder
-from kgqa.linking import STOP_WORDS, ngrams
-from kgqa.relation_meaning import RelationChoice, RelationMeaning, type_kinds
-from kgqa.target_type import type_named_in_question
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.steps.s1_target_type import type_named_in_question
+from kgqa.runtime.steps.s2_linking import ngrams
+from kgqa.runtime.steps.s2_relation_meaning import RelationChoice, RelationMeaning, type_kinds
+from kgqa.runtime.text import STOP_WORDS
 
 HPO = ("phenotype absent", "phenotype present")
 PRIME = ("contraindication", "indication", "off-label use")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kgqa.answers import Candidate
-from kgqa.rerank import RerankDoc, parse_choice, parse_permutation, parse_score, render
-from kgqa.store.base import Relation
+from kgqa.runtime.steps.s8_rerank import RerankDoc, parse_choice, parse_permutation, parse_score, render
+from kgqa.runtime.store.base import Relation
+from kgqa.types import Candidate
 
 
 def doc(node: str, text: str, relations: tuple[Relation, ...] = ()) -> RerankDoc:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from loaders.model import SkbData
-from loaders.stark import read_stark
+from kgqa.loaders.model import SkbData
+from kgqa.loaders.stark import read_stark
 from tests.stark_fixture import write_amazon_real, write_mag_real, write_prime_real
 
 
@@ -576,13 +576,13 @@ COMPACT_CASES = [
 
 @pytest.mark.parametrize(("text", "compacted"), COMPACT_CASES)
 def test_compact_text(text: str, compacted: str) -> None:
-    from loaders.stark_documents import compact_text  # being written alongside this test
+    from kgqa.loaders.stark_documents import compact_text  # being written alongside this test
 
     assert compact_text(text) == compacted
 
 
 def test_compact_text_of_loaded_document(mag: SkbData) -> None:
-    from loaders.stark_documents import compact_text
+    from kgqa.loaders.stark_documents import compact_text
 
     node = mag.nodes[11]
     assert node.relations is not None

@@ -14,12 +14,12 @@ import pytest
 import torch
 
 from kgqa.config import Config, load_config
-from kgqa.embed import Embedder, EmbeddingCache
 from kgqa.errors import InputError
-from kgqa.load import embedding_text, load_fingerprint, load_skb, plain_text
-from kgqa.store.base import AliasRow, NodeRow, SkbMeta, same_model
-from loaders.stark import read_stark
-from loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
+from kgqa.loaders.stark import read_stark
+from kgqa.loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
+from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
+from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta, same_model
 from tests.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
 from tests.stark_fixture import NODES
 

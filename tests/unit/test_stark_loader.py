@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from kgqa.errors import InputError
-from loaders.stark import prime_aliases, read_stark
-from loaders.stark_files import REFUSED as NOT_PLAIN
-from loaders.stark_files import read_pickle
+from kgqa.loaders.stark import prime_aliases, read_stark
+from kgqa.loaders.stark_files import REFUSED as NOT_PLAIN
+from kgqa.loaders.stark_files import read_pickle
 from tests.stark_fixture import (
     _NUMPY_SCALAR,
     CYP3A4_DETAILS,

@@ -10,15 +10,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cypher.sanitize import GraphSchema
+from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
-from kgqa.graph_ranking import Lexical, concur, plan_votes, rank_graph_strand
-from kgqa.grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding, expansion_schedule, weak_constants
-from kgqa.linking import STOP_WORDS, Link, ngrams, not_entities, schema_guided_plan, words_of
-from kgqa.llm import Completion
-from kgqa.relation_meaning import RelationMeaning
-from kgqa.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
-from kgqa.target_type import parse_type, predict_target_type, type_named_in_question
+from kgqa.runtime.llm import Completion
+from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, type_named_in_question
+from kgqa.runtime.steps.s2_linking import Link, ngrams, not_entities, schema_guided_plan
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s4_grounding import (
+    Grounded,
+    GroundingResult,
+    NodeMatch,
+    PlanGrounding,
+    expansion_schedule,
+    weak_constants,
+)
+from kgqa.runtime.steps.s6_graph_ranking import Lexical, concur, plan_votes, rank_graph_strand
+from kgqa.runtime.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
+from kgqa.runtime.text import STOP_WORDS, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
@@ -113,7 +121,7 @@ def test_schema_guided_plan() -> None:
 
 
 def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
-    from kgqa.linking import _priority
+    from kgqa.runtime.steps.s2_linking import _priority
 
     word = Link("generalized", 4, 5, "effect/phenotype", "1", "Generalized", 1.0)
     whole = Link("generalized tonic-clonic seizures", 4, 7, "effect/phenotype", "2", "Generalized clonic seizure", 0.92)
@@ -128,7 +136,7 @@ def test_link_priority_prefers_whole_names_but_not_joined_phrases() -> None:
 
 
 def test_a_span_gives_way_to_a_tighter_span_inside_it_that_links_the_same_node() -> None:
-    from kgqa.linking import tightest
+    from kgqa.runtime.steps.s2_linking import tightest
 
     loose = Link("phenotype present in spondylocostal dysostosis 5", 6, 12, "disease", "D5", "Sdo 5", 0.94)
     tight = Link("spondylocostal dysostosis 5", 9, 12, "disease", "D5", "Sdo 5", 1.0)

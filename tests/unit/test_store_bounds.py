@@ -1,5 +1,5 @@
 """The embedded store's time limit without a server: how a read's failure is reported, and the restart machinery
-(:class:`kgqa.store.server.Restarts`) with a fake server. Against the real server:
+(:class:`kgqa.runtime.store.server.Restarts`) with a fake server. Against the real server:
 tests/integration/test_store_bounds.py."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from kgqa.app import open_store
 from kgqa.config import load_config
 from kgqa.errors import StoreError, StoreTimeoutError
-from kgqa.store.falkordb import FalkorStore
-from kgqa.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts
+from kgqa.runtime.app import open_store
+from kgqa.runtime.store.falkordb import FalkorStore
+from kgqa.runtime.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts
 
 WAIT = 30.0
 """Seconds a test waits for another thread at most (a correctness bound)."""
@@ -358,6 +358,8 @@ def test_the_runaway_probe_asks_with_a_short_timeout(answer: Any, runaway: bool)
 
 def test_the_configured_limit_reaches_the_embedded_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     opened: dict[str, Any] = {}
-    monkeypatch.setattr("kgqa.store.falkordb.FalkorStore", lambda directory, **settings: opened.update(settings))
+    monkeypatch.setattr(
+        "kgqa.runtime.store.falkordb.FalkorStore", lambda directory, **settings: opened.update(settings)
+    )
     open_store(load_config({"home": tmp_path, "query_timeout": 7.5}, env={}, cwd=tmp_path))
     assert opened["query_timeout"] == 7.5

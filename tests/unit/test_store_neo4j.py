@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
-from kgqa.store import neo4j_queries as q
-from kgqa.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta, TextHit
-from kgqa.store.neo4j import Neo4jStore
+from kgqa.runtime.store import neo4j_queries as q
+from kgqa.runtime.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta, TextHit
+from kgqa.runtime.store.neo4j import Neo4jStore
 
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
 
@@ -311,7 +311,7 @@ def _load(driver: FakeDriver) -> None:
 
 
 def test_the_load_waits_until_the_indexes_are_online(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kgqa.store.neo4j.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("kgqa.runtime.store.neo4j.time.sleep", lambda seconds: None)
     driver = PopulatingDriver([("count(n)", [[0]])], states=["POPULATING", "POPULATING", "ONLINE"])
     _load(driver)
     texts = [text for _, text, _ in driver.sent if "EXPLAIN" not in text]
@@ -320,7 +320,7 @@ def test_the_load_waits_until_the_indexes_are_online(monkeypatch: pytest.MonkeyP
 
 
 def test_a_failed_index_stops_the_load_without_marking_the_skb_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kgqa.store.neo4j.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("kgqa.runtime.store.neo4j.time.sleep", lambda seconds: None)
     driver = PopulatingDriver([("count(n)", [[0]])], states=["POPULATING", "FAILED"])
     with pytest.raises(StoreError, match=r"population FAILED for drug\.doc_emb"):
         _load(driver)

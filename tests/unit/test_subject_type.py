@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kgqa.embed import Embedder
-from kgqa.target_type import fallback_type, subject_phrases, type_by_subject
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.steps.s1_target_type import fallback_type, subject_phrases, type_by_subject
 from tests.meaning_table import TYPES, MeaningTable
 
 

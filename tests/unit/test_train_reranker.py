@@ -11,22 +11,20 @@ from pathlib import Path
 import pytest
 
 from kgqa.config import Config
-from kgqa.context import Options
 from kgqa.errors import ConfigError, InputError
-from kgqa.evaluate import ABLATION, CROSS_ENCODER_ROW, ablation_rows, cross_encoder_model, row_parts
-from kgqa.questions import TRAIN_SHARE, as_split, in_split, split_of
-from kgqa.train_reranker import (
-    MANIFEST,
+from kgqa.lab.evaluate import ABLATION, CROSS_ENCODER_ROW, ablation_rows, cross_encoder_model, row_parts
+from kgqa.lab.questions import TRAIN_SHARE, as_split, in_split, split_of
+from kgqa.lab.train_reranker import (
     Example,
     LabeledDoc,
-    Manifest,
     Paths,
     TrainSettings,
-    find_trained,
     prepare_work,
     read_examples,
     training_pairs,
 )
+from kgqa.runtime.context import Options
+from kgqa.runtime.trained import MANIFEST, Manifest, find_trained
 
 
 def test_the_split_is_a_stable_hash_of_the_gold_id() -> None:

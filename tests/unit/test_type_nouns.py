@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from cypher.plan import QueryPlan
-from kgqa.linking import (
-    STOP_WORDS,
+from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.steps.s1_target_type import Mention, type_named_in_question
+from kgqa.runtime.steps.s2_linking import (
     Link,
     link_entities,
     ngrams,
@@ -23,9 +23,9 @@ from kgqa.linking import (
     tightest,
     type_nouns,
 )
-from kgqa.relation_meaning import RelationMeaning, words_of
-from kgqa.store.base import VectorHit
-from kgqa.target_type import Mention, type_named_in_question
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.store.base import VectorHit
+from kgqa.runtime.text import STOP_WORDS, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 from tests.meaning_table import MeaningTable
 

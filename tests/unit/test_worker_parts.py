@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from cypher.errors import CypherSyntaxError as ParseError
 from kgqa.config import Config, load_config
+from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedError, WorkerError
-from kgqa.locks import ReadWriteLock
-from kgqa.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests
-from kgqa.worker.service import JobProgress, Worker, portable
+from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests
+from kgqa.runtime.worker.service import JobProgress, Worker, portable
 
 
 def test_a_publish_waits_for_readers_and_holds_new_ones_off() -> None:

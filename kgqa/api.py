@@ -1,0 +1,139 @@
+"""kgqa's API, declared once: :class:`Api` is what a command or a library user calls, whether kgqa runs in the
+caller's process (:class:`kgqa.runtime.app.Kgqa` implements it) or in the data directory's background worker
+(:class:`kgqa.runtime.worker.client.RemoteKgqa` is derived from it, method by method, and the worker serves exactly
+:data:`CALLS`). A unit test holds the three signatures equal.
+
+Also here: :func:`check_question`, the check every question passes first, so that a command can check its argument
+without loading the pipeline."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from kgqa.config import Config
+from kgqa.errors import QuestionError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from kgqa.choices import Steps
+    from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
+    from kgqa.runtime.progress import ProgressSink
+    from kgqa.runtime.store.base import Schema, SkbMeta
+    from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView
+
+
+def check_question(question: str, max_chars: int) -> None:
+    """Refuse a question before any work, with a QuestionError naming what is wrong: one longer than ``max_chars``
+    (``max_question_chars``: entity linking embeds and searches its spans, an LLM reads it whole), an empty one, or
+    one that is not text: a NUL, or a lone surrogate (what a non-UTF-8 byte in a command line decodes to), which no
+    encoder, cache key or client can encode. The length is checked first, so a megabyte is refused unread."""
+    if len(question) > max_chars:
+        raise QuestionError(
+            f"the question has {len(question):,} characters; the limit is {max_chars:,} (max_question_chars)"
+        )
+    if not question.strip():
+        raise QuestionError("the question is empty")
+    if "\x00" in question:
+        raise QuestionError(f"the question holds a NUL character (at character {question.index(chr(0)) + 1})")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(question[exc.start])
+        raise QuestionError(
+            f"the question is not valid text: a lone surrogate U+{code:04X} at character {exc.start + 1} "
+            "(a byte that is not UTF-8?)"
+        ) from None
+
+
+F = TypeVar("F")
+
+
+def job(method: F) -> F:
+    """Marks a call the worker runs as a job its client polls for progress (a load), not one answered at once."""
+    method.__kgqa_job__ = True  # type: ignore[attr-defined]
+    return method
+
+
+class Api(Protocol):
+    """What kgqa offers; each method but the lifecycle ones (``close``, the context manager) is a call the worker
+    serves. A ``progress`` argument stays with the caller: the worker reports a job's progress to its poll."""
+
+    config: Config
+
+    def __enter__(self) -> Api: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def close(self) -> None: ...
+
+    def meta(self, skb: str) -> SkbMeta: ...
+
+    def schema(self, skb: str) -> Schema: ...
+
+    def node(self, skb: str, node_id: str) -> NodeView: ...
+
+    def embedder_name(self) -> str: ...
+
+    def ask(
+        self,
+        question: str,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> Answer: ...
+
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer: ...
+
+    def explain(
+        self,
+        skb: str,
+        *,
+        cypher: str | None = None,
+        question: str | None = None,
+        scope: int = 1,
+        types: Sequence[str] | None = None,
+        dialect: Dialect = "falkordb",
+    ) -> Explanation: ...
+
+    def generate_questions(
+        self,
+        skb: str,
+        types: Sequence[str],
+        count: int,
+        seed: int,
+        max_word_share: float,
+        phrasing: Phrasing = "template",
+        split: Split = "all",
+        families: Sequence[str] | None = None,
+    ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]: ...
+
+    def export_neo4j_admin(self, skb: str, out: Path) -> Export: ...
+
+    @job
+    def load_source(
+        self,
+        skb: str,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: ProgressSink | None = None,
+        embeddings: Path | None = None,
+    ) -> LoadReport: ...
+
+
+LIFECYCLE = frozenset({"close"})
+CALLS = frozenset(
+    name for name, value in vars(Api).items() if callable(value) and not name.startswith("_") and name not in LIFECYCLE
+)
+"""The methods of :class:`Api` the worker serves."""
+JOB_CALLS = frozenset(name for name in CALLS if getattr(vars(Api)[name], "__kgqa_job__", False))
+"""The calls the worker runs as a polled job."""
+LOCAL_ARGUMENTS = frozenset({"progress"})
+"""Arguments a remote call keeps on the caller's side."""

@@ -1,0 +1,468 @@
+"""The Python API, shaped like sqlite3/duckdb: ``with kgqa.connect() as kg: kg.ask("...", skb="hpo")``."""
+
+from __future__ import annotations
+
+import copy
+import os
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kgqa.api import check_question
+from kgqa.choices import Steps
+from kgqa.config import Config, load_config, validate
+from kgqa.cypher.errors import CypherError
+from kgqa.cypher.errors import CypherSyntaxError as ParseError
+from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError
+from kgqa.loaders.model import SkbData
+from kgqa.runtime.context import Context, Options
+from kgqa.runtime.embed import Embedder, EmbeddingCache, make_encoder
+from kgqa.runtime.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
+from kgqa.runtime.load import load_skb
+from kgqa.runtime.node_view import describe_node
+from kgqa.runtime.pipeline import run
+from kgqa.runtime.progress import ProgressSink
+from kgqa.runtime.skbs import check_name, read_source
+from kgqa.runtime.steps.s8_rerank import CrossEncoderModel
+from kgqa.runtime.store.base import GraphStore, Schema, SkbMeta, same_model
+from kgqa.runtime.trained import Trained, find_trained
+from kgqa.types import Answer, LoadReport, NodeView
+
+if TYPE_CHECKING:
+    from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
+    from kgqa.loaders.stark_embeddings import DocVectors
+    from kgqa.types import Dialect, Explanation, Export
+
+
+def open_store(config: Config) -> GraphStore:
+    """The configured store: the embedded FalkorDB in the data directory, or a Neo4j server."""
+    if config.store == "neo4j":
+        from kgqa.runtime.store.neo4j import Neo4jStore
+
+        user, password = config.neo4j_user, config.neo4j_password
+        if password is None and "/" in os.environ.get("NEO4J_AUTH", ""):
+            user, password = os.environ["NEO4J_AUTH"].split("/", 1)
+        if password is None:
+            raise ConfigError("store 'neo4j' needs neo4j_password (or NEO4J_AUTH=user/password)")
+        return Neo4jStore(
+            config.neo4j_uri,
+            (user, password),
+            database=config.neo4j_database,
+            query_timeout=config.query_timeout,
+            row_cap=config.neo4j_row_cap,
+            batch_size=config.load_batch_size,
+        )
+    from kgqa.runtime.store.falkordb import FalkorStore  # the store client loads only where a store is opened
+
+    return FalkorStore(
+        config.store_dir,
+        ef_runtime=config.ef_runtime,
+        start_timeout=config.server_start_timeout,
+        query_timeout=config.query_timeout,
+    )
+
+
+def read_load_input(skb: str, directory: Path | None, embeddings: Path | None) -> tuple[SkbData, DocVectors | None]:
+    """An SKB's source and, from ``embeddings``, STaRK's precomputed document vectors for it."""
+    data = read_source(skb, directory)
+    if embeddings is None:
+        return data, None
+    from kgqa.loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors
+
+    path, model = find_doc_embeddings(skb, embeddings)
+    return data, read_doc_vectors(path, model, len(data.nodes))
+
+
+@dataclass
+class _Models:
+    """The models a :class:`Kgqa` loads on first use, one holder shared with its :meth:`Kgqa.with_config` views
+    (a view that loads the embedder loads it for all)."""
+
+    embedder: Embedder | None
+    llms: dict[tuple[Any, ...], CachedChat] = field(default_factory=dict)
+    cross_encoders: dict[str, CrossEncoderModel] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Kgqa:
+    """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
+
+    Safe to share between threads (the worker serves commands in threads): models load once under a lock, and
+    :meth:`with_config` gives a view with another call's settings over the same store, models and caches."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        embedder: Embedder | None = None,
+        store: GraphStore | None = None,
+        llm: ChatModel | None = None,
+    ) -> None:
+        """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa.
+        ``store``: an open store instead of the configured one (a Neo4j driver someone else holds), closed with
+        kgqa. ``llm``: a chat model instead of the ``llm`` setting, behind the same response cache."""
+        self.config = config
+        self.store: GraphStore = store if store is not None else open_store(config)
+        self._models = _Models(embedder)
+        self._given_llm = None if llm is None else self._cached(llm)
+        self._owns_given_llm = llm is not None
+        self._owner = True
+
+    def __enter__(self) -> Kgqa:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def with_config(self, config: Config) -> Kgqa:
+        """This kgqa with another call's settings (k, steps, LLM, reranker, ...), sharing the store, the models and
+        the caches; closing the view closes nothing. The settings that open the store and the embedder must be
+        those this kgqa was opened with (the worker checks them before it calls this)."""
+        view = copy.copy(self)
+        view.config = config
+        view._owner = False
+        view._owns_given_llm = False  # the LLM cache stays with whoever opened it
+        return view
+
+    def close(self) -> None:
+        """Close the store, the caches and the models' clients; a view closes only the LLM cache it opened itself
+        (:meth:`with_llm`)."""
+        if self._owns_given_llm and self._given_llm is not None:
+            self._given_llm.cache.close()
+        if not self._owner:
+            return
+        try:
+            self.store.close()
+        finally:
+            if self._models.embedder is not None:
+                self._models.embedder.cache.close()
+            for chat in self._models.llms.values():
+                chat.cache.close()
+
+    def with_llm(self, llm: ChatModel) -> Kgqa:
+        """This kgqa answering with ``llm`` (instead of the ``llm`` setting), sharing the store and the models."""
+        view = self.with_config(self.config)
+        view._given_llm, view._owns_given_llm = self._cached(llm), True
+        return view
+
+    def _cached(self, chat: ChatModel, *, salt: str = "") -> CachedChat:
+        """``chat`` behind the response cache of this kgqa's settings (on disk unless ``llm_cache`` is off)."""
+        c = self.config
+        return CachedChat(chat, LlmCache(c.cache_dir / "llm.sqlite" if c.llm_cache else None), salt=salt)
+
+    @property
+    def has_llm(self) -> bool:
+        """Whether questions get an LLM (a given chat model, or the ``llm`` setting), without loading one."""
+        return self._given_llm is not None or parse_llm_spec(self.config.llm)[0] != "none"
+
+    @property
+    def embedder(self) -> Embedder:
+        with self._models.lock:
+            if self._models.embedder is None:
+                c = self.config
+                encoder = make_encoder(
+                    c.embedder,
+                    device=c.device,
+                    batch_size=c.embed_batch_size,
+                    base_url=c.openai_base_url,
+                    api_key=c.openai_api_key,
+                    models_dir=c.home / "models",
+                )
+                cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
+                self._models.embedder = Embedder(encoder, cache)
+            return self._models.embedder
+
+    def embedder_name(self) -> str:
+        """The embedding model's name (a method, so a worker's client can ask for it without loading a model)."""
+        return self.embedder.name
+
+    @property
+    def llm(self) -> CachedChat | None:
+        """The configured chat model behind the on-disk response cache; None when ``llm`` is ``none``. One client
+        per model and client settings, kept for later calls."""
+        if self._given_llm is not None:
+            return self._given_llm
+        c = self.config
+        kind, model = parse_llm_spec(c.llm)
+        if kind == "none":
+            return None
+        key = (
+            c.llm,
+            c.openai_base_url,
+            c.openai_api_key,
+            c.llm_timeout,
+            c.llm_max_retries,
+            c.llm_reasoning_effort,
+            c.llm_context,
+            c.llm_cache,
+            c.cache_dir,
+        )
+        with self._models.lock:
+            if key not in self._models.llms:
+                chat: ChatModel
+                if kind == "openai":
+                    chat = OpenAIChat(
+                        model,
+                        base_url=c.openai_base_url,
+                        api_key=c.openai_api_key,
+                        timeout=c.llm_timeout,
+                        max_retries=c.llm_max_retries,
+                        reasoning_effort=c.llm_reasoning_effort,
+                    )
+                else:
+                    chat = LlamaCppChat(Path(model).expanduser(), context=c.llm_context)
+                self._models.llms[key] = self._cached(chat, salt=c.llm_reasoning_effort or "")
+            return self._models.llms[key]
+
+    def load(
+        self,
+        skb: str | SkbData,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: ProgressSink | None = None,
+        doc_vectors: DocVectors | None = None,
+    ) -> LoadReport:
+        """Load an SKB by name (reading its source) or from already-read :class:`SkbData`; ``doc_vectors``:
+        precomputed document vectors (:func:`loaders.stark_embeddings.read_doc_vectors`) to store instead of
+        embedding those documents."""
+        data = read_source(skb, directory) if isinstance(skb, str) else skb
+        with self.embedder.cache.loading():  # a load's vectors are not evicted while it runs (its re-run finds them)
+            return load_skb(
+                self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
+            )
+
+    def load_source(
+        self,
+        skb: str,
+        directory: Path | None = None,
+        *,
+        force: bool = False,
+        progress: ProgressSink | None = None,
+        embeddings: Path | None = None,
+    ) -> LoadReport:
+        """Read an SKB's source (and STaRK's precomputed document vectors from ``embeddings``) and load it: what
+        ``kgqa load`` runs in the worker."""
+        data, doc_vectors = read_load_input(skb, directory, embeddings)
+        return self.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
+
+    def meta(self, skb: str) -> SkbMeta:
+        check_name(skb)
+        meta = self.store.meta(skb)
+        if meta is None:
+            hint = "kgqa load hpo" if skb == "hpo" else f"kgqa load stark --name {skb} --dir PROCESSED_DIR"
+            raise SkbNotLoadedError(f"SKB '{skb}' is not loaded; run: {hint}")
+        return meta
+
+    def schema(self, skb: str) -> Schema:
+        self.meta(skb)
+        return self.store.schema(skb)
+
+    def node(self, skb: str, node_id: str) -> NodeView:
+        """A node's type, name, documents and relations, found by id."""
+        self.meta(skb)
+        return describe_node(self.store, skb, node_id)
+
+    def explain(
+        self,
+        skb: str,
+        *,
+        cypher: str | None = None,
+        question: str | None = None,
+        scope: int = 1,
+        types: Sequence[str] | None = None,
+        dialect: Dialect = "falkordb",
+    ) -> Explanation:
+        """The plan and compiled query of a Cypher text (as an LLM wrote it), or of the Cypher the LLM writes for
+        ``question`` (see :mod:`kgqa.runtime.explain`)."""
+        from kgqa.runtime.explain import explain, explain_question
+
+        if (question is None) == (cypher is None):
+            raise InputError("explain needs either a question or a Cypher text, not both")
+        if question is not None:
+            check_question(question, self.config.max_question_chars)
+        if scope < 1:
+            raise InputError(f"the scope must be >= 1, got {scope}")
+        try:
+            if cypher is not None:
+                return explain(self, skb, cypher, scope=scope, mode=self.config.cypher_mode, dialect=dialect)
+            assert question is not None
+            return explain_question(self, skb, question, scope=scope, types=types, dialect=dialect)
+        except ParseError as exc:  # the Cypher front end's own errors, as kgqa's
+            raise CypherSyntaxError(str(exc), exc.position) from exc
+        except CypherError as exc:
+            raise InputError(str(exc)) from exc
+
+    def generate_questions(
+        self,
+        skb: str,
+        types: Sequence[str],
+        count: int,
+        seed: int,
+        max_word_share: float,
+        phrasing: Phrasing = "template",
+        split: Split = "all",
+        families: Sequence[str] | None = None,
+    ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
+        """``count`` questions with exact answers over ``types`` (see :func:`kgqa.lab.questions.generate`), phrased by
+        templates or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of
+        the attempts that failed."""
+        from kgqa.lab.questions import generate
+
+        schema = self.schema(skb)
+        unknown = [t for t in types if t not in {label.name for label in schema.labels}]
+        if unknown:
+            raise InputError(f"unknown type '{unknown[0]}' for SKB '{skb}'")
+        rejected: Counter[tuple[str, str]] = Counter()
+        made = generate(
+            self.store,
+            skb,
+            schema,
+            types,
+            count,
+            seed,
+            self.llm,
+            max_word_share=max_word_share,
+            rejected=rejected,
+            phrasing=phrasing,
+            split=split,
+            families=families,
+        )
+        return made, rejected
+
+    def export_neo4j_admin(self, skb: str, out: Path) -> Export:
+        """Write ``skb`` as CSVs for ``neo4j-admin database import full`` into ``out``."""
+        from kgqa.runtime.export import export_neo4j_admin
+
+        return export_neo4j_admin(self.store, skb, self.meta(skb), out)
+
+    def cross_encoder(
+        self, path: str | None = None, key: str | None = None, *, evidence: bool = False
+    ) -> CrossEncoderModel | None:
+        """The sentence-transformers CrossEncoder at ``path`` (default: the configured one), loaded once per ``key``
+        (default: the path; a retrained model at the same path has another key), offline. ``evidence``: it was
+        trained on documents that lead with the pipeline's evidence (kgqa.runtime.steps.s8_rerank.CrossEncoderModel)."""
+        path = path or self.config.cross_encoder
+        if path is None:
+            return None
+        key = key or path
+        with self._models.lock:
+            if key not in self._models.cross_encoders:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                from sentence_transformers import CrossEncoder
+
+                try:
+                    model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)
+                except (OSError, ValueError) as exc:
+                    raise ConfigError(f"cross_encoder '{path}' could not be loaded: {exc}") from exc
+                self._models.cross_encoders[key] = CrossEncoderModel(
+                    lambda pairs: [float(s) for s in model.predict(pairs, show_progress_bar=False)], evidence
+                )
+            return self._models.cross_encoders[key]
+
+    def trained_reranker(self, skb: str) -> Trained | None:
+        """The reranker ``kgqa train-reranker`` trained for ``skb`` in this data directory, if any."""
+        return find_trained(self.config.home, skb)
+
+    def prepare(
+        self,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+    ) -> tuple[Context, Options]:
+        """The context and options of a question over ``skb`` (config ``steps``; ``vss`` is the vector strand
+        alone), over its candidate types or ``types``: what :meth:`ask` runs with, and ``kgqa explain`` too."""
+        meta = self.meta(skb)
+        config = replace(self.config, top_k=top_k or self.config.top_k, steps=steps or self.config.steps)
+        validate(config)
+        chosen = tuple(types) if types else meta.candidate_types
+        unknown = [t for t in chosen if t not in meta.candidate_types]
+        if unknown:
+            raise InputError(f"unknown type '{unknown[0]}' for SKB '{skb}' (types: {', '.join(meta.candidate_types)})")
+        if self.embedder.name != meta.embedder:
+            raise ConfigError(
+                f"SKB '{skb}' was embedded with '{meta.embedder}' but the configured embedder is "
+                f"'{self.embedder.name}'; reload it (kgqa load {skb} --force) or set 'embedder' to the one it was "
+                "loaded with (an export format kgqa no longer makes needs the reload)"
+            )
+        has_llm = self.has_llm
+        wants_trained = config.steps == "full" and config.reranker == "cross-encoder" and not config.cross_encoder
+        trained = self.trained_reranker(skb) if wants_trained else None
+        options = Options.from_config(
+            config, chosen, has_llm=has_llm, skb=skb, trained=None if trained is None else str(trained.path)
+        )
+        llm = self.llm if has_llm and config.steps != "vss" else None  # vss never loads the model
+        scores = None
+        if config.steps == "full" and options.reranker == "cross-encoder":
+            if trained is not None and options.cross_encoder == str(trained.path):
+                scores = self.cross_encoder(options.cross_encoder, trained.key, evidence=trained.manifest.evidence)
+            else:
+                scores = self.cross_encoder(options.cross_encoder)
+        documents = same_model(self.embedder.name, meta.doc_model)
+        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores, documents)
+        return ctx, options
+
+    def ask(
+        self,
+        question: str,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> Answer:
+        """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`). ``query_vector``: the
+        question's vector by the model of the SKB's document vectors (STaRK's query_emb_dict.pt), searched against
+        the document index instead of the embedder's; needed when that model is not the configured embedder."""
+        check_question(question, self.config.max_question_chars)
+        ctx, options = self.prepare(skb, types=types, top_k=top_k, steps=steps)
+        doc_vector = self._doc_vector(skb, query_vector)
+        answers, trace = run(ctx, question, options, doc_vector)
+        return Answer(question, answers, trace)
+
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
+        """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
+        configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`. ``validate``: with
+        CypherQueryCorrector (``validate_cypher``), or as the chain runs by default, without it."""
+        check_question(question, self.config.max_question_chars)
+        try:
+            from kgqa.langchain.baseline import text2cypher_answer
+        except ImportError as exc:
+            raise ConfigError(
+                f"the text2cypher baseline needs the extra: pip install 'kgqa[langchain]' ({exc})"
+            ) from exc
+        return text2cypher_answer(self, question, skb, top_k=top_k, validate=validate)
+
+    def _doc_vector(self, skb: str, query_vector: np.ndarray | None) -> np.ndarray | None:
+        """The supplied query vector, checked against the SKB's document vectors; None when the embedder's is
+        to be used, which must then be the model of those vectors."""
+        meta = self.meta(skb)
+        if query_vector is None:
+            if not same_model(self.embedder.name, meta.doc_model):
+                raise ConfigError(
+                    f"SKB '{skb}' holds document vectors of '{meta.doc_model}' ({meta.doc_dim}-d), so the "
+                    f"question needs a vector by that model, not by '{self.embedder.name}': evaluate with "
+                    f"precomputed query vectors (kgqa eval --query-embeddings), or reload the SKB with "
+                    f"--embedder openai:{meta.doc_model}"
+                )
+            return None
+        vector = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        if len(vector) != meta.doc_dim:
+            raise InputError(
+                f"the query vector has {len(vector)} dimensions; SKB '{skb}' holds {meta.doc_dim}-d document vectors "
+                f"of '{meta.doc_model}'"
+            )
+        return vector
+
+
+def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
+    """Open the data directory of ``config`` (default: file + environment), starting the embedded store."""
+    return Kgqa(config or load_config(overrides))

@@ -1,0 +1,82 @@
+"""What every step of one question shares: the per-question options and the open resources (store, embedder, LLM)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from kgqa.choices import LLM_RERANKERS, Reranker, Steps
+from kgqa.config import Config
+from kgqa.cypher.sanitize import GraphSchema
+from kgqa.errors import ConfigError
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.llm import ChatModel
+from kgqa.runtime.steps.s8_rerank import CrossEncoderModel
+from kgqa.runtime.store.base import GraphStore, Schema, graph_schema
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-question settings; defaults come from the configuration (file, environment, flags)."""
+
+    steps: Steps
+    reranker: Reranker
+    k: int
+    alpha: float
+    l_max: int
+    types: tuple[str, ...]
+
+    cross_encoder: str | None = None
+    """The CrossEncoder of ``reranker = cross-encoder``: config ``cross_encoder``, else the reranker trained for the
+    SKB (``kgqa train-reranker``)."""
+
+    @classmethod
+    def from_config(
+        cls, config: Config, types: Sequence[str], has_llm: bool, *, skb: str = "NAME", trained: str | None = None
+    ) -> Options:
+        """``trained``: the folder of the reranker trained for ``skb``, if there is one; the cross-encoder uses it
+        when ``cross_encoder`` is unset. ``auto`` without an LLM reranks only with a configured ``cross_encoder``
+        (docs/reranker.md says why)."""
+        setting = config.reranker if config.steps == "full" else "none"  # only step 8 reranks
+        reranker: Reranker
+        if setting == "auto":
+            reranker = "listwise" if has_llm else ("cross-encoder" if config.cross_encoder else "none")
+        else:
+            reranker = setting
+        if reranker in LLM_RERANKERS and not has_llm:
+            raise ConfigError(f"reranker '{reranker}' needs an LLM: set 'llm', or use cross-encoder or none")
+        model = (config.cross_encoder or trained) if reranker == "cross-encoder" else None
+        if reranker == "cross-encoder" and not model:
+            raise ConfigError(
+                f"reranker 'cross-encoder' needs 'cross_encoder' (a local CrossEncoder path) or a reranker trained "
+                f"for SKB '{skb}': run kgqa train-reranker --skb {skb}"
+            )
+        return cls(config.steps, reranker, config.top_k, config.alpha, config.l_max, tuple(types), model)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the steps share: the store, the embedder, the optional LLM and cross-encoder, the configuration."""
+
+    store: GraphStore
+    skb: str
+    schema: Schema
+    embedder: Embedder
+    llm: ChatModel | None
+    config: Config
+    cross_encoder: CrossEncoderModel | None = None
+    embedder_documents: bool = False
+    """Whether the SKB's document vectors are the embedder's (not imported from another model, as STaRK's ada-002
+    ones may be): only then can the embedder's vector of a text the question quotes be searched in the document
+    index (kgqa.runtime.steps.s2_linking.described_anchors)."""
+
+    @property
+    def aliases(self) -> bool:
+        """Whether linking and step 4 search the alias index: the graph has one and ``link_aliases`` is on."""
+        return self.schema.has_aliases and self.config.link_aliases
+
+    @cached_property
+    def graph(self) -> GraphSchema:
+        """The schema as the Cypher front end sees it (labels, relationship triples, node keys), once per context."""
+        return graph_schema(self.schema)

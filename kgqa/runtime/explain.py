@@ -1,0 +1,129 @@
+"""``kgqa explain``: what kgqa makes of a Cypher text: plan, drops, repairs, and the compiled query with parameters.
+
+With a QUESTION instead of a Cypher text it runs method steps 1-3 through the very functions ``kgqa ask`` runs
+(kgqa.runtime.pipeline.target_type, kgqa.runtime.steps.s2_text2cypher.write_cypher and plan_from_reply, on the context
+of :meth:`kgqa.runtime.app.Kgqa.prepare`), so it shows exactly the prompt, reply and plan of ``kgqa ask`` for the same
+question and settings. It explains the LLM's plan: where that plan is unusable it says so, where ``kgqa ask`` would fall
+back to the linked entities' plan (``kgqa ask --explain`` shows that one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kgqa.config import hidden_labels
+from kgqa.cypher.compile import pattern_query
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.sanitize import GraphSchema, Mode, SanitizedPlan
+from kgqa.errors import ConfigError
+from kgqa.runtime.llm import Usage
+from kgqa.runtime.pipeline import llm_plan_refusal, target_type
+from kgqa.runtime.steps.s2_fallback import linked_plan
+from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, write_cypher
+from kgqa.runtime.steps.s4_grounding import at_scope, constant_vectors, exact_names, plan_candidates, weak_constants
+from kgqa.runtime.store.base import graph_schema
+from kgqa.runtime.store.neo4j import browser_statement
+from kgqa.runtime.trace import STEP_NAMES, StepTrace
+from kgqa.types import Dialect, Explanation, GeneratedCypher
+
+if TYPE_CHECKING:
+    from kgqa.runtime.app import Kgqa
+
+
+def explain(
+    kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
+) -> Explanation:
+    """Step 3 as ``kgqa ask`` runs it (:func:`kgqa.runtime.steps.s2_text2cypher.plan_from_reply`: parse, the
+    answer-variable
+    repair, sanitize against the live schema), then compile; constants get their first ``scope`` candidates."""
+    schema = graph_schema(kg.schema(skb))
+    sanitized = plan_from_reply(cypher, schema, None, mode, max_triplets=kg.config.max_triplets)
+    return compile_plan(kg, skb, schema, sanitized, scope=scope, dialect=dialect)
+
+
+def compile_plan(
+    kg: Kgqa, skb: str, schema: GraphSchema, sanitized: SanitizedPlan, *, scope: int, dialect: Dialect = "falkordb"
+) -> Explanation:
+    """Compile a sanitized plan as step 5 does, with each constant's first ``scope`` candidates (step 4), or all its
+    exact name matches where more tie (:func:`kgqa.runtime.steps.s4_grounding.at_scope`).
+
+    The candidates always come from the SKB loaded in the embedded store, whatever the dialect: the Neo4j text is
+    what kgqa would send to a Neo4j (release ``config.neo4j_version``) holding the same SKB, with the same
+    parameters.
+    """
+    query = pattern_query(sanitized.plan, schema.keys, limit=kg.config.pattern_limit)
+    params = dict(query.params)
+    weak: tuple[str, ...] = ()
+    if query.constant_params:
+        kg.store.await_indexes(skb)
+        vectors = constant_vectors(kg.embedder, sanitized.plan)
+        aliases = kg.config.link_aliases and kg.store.schema(skb).has_aliases
+        depth = max(scope, kg.config.l_max)  # the lists ``kgqa ask`` reads, so that ties and order are the same
+        candidates = plan_candidates(kg.store, skb, sanitized.plan, vectors, schema.labels, depth, aliases=aliases)
+        params.update(
+            {
+                query.constant_params[name]: [m.id for m in at_scope(matches, scope, exact_names(matches))]
+                for name, matches in candidates.items()
+            }
+        )
+        weak = weak_constants(candidates, kg.config.link_threshold)
+    if dialect == "falkordb":
+        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params, weak=weak)
+    text, browser = browser_statement(query.text, params, kg.config.neo4j_version)
+    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser, weak=weak)
+
+
+def explain_question(
+    kg: Kgqa,
+    skb: str,
+    question: str,
+    *,
+    scope: int,
+    types: Sequence[str] | None = None,
+    dialect: Dialect = "falkordb",
+) -> Explanation:
+    """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan and,
+    ``beside`` it, of the linked entities' plan ``kgqa ask`` grounds too. Raises LlmError when the LLM fails,
+    CypherSyntaxError when its reply gives no usable plan."""
+    ctx, options = kg.prepare(skb, types=types)
+    if ctx.llm is None:
+        raise ConfigError(
+            "explaining a QUESTION needs an LLM: set 'llm' (--llm openai:MODEL or llama:PATH.gguf), "
+            "or pass the Cypher with --cypher"
+        )
+    step1 = StepTrace(1, STEP_NAMES[1])
+    target = target_type(ctx, question, options, kg.embedder.embed_one(question), step1)
+    reply = write_cypher(
+        ctx.llm,
+        ctx.store,
+        skb,
+        ctx.schema,
+        question,
+        target,
+        hidden=hidden_labels(ctx.config, skb),
+        temperature=ctx.config.llm_temperature,
+    )
+    usage = Usage()
+    usage.merge(step1.usage)
+    usage.add(reply.completion)
+    text = reply.completion.text
+    generated = GeneratedCypher(question, target, ctx.llm.name, reply.prompt, text, usage)
+    fallback = " (kgqa ask grounds the linked entities' plan alone: see kgqa ask --explain)"
+    try:
+        sanitized = plan_from_reply(
+            text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
+        )
+        linked = linked_plan(ctx, question, target)[0] if ctx.config.plan_fallback else None
+        why = llm_plan_refusal(sanitized.plan, target, linked)
+        if why is not None:
+            raise CypherSyntaxError(why)
+        result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)
+    except CypherSyntaxError as exc:
+        raise CypherSyntaxError(f"{exc} in the LLM's reply {text[:300]!r}{fallback}") from exc
+    beside = None
+    if linked is not None:
+        plan = SanitizedPlan(linked, (), ctx.config.cypher_mode)
+        beside = compile_plan(kg, skb, ctx.graph, plan, scope=scope, dialect=dialect)
+    return replace(result, generated=generated, beside=beside)

@@ -1,0 +1,190 @@
+"""A sentence-transformers model run by ONNX Runtime on the CPU, exported offline at first use (issue 31).
+
+sentence-transformers' own ONNX backend needs ``optimum``, whose releases pin transformers below what
+sentence-transformers 6 needs; onnxruntime alone does not. So the bundled model is exported once with
+``torch.onnx.export`` (its transformer only: pooling and normalisation are two lines of numpy), optionally quantized
+with ``onnxruntime.quantization.quantize_dynamic`` (int8 weights of the linear layers but each feed-forward block's
+output projection, per channel: the choice and its measured fidelity are in docs/benchmarks.md), and kept in the
+data directory, keyed by model, backend and quantization. Nothing is downloaded: the model is read from its local
+path, the export is written to a temporary folder and renamed into place, so a killed export leaves nothing
+half-written to load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from kgqa.errors import EmbeddingError
+
+Backend = Literal["onnx", "onnx-int8"]
+BACKENDS: tuple[Backend, ...] = ("onnx", "onnx-int8")
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+OPSET = 17
+FORMAT = 2
+"""Bumped when the export changes: an export of another format is made again (2: the feed-forward output projections
+stay fp32 in the int8 export)."""
+FP32_MATMULS = re.compile(r"/encoder/layer\.\d+/output/dense/MatMul$")
+"""The int8 export keeps these fp32: each layer's feed-forward output projection (1,536 inputs in MiniLM, the widest
+sum an int8 weight error accumulates over). Quantized too, answers moved past issue 31's bound (docs/benchmarks.md)."""
+SMALL_FILE = 1 << 20
+
+
+def export_dir(root: Path, model_path: str, backend: Backend) -> Path:
+    """Where ``backend``'s export of the model at ``model_path`` lives under ``root``: keyed by the model's folder
+    name and a digest of its files (the configuration and tokenizer files by content, the weights by name and size,
+    which a read of 90 MB at every start would not improve on much): another model of the same name is another
+    export."""
+    source = Path(model_path)
+    digest = hashlib.sha256(f"{FORMAT}|{backend}".encode())
+    for path in sorted(p for p in source.iterdir() if p.suffix in (".json", ".safetensors", ".bin", ".txt")):
+        digest.update(path.name.encode())
+        size = path.stat().st_size
+        digest.update(path.read_bytes() if size < SMALL_FILE else str(size).encode())
+    return root / f"{source.name}-{backend}-{digest.hexdigest()[:12]}"
+
+
+def export(model_path: str, target: Path, backend: Backend) -> Path:
+    """The ONNX file of the model at ``model_path`` for ``backend``, exported into ``target`` if it is not there yet
+    (atomically: a temporary folder beside it, renamed). Needs torch and transformers, as the model itself does."""
+    model_file = target / "model.onnx"
+    if model_file.exists():
+        return model_file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        _export(model_path, work, backend)
+        try:
+            os.replace(work, target)
+        except OSError:  # another process exported it meanwhile: theirs is as good
+            if not model_file.exists():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return model_file
+
+
+def _export(model_path: str, work: Path, backend: Backend) -> None:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
+    transformer: Any = model[0].auto_model
+    transformer.eval()
+    tokenizer = model.tokenizer
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    sample = tokenizer(["an example", "a second, longer example"], padding=True, return_tensors="pt")
+    plain = work / "plain.onnx"
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on constants it folds (the mask is always given)
+        torch.onnx.export(
+            LastHidden(transformer),
+            tuple(sample[name] for name in INPUTS),
+            str(plain),
+            input_names=list(INPUTS),
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
+        )
+    if backend == "onnx-int8":
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+
+        prepared = work / "prepared.onnx"  # onnxruntime's recommended pre-processing (graph optimised, shapes)
+        quant_pre_process(str(plain), str(prepared), skip_symbolic_shape=True)
+        quantize_dynamic(
+            str(prepared),
+            str(work / "model.onnx"),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+            nodes_to_exclude=fp32_matmuls(prepared),
+        )
+        plain.unlink()  # the folder becomes the export: only what is loaded stays
+        prepared.unlink()
+    else:
+        plain.rename(work / "model.onnx")
+    tokenizer.save_pretrained(str(work / "tokenizer"))
+    settings = {"max_seq_length": model.max_seq_length, "dimension": model.get_embedding_dimension()}
+    (work / "kgqa.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def fp32_matmuls(model_file: Path) -> list[str]:
+    """The names of the MatMul nodes of ``model_file`` that the int8 export leaves in fp32 (:data:`FP32_MATMULS`)."""
+    import onnx
+
+    graph = onnx.load(str(model_file), load_external_data=False).graph
+    kept = [node.name for node in graph.node if node.op_type == "MatMul" and FP32_MATMULS.search(node.name)]
+    if not kept:  # the exporter named its nodes otherwise: the export would not be the measured recipe
+        raise EmbeddingError(f"no feed-forward output projection found to keep fp32 in {model_file.name}")
+    return kept
+
+
+class OnnxEncoder:
+    """The :class:`kgqa.runtime.embed.Encoder` of a sentence-transformers model (mean pooling, normalised, as MiniLM's
+    modules are) run by ONNX Runtime."""
+
+    def __init__(self, model: str, model_path: str, root: Path, backend: Backend, batch_size: int = 64) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise EmbeddingError(
+                f"embedder '{backend}:{model}' needs onnxruntime, a dependency of kgqa: reinstall kgqa"
+            ) from exc
+        from transformers import AutoTokenizer
+
+        target = export_dir(root, model_path, backend)
+        model_file = export(model_path, target, backend)
+        settings = json.loads((target / "kgqa.json").read_text(encoding="utf-8"))
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        self._tokenizer = AutoTokenizer.from_pretrained(str(target / "tokenizer"), local_files_only=True)
+        self._max: int = int(settings["max_seq_length"])
+        self._batch_size = batch_size
+        self.dimension = int(settings["dimension"])
+        self.name = f"{backend}:{model}" if backend == "onnx" else f"{backend}.{FORMAT}:{model}"
+        """Keys the embedding cache and a store's fingerprint: an int8 vector of another export format is another
+        model's (fp32 gives the same vectors in every format)."""
+
+    def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
+        """Normalised mean-pooled vectors, in ``texts``' order; computed shortest first so that each batch pads
+        little (cost grows with the longest text of a batch)."""
+        limit = min(max_tokens or self._max, self._max)
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            tokens = self._tokenizer(
+                [texts[i] for i in batch], padding=True, truncation=True, max_length=limit, return_tensors="np"
+            )
+            feed = {name: tokens[name].astype(np.int64) for name in INPUTS if name in tokens}
+            if "token_type_ids" not in feed:
+                feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
+            hidden = self._session.run(None, feed)[0]
+            mask = tokens["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+            out[batch] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return out

@@ -1,0 +1,491 @@
+"""The AF-Retriever pipeline (method steps 1-8, as in the AF-Retriever paper), with whatever LLM is configured,
+or none.
+
+Each step is one function in its own module; this module only wires them and records the trace:
+1 kgqa.runtime.steps.s1_target_type, 2 kgqa.runtime.steps.s2_text2cypher.write_cypher, 3
+kgqa.runtime.steps.s2_text2cypher.plan_from_reply and the schema-guided plan of the entities linked in the question
+(kgqa.runtime.steps.s2_fallback.linked_plan), 4-5 kgqa.runtime.steps.s4_grounding, 6
+kgqa.runtime.steps.s6_graph_ranking, 7 kgqa.runtime.steps.s7_hybrid, 8 kgqa.runtime.steps.s8_rerank.rerank. Modes
+(``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types); ``graph`` = steps 1-6; ``hybrid`` =
+1-7; ``full`` = 1-8.
+
+An LLM only ever adds evidence: its type is one vote beside the type the question names
+(kgqa.runtime.steps.s1_target_type), its plan is grounded beside the linked entities' plan and step 6 ranks both plans'
+targets by their votes, and the lexical terms come from the question, not from a plan's constants. A failing LLM never
+loses the question: step 1 falls back to the type the question names or embeddings, a step-2/3 failure leaves the linked
+plan alone (with ``plan_fallback`` off, the LLM's plan alone: the graph strand may stay empty and the vector strand fill
+all k), a step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the
+store or the embedder still raise. The API checks every question before it calls :func:`run`
+(:func:`kgqa.api.check_question`): one too long or not text is refused with a QuestionError before anything is
+embedded, asked or read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+
+from kgqa.config import hidden_labels
+from kgqa.cypher.errors import CypherSyntaxError
+from kgqa.cypher.plan import Dropped, QueryPlan
+from kgqa.errors import LlmError
+from kgqa.runtime.context import Context, Options
+from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
+from kgqa.runtime.steps.s2_fallback import linked_plan
+from kgqa.runtime.steps.s2_linking import relaxations, span_cap, unreached
+from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
+from kgqa.runtime.steps.s4_grounding import (
+    NodeMatch,
+    PlanGrounding,
+    constant_vectors,
+    ground,
+    plan_candidates,
+    weak_constants,
+)
+from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, Lexical, rank_graph_strand
+from kgqa.runtime.steps.s6_lexical import search_terms
+from kgqa.runtime.steps.s7_hybrid import as_fill, hybrid_merge
+from kgqa.runtime.steps.s7_vector import vector_strand
+from kgqa.runtime.steps.s8_rerank import rerank, rerank_documents
+from kgqa.runtime.trace import StepTrace, Trace
+from kgqa.types import Candidate
+
+
+def run(
+    ctx: Context, question: str, options: Options, doc_vector: np.ndarray | None = None
+) -> tuple[list[Candidate], Trace]:
+    """Answer ``question``: the ranked candidates and the trace of all 8 steps.
+
+    Two question vectors: the embedder's (step 1's type similarity, step 6's similarity to the documents' stored
+    ``plain_emb``, and the name side) and the one searched against the document index (step 6's preselection, step 7):
+    ``doc_vector`` when given (the SKB's document vectors may come from another model, e.g. STaRK's precomputed
+    embeddings, whose question vectors come with them), else the embedder's."""
+    trace = Trace(
+        ctx.skb,
+        options.steps,
+        ctx.llm.name if ctx.llm else "none",
+        options.reranker,
+        options.k,
+        options.alpha,
+        options.l_max,
+        ctx.embedder.name,
+        options.types,
+    )
+    start = time.perf_counter()
+    ctx.store.await_indexes(ctx.skb)
+    trace.seconds["await_indexes"] = round(time.perf_counter() - start, 4)
+    if doc_vector is not None:
+        trace.doc_question = "supplied"
+    if options.steps == "vss" and doc_vector is not None:
+        question_vector = doc_vector  # the vector strand alone needs no other vector: nothing is embedded
+    else:
+        start = time.perf_counter()
+        question_vector = ctx.embedder.embed_one(question)
+        trace.seconds["embed_question"] = round(time.perf_counter() - start, 4)
+    doc_question = question_vector if doc_vector is None else doc_vector
+
+    if options.steps == "vss":
+        for number in range(1, 7):
+            with trace.step(number, skipped="steps=vss"):
+                pass
+        with trace.step(7) as record:
+            answers = as_fill(vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k), "similarity")
+            record.detail = f"{len(answers)} answers over {', '.join(options.types)}"
+        with trace.step(8, skipped="steps=vss"):
+            pass
+        return answers, trace
+
+    with trace.step(1) as record:
+        target = target_type(ctx, question, options, question_vector, record)
+    trace.target_type = target
+    plans = _plans(ctx, question, target, trace)
+    keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
+    vectors = (question_vector, doc_question)
+    linked = next((p.plan for p in plans if p.source == "linked"), None)
+    lexical = lexical_signal(ctx, question, linked)
+    ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace)
+    if options.steps == "graph":
+        with trace.step(7, skipped="steps=graph"):
+            pass
+        answers = ranking.kept
+    else:
+        with trace.step(7) as record:
+            fusion = ctx.config.fusion
+            answers, note = hybrid_merge(
+                ctx.store, ctx.skb, vectors, target, ranking, options.k, lexical=lexical, fusion=fusion
+            )
+            filled = sum(c.strands[0] != "graph" for c in answers)
+            record.detail = f"{filled} of {len(answers)} answers from the fill over {target}{note}"
+    if options.steps != "full" or options.reranker == "none":
+        with trace.step(8, skipped=f"steps={options.steps}" if options.steps != "full" else "reranker=none"):
+            pass
+        return answers, trace
+    with trace.step(8) as record:
+        answers = _rerank(ctx, question, answers, options, record)
+    return answers, trace
+
+
+def target_type(ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace) -> str:
+    """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type)."""
+    if len(options.types) == 1:
+        record.detail = f"{options.types[0]} (the only candidate type)"
+        return options.types[0]
+    temperature = ctx.config.llm_temperature
+    try:
+        choice = predict_target_type(
+            question,
+            options.types,
+            llm=ctx.llm,
+            embedder=ctx.embedder,
+            question_vector=question_vector,
+            temperature=temperature,
+        )
+    except LlmError as exc:
+        choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc))
+        record.degrade(f"{choice.detail}: {choice.label}")
+        return choice.label
+    if choice.completion is not None:
+        record.usage.add(choice.completion)
+    if choice.method in ("named", "subject", "embedding"):  # no LLM, or its reply named no type
+        record.degrade(f"{choice.detail}: {choice.label}")
+    elif choice.method == "outvoted":
+        record.detail = f"{choice.label} ({choice.detail})"
+    else:
+        record.detail = f"{choice.label} ({choice.method})"
+    return choice.label
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A plan steps 4-6 ground and rank: whose (``llm`` or ``linked``) and its vote's weight in step 6."""
+
+    source: str
+    plan: QueryPlan
+    weight: float
+
+
+def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Planned]:
+    """Steps 2-3: the LLM's plan (if there is an LLM and :func:`llm_plan_refusal` finds its reply's plan fit to
+    ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's
+    first."""
+    llm_plan = _llm_plan(ctx, question, target, trace) if ctx.llm is not None else None
+    if ctx.llm is None:
+        with trace.step(2) as record:
+            record.degrade("no LLM: entities linked by the name index")
+        with trace.step(3) as record:
+            pass
+    record = trace.record(3)
+    plan, links = None, ""
+    if ctx.llm is None or ctx.config.plan_fallback:
+        start = time.perf_counter()
+        plan, links = linked_plan(ctx, question, target)
+        record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+    plans: list[Planned] = []
+    if llm_plan is not None:
+        why = llm_plan_refusal(llm_plan, target, plan)
+        if why is None:
+            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
+            trace.plan = asdict(llm_plan)
+        else:
+            record.degrade(f"{record.detail}; {why}".lstrip("; "))
+    if ctx.llm is not None and not ctx.config.plan_fallback:
+        return plans
+    if ctx.llm is None:
+        step2 = trace.record(2)
+        step2.degrade(f"no LLM: entities linked by the name index: {links}")
+        note_link_cap(ctx, question, trace, step2)
+    if plan is None:
+        why = f"no linked entity ({links}) is connected to {target} by the schema"
+        record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
+        return plans
+    shown = f"the schema-guided plan of the linked entities ({links}) with {len(plan.triplets)} triplet(s)"
+    if ctx.llm is None:
+        record.degrade(f"no LLM: schema-guided plan with {len(plan.triplets)} triplet(s)")
+    elif plans:
+        record.detail = f"{record.detail}; beside it, {shown}".lstrip("; ")
+    else:
+        record.degrade(f"{record.detail}; {shown} alone".lstrip("; "))
+    if ctx.llm is not None:
+        note_link_cap(ctx, question, trace, record)
+    note_unjoined([d for d in plan.dropped if not unreached(d)], trace, record)
+    for d in (d for d in plan.dropped if unreached(d)):
+        record.detail = f"{record.detail}; not joined: {d.text}, {d.reason} (its words stay with the full text)"
+    plans.append(Planned("linked", plan, 1.0))
+    trace.plan = trace.plan if trace.plan is not None else asdict(plan)
+    return plans
+
+
+def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
+    """Steps 2-3 with an LLM: its Cypher and the plan step 3 makes of it (None: no Cypher, or none that parses;
+    recorded). Whether that plan is grounded is :func:`llm_plan_refusal`'s to say."""
+    assert ctx.llm is not None
+    with trace.step(2) as record:
+        try:
+            reply = write_cypher(
+                ctx.llm,
+                ctx.store,
+                ctx.skb,
+                ctx.schema,
+                question,
+                target,
+                hidden=hidden_labels(ctx.config, ctx.skb),
+                temperature=ctx.config.llm_temperature,
+            )
+        except LlmError as exc:
+            record.degrade(str(exc))
+            with trace.step(3) as step3:
+                step3.degrade("no Cypher from step 2")
+            return None
+        record.usage.add(reply.completion)
+        record.detail = reply.completion.text
+    with trace.step(3) as record:
+        try:
+            sanitized = plan_from_reply(
+                reply.completion.text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
+            )
+        except CypherSyntaxError as exc:
+            record.degrade(f"unusable Cypher: {exc}")
+            return None
+        parts = [f"{r.kind} {r.original!r} -> {r.replacement!r}" for r in sanitized.repairs]
+        parts += [f"dropped {d.text!r}: {d.reason}" for d in sanitized.plan.dropped]
+        record.detail = "; ".join(parts)
+        return sanitized.plan
+
+
+def llm_plan_refusal(plan: QueryPlan, target: str, linked: QueryPlan | None) -> str | None:
+    """Why ``kgqa ask`` does not ground the LLM's ``plan`` (``kgqa explain QUESTION`` refuses it for the same
+    reason), or None: it cannot be grounded (:func:`kgqa.runtime.steps.s2_text2cypher.unusable`), its answer is not of
+    step 1's ``target`` type (:func:`wrong_answer_type`), or it names no constant while the ``linked`` entities' plan is
+    grounded beside it (:func:`unanchored`)."""
+    return unusable(plan) or wrong_answer_type(plan, target) or (unanchored(plan) if linked is not None else None)
+
+
+def unanchored(plan: QueryPlan) -> str | None:
+    """Why an LLM's plan that names no constant is not grounded beside the linked entities' plan, or None: it
+    matches every node of its answer type that has its pattern (thousands, up to ``pattern_limit``), which says
+    nothing about this question's entities, and all of them would tie at l = 1 with the linked plan's targets."""
+    if plan.constants:
+        return None
+    return "the LLM's plan names no constant (it matches every node with its pattern): not grounded"
+
+
+def wrong_answer_type(plan: QueryPlan, target: str) -> str | None:
+    """Why an LLM's plan whose answer is not of step 1's type is not grounded (its targets could not be answers),
+    or None."""
+    labels = plan.symbol(plan.target).labels if plan.target is not None else ()
+    if target in labels:
+        return None
+    return f"the plan answers {':'.join(labels) or 'any node'}, not {target} (step 1): not grounded"
+
+
+def note_link_cap(ctx: Context, question: str, trace: Trace, record: StepTrace) -> None:
+    """Entity linking ran on ``question`` for ``record``'s step: when ``max_link_ngrams`` cut its spans, the step is
+    degraded (a later part of the question was not linked) and the trace's ``bounds`` say so."""
+    cap = span_cap(question, ctx.graph.labels, ctx.config.max_link_ngrams)
+    if cap is None:
+        return
+    note = cap.describe()
+    if note not in trace.bounds:
+        trace.bounds.append(note)
+    record.degrade(f"{record.detail}; {note}".lstrip("; "))
+
+
+SHOWN = 3
+"""Entities a note names before it counts the rest."""
+
+
+def note_unjoined(dropped: Sequence[Dropped], trace: Trace, record: StepTrace) -> None:
+    """The linked entities' plan left links out (``max_triplets``, kgqa.runtime.steps.s2_linking.schema_guided_plan):
+    ``record``'s
+    step is degraded and the trace's ``bounds`` say which."""
+    if not dropped:
+        return
+    more = f" and {len(dropped) - SHOWN} more" if len(dropped) > SHOWN else ""
+    names = ", ".join(d.text for d in dropped[:SHOWN])
+    note = f"{len(dropped)} linked entit{'y' if len(dropped) == 1 else 'ies'} not joined, {dropped[0].reason}: "
+    note += names + more
+    if note not in trace.bounds:
+        trace.bounds.append(note)
+    record.degrade(f"{record.detail}; {note}".lstrip("; "))
+
+
+def _graph_strand(
+    ctx: Context,
+    plans: Sequence[Planned],
+    question_vectors: tuple[np.ndarray, np.ndarray],
+    lexical: Lexical | None,
+    options: Options,
+    keep: int,
+    trace: Trace,
+) -> GraphRanking:
+    """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes.
+    ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
+    full-text side."""
+    if not plans:
+        for number in (4, 5, 6):
+            with trace.step(number, skipped="no plan"):
+                pass
+        return GraphRanking([], {}, "no plan")
+    found = {}
+    with trace.step(4) as record:
+        for p in plans:
+            vectors = constant_vectors(ctx.embedder, p.plan)
+            found[p.source] = (
+                vectors,
+                plan_candidates(
+                    ctx.store, ctx.skb, p.plan, vectors, ctx.graph.labels, options.l_max, aliases=ctx.aliases
+                ),
+            )
+        record.detail = "; ".join(
+            _whose(p.source, plans)
+            + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
+            for p in plans
+        )
+    groundings: list[PlanGrounding] = []
+    with trace.step(5) as record:
+        details = []
+        for p in plans:
+            vectors, candidates = found[p.source]
+            joint = p.source == "linked" and len(p.plan.constants) > 1
+            l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
+            grounding = _ground(ctx, p, vectors, candidates, options.k, l_max, trace)
+            groundings.append(grounding)
+            details.append(_whose(p.source, plans) + _rounds(grounding))
+            if not joint or len(grounding.result.targets) >= options.k:
+                continue
+            for number, (constant, plan) in enumerate(relaxations(p.plan), 1):  # each linked entity is evidence
+                kept = {c.name: candidates[c.name] for c in plan.constants}
+                relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
+                # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
+                # walks every relaxation to l_max (step 5's worst cases)
+                relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
+                grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace)
+                groundings.append(grounding)
+                details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
+        record.detail = "; ".join(details)
+        trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
+        if any(g.result.timed_out or g.result.capped for g in groundings):  # fewer targets than a plan matched
+            record.degrade(record.detail)
+    with trace.step(6) as record:
+        question_vector, doc_question = question_vectors
+        ranking = rank_graph_strand(
+            groundings,
+            ctx.store,
+            ctx.skb,
+            question_vector,
+            keep=keep,
+            keep_corroborated=options.k,
+            cap=ctx.config.graph_rank_cap,
+            doc_vector=doc_question,
+            lexical=lexical,
+        )
+        record.detail = ranking.detail
+    return ranking
+
+
+def _ground(
+    ctx: Context,
+    p: Planned,
+    vectors: dict[str, np.ndarray],
+    candidates: dict[str, list[NodeMatch]],
+    k: int,
+    l_max: int,
+    trace: Trace,
+) -> PlanGrounding:
+    """Step 5 of one plan, up to ``l_max`` candidates per constant; its record in ``trace.plans`` (and the LIMIT it
+    reached in the trace's bounds)."""
+    result = ground(
+        ctx.store,
+        ctx.skb,
+        p.plan,
+        vectors,
+        ctx.graph,
+        k=k,
+        l_max=l_max,
+        found=candidates,
+        source=p.source,
+        limit=ctx.config.pattern_limit,
+    )
+    weak = weak_constants(candidates, ctx.config.link_threshold)
+    trace.plans.append(
+        {
+            "source": p.source,
+            "weight": p.weight,
+            "plan": asdict(p.plan),
+            "query": result.query.text,
+            "params": result.last_params,
+            "rounds": [asdict(r) for r in result.rounds],
+            "grounded": len(result.targets),
+            "weak": list(weak),
+        }
+    )
+    if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
+        trace.bounds.append(result.capped)
+    return PlanGrounding(p.source, p.plan, result, p.weight, weak)
+
+
+def _rounds(grounding: PlanGrounding) -> str:
+    """A grounded plan's rounds for step 5's detail: targets per round, weak constants, why it stopped early."""
+    result = grounding.result
+    rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
+    if grounding.weak:
+        rounds += f"; weak constant(s) {', '.join(grounding.weak)}: rounds counted one later"
+    for cut in (result.capped, result.timed_out):
+        if cut:
+            rounds = f"{rounds}; {cut}".lstrip("; ")
+    return rounds
+
+
+def _whose(source: str, plans: Sequence[Planned]) -> str:
+    """A plan's name in a step's detail, where there are several."""
+    return f"{source}: " if len(plans) > 1 else ""
+
+
+def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexical | None:
+    """Steps 6-7's lexical side: the question's words not covered by the constants of ``plan``, the linked
+    entities' plan (all of them without one), if the graph has full-text indexes and ``lexical_weight`` is on. An
+    LLM's constants never take words away: one that turns the textual condition into a constant would otherwise
+    swallow the words that decide the answer."""
+    if not ctx.config.lexical_weight or not ctx.schema.has_text_index:
+        return None
+    covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
+    types = sorted({t for _, t, _ in ctx.graph.relationships})
+    return Lexical(tuple(search_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
+
+
+def _rerank(
+    ctx: Context, question: str, answers: list[Candidate], options: Options, record: StepTrace
+) -> list[Candidate]:
+    """Step 8 over the merged answers; an LLM failure keeps the merged order (recorded as degraded)."""
+    docs = rerank_documents(ctx.store, ctx.skb, answers)
+    try:
+        outcome = rerank(
+            options.reranker,
+            question,
+            docs,
+            llm=ctx.llm,
+            cross_encoder=ctx.cross_encoder,
+            budget=ctx.config.rerank_budget_tokens,
+            temperature=ctx.config.llm_temperature,
+            concurrency=ctx.config.rerank_concurrency,
+        )
+    except LlmError as exc:
+        record.degrade(f"{exc}; kept the merged order")
+        return answers
+    record.usage = outcome.usage
+    record.detail = f"{options.reranker}: {outcome.detail}"
+    if outcome.repaired:
+        record.degrade(f"{options.reranker}: {outcome.detail}")
+    return reranked(outcome.order, options.reranker)
+
+
+def reranked(order: Sequence[Candidate], reranker: str) -> list[Candidate]:
+    """Step 8's order with the score it makes: the reciprocal of the rank the reranker gave (it replaces steps
+    1-7's fused score, which stays in ``why``)."""
+    return [
+        replace(c, fused=1.0 / rank, why=f"{reranker} rerank placed it {rank}; steps 1-7: {c.why}")
+        for rank, c in enumerate(order, 1)
+    ]

@@ -1,0 +1,226 @@
+"""Method step 1: which node type answers the question.
+
+With one candidate type there is nothing to choose. Otherwise, in this order: the type the question itself names
+near its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the LLM's reply, the type the phrase it
+asks for means by embedding ("what *bits of DNA* ...": :func:`type_by_subject`), and the type whose name is most
+similar to the whole question. The question's own words win over the LLM: an LLM
+that names another type than the question does is wrong far more often than the question (measured in
+docs/results.md), and a wrong type loses every answer. A reply that is not exactly one known type (after stripping
+quotes, backticks, punctuation and case) is no vote. The trace records which way it went.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, NamedTuple
+
+import numpy as np
+
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.llm import ChatModel, Completion, Message
+from kgqa.runtime.text import singular_type_words, type_words
+
+Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding"]
+"""How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's) both
+take the type the question names."""
+NAMED_WITHIN = 8
+"""A type counts as named by the question when one of its words is among the question's first 8 words."""
+
+
+@dataclass(frozen=True)
+class TargetType:
+    label: str
+    method: Method
+    detail: str = ""
+    completion: Completion | None = None
+
+
+def type_messages(question: str, types: Sequence[str]) -> list[Message]:
+    listing = "\n".join(f"- {t}" for t in types)
+    return [
+        Message(
+            "user",
+            (
+                "A knowledge graph has nodes of these types:\n"
+                f"{listing}\n"
+                "Which type of node is the answer to the question below? Reply with the type name only.\n\n"
+                f"Question: {question}\n"
+            ),
+        )
+    ]
+
+
+def parse_type(reply: str, types: Sequence[str]) -> str | None:
+    """The one known type the reply names, or None: exact (normalised) match first, else a single mention."""
+
+    def norm(text: str) -> str:
+        return re.sub(r"\s+", " ", text.strip().strip("`'\"*.:;!").strip().lower())
+
+    by_norm = {norm(t): t for t in types}
+    answer = norm(reply.splitlines()[0]) if reply.strip() else ""
+    if answer in by_norm:
+        return by_norm[answer]
+    lowered = f" {reply.lower()} "
+    mentioned = [t for t in types if re.search(rf"(?<![\w/]){re.escape(t.lower())}(?![\w/])", lowered)]
+    return mentioned[0] if len(mentioned) == 1 else None
+
+
+class Mention(NamedTuple):
+    """Where a question names a type: ordered by position, then the longer form (so sorting picks the first)."""
+
+    position: int
+    minus_size: int
+    label: str
+    form: str
+
+    @property
+    def words(self) -> range:
+        """The word positions the mention takes."""
+        return range(self.position, self.position - self.minus_size)
+
+
+def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
+    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
+    a longer one is not a mention of its own ("features" in "clinical features" names one type, once)."""
+    found = set()
+    for label in types:
+        for form in type_words(label):
+            size = len(form.split())
+            found |= {
+                Mention(i, -size, label, form)
+                for i in range(len(words) - size + 1)
+                if " ".join(words[i : i + size]) == form
+            }
+
+    def inside(m: Mention, other: Mention) -> bool:
+        end, other_end = m.position - m.minus_size, other.position - other.minus_size
+        return other.minus_size < m.minus_size and other.position <= m.position and end <= other_end
+
+    return sorted(m for m in found if not any(inside(m, other) for other in found))
+
+
+def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
+    """The type whose name (or a word of it, singular or plural) comes first among the question's first
+    ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there. Of two type words in a row
+    the second is the noun ("disease genes" are genes)."""
+    mentions = type_mentions(re.findall(r"[\w][\w/-]*", question.lower())[:NAMED_WITHIN], types)
+    if not mentions:
+        return None
+    first = mentions[0]
+    head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
+    return head.label, head.form
+
+
+ASKING = frozenset({"which", "what", "list", "all", "name", "give", "find", "show", "any", "every"})
+"""Words after which a question says what it asks for ("what *bits of DNA* ...", "list all *diagnoses* ...")."""
+LEADING = frozenset({"the", "all", "of", "a", "an", "me", "are", "is", "there", "those", "these", "kinds", "types"})
+SUBJECT_WORDS = 4
+SUBJECT_SIMILARITY = 0.4
+SUBJECT_MARGIN = 0.1
+"""The subject phrase names a type when it is this similar to one of the type's words, and this much more similar
+than to any other type's."""
+
+
+def subject_start(words: Sequence[str]) -> int:
+    """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
+    the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
+    start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
+    while start < len(words) and words[start] in LEADING:
+        start += 1
+    return start
+
+
+def subject_phrases(question: str) -> list[str]:
+    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for (:func:`subject_start`)."""
+    words = re.findall(r"[\w][\w/-]*", question.lower())
+    start = subject_start(words)
+    return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= len(words)]
+
+
+def type_by_subject(question: str, types: Sequence[str], embedder: Embedder) -> tuple[str, float, str] | None:
+    """The type the question's subject phrase means ("bits of DNA" -> gene/protein, "diagnoses" -> disease) by
+    embedding against every word of every type (:func:`type_words`, singular forms): the shortest phrase that is
+    similar enough to one type and clear of the others ("diagnoses", not "diagnoses manifesting"); else None."""
+    phrases = subject_phrases(question)
+    if not phrases:
+        return None
+    forms = type_forms(types)
+    scores = embedder.embed(phrases) @ embedder.embed([f for _, f in forms]).T
+    for i, phrase in enumerate(phrases):
+        meant = meant_type(forms, scores[i], SUBJECT_SIMILARITY, SUBJECT_MARGIN)
+        if meant is not None:
+            return meant[0], meant[1], phrase
+    return None
+
+
+def type_forms(types: Sequence[str]) -> list[tuple[str, str]]:
+    """(type, word) for every singular word of every type (:func:`singular_type_words`): what a phrase is embedded
+    against to read which type it means."""
+    return [(label, form) for label in types for form in sorted(singular_type_words(label))]
+
+
+def meant_type(
+    forms: Sequence[tuple[str, str]], row: np.ndarray, similarity: float, margin: float, *, one_word: bool = False
+) -> tuple[str, float] | None:
+    """The type a text means, with its similarity: the type of ``forms`` (:func:`type_forms`) whose best word the
+    text is at least ``similarity`` similar to (``row``: its similarity to each of ``forms``), and ``margin`` more
+    than to any other type's; ``one_word``: its one-word forms only. None: no type is meant clearly enough."""
+    best: dict[str, float] = {}
+    for (label, form), score in zip(forms, row, strict=True):
+        if not one_word or len(form.split()) == 1:
+            best[label] = max(best.get(label, -1.0), float(score))
+    ranked = sorted(best.items(), key=lambda item: -item[1])
+    if not ranked:
+        return None
+    clear = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return ranked[0] if ranked[0][1] >= similarity and clear >= margin else None
+
+
+def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:
+    """The type whose name (``gene/protein`` read as "gene protein") is closest to the question."""
+    names = [re.sub(r"[_/]+", " ", t) for t in types]
+    vectors = embedder.embed(names)
+    scores = vectors @ question_vector
+    best = int(np.argmax(scores))
+    return types[best], float(scores[best])
+
+
+def predict_target_type(
+    question: str,
+    types: Sequence[str],
+    *,
+    llm: ChatModel | None,
+    embedder: Embedder,
+    question_vector: np.ndarray,
+    temperature: float = 0.0,
+) -> TargetType:
+    if len(types) == 1:
+        return TargetType(types[0], "only")
+    if llm is None:
+        return fallback_type(question, types, embedder, question_vector, "no LLM")
+    completion = llm.complete(type_messages(question, types), max_tokens=16, temperature=temperature)
+    chosen = parse_type(completion.text, types)
+    if chosen is None:
+        why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
+        return replace(fallback_type(question, types, embedder, question_vector, why), completion=completion)
+    named = type_named_in_question(question, types)
+    if named is not None and named[0] != chosen:
+        why = f"the question names it ({named[1]!r}), outvoting the LLM's {chosen}"
+        return TargetType(named[0], "outvoted", why, completion)
+    return TargetType(chosen, "llm", "", completion)
+
+
+def fallback_type(
+    question: str, types: Sequence[str], embedder: Embedder, question_vector: np.ndarray, why: str
+) -> TargetType:
+    """Without a usable LLM answer: the type the question names, else the closest type name by embedding."""
+    named = type_named_in_question(question, types)
+    if named is not None:
+        return TargetType(named[0], "named", f"{why}; the question names it ({named[1]!r})")
+    subject = type_by_subject(question, types, embedder)
+    if subject is not None:
+        return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")
+    fallback, score = type_by_embedding(question_vector, types, embedder)
+    return TargetType(fallback, "embedding", f"{why}; closest type name ({score:.3f})")

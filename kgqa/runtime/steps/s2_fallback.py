@@ -1,0 +1,92 @@
+"""The schema-guided plan of the entities linked in the question (kgqa.runtime.steps.s2_linking): the plan without an
+LLM, and the
+plan grounded beside the LLM's (``plan_fallback``).
+
+An LLM's plan is evidence, not a switch: a small local model often invents a relation, reverses one, or turns the
+question's free-text condition into a node constant, and any model gets some questions wrong. So with an LLM both
+plans are grounded and step 6 ranks their targets by the plans' votes (kgqa.runtime.steps.s6_graph_ranking.plan_votes):
+what both ground rises, and a plan that grounds nothing costs nothing (measured in docs/results.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.context import Context
+from kgqa.runtime.steps.s2_linking import (
+    Hop,
+    Link,
+    compound_link,
+    describe,
+    link_entities,
+    not_entities,
+    schema_guided_plan,
+    type_nouns,
+)
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.text import STOP_WORDS, words_of
+
+
+def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
+    """The schema-guided plan of the entities the name index links in ``question``, and what was linked (for the
+    trace); None when no linked entity is connected to ``target`` by the schema."""
+    nouns = type_nouns(question, ctx.graph.labels, ctx.embedder)
+    links = link_entities(
+        question,
+        ctx.store,
+        ctx.skb,
+        ctx.graph.labels,
+        ctx.embedder,
+        threshold=ctx.config.link_threshold,
+        aliases=ctx.aliases,
+        limit=ctx.config.max_link_ngrams,
+        nouns=nouns,
+        documents=ctx.embedder_documents,
+    )
+    found = ", ".join(map(describe, links)) or "none"
+    typed, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)
+    spans = {i for link in links for i in range(link.start, link.end)}
+    meaning = RelationMeaning(
+        question,
+        ctx.embedder,
+        ctx.config.relation_threshold,
+        ignore=STOP_WORDS,
+        by_kind=ctx.config.relation_meaning,
+        skip=frozenset(spans | textual),
+    )
+
+    def reaches(link: Link, path: Sequence[Hop]) -> bool:
+        ends = [target, *(label for _, label, _ in path)]  # the labels along the path, from the answer's side
+        back = [(types, ends[i]) for i, (types, _, _) in reversed(list(enumerate(path)))]
+        same = [i for i, _ in ctx.store.exact_name(ctx.skb, link.label, link.name)]  # step 4 grounds through all
+        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
+
+    compounds: list[Link] = []
+    taken = spans | typed
+
+    def rejoin(link: Link) -> Link | None:
+        longer = compound_link(question, link, ctx.store, ctx.skb, ctx.embedder, ctx.config.link_threshold, taken)
+        compounds.extend([longer] if longer is not None else [])
+        return longer
+
+    plan = schema_guided_plan(
+        links,
+        target,
+        ctx.graph,
+        question,
+        meaning,
+        max_triplets=ctx.config.max_triplets,
+        reaches=reaches,
+        nouns=nouns,
+        rejoin=rejoin,
+    )
+    if compounds:
+        found += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))
+    if meaning.choices:
+        found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
+    return plan, found
+
+
+def unconnected(links: str, target: str) -> str:
+    return f"no linked entity ({links}) is connected to {target}"

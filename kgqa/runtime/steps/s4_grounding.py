@@ -1,0 +1,260 @@
+"""Method steps 4-5: candidates for each constant, then the pattern with scope expansion (l = 1, 2, 3, 5, ...).
+
+One round trip per round; the LLM's text never reaches the store: only the compiled pattern (identifiers from the
+live schema) with candidate ids and values as parameters, through the store's read-only execution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+
+from kgqa.cypher.compile import PatternQuery, pattern_query
+from kgqa.cypher.plan import QueryPlan, Symbol
+from kgqa.cypher.sanitize import GraphSchema
+from kgqa.errors import StoreTimeoutError
+from kgqa.runtime.embed import Embedder
+from kgqa.runtime.store.base import GraphStore
+
+T = TypeVar("T")
+
+
+def expansion_schedule(l_max: int) -> list[int]:
+    """1, 2, 3, 5, 8, 12, 18, 27, 41, 62, 93, 100: the reference code's l <- int(1.5 l + 0.5), capped at l_max."""
+    steps, value = [], 1
+    while value < l_max:
+        steps.append(value)
+        value = next_scope(value)
+    steps.append(l_max)
+    return steps
+
+
+def next_scope(scope: int) -> int:
+    """The round after scope ``scope`` in the expansion schedule (uncapped)."""
+    return int(1.5 * scope + 0.5)
+
+
+@dataclass(frozen=True)
+class Round:
+    scope: int
+    """l, the number of candidates per constant in this round"""
+    targets: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """A target node that satisfies the whole pattern, and the round (l) in which it first appeared."""
+
+    id: str
+    name: str
+    label: str
+    round_l: int
+    matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(constant symbol, ids of its candidates this target was grounded through) in that round"""
+    plan: str = "llm"
+    """whose plan grounded it: ``llm`` (steps 2-3) or ``linked`` (kgqa.runtime.steps.s2_linking's schema-guided plan)"""
+
+
+class NodeMatch(NamedTuple):
+    """A candidate of a constant (step 4): the node, the alias it was found by ('' when by its name), and how
+    similar its name (or that alias) is to the constant's search string (1 for an exact match)."""
+
+    id: str
+    name: str
+    alias: str = ""
+    similarity: float = 1.0
+    exact: bool = False
+    """found by its name or alias as written (ignoring case), not by similarity"""
+
+
+@dataclass
+class GroundingResult:
+    query: PatternQuery
+    candidates: dict[str, list[str]]
+    """constant symbol -> candidate ids, best first (exact name matches, then name-vector similarity)"""
+    names: dict[str, str] = field(default_factory=dict)
+    """candidate id -> name, for evidence"""
+    targets: list[Grounded] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+    searches: dict[str, str] = field(default_factory=dict)
+    """constant symbol -> its search string, for the evidence"""
+    via_alias: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(constant symbol, candidate id) -> the alias that made the node a candidate, for the evidence"""
+    timed_out: str = ""
+    """Why the scope expansion stopped early: the round that ran past the store's time limit (its targets are
+    not kept, those of the rounds before are)."""
+    capped: str = ""
+    """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
+    tied: dict[str, int] = field(default_factory=dict)
+    """constant symbol -> how many of its candidates its search string names exactly (two diseases of one name, in
+    OMIM and Orphanet; at most ``l_max``): they tie for the best candidate, so every round grounds through all of
+    them, l = 1 too."""
+
+    def params_at(self, scope: int) -> dict[str, Any]:
+        """The query's parameters at scope ``scope``: its values and each constant's ``scope`` best candidates, or
+        all its exact name matches where it has more (:attr:`tied`)."""
+        ids = {
+            self.query.constant_params[n]: at_scope(found, scope, self.tied.get(n, 0))
+            for n, found in self.candidates.items()
+        }
+        return {**self.query.params, **ids}
+
+    @property
+    def last_params(self) -> dict[str, Any]:
+        """The parameters of the last round run: with :attr:`query`, what reproduces its answers in Neo4j Browser."""
+        return self.params_at(self.rounds[-1].scope if self.rounds else 1)
+
+    @property
+    def at_first_scope(self) -> int:
+        """Targets grounded with one candidate per constant (l = 1): the plan matched the graph as written."""
+        return self.rounds[0].targets if self.rounds else 0
+
+
+ALIAS_DEPTH = 3
+"""Alias hits read per candidate wanted: the alias index spans every label, and one node may have several close
+aliases, so ``l_max`` hits could name fewer than ``l_max`` nodes of the constant's labels."""
+
+
+def constant_candidates(
+    store: GraphStore,
+    skb: str,
+    symbol: Symbol,
+    vector: np.ndarray,
+    labels: tuple[str, ...],
+    l_max: int,
+    *,
+    aliases: bool = False,
+) -> list[NodeMatch]:
+    """Up to ``l_max`` nodes: exact (case-insensitive) name matches (several nodes of the very name tie for the
+    first place: :func:`exact_names`), then exact alias matches, then the nearest by the name index and, with
+    ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
+    text = symbol.search_string or ""
+    found = [NodeMatch(i, name, exact=True) for label in labels for i, name in store.exact_name(skb, label, text)]
+    hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
+    nearest = [NodeMatch(str(hit.id), hit.name, "", hit.similarity) for hit in hits]
+    if aliases:
+        found += [NodeMatch(h.id, h.name, h.alias, exact=True) for h in store.exact_alias(skb, labels, text)]
+        by_alias = store.alias_top_k(skb, vector, l_max * ALIAS_DEPTH)
+        nearest += [NodeMatch(h.id, h.name, h.alias, h.similarity) for h in by_alias if h.label in labels]
+    nearest.sort(key=lambda match: -match.similarity)
+    ordered: dict[str, NodeMatch] = {}
+    for match in found + nearest:
+        ordered.setdefault(match.id, match)
+    return list(ordered.values())[:l_max]
+
+
+def at_scope(candidates: Sequence[T], scope: int, tied: int) -> list[T]:
+    """The candidates a round of scope ``scope`` grounds through: the first ``scope``, or the ``tied`` exact name
+    matches where there are more."""
+    return list(candidates[: max(scope, tied)])
+
+
+def exact_names(matches: Sequence[NodeMatch]) -> int:
+    """How many of ``matches``, from the first, are exact name matches (step 4 puts them first)."""
+    return next((i for i, m in enumerate(matches) if not m.exact or m.alias), len(matches))
+
+
+def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarray]:
+    """The name-space embedding of each constant's search string (input of step 4)."""
+    return {c.name: embedder.embed_one(c.search_string or "") for c in plan.constants}
+
+
+def plan_candidates(
+    store: GraphStore,
+    skb: str,
+    plan: QueryPlan,
+    vectors: dict[str, np.ndarray],
+    all_labels: tuple[str, ...],
+    l_max: int,
+    *,
+    aliases: bool = False,
+) -> dict[str, list[NodeMatch]]:
+    """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
+    return {
+        c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max, aliases=aliases)
+        for c in plan.constants
+    }
+
+
+def ground(
+    store: GraphStore,
+    skb: str,
+    plan: QueryPlan,
+    vectors: dict[str, np.ndarray],
+    schema: GraphSchema,
+    *,
+    k: int,
+    l_max: int,
+    found: dict[str, list[NodeMatch]] | None = None,
+    source: str = "llm",
+    aliases: bool = False,
+    limit: int | None = None,
+) -> GroundingResult:
+    """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan);
+    ``aliases``: step 4 searches the alias index too (the graph has one); ``limit``: the compiled query's LIMIT
+    (``pattern_limit``)."""
+    query = pattern_query(plan, schema.keys, limit=limit)
+    if found is None:
+        found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max, aliases=aliases)
+    candidates = {symbol: [m.id for m in matches] for symbol, matches in found.items()}
+    result = GroundingResult(
+        query,
+        candidates,
+        {m.id: m.name for matches in found.values() for m in matches},
+        searches={c.name: c.search_string or "" for c in plan.constants},
+        via_alias={(symbol, m.id): m.alias for symbol, matches in found.items() for m in matches if m.alias},
+        tied={symbol: exact_names(matches) for symbol, matches in found.items()},
+    )
+    evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
+    seen: dict[str, Grounded] = {}
+    last: dict[str, Any] | None = None
+    for scope in expansion_schedule(l_max):
+        params = result.params_at(scope)
+        if params == last:  # no constant has a new candidate in this round (too few, or tied): nothing new to find
+            continue
+        last = params
+        start = time.perf_counter()
+        try:
+            rows = store.read(skb, query.text, params)
+        except StoreTimeoutError as exc:  # an LLM's plan can be far too broad; what was grounded before stands
+            result.timed_out = f"l={scope} ran past the time limit ({exc})"
+            break
+        for node_id, name, label, *matched in rows:
+            matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
+            seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))
+        result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
+        if limit is not None and len(rows) >= limit and not result.capped:
+            result.capped = f"l={scope} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
+        if len(seen) >= k or not query.constant_params:
+            break
+    result.targets = sorted(seen.values(), key=lambda g: g.round_l)
+    return result
+
+
+def weak_constants(found: dict[str, list[NodeMatch]], threshold: float) -> tuple[str, ...]:
+    """The constants of a plan whose best candidate is neither an exact match of its search string (by name or
+    alias) nor at least ``threshold`` similar to it, each as 'symbol (best similarity)': a constant the graph does
+    not hold as written (an LLM turned the textual condition into a node, or gave the entity the wrong label)."""
+    return tuple(
+        f"{symbol} ({matches[0].similarity:.2f} < {threshold:g})" if matches else f"{symbol} (no candidate)"
+        for symbol, matches in found.items()
+        if not matches or matches[0].similarity < threshold
+    )
+
+
+@dataclass(frozen=True)
+class PlanGrounding:
+    """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, the weight of its
+    vote in step 6 (kgqa.runtime.steps.s6_graph_ranking.plan_votes), and its weak constants (:func:`weak_constants`),
+    for which step 6 counts its rounds one later."""
+
+    source: str
+    plan: QueryPlan
+    result: GroundingResult
+    weight: float = 1.0
+    weak: tuple[str, ...] = ()

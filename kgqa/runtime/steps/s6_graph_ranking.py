@@ -1,0 +1,382 @@
+"""Method step 6: rank the grounded targets of the graph strand.
+
+Targets are ordered by tier (the earliest round l in which a plan grounded them, then the plans' votes:
+:func:`plan_votes`), turn (:func:`turns`) and relevance (similarity of the question to the node's document WITHOUT
+relations, plus ``lexical_weight`` times the full-text score of the question's residual words, scaled to [0, 1] by
+the best among the ranked, plus as much again for a quoted phrase of its condition: :func:`lexical_scores`);
+``round(alpha * k)`` are kept, and past them the targets several plans corroborate, up to k. That similarity is to
+the plain-document vector each node got at load time (``plain_emb``, or ``doc_emb`` where one vector serves both, by
+the configured embedder), computed by the store: nothing but the question is embedded here. Only the targets of the
+rounds that can reach the kept slots are scored, at most ``cap`` of them: a round of a 2-hop pattern through a hub
+grounds thousands, whose scores would cost more than a lookup costs, so the ``cap`` scored are those the document
+index already ranks closest to the question or the full-text index best matches to its residual words (one lookup of
+each per label), not an arbitrary first ``cap``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+import numpy as np
+
+from kgqa.errors import StoreError, StoreTimeoutError
+from kgqa.runtime.steps.s4_grounding import Grounded, PlanGrounding, next_scope
+from kgqa.runtime.store.base import GraphStore
+from kgqa.types import Candidate, Match, fused_score
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class GraphRanking:
+    kept: list[Candidate]
+    grounded: dict[str, Candidate]
+    """every grounded target that was ranked, by id (so the vector strand can tag overlaps)"""
+    detail: str
+
+
+def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+    """id -> document WITHOUT relations (the name when a node has none), one query per label (step 8's rerankers)."""
+    docs = (node for label, ids in by_label.items() for node in store.documents(skb, label, ids))
+    return {node.id: node.doc or node.name for node in docs}
+
+
+Tier = tuple[int, float]
+"""Where a target ranks among the grounded ones, best first when sorted: (the earliest round l in which a plan
+grounded it, as :func:`counted_round` counts it, minus the summed weight of the plans that grounded it in that
+round)."""
+
+
+@dataclass(frozen=True)
+class Supported:
+    """A grounded target with the plans that grounded it: ``plans`` as (source, round l), ``tier`` its
+    :data:`Tier`, ``agreed`` the plans that grounded it in its earliest round, ``first`` the grounding of the first of
+    them (whose evidence leads)."""
+
+    first: Grounded
+    plans: tuple[tuple[str, int], ...]
+    tier: Tier
+    agreed: tuple[str, ...]
+    matches: tuple[tuple[str, str, tuple[str, ...]], ...]
+    """(plan source, constant symbol, ids of its candidates the target was grounded through)"""
+    voters: int
+    """How many of the ``agreed`` plans have a vote of weight (:func:`counted_weight`): two or more corroborate it"""
+
+    @property
+    def id(self) -> str:
+        return self.first.id
+
+    @property
+    def label(self) -> str:
+        return self.first.label
+
+    @property
+    def round_l(self) -> int:
+        """The round in which the leading plan grounded it (its tier may count it later: :func:`counted_round`)."""
+        return self.first.round_l
+
+
+WEIGHT_DIGITS = 9
+"""Summed weights are rounded to this many digits before they are compared (sums must tie where they are equal)."""
+
+
+def counted_round(grounding: PlanGrounding, target: Grounded) -> int:
+    """The round step 6 counts ``target`` in: the round its plan grounded it in, or the next round of the schedule
+    when the plan has a weak constant (kgqa.runtime.steps.s4_grounding.weak_constants). Its first round then matched the
+    graph only through a node the question does not name, and must not tie with another plan's targets of an entity it
+    does."""
+    return next_scope(target.round_l) if grounding.weak else target.round_l
+
+
+def counted_weight(grounding: PlanGrounding) -> float:
+    """The weight of a plan's vote in step 6: its own, or none for a plan with a weak constant. Such a plan's
+    targets follow the other plans' targets of the round they are counted in, and agreeing with it adds nothing: its
+    grounding passes through a node the question does not name, so that agreement is chance."""
+    return 0.0 if grounding.weak else grounding.weight
+
+
+def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
+    """Every target of ``groundings`` once, with the plans that grounded it, best tier first (the order of the
+    groundings within a tier). A target ranks by the earliest round l in which any plan grounded it (the method's
+    measure of how well a plan fits the graph as written), then by the summed weight of the plans that grounded it in
+    that round: what several plans agree on rises, a plan that grounds nothing changes nothing, a late round of one
+    plan (a constant's 5th-best candidate) never adds to another plan's first, and a plan through a weak constant
+    (:func:`counted_round`, :func:`counted_weight`) neither ties with nor adds to the others' round. With one plan
+    the order is its rounds' (l = 1 first), as the method ranks them."""
+    found: dict[str, list[tuple[PlanGrounding, Grounded, int]]] = {}
+    for grounding in groundings:
+        for g in grounding.result.targets:
+            found.setdefault(g.id, []).append((grounding, g, counted_round(grounding, g)))
+    supported = []
+    for triples in found.values():
+        best = min(counted for _, _, counted in triples)
+        agreed = [(grounding, g) for grounding, g, counted in triples if counted == best]
+        strength = round(sum(counted_weight(grounding) for grounding, _ in agreed), WEIGHT_DIGITS)
+        supported.append(
+            Supported(
+                agreed[0][1],
+                tuple((grounding.source, g.round_l) for grounding, g, _ in triples),
+                (best, -strength),
+                tuple(grounding.source for grounding, _ in agreed),
+                tuple((grounding.source, symbol, ids) for grounding, g, _ in triples for symbol, ids in g.matches),
+                sum(counted_weight(grounding) > 0 for grounding, _ in agreed),
+            )
+        )
+    return sorted(supported, key=lambda s: s.tier)
+
+
+def rank_graph_strand(
+    groundings: Sequence[PlanGrounding],
+    store: GraphStore,
+    skb: str,
+    question_vector: np.ndarray,
+    *,
+    keep: int,
+    cap: int,
+    doc_vector: np.ndarray | None = None,
+    lexical: Lexical | None = None,
+    keep_corroborated: int = 0,
+) -> GraphRanking:
+    """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
+    then by relevance: the question's similarity to the node's document plus the weighted full-text score.
+
+    ``keep`` answers are kept; where two or more voting plans concur (:func:`concur`), so are the next ranked
+    targets they both grounded in their best round (:attr:`Supported.voters`), up to ``keep_corroborated`` in all:
+    plans written apart that find the very same answer set leave no doubt that the answers lie in it, so its best
+    are better evidence than the vector strand's fill. Plans that overlap only in part (a reversed hop grounds a
+    subset of the undirected one) keep ``keep``, as does one plan.
+
+    ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
+    question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
+    they differ when the SKB's document vectors come from another model)."""
+    targets = plan_votes(groundings)
+    extra = keep_corroborated if concur(groundings) else keep
+    tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
+    chosen: list[Supported] = []
+    for key in tier:
+        members = [s for s in targets if s.tier == key]
+        wanted = extra if any(s.voters >= 2 for s in members) else keep
+        if len(chosen) >= max(keep, wanted):
+            break
+        chosen.extend(members)
+    note = ""
+    if len(chosen) > cap:
+        terms = lexical.terms if lexical is not None and lexical.weight else ()
+        by = "document vectors and full-text" if terms else "document vectors"
+        note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by {by})"
+        vector = question_vector if doc_vector is None else doc_vector
+        try:
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms)
+        except StoreTimeoutError as exc:  # as below: the full-text side is a refinement
+            note += f"; full-text preselection skipped: {exc}"
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, ())
+    keys = [(s.label, s.id) for s in chosen]
+    dense = stored_similarities(store, skb, keys, question_vector)
+    matched = np.zeros(len(chosen))
+    weight = lexical.weight if lexical is not None else 0.0
+    if lexical is not None and lexical.weight and lexical.terms and chosen:
+        try:
+            matched = lexical_scores(store, skb, keys, lexical.terms)
+        except StoreTimeoutError as exc:  # the lexical side is a refinement: rank by the dense similarity alone
+            note += f"; lexical {list(lexical.terms)} skipped: {exc}"
+        else:
+            note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
+    scores = dense + weight * matched
+    turn = turns(chosen, tier, scores)
+    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].tier], turn[i], -float(scores[i])))
+    sources = {g.source: g for g in groundings}
+    candidates = [
+        _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
+    ]
+    kept_n = keep + corroborated_run([chosen[i] for i in ranked[keep:extra]])
+    kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
+    total = len(targets)
+    detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
+    if kept_n > keep:
+        detail += f" ({kept_n - keep} past {keep}: corroborated by several plans)"
+    if len(groundings) > 1:
+        agreed = sum(len(s.plans) > 1 for s in targets)
+        detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
+    return GraphRanking(kept, {c.id: c for c in candidates}, detail)
+
+
+def concur(groundings: Sequence[PlanGrounding]) -> bool:
+    """Whether two or more plans with a vote of weight (:func:`counted_weight`) grounded the very same targets,
+    and some."""
+    voting = [
+        frozenset(g.id for g in grounding.result.targets) for grounding in groundings if counted_weight(grounding)
+    ]
+    return len(voting) >= 2 and bool(voting[0]) and all(ids == voting[0] for ids in voting)
+
+
+def corroborated_run(ranked: Sequence[Supported]) -> int:
+    """How many of ``ranked``, from the first, two or more plans corroborate (:attr:`Supported.voters`)."""
+    return next((i for i, s in enumerate(ranked) if s.voters < 2), len(ranked))
+
+
+def _candidate(
+    s: Supported, score: float, groundings: Mapping[str, PlanGrounding], dense: float, lexical: float
+) -> Candidate:
+    """The ranked target as an answer: its evidence from every plan that grounded it (the three best candidates of
+    each constant), and how its tier and relevance were made."""
+    results = {source: g.result for source, g in groundings.items()}
+    first_source = next(iter(results))
+    matches = [
+        Match(
+            symbol if source == first_source else f"{source}.{symbol}",
+            results[source].searches.get(symbol, ""),
+            node,
+            results[source].names.get(node, ""),
+            results[source].via_alias.get((symbol, node), ""),
+        )
+        for source, symbol, nodes in s.matches
+        for node in nodes[:3]
+    ]
+    plans = " + ".join(_counted(source, scope, groundings[source].weak) for source, scope in s.plans)
+    why = f"weight {-s.tier[1]:g} at l={s.tier[0]} ({plans}); relevance {score:.3f}"
+    why += f" = dense {dense:.3f} + lexical {lexical:.3f}"
+    return Candidate(
+        s.id,
+        s.label,
+        s.first.name,
+        score,
+        ("graph",),
+        s.round_l,
+        tuple(matches),
+        s.first.plan,
+        plans=tuple(source for source, _ in s.plans),
+        why=why,
+    )
+
+
+def _counted(source: str, scope: int, weak: Sequence[str]) -> str:
+    """How a plan's round shows in ``why``: with the round step 6 counts it in, where that is a later one."""
+    return f"{source} l={scope}" + (f" counted as l={next_scope(scope)}, weak {', '.join(weak)}" if weak else "")
+
+
+@dataclass(frozen=True)
+class Lexical:
+    """The lexical side of step 6: the question's residual words (kgqa.runtime.steps.s6_lexical) and their weight beside
+    the dense
+    similarity."""
+
+    terms: tuple[str, ...]
+    weight: float
+
+
+Key = tuple[str, str]
+"""A node as (label, id): ids are unique within a label."""
+
+
+def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[Key, T]:
+    """(label, id) -> what ``read(label, ids)`` returns for the ids of ``keys`` of that label: one read per label."""
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for label, i in keys:
+        by_label[label].append(i)
+    return {(label, i): value for label, ids in by_label.items() for i, value in read(label, ids).items()}
+
+
+def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
+    """Each node's full-text score for the words of ``terms``, divided by the best among ``keys`` (0 where nothing
+    matches): in [0, 1], as the dense similarity is, whatever the index's own scale. Where ``terms`` hold quoted
+    phrases (kgqa.runtime.steps.s6_lexical.phrases), the phrases' score, scaled alike, is added (so the sum is in [0,
+    2]): a node whose text says the quoted words in their order outranks one that repeats one of them ("infection" ten
+    times in 'Sepsis' against "related to infection" once)."""
+    words = [t for t in terms if not t.startswith('"')]
+    quoted = [t for t in terms if t.startswith('"')]
+    total = np.zeros(len(keys), dtype=np.float64)
+    for group in (words, quoted):
+        if group:
+            found = _text_scores(store, skb, keys, group)
+            total += scaled(np.array([found.get(key, 0.0) for key in keys], dtype=np.float64))
+    return total
+
+
+def _text_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> dict[Key, float]:
+    """(label, id) -> the full-text score of ``terms``, one read per label."""
+    return per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
+
+
+def scaled(raw: np.ndarray) -> np.ndarray:
+    """``raw`` divided by its largest value (unchanged when that is not positive)."""
+    best = raw.max() if len(raw) else 0.0
+    return raw / best if best > 0 else raw
+
+
+def stored_similarities(store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray) -> np.ndarray:
+    """The similarity of ``vector`` to the stored ``plain_emb`` of each of ``keys``, in their order, computed by the
+    store (one read per label); a graph loaded before they were stored has none, and is refused with the way out
+    instead of ranked by nothing."""
+    if not keys:
+        return np.zeros(0)
+    found = per_label(keys, lambda label, ids: store.plain_similarities(skb, label, ids, vector))
+    lacking = [key for key in keys if key not in found]
+    if lacking:
+        raise StoreError(
+            f"SKB '{skb}' holds no stored document vector for {len(lacking)} of the {len(keys)} nodes steps 6-7 "
+            f"rank (first: {lacking[0][0]} {lacking[0][1]}): it was loaded by an older kgqa; load it again "
+            f"(kgqa load, which sees it as out of date)"
+        )
+    return np.array([found[key] for key in keys], dtype=np.float64)
+
+
+PRESELECT_FACTOR = 10
+"""The lookups that preselect over-cap targets fetch this many times ``cap`` nearest documents (best matches)."""
+
+
+def _preselect(
+    chosen: list[Supported],
+    tier: Mapping[Tier, int],
+    store: GraphStore,
+    skb: str,
+    question_vector: np.ndarray,
+    cap: int,
+    terms: Sequence[str],
+) -> list[Supported]:
+    """The ``cap`` targets to rank: better tiers first, within a tier by their better rank in two lookups, the
+    document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
+    textual condition's rare word finds its few targets among thousands that dense similarity would pass over);
+    targets beyond both lookups' reach come last, in grounding order."""
+    depth = cap * PRESELECT_FACTOR
+    reach: dict[str, int] = {}
+
+    def reached(ids: Iterable[str]) -> None:
+        for rank, i in enumerate(ids):
+            reach[i] = min(reach.get(i, rank), rank)
+
+    for label in dict.fromkeys(s.label for s in chosen):
+        reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
+        if terms:
+            reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
+    return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
+
+
+def turns(chosen: Sequence[Supported], tier: Mapping[Tier, int], scores: np.ndarray) -> list[int]:
+    """Each target's turn within its tier: its position among the tier's targets of each plan that grounded it in
+    the tier's round, by relevance, the best over those plans (0: some plan's most relevant). Plans take turns within
+    a tier, so a plan that grounds many targets of its own cannot push the best of another below its own second;
+    with one plan the turn is the relevance order."""
+    members: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for i, s in enumerate(chosen):
+        for source in s.agreed:
+            members[tier[s.tier], source].append(i)
+    turn = [len(chosen)] * len(chosen)
+    for indices in members.values():
+        for position, i in enumerate(sorted(indices, key=lambda i: -float(scores[i]))):
+            turn[i] = min(turn[i], position)
+    return turn
+
+
+def with_fused(kept: Sequence[Candidate], places: Sequence[tuple[Tier, int]]) -> list[Candidate]:
+    """The kept answers with their fused score (:func:`kgqa.types.fused_score`): as tier, the number of distinct
+    tiers from theirs down to the lowest kept (so every kept answer outranks step 7's fill, tier 0); within it their
+    turn and relevance. ``places``: each answer's (tier, turn)."""
+    distinct = sorted({key for key, _ in places}, reverse=True)
+    out = []
+    for c, (key, turn) in zip(kept, places, strict=True):
+        number = distinct.index(key) + 1
+        out.append(replace(c, fused=fused_score(number, c.score, turn), why=f"tier {number}, turn {turn}: {c.why}"))
+    return out

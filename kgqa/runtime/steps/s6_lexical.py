@@ -1,0 +1,106 @@
+"""The lexical side of steps 6-7: which words of a question a full-text index should look for.
+
+A question's textual condition ("... and mention 'glycinuria'") only entered through dense similarity, which MiniLM
+blurs; the stores index every node's name and document in a full-text index (FalkorDB: RediSearch, which stems
+English words; Neo4j: Lucene's standard analyzer, which does not), and the residual words of the question are
+searched there. Residual: what remains after the plan's constants (the linked entities' names or aliases), the words
+of labels, relationship types and answer types ("symptoms"), stop words and the words people use to introduce a
+textual condition ("mention", "described", "word"). Terms are plain letters and digits, a prefix (``kcn*``) or a
+quoted phrase of such words (``"related to infection"``), so no other index query syntax can come from a question;
+each store joins them in its own syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from kgqa.runtime.steps.s2_linking import QUOTED_CONDITION, RELATIONAL, condition_words, prefix_words
+from kgqa.runtime.text import STOP_WORDS, quoted_runs, type_words, words_of
+
+MAX_TERMS = 16
+MIN_LENGTH = 3
+_FRAMING = """mention mentions mentioning mentioned describe described description descriptions word words involve
+involving involves contain contains containing text their term terms have having which what list name show find
+among looking nodes node relation relations"""
+_RELATIONAL = """directly direct related hierarchy level above below showing shown shows seen found presenting occur
+occurs occurring manifest manifests manifesting characterised characterized explicitly marked noted implicated been
+linked connected recorded reported documented annotated listed called known named contains contain includes include
+starts start starting begins begin beginning symbol symbols definition defined synonym synonyms inherited manner"""
+FRAMING = frozenset(_FRAMING.split()) | frozenset(_RELATIONAL.split())
+"""Words that introduce a condition or shape a question rather than say what the answer is about: framing words,
+and the verbs and phrases people say a relation or a place in the hierarchy with ("directly related in the
+hierarchy", "seen in", "characterised by"; the plan's pattern says those)."""
+
+
+def residual_terms(
+    question: str,
+    covered: Iterable[str],
+    labels: Sequence[str],
+    relation_types: Sequence[str] = (),
+    condition: Iterable[str] = (),
+    prefixes: Iterable[str] = (),
+) -> list[str]:
+    """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
+    texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
+    pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
+    stay even where a constant covers them: in "children of Seizure that mention seizure" the answers' documents
+    must say "seizure" all the same. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
+    ``kcn*``, when it has three letters or more."""
+    kept = {w for text in condition for w in _words(text)}
+    starts = {w for text in prefixes for w in _words(text)}
+    skip = {w for text in covered for w in _words(text)} - kept
+    skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
+    skip |= {w for label in labels for form in type_words(label) for w in _words(form)}
+    skip |= {w + "s" for w in skip}
+    out: list[str] = []
+    for word in _words(question):
+        if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
+            continue
+        term = f"{word}*" if word in starts else word
+        if term not in out:
+            out.append(term)
+    return out[:MAX_TERMS]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def search_terms(
+    question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str]
+) -> list[str]:
+    """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
+    holds (a textual condition after its cue, a short quotation no constant covers, a prefix), those words alone,
+    each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a question frames
+    it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
+    outweigh the condition's in the index's scores. Else every residual word."""
+    words = words_of(question)
+    covered_words = {w for text in covered for w in _words(text)}
+    stated = condition_words(words, labels, question)
+    for run in quoted_runs(question):  # a short quotation no constant covers is what the answers' text says
+        if len(run) <= QUOTED_CONDITION and {w for i in run for w in _words(words[i])} - covered_words - STOP_WORDS:
+            stated |= set(run)
+    condition = [words[i] for i in sorted(stated)]
+    prefixes = prefix_words(question)
+    terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
+    said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))
+    kept = [t for t in terms if t in said] if said else terms
+    return [*phrases(words, stated), *kept][:MAX_TERMS]
+
+
+MAX_PHRASE = 10
+
+
+def phrases(words: Sequence[str], positions: set[int]) -> list[str]:
+    """Each run of two or more words at consecutive ``positions`` of ``words`` as one quoted phrase term (``"related
+    to infection"``, at most ``MAX_PHRASE`` words): where the question quotes what the answers' text says, the nodes
+    whose text says it in that order match the phrase as well as its words, and rank above those that only share a
+    word ("infection")."""
+    runs: list[list[str]] = []
+    for i in sorted(positions):
+        if runs and i - 1 in positions:
+            runs[-1] += _words(words[i])
+        else:
+            runs.append(_words(words[i]))
+    return [f'"{" ".join(run)}"' for run in runs if 2 <= len(run) <= MAX_PHRASE]

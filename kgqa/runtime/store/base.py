@@ -1,0 +1,433 @@
+"""The store interface: the few operations kgqa needs from a graph database, shared by FalkorDB and Neo4j.
+
+Design: reads go through read-only execution only; writes go through a :class:`GraphWriter` that replaces a graph
+atomically when it completes (a load that is killed midway leaves the previous graph, or none, never half of one).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema
+from kgqa.errors import InputError, StoreError
+from kgqa.runtime.locks import ReadWriteLock
+
+NodeId = str | int
+
+NODE_KEYS = NodeKeys(id="id", name="name")
+"""The id and name properties of every node kgqa writes: the one place the stores' catalogues and the compiled
+pattern queries (through :func:`graph_schema`) take them from."""
+
+ALIAS_LABEL = "_KgqaAlias"
+"""The label of the alias nodes a load writes beside an SKB's nodes, one per (node, alias), each with the alias's
+vector in its own name index, so a mention by another name links to the node. Not part of the SKB's schema: the
+stores leave it out of labels and counts, and the Cypher front end never sees it."""
+
+VectorIndex = Literal["name", "doc"]
+"""The two vector indexes of every label: node names (constants, method step 4) and documents (answers, step 7)."""
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    """One node as written: its id, name, document and the two indexed embeddings (name for constants, document for
+    answers), plus the plain document's vector that step 6 reads by id."""
+
+    id: NodeId
+    name: str
+    doc: str
+    name_emb: np.ndarray
+    doc_emb: np.ndarray
+    rel_doc: str = ""
+    """What follows ``doc`` in the document with relations."""
+    plain_emb: np.ndarray | None = None
+    """The vector of ``doc`` alone (the name when ``doc`` is empty) by the configured embedder: method step 6's
+    similarity, where the document index holds another text (kgqa.runtime.load writes it for STaRK's nodes). None: not
+    stored, and step 6 reads ``doc_emb`` instead (outside STaRK it is this very vector; graphs built from raw rows,
+    e.g. the store benchmarks, have none either). A writer takes a block whose rows all have it or all lack it."""
+
+
+def plain_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
+    """The rows' ``plain_emb`` as one float32 matrix, or None when no row has one; a block where only some rows
+    have it is refused (a property column has one value per node)."""
+    have = sum(r.plain_emb is not None for r in rows)
+    if not have:
+        return None
+    if have < len(rows):
+        raise StoreError(f"label {label!r}: {len(rows) - have} of {len(rows)} rows lack a plain document vector")
+    return np.stack([r.plain_emb for r in rows if r.plain_emb is not None]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class AliasRow:
+    """One alias of node ``of`` (label ``label``, name ``name``), with the alias's name-space vector."""
+
+    of: NodeId
+    label: str
+    name: str
+    alias: str
+    emb: np.ndarray
+
+
+@dataclass(frozen=True)
+class AliasHit:
+    """A node found through one of its aliases: which alias, and how similar it is to what was searched."""
+
+    id: str
+    label: str
+    name: str
+    alias: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class LabelInfo:
+    name: str
+    count: int
+
+
+@dataclass(frozen=True)
+class RelationshipInfo:
+    type: str
+    source: str
+    target: str
+    count: int
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    label: str
+    property: str
+    kind: str
+    status: str
+
+
+@dataclass(frozen=True)
+class Schema:
+    """What the live graph holds; the sanitizer and the CLI read identifiers only from here."""
+
+    labels: tuple[LabelInfo, ...]
+    relationships: tuple[RelationshipInfo, ...]
+    indexes: tuple[IndexInfo, ...]
+
+    @property
+    def node_count(self) -> int:
+        return sum(label.count for label in self.labels)
+
+    @property
+    def edge_count(self) -> int:
+        return sum(rel.count for rel in self.relationships)
+
+    @property
+    def has_text_index(self) -> bool:
+        """Whether the graph was loaded with full-text indexes (names and documents)."""
+        return any(index.kind == "FULLTEXT" for index in self.indexes)
+
+    @property
+    def has_aliases(self) -> bool:
+        """Whether the graph was loaded with aliases (it then has their vector index)."""
+        return any(index.label == ALIAS_LABEL and index.kind == "VECTOR" for index in self.indexes)
+
+
+def graph_schema(schema: Schema) -> GraphSchema:
+    """The schema as the Cypher front end sees it: labels, (source, type, target) triples and the node keys."""
+    return GraphSchema(
+        tuple(label.name for label in schema.labels),
+        tuple((r.source, r.type, r.target) for r in schema.relationships),
+        NODE_KEYS,
+    )
+
+
+@dataclass(frozen=True)
+class SkbMeta:
+    """What kgqa records about a loaded SKB, written atomically with the graph."""
+
+    name: str
+    source: str
+    version: str
+    embedder: str
+    dimension: int
+    candidate_types: tuple[str, ...]
+    node_count: int
+    edge_count: int
+    fingerprint: str
+    loaded_at: str
+    doc_embedder: str | None = None
+    """The model of the document vectors (``doc_emb``, method steps 6-7) when it is not ``embedder``: STaRK's
+    precomputed embeddings name it by their folder (``text-embedding-ada-002``). None: ``embedder`` (every graph
+    loaded before doc vectors could be imported, and every load that embeds its documents itself)."""
+    doc_dimension: int | None = None
+    """The dimension of the document vectors and their index; None: ``dimension``."""
+
+    @property
+    def doc_model(self) -> str:
+        """The model whose vectors the ``doc`` index holds: the question must be embedded by it to search them."""
+        return self.doc_embedder or self.embedder
+
+    @property
+    def doc_dim(self) -> int:
+        return self.doc_dimension or self.dimension
+
+
+def same_model(embedder: str, model: str) -> bool:
+    """Whether the embedder named ``embedder`` (``openai:text-embedding-ada-002``, ``st:all-MiniLM-L6-v2``) is
+    ``model``, named either the same way or as STaRK's embedding folders name it (without the ``kind:`` prefix)."""
+    return embedder == model or embedder.split(":", 1)[-1] == model
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    id: NodeId
+    name: str
+    label: str
+    similarity: float
+
+
+@dataclass(frozen=True)
+class TextHit:
+    """A node a full-text index found, with the index's own score (its scale differs by store)."""
+
+    id: str
+    name: str
+    label: str
+    score: float
+
+
+@dataclass(frozen=True)
+class NodeText:
+    """A node's name, its document without relations (step 8, the question generator) and the text that
+    makes it the document with relations (``doc + rel_doc``)."""
+
+    id: str
+    name: str
+    doc: str
+    rel_doc: str = ""
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One edge at a node: its type, whether it points out of the node, and the neighbour's id and name."""
+
+    node: str
+    type: str
+    out: bool
+    neighbour: str
+    name: str
+
+
+@dataclass(frozen=True)
+class RelationCount:
+    """One relationship type at a node, towards one neighbour label (``kgqa node``)."""
+
+    type: str
+    label: str
+    neighbours: int
+    edges: int
+    out: int
+    """Edges pointing out of the node; ``edges - out`` point in (PRIME stores both directions of every edge)."""
+    names: tuple[str, ...]
+
+
+class GraphWriter(Protocol):
+    """Receives a whole graph; the store publishes it when the writer's context exits without error."""
+
+    def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None: ...
+
+    def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None: ...
+
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        """Alias nodes (:data:`ALIAS_LABEL`) of nodes already added."""
+        ...
+
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        """The name and document vector indexes and the full-text index (names and documents) of every label, and
+        the alias index if aliases were added; ``doc_dimension``: the document vectors' when they come from another
+        model than the names' (None: ``dimension``)."""
+        ...
+
+
+NameKind = Literal["label", "relationship type", "property key"]
+
+
+def refuse_names(
+    problem: Callable[[str, NameKind], str | None],
+    database: str,
+    labels: Sequence[str],
+    relationship_types: Sequence[str],
+    property_keys: Sequence[str] = (),
+) -> None:
+    """InputError for the first name ``problem`` (a dialect's rule) finds fault with, naming it, what it is and
+    why; a load checks before it writes anything."""
+    names: list[tuple[NameKind, Sequence[str]]] = [
+        ("label", labels),
+        ("relationship type", relationship_types),
+        ("property key", property_keys),
+    ]
+    for kind, group in names:
+        for name in group:
+            why = problem(name, kind)
+            if why is not None:
+                shown = repr(name) if len(name) <= 80 else repr(name[:80]) + "..."
+                raise InputError(f"{kind} {shown} cannot be stored in {database}: {why}; nothing was written")
+
+
+class GraphStore(Protocol):
+    """A graph database holding one graph per SKB."""
+
+    publishing: ReadWriteLock
+    """Taken for writing while a load publishes; answers in the worker read under it (never across two graphs)."""
+
+    def graphs(self) -> list[str]: ...
+
+    def meta(self, graph: str) -> SkbMeta | None: ...
+
+    def schema(self, graph: str) -> Schema: ...
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        """Refuse (InputError) a name this database cannot quote, before a load writes anything: each dialect's
+        rule lives in its query module (``name_problem``)."""
+        ...
+
+    def writer(self, graph: str, meta: SkbMeta) -> AbstractContextManager[GraphWriter]: ...
+
+    def await_indexes(self, graph: str, timeout: float = 300.0) -> None: ...
+
+    def vector_top_k(
+        self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int
+    ) -> list[VectorHit]: ...
+
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        """The ``k`` aliases nearest to ``vector`` by the alias name index, over every label (only for a graph
+        whose schema lists that index, :attr:`Schema.has_aliases`: a graph without aliases has none)."""
+        ...
+
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a compiled pattern query (read-only); kgqa's own reads are the methods below."""
+        ...
+
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run someone else's read-only query and return its rows much as langchain-neo4j's ``Neo4jGraph.query``
+        does: one dict per row by column name, a node as its properties (vectors left out,
+        :func:`kgqa.runtime.store.reads.plain_node`), a path as the list of its nodes and relationship types. A
+        relationship is its type alone (``Neo4jGraph`` gives (start, type, end)): FalkorDB's edges carry no endpoint
+        properties."""
+        ...
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        """id -> full-text score of the nodes of ``label`` whose ids are in ``ids`` and whose name or document has
+        any of ``terms`` (plain lower-case words; the store joins them in its index's syntax). Only for a graph
+        whose schema lists a full-text index (:attr:`Schema.has_text_index`)."""
+        ...
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        """The ``k`` nodes of ``label`` whose name or document best match any of ``terms`` (plain lower-case words),
+        best first by the index's score. Only for a graph whose schema lists a full-text index."""
+        ...
+
+    def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:
+        """Nodes of ``labels`` with an alias equal to ``text`` ignoring case (similarity 1)."""
+        ...
+
+    def aliases(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """id -> aliases of the nodes of ``label`` whose ids are in ``ids`` (nodes without any are absent)."""
+        ...
+
+    def alias_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[AliasRow]:
+        """Every alias, with its vector, of the nodes of ``label`` whose ids are in ``ids`` (export)."""
+        ...
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        """(id, name) of the nodes of ``label`` named ``text``, ignoring case (they go first in step 4)."""
+        ...
+
+    def example_names(self, graph: str, label: str, n: int) -> list[str]:
+        """Up to ``n`` names of ``label``, shortest first: the examples of the step-2 prompt."""
+        ...
+
+    def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]: ...
+
+    def plain_vectors(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """id -> the stored vector of the plain document (:attr:`NodeRow.plain_emb`, else ``doc_emb``, which outside
+        STaRK is the plain document's; float32) of the nodes of ``label`` whose ids are in ``ids`` (step 6); nodes
+        with neither are absent."""
+        ...
+
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """id -> the cosine similarity of ``vector`` to the stored plain-document vector of the nodes of ``label``
+        whose ids are in ``ids`` (step 6's dense side), computed by the store (a number per node crosses the wire,
+        not a vector), with the vector :meth:`plain_vectors` reads; nodes with neither are absent."""
+        ...
+
+    def relations(self, graph: str, label: str, ids: Sequence[str]) -> list[Relation]:
+        """Outgoing and incoming edges of the nodes of ``label`` whose ids are in ``ids`` (step 8's documents)."""
+        ...
+
+    def labels(self, graph: str) -> list[str]:
+        """Label names, without scanning nodes."""
+        ...
+
+    def relation_summary(self, graph: str, label: str, node_id: str, k: int) -> list[RelationCount]:
+        """Relations at one node per (type, neighbour label), with up to ``k`` neighbour names each."""
+        ...
+
+    def label_ids(self, graph: str, label: str) -> list[str]:
+        """Every id of ``label``, sorted."""
+        ...
+
+    def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
+        """(id, name) of the nodes reached from node ``node_id`` of ``start`` along ``hops`` [(type, label), ...],
+        edges read undirected (the anchors of a generated question)."""
+        ...
+
+    def reaches(self, graph: str, start: str, hops: Sequence[tuple[Sequence[str], str]], node_id: str) -> bool:
+        """Whether node ``node_id`` of ``start`` reaches any node along ``hops`` [(types, label), ...], edges read
+        undirected (a linked entity the answer type cannot reach is no constant of the linked plan)."""
+        ...
+
+    def path_answers(
+        self, graph: str, start: str, hops: Sequence[tuple[str, str]], anchor: str, keyword: str
+    ) -> list[str]:
+        """Ids of the nodes of ``start`` that reach ``anchor`` along ``hops`` and whose document contains
+        ``keyword`` (lower case): the exact answers of a generated question."""
+        ...
+
+    def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
+        """Full rows (id, name, doc, rel_doc, name_emb, doc_emb, plain_emb) of the nodes of ``label`` whose ids are
+        in ``ids`` (export; plain_emb None where not stored)."""
+        ...
+
+    def edge_rows(self, graph: str, source: str, rel_type: str, target: str) -> list[tuple[str, str]]:
+        """Every edge of one (source label, type, target label) as (source id, target id) (export)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+TEXT_TERM = re.compile(r"[^\W_A-Z]+|[^\W_A-Z]{3,}\*|\"[^\W_A-Z]+(?: [^\W_A-Z]+)+\"")
+"""What a full-text term may be: lower-case letters and digits, any script, or such a word of three or more followed
+by ``*``, a prefix both RediSearch and Lucene read alike ("symbol starts with KCN": ``kcn*``), or two or more such
+words in double quotes, a phrase both read alike (``"related to infection"``); no other index query syntax
+(RediSearch's ``|@{}-~``, Lucene's ``:()~^`` and its upper-case operators) can pass through one."""
+
+
+def check_terms(terms: Sequence[str]) -> list[str]:
+    bad = [t for t in terms if not TEXT_TERM.fullmatch(t)]
+    if bad:
+        raise StoreError(
+            f"full-text terms must be plain lower-case words (a prefix of 3+ and *, or a quoted phrase of them), "
+            f"got {bad[0]!r}"
+        )
+    return list(terms)
+
+
+def batched(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

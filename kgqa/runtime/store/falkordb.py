@@ -1,0 +1,460 @@
+"""FalkorDB implementation of the store interface, on the embedded server of :mod:`kgqa.runtime.store.server`.
+
+Loads go into a staging graph that replaces the live one with a single ``RENAME`` once complete, followed by an
+explicit ``SAVE``; reads use ``GRAPH.RO_QUERY``, which the server refuses for any write. Every read is bounded by
+``query_timeout``: the server stops most at that limit; kgqa stops waiting ``WATCHDOG_GRACE`` seconds later and
+restarts the server, which would otherwise go on computing (see :class:`kgqa.runtime.store.server.Restarts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+from falkordb import Edge, FalkorDB, Node
+from falkordb import Path as GraphPath
+from falkordb.helpers import quote_string
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from kgqa.errors import StoreError, StoreTimeoutError
+from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.store import falkordb_queries as q
+from kgqa.runtime.store.base import (
+    ALIAS_LABEL,
+    AliasHit,
+    AliasRow,
+    IndexInfo,
+    LabelInfo,
+    NodeId,
+    NodeRow,
+    RelationshipInfo,
+    Schema,
+    SkbMeta,
+    TextHit,
+    VectorHit,
+    VectorIndex,
+    check_terms,
+    plain_matrix,
+    refuse_names,
+)
+from kgqa.runtime.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
+from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
+from kgqa.runtime.store.server import (
+    RUNAWAY_PROBE_TIMEOUT,
+    WRITE_TIMEOUT_MS,
+    EmbeddedServer,
+    IdleWatch,
+    Restarts,
+    timeout_ms,
+)
+
+META_KEY = "kgqa:meta:{}"
+SCHEMA_KEY = "kgqa:schema:{}"
+"""Label and relationship counts of a graph as its load wrote them (graphs never change after a load)."""
+STAGING_SUFFIX = ".staging"
+INDEX_HANG_AFTER = 60.0
+"""Seconds without CPU use after which a server with indexes still building counts as hung."""
+
+T = TypeVar("T")
+
+
+def literal(value: Any) -> str:
+    """Render a parameter value for FalkorDB's ``CYPHER name=value`` header.
+
+    The client's own serializer formats floats one by one in Python; a load sends millions of them, so vectors go
+    through ``json.dumps`` (C speed, same syntax for numbers), rounded to 7 decimals: float32 holds no more, and the
+    text the server must parse is shorter. Strings use the client's quoting.
+    """
+    if isinstance(value, np.ndarray):
+        if not np.isfinite(value).all():
+            raise StoreError("refusing to store a vector with NaN or infinite values")
+        return json.dumps(np.round(value.astype(np.float64), 7).tolist(), allow_nan=False)
+    if isinstance(value, str):
+        return str(quote_string(value))
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise StoreError(f"refusing to send non-finite number {value!r}")
+        return repr(value)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"`{k}`:{literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(literal(v) for v in value) + "]"
+    raise StoreError(f"unsupported parameter type {type(value).__name__}")
+
+
+def params_header(params: Mapping[str, Any]) -> str:
+    return "CYPHER " + " ".join(f"{name}={literal(value)}" for name, value in params.items()) + " "
+
+
+class FalkorWriter:
+    """Writes one graph into its staging key through ``GRAPH.BULK`` (see :mod:`kgqa.runtime.store.falkordb_bulk`): nodes
+    and edges go in as binary records, edges by internal node id, so no index lookup per edge; the id index and the
+    vector indexes are built once the data is in. Counts what it wrote, which :meth:`FalkorStore.schema` serves
+    without scanning the graph."""
+
+    def __init__(self, store: FalkorStore, staging: str, ef_runtime: int) -> None:
+        self._graph = store.client.select_graph(staging)
+        self._bulk = BulkSession(store.client.connection, staging)
+        self._ef_runtime = ef_runtime
+        self._internal: dict[str, int] = {}
+        self.labels: dict[str, int] = {}
+        self.relationships: dict[tuple[str, str, str], int] = {}
+        self.aliases = 0
+        self._finished = False
+
+    def _write(self, query: str, params: Mapping[str, Any]) -> None:
+        try:
+            self._graph.query(params_header(params) + query, timeout=WRITE_TIMEOUT_MS)
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB write failed: {exc}") from exc
+
+    def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
+        if not rows:
+            return
+        ids = [str(r.id) for r in rows]
+        columns: dict[str, Any] = {
+            q.ID: ids,
+            q.NAME: [r.name for r in rows],
+            q.DOC: [r.doc for r in rows],
+            q.REL_DOC: [r.rel_doc for r in rows],
+            q.NAME_EMB: np.stack([r.name_emb for r in rows]).astype(np.float32),
+            q.DOC_EMB: np.stack([r.doc_emb for r in rows]).astype(np.float32),
+        }
+        plain = plain_matrix(label, rows)
+        if plain is not None:
+            columns[q.PLAIN_EMB] = plain
+        try:
+            first = self._bulk.add_nodes(NodeBlock(label, columns))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        self._internal.update(zip(ids, range(first, first + len(ids)), strict=True))
+        self.labels[label] = self.labels.get(label, 0) + len(ids)
+
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        if not rows:
+            return
+        columns: dict[str, Any] = {
+            q.ALIAS_OF: [str(r.of) for r in rows],
+            q.ALIAS_OF_LABEL: [r.label for r in rows],
+            q.ALIAS_OF_NAME: [r.name for r in rows],
+            q.NAME: [r.alias for r in rows],
+            q.ALIAS_KEY: [r.alias.strip().lower() for r in rows],
+            q.NAME_EMB: np.stack([r.emb for r in rows]).astype(np.float32),
+        }
+        try:
+            self._bulk.add_nodes(NodeBlock(ALIAS_LABEL, columns))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        self.aliases += len(rows)
+
+    def finish(self) -> None:
+        """End the bulk insert (the graph exists from here on) and index the ids; once, whoever calls first."""
+        if self._finished:
+            return
+        self._finished = True
+        try:
+            self._bulk.close()
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        for label in self.labels:
+            self._write(q.create_id_index(label), {})
+        if self.aliases:
+            for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+                self._write(q.create_property_index(ALIAS_LABEL, prop), {})
+
+    def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
+        if not pairs:
+            return
+        internal = self._internal
+        try:
+            src = np.fromiter((internal[str(a)] for a, _ in pairs), dtype=np.int64, count=len(pairs))
+            dst = np.fromiter((internal[str(b)] for _, b in pairs), dtype=np.int64, count=len(pairs))
+        except KeyError as exc:
+            raise StoreError(f"edge {source}-[{rel_type}]->{target} names node {exc.args[0]!r}, not written") from None
+        try:
+            self._bulk.add_edges(EdgeBlock(rel_type, src, dst))
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
+        key = (source, rel_type, target)
+        self.relationships[key] = self.relationships.get(key, 0) + len(pairs)
+
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        self.finish()
+        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
+        for label in labels:
+            for prop, dim in dimensions.items():
+                self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
+            self._write(q.CREATE_TEXT_INDEX, {"label": label})
+        if self.aliases:
+            self._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension, self._ef_runtime), {})
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _graph_value(value: Any) -> Any:
+    """A FalkorDB node, edge or path as :meth:`FalkorStore.read_records` returns it (see GraphStore.read_records)."""
+    if isinstance(value, Node):
+        return plain_node(value.properties)
+    if isinstance(value, Edge):
+        return value.relation
+    if isinstance(value, GraphPath):
+        parts: list[Any] = [plain_node(value.nodes()[0].properties)] if value.nodes() else []
+        for edge, node in zip(value.edges(), value.nodes()[1:], strict=True):
+            parts += [edge.relation, plain_node(node.properties)]
+        return parts
+    return value
+
+
+def _order(rel: RelationshipInfo) -> tuple[str, str, str]:
+    """EDGE_COUNTS' order: type, source, target."""
+    return rel.type, rel.source, rel.target
+
+
+class FalkorStore(CatalogueReads):
+    """One embedded FalkorDB server per data directory; use as a context manager or call :meth:`close`."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        ef_runtime: int = 200,
+        start_timeout: float = 120.0,
+        query_timeout: float = 60.0,
+    ) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.query_timeout = query_timeout
+        self._server = EmbeddedServer(directory, start_timeout, query_timeout)
+        self.client: FalkorDB = self._server.start()
+        """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph is long)."""
+        self._reader: FalkorDB = self._server.reader()
+        self._restarts = Restarts(self._server, self._restarted, self._runaway, wait=query_timeout)
+        self.publishing = ReadWriteLock()
+        self._ef_runtime = ef_runtime
+
+    def __enter__(self) -> FalkorStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._restarts.close(lambda: self._server.stop(self.client))
+
+    def _restarted(self, client: FalkorDB) -> None:
+        """Take the restarted server's clients, and wait for its indexes as a load does (FalkorDB refuses index
+        queries while it builds them, which a start from the RDB file does)."""
+        old = (self.client, self._reader)
+        self.client, self._reader = client, self._server.reader()
+        for previous in old:
+            with suppress(RedisError, OSError):
+                previous.connection.close()
+        for graph in self._graph_names():
+            self.await_indexes(graph, timeout=None, gated=False)
+
+    def _runaway(self) -> bool:
+        """Whether the server runs a query past the time limit (``GRAPH.INFO RunningQueries``). Asked on a client of
+        its own that waits ``RUNAWAY_PROBE_TIMEOUT`` at most (the admin client waits forever): a server that does not
+        answer in time, or whose reply cannot be read, counts as running one, since a restart is then the way back."""
+        limit = timeout_ms(self.query_timeout)
+        probe = self._server.probe(RUNAWAY_PROBE_TIMEOUT)
+        try:
+            _, running = probe.execute_command("GRAPH.INFO", "RunningQueries")  # type: ignore[no-untyped-call]
+            return any(float(dict(zip(q[::2], q[1::2], strict=True))["Execution duration"]) > limit for q in running)
+        except (RedisError, OSError, LookupError, TypeError, ValueError):
+            return True
+        finally:
+            with suppress(RedisError, OSError):
+                probe.close()
+
+    def _gated(self, work: Callable[[], T]) -> T:
+        """Run the read ``work`` once no restart is under way; run it again once if a restart closed the connection
+        under it (another read ran past the time limit meanwhile)."""
+        for attempt in (1, 2):
+            generation = self._restarts.ready()
+            try:
+                return work()
+            except RedisConnectionError as exc:
+                if attempt == 1 and self._restarts.generation != generation:
+                    continue
+                raise StoreError(f"FalkorDB read failed: {exc}") from exc
+            except (RedisTimeoutError, ResponseError) as exc:  # the admin client's: reads map their own
+                raise StoreError(f"FalkorDB read failed: {exc}") from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @property
+    def failure(self) -> str | None:
+        """Why the watchdog's restart of the server failed; then every read fails until the store is reopened."""
+        return self._restarts.failure
+
+    @property
+    def server_pid(self) -> int | None:
+        process = self._server.process
+        return None if process is None else process.pid
+
+    def graphs(self) -> list[str]:
+        return self._gated(self._graph_names)
+
+    def _graph_names(self) -> list[str]:
+        names = self.client.connection.execute_command("GRAPH.LIST")
+        return sorted(_text(n) for n in names if not _text(n).endswith(STAGING_SUFFIX))
+
+    def meta(self, graph: str) -> SkbMeta | None:
+        raw = self._gated(lambda: self.client.connection.get(META_KEY.format(graph)))
+        if raw is None or graph not in self.graphs():
+            return None
+        data = json.loads(raw)
+        data["candidate_types"] = tuple(data["candidate_types"])
+        return SkbMeta(**data)
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        refuse_names(q.name_problem, "FalkorDB", labels, relationship_types, property_keys)
+
+    @contextmanager
+    def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:
+        """Yield a writer on a fresh staging graph; on success publish it as ``graph`` atomically and SAVE. The
+        server is not restarted meanwhile (what is written is in memory only until the SAVE)."""
+        with self._restarts.writing():
+            staging = graph + STAGING_SUFFIX
+            conn = self.client.connection
+            conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
+            writer = FalkorWriter(self, staging, self._ef_runtime)
+            yield writer
+            writer.finish()
+            self.await_indexes(staging, timeout=None)
+            counts = {
+                "labels": sorted(writer.labels.items()),
+                "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
+            }
+            with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
+                tx.rename(staging, graph)
+                tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta), allow_nan=False))
+                tx.set(SCHEMA_KEY.format(graph), json.dumps(counts, allow_nan=False))
+                tx.execute()
+            conn.save()
+
+    def await_indexes(self, graph: str, timeout: float | None = 300.0, *, gated: bool = True) -> None:
+        """Block until every index of ``graph`` is OPERATIONAL (FalkorDB refuses index queries while building).
+        ``timeout`` None: for as long as the server computes (a load's index build grows with the graph), failing
+        only when it has used no CPU for ``INDEX_HANG_AFTER`` seconds with indexes still pending. ``gated`` False:
+        within a restart (reads wait for the restart to end)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pid = self.server_pid
+        watch = None if pid is None else IdleWatch(pid)
+        while True:
+            pending = [i for i in self._indexes(graph, gated=gated) if i.status != "OPERATIONAL"]
+            if not pending:
+                return
+            names = ", ".join(f"{i.label}.{i.property}" for i in pending)
+            if deadline is not None and time.monotonic() > deadline:
+                raise StoreError(f"indexes of graph '{graph}' still building after {timeout:.0f} s: {names}")
+            if deadline is None and watch is not None and watch.idle_for() > INDEX_HANG_AFTER:
+                raise StoreError(f"the server stopped building the indexes of graph '{graph}' (no CPU use): {names}")
+            time.sleep(0.05)
+
+    def _indexes(self, graph: str, *, gated: bool = True) -> list[IndexInfo]:
+        out: list[IndexInfo] = []
+        rows = self.read(graph, q.LIST_INDEXES) if gated else self._read_ungated(graph, q.LIST_INDEXES)
+        for label, props, types, status in rows:
+            for prop in props:
+                out.extend(IndexInfo(label, prop, kind, status) for kind in types.get(prop, []))
+        return out
+
+    def schema(self, graph: str) -> Schema:
+        """Counts as the load wrote them (a scan of a big graph is slow); a scan for graphs loaded before."""
+        raw = self._gated(lambda: self.client.connection.get(SCHEMA_KEY.format(graph)))
+        if raw is not None:
+            counts = json.loads(raw)
+            labels = tuple(LabelInfo(label, count) for label, count in counts["labels"])
+            rels = tuple(sorted((RelationshipInfo(t, s, d, c) for s, t, d, c in counts["relationships"]), key=_order))
+        else:
+            labels = tuple(LabelInfo(label, count) for label, count in self.read(graph, q.NODE_COUNTS))
+            rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
+        return Schema(labels, rels, tuple(self._indexes(graph)))
+
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        prop = q.INDEX_PROPERTY[index]
+        params = {"label": label, "property": prop, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self.read(graph, q.VECTOR_TOP_K, params)
+        return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        params = {"ids": list(ids), "vector": [float(x) for x in vector]}
+        rows = self.read(graph, q.plain_similarities(label), params)
+        return {str(i): float(sim) for i, sim in rows if sim is not None}
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        if not terms or not ids:
+            return {}
+        params = {"label": label, "query": " | ".join(check_terms(terms)), "ids": list(ids)}
+        return {str(i): float(score) for i, score in self.read(graph, q.TEXT_SCORES, params)}
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        if not terms:
+            return []
+        params = {"label": label, "query": " | ".join(check_terms(terms)), "k": int(k)}
+        rows = self.read(graph, q.TEXT_TOP_K, params)
+        return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
+
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        params = {"label": ALIAS_LABEL, "property": q.NAME_EMB, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self.read(graph, q.ALIAS_TOP_K, params)
+        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
+
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""
+        rows: list[list[Any]] = self._ro_query(graph, query, params).result_set
+        return rows
+
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = self._ro_query(graph, query, params)
+        columns = [_text(column[1]) for column in result.header]
+        return [
+            dict(zip(columns, (plain_values(v, _graph_value) for v in row), strict=True)) for row in result.result_set
+        ]
+
+    def _ro_query(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
+        return self._gated(lambda: self._ro_query_once(graph, query, params))
+
+    def _read_ungated(self, graph: str, query: str) -> list[list[Any]]:
+        """A read that does not wait for a restart: the restart's own."""
+        rows: list[list[Any]] = self._ro_query_once(graph, query, None).result_set
+        return rows
+
+    def _ro_query_once(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
+        """One read on the reader client; its connection errors are left to :meth:`_gated`."""
+        limit = f"{self.query_timeout:g} s"
+        try:
+            return self._reader.select_graph(graph).ro_query(
+                query, dict(params) if params else None, timeout=timeout_ms(self.query_timeout)
+            )
+        except RedisTimeoutError:
+            raise StoreTimeoutError(
+                f"query ran past {limit} and the server did not stop it; {self._restarts.after_timeout()}"
+            ) from None
+        except ResponseError as exc:
+            if "timed out" in str(exc).lower():
+                raise StoreTimeoutError(f"query ran past {limit}: {exc}") from exc
+            raise StoreError(f"query refused by FalkorDB: {exc}") from exc
+        except RedisConnectionError:
+            raise
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB read failed: {exc}") from exc

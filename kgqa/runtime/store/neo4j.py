@@ -1,0 +1,395 @@
+"""The Neo4j store (production): the same :class:`~kgqa.runtime.store.base.GraphStore` interface over the official
+driver.
+
+One SKB per Neo4j database (``neo4j_database``; Community Edition has one, ``neo4j``). Every query text comes from
+``kgqa/runtime/store/neo4j_queries.py``; values are always driver parameters. Reads run only in managed read
+transactions (``session.execute_read``), each after an ``EXPLAIN`` preflight that must report query type ``r`` (read
+only), with a per-query timeout and a row cap, so even a text that slipped through could not write. Loads: uniqueness
+constraints first, batched ``UNWIND`` writes, vector and full-text indexes created after the data and awaited until
+ONLINE, and the metadata node written last (its presence means the load completed). Big graphs go through ``kgqa export
+--format neo4j-admin`` instead (kgqa/runtime/export.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+
+from kgqa.errors import ConfigError, StoreError, StoreTimeoutError
+from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.store import neo4j_queries as q
+from kgqa.runtime.store.base import (
+    ALIAS_LABEL,
+    AliasHit,
+    AliasRow,
+    IndexInfo,
+    LabelInfo,
+    NodeId,
+    NodeRow,
+    RelationshipInfo,
+    Schema,
+    SkbMeta,
+    TextHit,
+    VectorHit,
+    VectorIndex,
+    batched,
+    check_terms,
+    plain_matrix,
+    refuse_names,
+)
+from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
+
+__all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "post_import_script", "syntax_for"]
+
+syntax_for = q.syntax_for
+"""The dialect's version switch (config validation and ``kgqa explain --dialect neo4j`` use it)."""
+
+
+def browser_statement(text: str, params: dict[str, Any], version: str) -> tuple[str, str]:
+    """A compiled pattern query as sent to Neo4j release ``version``, and the block that runs it in Neo4j Browser
+    (``:params {...};`` then the query) with the same parameters."""
+    statement = q.statement(text, q.syntax_for(version))
+    return statement, q.browser_block(statement, params)
+
+
+def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = False) -> str:
+    """The cypher-shell script to run after ``neo4j-admin database import`` (kgqa/runtime/export.py): what the importer
+    cannot do, i.e. the id constraints, the vector and full-text indexes (with ``aliases``, the alias nodes' too)
+    and, last, kgqa's metadata node."""
+    statements = [q.create_id_constraint(label) for label in labels]
+    dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
+    statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
+    statements += [q.create_text_index(label) for label in labels]
+    if aliases:
+        statements += [q.create_property_index(ALIAS_LABEL, prop) for prop in (q.ALIAS_OF, q.ALIAS_KEY)]
+        statements.append(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, meta.dimension))
+    params = {"name": meta.name, "json": json.dumps(asdict(meta), allow_nan=False)}
+    return (
+        "// Run with: cypher-shell -u neo4j -p PASSWORD -f post_import.cypher (after neo4j-admin import)\n"
+        + "".join(f"{s};\n" for s in statements)
+        + "".join(f":param {key} => {q.cypher_literal(value)}\n" for key, value in params.items())
+        + f"{q.WRITE_META};\n"
+    )
+
+
+def _driver(uri: str, auth: tuple[str, str]) -> Any:
+    try:
+        import neo4j
+    except ImportError as exc:
+        raise ConfigError("store 'neo4j' needs the extra: pip install 'kgqa[neo4j]'") from exc
+    return neo4j.GraphDatabase.driver(uri, auth=auth)
+
+
+def _graph_value(value: Any) -> Any:
+    """A driver's node, relationship or path as :meth:`Neo4jStore.read_records` returns it (see
+    GraphStore.read_records)."""
+    from neo4j.graph import Node, Path, Relationship
+
+    if isinstance(value, Node):
+        return plain_node(dict(value))
+    if isinstance(value, Relationship):
+        return value.type
+    if isinstance(value, Path):
+        parts: list[Any] = [plain_node(dict(value.start_node))]
+        for rel, node in zip(value.relationships, value.nodes[1:], strict=True):
+            parts += [rel.type, plain_node(dict(node))]
+        return parts
+    return value
+
+
+class Neo4jStore(CatalogueReads):
+    """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake), and a driver the
+    store did not open is the caller's to close (:meth:`borrow`)."""
+
+    def __init__(
+        self,
+        uri: str,
+        auth: tuple[str, str],
+        *,
+        database: str = "neo4j",
+        version: str | None = None,
+        query_timeout: float = 60.0,
+        row_cap: int = 100_000,
+        batch_size: int = 2000,
+        driver: Any = None,
+    ) -> None:
+        self.driver = driver if driver is not None else _driver(uri, auth)
+        self.database = database
+        self.publishing = ReadWriteLock()
+        self.query_timeout = query_timeout
+        self.row_cap = row_cap
+        self.batch_size = batch_size
+        self._known: set[str] = set()
+        self._owns_driver = driver is None
+        self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
+
+    @classmethod
+    def borrow(cls, driver: Any, database: str, **settings: Any) -> Neo4jStore:
+        """A store over someone else's driver (a ``langchain_neo4j.Neo4jGraph``'s): closing the store leaves it
+        open."""
+        return cls("", ("", ""), database=database, driver=driver, **settings)
+
+    def __enter__(self) -> Neo4jStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_driver:
+            self.driver.close()
+
+    def _server_version(self) -> str:
+        rows = self._read_rows(q.SERVER_VERSION, {})
+        return str(rows[0][0])
+
+    # -- reads ---------------------------------------------------------------------------------------------------
+
+    def _read_rows(self, text: str, params: Mapping[str, Any]) -> list[list[Any]]:
+        return self._read_table(text, params)[1]
+
+    def _read_table(self, text: str, params: Mapping[str, Any]) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of a read in a managed read transaction, after an EXPLAIN that must plan it read-only."""
+        import neo4j
+
+        def work(tx: Any) -> tuple[list[str], list[list[Any]]]:
+            kind = tx.run(q.explain(text), params).consume().query_type
+            if kind != "r":
+                raise StoreError(f"refused: Neo4j plans this query as type {kind!r}, not read-only")
+            result = tx.run(text, params)
+            rows: list[list[Any]] = []
+            for record in result:
+                if len(rows) == self.row_cap:
+                    raise StoreError(f"query returned more than row_cap = {self.row_cap} rows")
+                rows.append(list(record.values()))
+            return list(result.keys()), rows
+
+        # Neo4j terminates the transaction at the timeout; the driver has no read timeout of its own to add (only
+        # connect and write timeouts, and a receive timeout the server may hint).
+        work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
+        try:
+            with self.driver.session(database=self.database) as session:
+                table: tuple[list[str], list[list[Any]]] = session.execute_read(work)
+                return table
+        except neo4j.exceptions.Neo4jError as exc:
+            if "TransactionTimedOut" in (exc.code or ""):
+                raise StoreTimeoutError(f"query ran past {self.query_timeout:g} s: {exc.message}") from exc
+            raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
+        except neo4j.exceptions.DriverError as exc:
+            raise StoreError(f"Neo4j read failed: {exc}") from exc
+
+    def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
+        self._check(graph)
+        return self._read_rows(q.statement(query, self.syntax), dict(params or {}))
+
+    def read_records(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        self._check(graph)  # sent as written, in the server's default Cypher, as Neo4jGraph.query sends it
+        columns, rows = self._read_table(query, dict(params or {}))
+        return [dict(zip(columns, (plain_values(v, _graph_value) for v in row), strict=True)) for row in rows]
+
+    def _check(self, graph: str) -> None:
+        """The SKB must be in this database; checked once per store (a load in progress is not an SKB yet)."""
+        if graph in self._known:
+            return
+        if graph not in self.graphs():
+            raise StoreError(f"SKB '{graph}' is not in Neo4j database '{self.database}'")
+        self._known.add(graph)
+
+    def graphs(self) -> list[str]:
+        return [str(name) for name, raw in self._read_rows(q.READ_META, {}) if raw]
+
+    def meta(self, graph: str) -> SkbMeta | None:
+        for name, raw in self._read_rows(q.READ_META, {}):
+            if name == graph and raw:
+                data = json.loads(raw)
+                data["candidate_types"] = tuple(data["candidate_types"])
+                return SkbMeta(**data)
+        return None
+
+    def _indexes(self) -> list[IndexInfo]:
+        """kgqa's own vector and full-text indexes (a database may hold others: they are not this SKB's)."""
+        found = []
+        for query, kind in ((q.LIST_INDEXES, "VECTOR"), (q.LIST_TEXT_INDEXES, "FULLTEXT")):
+            for name, labels, props, state in self._read_rows(query, {}):
+                if labels and q.is_kgqa_index(str(name)):
+                    found += [IndexInfo(labels[0], prop, kind, state) for prop in props]
+        return found
+
+    def schema(self, graph: str) -> Schema:
+        self._check(graph)
+        labels = tuple(LabelInfo(label, count) for label, count in self._read_rows(q.NODE_COUNTS_NEO4J, {}))
+        rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self._read_rows(q.EDGE_COUNTS, {}))
+        return Schema(labels, rels, tuple(self._indexes()))
+
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        self._check(graph)
+        query = q.vector_top_k(label, q.INDEX_PROPERTY[index], self.syntax)
+        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(query.text, params)
+        return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+
+    def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        self._check(graph)
+        params = {"ids": list(ids), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(q.plain_similarities(label, self.syntax), params)
+        return {str(i): float(sim) for i, sim in rows if sim is not None}
+
+    def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        self._check(graph)
+        if not terms or not ids:
+            return {}
+        query = q.text_scores(label, self.syntax)
+        params = {**query.params, "query": " OR ".join(check_terms(terms)), "ids": list(ids)}
+        return {str(i): float(score) for i, score in self._read_rows(query.text, params)}
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        self._check(graph)
+        if not terms:
+            return []
+        query = q.text_top_k(label, self.syntax)
+        params = {**query.params, "query": " OR ".join(check_terms(terms)), "k": int(k)}
+        rows = self._read_rows(query.text, params)
+        return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
+
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        self._check(graph)
+        query = q.alias_top_k(self.syntax)
+        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
+        rows = self._read_rows(query.text, params)
+        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
+
+    def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
+        """Wait until every vector and full-text index is ONLINE: Neo4j populates them in the background, and a query
+        against a POPULATING index fails, so the SKB is only marked loaded (metadata node) once they are all usable."""
+        deadline = time.monotonic() + timeout
+        while True:
+            indexes = self._indexes()
+            failed = [f"{i.label}.{i.property}" for i in indexes if i.status == "FAILED"]
+            if failed:  # a failed population never comes ONLINE: say so now instead of waiting out the timeout
+                raise StoreError(
+                    f"Neo4j index population FAILED for {', '.join(failed)}; see SHOW "
+                    "INDEXES (failureMessage) and the server's debug.log, then load again"
+                )
+            pending = [i for i in indexes if i.status != "ONLINE"]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                names = ", ".join(f"{i.label}.{i.property}" for i in pending)
+                raise StoreError(f"Neo4j indexes still populating after {timeout:.0f} s: {names}")
+            time.sleep(0.5)
+
+    # -- writes --------------------------------------------------------------------------------------------------
+
+    def _write(self, text: str, params: Mapping[str, Any]) -> None:
+        import neo4j
+
+        try:
+            with self.driver.session(database=self.database) as session:
+                session.execute_write(lambda tx: tx.run(q.statement(text, self.syntax), params).consume())
+        except neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
+
+    def _autocommit(self, text: str) -> None:
+        with self.driver.session(database=self.database) as session:
+            session.run(text).consume()
+
+    def check_names(
+        self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
+    ) -> None:
+        refuse_names(q.name_problem, "Neo4j", labels, relationship_types, property_keys)
+
+    @contextmanager
+    def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:
+        """Load into the database (emptied first if it held this SKB); the metadata node is written last.
+
+        A database with data kgqa did not load, or another SKB, is refused: kgqa never deletes data it did not write.
+        """
+        with self.publishing.write():  # loads write in place: answers wait for the whole load
+            present = {str(name) for name, _ in self._read_rows(q.READ_META, {})}
+            if present - {graph}:
+                raise StoreError(
+                    f"Neo4j database '{self.database}' holds SKB '{sorted(present)[0]}'; use another "
+                    "database (neo4j_database)"
+                )
+            if not present and self._read_rows(q.NODE_TOTAL, {})[0][0] > 0:
+                raise StoreError(
+                    f"Neo4j database '{self.database}' holds data kgqa did not load; use an empty database"
+                )
+            self._known.discard(graph)
+            listed = [*self._read_rows(q.LIST_INDEXES, {}), *self._read_rows(q.LIST_TEXT_INDEXES, {})]
+            for name, *_ in listed:
+                if q.is_kgqa_index(str(name)):  # this SKB's own indexes: rebuilt after the new data, for its embedder
+                    self._write(q.drop_vector_index(str(name)), {})
+            self._autocommit(q.CLEAR_GRAPH)
+            self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
+            writer = Neo4jWriter(self)
+            yield writer
+            self.await_indexes(graph)
+            self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta), allow_nan=False)})
+
+
+class Neo4jWriter:
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+        self._constrained: set[str] = set()
+        self.aliases = 0
+
+    def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
+        if label not in self._constrained:
+            self._store._write(q.create_id_constraint(label), {})
+            self._constrained.add(label)
+        for batch in batched(rows, self._store.batch_size):
+            payload: list[dict[str, Any]] = [
+                {
+                    "id": str(r.id),
+                    "name": r.name,
+                    "doc": r.doc,
+                    "rel_doc": r.rel_doc,
+                    "name_emb": [float(x) for x in r.name_emb],
+                    "doc_emb": [float(x) for x in r.doc_emb],
+                }
+                for r in batch
+            ]
+            plain = plain_matrix(label, batch)
+            if plain is not None:
+                for row, vector in zip(payload, plain.tolist(), strict=True):
+                    row[q.PLAIN_EMB] = vector
+            self._store._write(q.create_nodes(label, plain=plain is not None), {"rows": payload})
+
+    def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
+        for batch in batched(pairs, self._store.batch_size * 10):
+            self._store._write(q.create_edges(source, rel_type, target), {"rows": [[str(a), str(b)] for a, b in batch]})
+
+    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
+        if rows and not self.aliases:
+            for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+                self._store._write(q.create_property_index(ALIAS_LABEL, prop), {})
+        for batch in batched(rows, self._store.batch_size):
+            payload = [
+                {
+                    q.ALIAS_OF: str(r.of),
+                    q.ALIAS_OF_LABEL: r.label,
+                    q.ALIAS_OF_NAME: r.name,
+                    q.NAME: r.alias,
+                    q.ALIAS_KEY: r.alias.strip().lower(),
+                    q.NAME_EMB: [float(x) for x in r.emb],
+                }
+                for r in batch
+            ]
+            self._store._write(q.create_aliases(), {"rows": payload})
+        self.aliases += len(rows)
+
+    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
+        for label in labels:
+            for prop, dim in dimensions.items():
+                self._store._write(q.create_vector_index(label, prop, dim), {})
+            self._store._write(q.create_text_index(label), {})
+        if self.aliases:
+            self._store._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension), {})

@@ -1,0 +1,82 @@
+"""Text helpers the steps share: a question's words as every step counts them, its quotations, the stop words, and
+how a question may name a type. One module, so that a step reads a question the way the others do without importing
+another step."""
+
+from __future__ import annotations
+
+import re
+
+WORD = re.compile(r"[\w][\w'/-]*")
+"""A word as the linker counts it."""
+
+
+def words_of(question: str) -> list[str]:
+    """The question's words as the linker counts them (positions of links and spans are in these words)."""
+    return WORD.findall(question)
+
+
+QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")
+"""A quotation: in double or single quotes, straight or curly (a single quote inside or after a word is an
+apostrophe)."""
+
+
+def quoted_runs(question: str) -> list[range]:
+    """The word positions (:func:`words_of`) of each quotation in ``question``: the words that begin inside it."""
+    return [run for run, _ in quotations(question)]
+
+
+def quotations(question: str) -> list[tuple[range, str]]:
+    """Each quotation in ``question``: its word positions (:func:`quoted_runs`) and its text, without the quotes."""
+    starts = [found.start() for found in WORD.finditer(question)]
+    out = []
+    for found in QUOTED.finditer(question):
+        inside = [i for i, at in enumerate(starts) if found.start() <= at < found.end()]
+        if inside:
+            text = next(group for group in found.groups() if group is not None)
+            out.append((range(inside[0], inside[-1] + 1), text.strip()))
+    return out
+
+
+_STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
+their them these this those to was what when where which who whom whose why with would you your any all also some
+find list show give tell name please associated related linked known both either neither than more most less one
+ones into onto out up down over via per such own other only just very same so too then there here"""
+
+
+STOP_WORDS = frozenset(_STOP.split())
+
+
+_LAY_WORDS = {
+    "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding, "
+    "hpo term",
+    "disease": "disorder, condition, syndrome, illness, diagnosis",
+    "gene/protein": "locus, loci",
+    "drug": "medication, medicine, compound",
+    "anatomy": "tissue, organ, anatomical structure",
+    "field_of_study": "field, research field, topic",
+    "paper": "publication, article",
+    "author": "researcher",
+    "institution": "organisation, organization, university",
+    "product": "item",
+}
+
+
+LAY_WORDS = {label: tuple(w.strip() for w in words.split(",")) for label, words in _LAY_WORDS.items()}
+"""Everyday words for the types of the STaRK SKBs and HPO ("symptoms" for phenotypes, "disorders" for diseases):
+analysts seldom type a label's own name."""
+
+
+def type_words(label: str) -> set[str]:
+    """How a question may name a type: ``gene/protein`` -> gene(s), protein(s), gene/protein(s);
+    ``field_of_study`` -> field_of_study(s), field of study(s); plus its :data:`LAY_WORDS`."""
+    forms = singular_type_words(label)
+    plurals = {f + "s" for f in forms} | {f + "es" for f in forms} | {f[:-1] + "ies" for f in forms if f.endswith("y")}
+    plurals |= {f[:-2] + "es" for f in forms if f.endswith("sis")}  # "diagnoses"
+    return {f for f in forms | plurals if f}
+
+
+def singular_type_words(label: str) -> set[str]:
+    """A type's own words, singular: ``gene/protein`` -> gene/protein, gene, protein; ``field_of_study`` ->
+    field_of_study, field of study; plus its :data:`LAY_WORDS`."""
+    forms = {label.lower(), re.sub(r"[_]+", " ", label.lower()), *LAY_WORDS.get(label, ())}
+    return forms | (set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set())

@@ -1,0 +1,427 @@
+"""The client side of the kgqa worker: find the data directory's worker (starting it when there is none, replacing
+one that died or runs other code or settings, and saying so), and :class:`RemoteKgqa`, which offers the methods of
+:class:`kgqa.runtime.app.Kgqa` that the commands use and runs them in the worker.
+
+Importing this module loads neither torch nor the store's client: that is what keeps a command cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import inspect
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api
+from kgqa.config import Config
+from kgqa.errors import WorkerError
+from kgqa.runtime.worker.common import (
+    Call,
+    JobState,
+    Reply,
+    WorkerInfo,
+    WorkerPaths,
+    WorkerStatus,
+    build_id,
+    peer_uid,
+    receive,
+    send,
+    settings_digests,
+)
+
+if TYPE_CHECKING:
+    from kgqa.runtime.progress import ProgressSink
+
+Notice = Callable[[str], None]
+POLL = 0.2
+"""Seconds between a job's progress polls."""
+CANCEL_WAIT = 60.0
+"""Seconds an interrupted command waits for the worker to end its job cleanly."""
+STOP_TIMEOUT = 90.0
+"""Seconds ``kgqa server stop`` waits for a clean stop before it kills the worker."""
+ANSWER_TIMEOUT = 30.0
+"""Seconds to wait for a worker's answer to hello, status or stop (its serving threads answer these at once)."""
+
+
+class _Connection:
+    """One connection to the worker: pickled calls and replies in turn."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._file = sock.makefile("rwb")
+
+    def call(self, method: str, config: Config | None, *args: Any, **kwargs: Any) -> Any:
+        send(self._file, Call(method, config, args, kwargs))
+        reply: Reply = receive(self._file)
+        if reply.error is not None:
+            raise reply.error
+        return reply.value
+
+    def timeout(self, seconds: float | None) -> None:
+        self._sock.settimeout(seconds)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._file.close()
+        self._sock.close()
+
+
+def _connect(paths: WorkerPaths) -> _Connection | None:
+    """A connection to a worker that answers, or None when none listens. The directory is checked to be the
+    user's and so is the process listening: replies are unpickled."""
+    paths.ensure()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(str(paths.socket))
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        return None
+    uid = peer_uid(sock)
+    if uid != os.getuid():
+        sock.close()
+        raise WorkerError(f"the process listening on {paths.socket} belongs to another user (uid {uid}); refusing it")
+    return _Connection(sock)
+
+
+def _hello(paths: WorkerPaths) -> tuple[_Connection, WorkerInfo] | None:
+    """The worker's connection and identity; None when none listens or it is on its way out."""
+    conn = _connect(paths)
+    if conn is None:
+        return None
+    conn.timeout(ANSWER_TIMEOUT)
+    try:
+        info = conn.call("hello", None)
+    except TimeoutError:
+        conn.close()
+        raise WorkerError(
+            f"the kgqa worker does not answer within {ANSWER_TIMEOUT:.0f} s (log: {paths.log}); "
+            "kgqa server stop ends it"
+        ) from None
+    except (EOFError, OSError, pickle.UnpicklingError):
+        conn.close()  # a worker on its way out
+        return None
+    conn.timeout(None)  # answers take as long as they take (an LLM, a load)
+    return conn, info
+
+
+def _lock_free(path: Path) -> bool:
+    """Whether nobody holds the lock file (no worker alive, whatever its state file says)."""
+    with path.open("a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return True
+
+
+@contextlib.contextmanager
+def _starting(paths: WorkerPaths) -> Iterator[None]:
+    with paths.start_lock.open("a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def read_state(paths: WorkerPaths) -> WorkerInfo | None:
+    try:
+        return WorkerInfo.from_json(json.loads(paths.state.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _log_tail(paths: WorkerPaths, lines: int = 3) -> str:
+    try:
+        text = paths.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return "no log"
+    return " | ".join(text[-lines:]) or "empty log"
+
+
+def _spawn(config: Config, paths: WorkerPaths) -> subprocess.Popen[bytes]:
+    """Start a worker in its own session (a terminal's Ctrl-C is not for it), its configuration on stdin."""
+    with paths.log.open("ab") as log:
+        if log.tell() > 10 * 2**20:
+            log.truncate(0)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kgqa.runtime.worker"],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=log,
+            cwd=paths.root,
+            start_new_session=True,
+            close_fds=True,
+        )
+    assert process.stdin is not None
+    process.stdin.write(pickle.dumps(config))
+    process.stdin.close()
+    return process
+
+
+def _wait_ready(
+    paths: WorkerPaths, pid: int, process: subprocess.Popen[bytes] | None, timeout: float
+) -> tuple[_Connection, WorkerInfo] | None:
+    """Wait until the worker ``pid`` answers (it listens once its store is open). None when ``pid`` is a worker this
+    command did not start (``process`` None) and it exited instead: it was stopping, not starting."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = _hello(paths)
+        if found is not None:
+            return found
+        exited = process.poll() is not None if process is not None else not _alive(pid)
+        if exited and process is None:
+            return None
+        if exited:
+            raise WorkerError(f"the kgqa worker could not start: {_log_tail(paths)} (log: {paths.log})")
+        if time.monotonic() > deadline:
+            raise WorkerError(f"the kgqa worker (pid {pid}) did not start within {timeout:.0f} s (log: {paths.log})")
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie (exited, not yet reaped by its parent) is not alive
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def connect_worker(config: Config, notice: Notice) -> Api:
+    """The worker of ``config``'s data directory, started if needed. ``notice`` hears why a worker was replaced."""
+    paths = WorkerPaths.of(config)
+    paths.ensure()
+    build, settings = build_id(), settings_digests(config)
+    found, started = _hello(paths), False
+    if found is not None:
+        conn, info = found
+        why = info.differences(build, settings)
+        if why is None:
+            return _remote_api(config, conn, info, notice)
+        conn.close()
+        notice(f"restarting the kgqa worker (pid {info.pid}): {why}")
+        stop_worker(config)
+    with _starting(paths):
+        found = _hello(paths)
+        if found is None:
+            found, started = _start_worker(config, paths, notice), True
+    conn, info = found
+    why = info.differences(build, settings)
+    if why is None:
+        return _remote_api(config, conn, info, notice)
+    conn.close()
+    if started:  # python -m kgqa.runtime.worker imports other code than this command runs (another sys.path?)
+        stop_worker(config)
+        raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
+    raise WorkerError(f"another command started a kgqa worker that cannot serve this one: {why}; try again")
+
+
+def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_Connection, WorkerInfo]:
+    """Start a worker (the caller holds the start lock), or wait for one another command is starting."""
+    timeout = config.server_start_timeout + 60.0
+    state = read_state(paths)
+    if state is not None and not _lock_free(paths.lock):
+        # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
+        found = _wait_ready(paths, state.pid, None, timeout)
+        if found is not None:
+            return found
+        state = None
+        _wait_for_lock(paths, timeout)
+    if state is not None:
+        notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
+        paths.state.unlink(missing_ok=True)
+    process = _spawn(config, paths)
+    found = _wait_ready(paths, process.pid, process, timeout)
+    assert found is not None  # a process of ours that exits raises instead
+    return found
+
+
+def _wait_for_lock(paths: WorkerPaths, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not _lock_free(paths.lock):
+        if time.monotonic() > deadline:
+            raise WorkerError(f"the previous kgqa worker did not let go of {paths.lock} within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def worker_status(config: Config) -> WorkerStatus | None:
+    """The running worker's status, None when there is none (nothing is started)."""
+    paths = WorkerPaths.of(config)
+    if not paths.root.is_dir():
+        return None
+    found = _hello(paths)
+    if found is None:
+        return None
+    conn, _ = found
+    conn.timeout(ANSWER_TIMEOUT)
+    try:
+        status: WorkerStatus = conn.call("status", None)
+        return status
+    finally:
+        conn.close()
+
+
+def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | None:
+    """Stop the worker (it finishes the calls in flight, cancels a load, closes the store) and wait until it and
+    its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran."""
+    paths = WorkerPaths.of(config)
+    if not paths.root.is_dir():
+        return None
+    state = read_state(paths)
+    try:
+        found = _hello(paths)
+    except WorkerError:  # hung: the signals below end it
+        found = None
+    info = state
+    if found is not None:
+        conn, info = found
+        conn.timeout(ANSWER_TIMEOUT)
+        with contextlib.suppress(EOFError, OSError):
+            conn.call("stop", None)
+        conn.close()
+    elif state is None or _lock_free(paths.lock):
+        paths.state.unlink(missing_ok=True)  # a worker that died left it
+        return None
+    else:  # still starting (it listens once its store is open), or not answering: SIGTERM stops it either way
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(state.pid, signal.SIGTERM)
+    assert info is not None
+    deadline = time.monotonic() + timeout
+    while not _lock_free(paths.lock) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not _lock_free(paths.lock):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(info.pid, signal.SIGKILL)  # the store server dies with it (PR_SET_PDEATHSIG)
+    for pid in (info.pid, info.store_pid):
+        while pid is not None and _alive(pid) and time.monotonic() < deadline + 10:
+            time.sleep(0.05)
+    paths.state.unlink(missing_ok=True)
+    return info
+
+
+class RemoteKgqa:
+    """The methods of :class:`kgqa.runtime.app.Kgqa` the commands use, run by the worker with this command's
+    settings."""
+
+    def __init__(self, config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> None:
+        self.config = config
+        self.info = info
+        self._conn = conn
+        self._notice = notice
+
+    def __enter__(self) -> RemoteKgqa:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died)
+        is replaced once, and the call repeated: every call but a load only reads."""
+        try:
+            return self._conn.call(method, self.config, *args, **kwargs)
+        except (EOFError, ConnectionError, BrokenPipeError):
+            if method in JOB_CALLS:
+                raise WorkerError("the kgqa worker stopped during the load; run it again") from None
+        self._conn.close()
+        fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
+        self._conn, self.info = fresh._conn, fresh.info
+        return self._conn.call(method, self.config, *args, **kwargs)
+
+    def _job(self, method: str, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
+        """Run ``method`` as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there
+        (for a load: the graph loaded before stays) and waits for it to end."""
+        job = self._call(method, *args, **kwargs)
+        tasks: list[Any] = []
+        try:
+            state = self._follow(job, progress, tasks)
+        except KeyboardInterrupt:
+            self._cancel(job)
+            raise
+        if state.error is not None:
+            raise state.error
+        return state.result
+
+    def _cancel(self, job: int) -> None:
+        """Cancel ``job`` and wait for it to end, on a new connection: the interrupt may have cut the old one
+        mid-message."""
+        self._conn.close()
+        conn = _connect(WorkerPaths.of(self.config))
+        if conn is None:
+            return  # the worker is gone, and its job with it
+        self._conn = conn
+        try:
+            conn.call("job_cancel", None, job)
+            deadline = time.monotonic() + CANCEL_WAIT
+            while not conn.call("job_poll", None, job).done and time.monotonic() < deadline:
+                time.sleep(POLL)
+        except WorkerError:
+            return  # the job ended and its result was taken in the meantime
+
+    def _follow(self, job: int, progress: ProgressSink | None, tasks: list[Any]) -> JobState:
+        while True:
+            state: JobState = self._conn.call("job_poll", None, job)
+            if progress is not None:
+                for index, (description, total, completed) in enumerate(state.tasks):
+                    if index == len(tasks):
+                        tasks.append(progress.add_task(description, total=total))
+                    progress.update(tasks[index], total=total, completed=completed)
+            if state.done:
+                return state
+            time.sleep(POLL)
+
+
+def _portable(value: Any) -> Any:
+    """An argument as the worker must see it: a path resolved against this command's working directory (the
+    worker's is another), any other sequence but a string as a list (a generator or a view does not pickle)."""
+    if isinstance(value, Path):
+        return value.resolve()
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes | list):
+        return list(value)
+    return value
+
+
+def _remote(name: str) -> Callable[..., Any]:
+    """The method ``name`` of :class:`RemoteKgqa`: the declaration's signature (a call that does not fit it fails here,
+    as it would in process), its arguments sent to the worker, a job followed until it ends."""
+    declared = getattr(Api, name)
+    signature = inspect.signature(declared)
+
+    def call(self: RemoteKgqa, *args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(self, *args, **kwargs)
+        sent = {key: _portable(value) for key, value in list(bound.arguments.items())[1:] if key not in LOCAL_ARGUMENTS}
+        if name in JOB_CALLS:
+            return self._job(name, progress=bound.arguments.get("progress"), **sent)
+        return self._call(name, **sent)
+
+    return functools.update_wrapper(call, declared)
+
+
+def _remote_api(config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> Api:
+    """A :class:`RemoteKgqa`, typed as the API its methods are derived from (they are set below, which a type
+    checker cannot follow)."""
+    return cast(Api, RemoteKgqa(config, conn, info, notice))
+
+
+for _name in CALLS:
+    setattr(RemoteKgqa, _name, _remote(_name))

@@ -1,0 +1,398 @@
+"""The kgqa worker: one background process per data directory that holds the open store, the loaded embedder and the
+LLM clients, so that a command after the first one skips starting the store server and importing the models.
+
+Started by a command (``python -m kgqa.runtime.worker``, its configuration pickled on stdin); serves :class:`Call`
+objects on ``<home>/worker/worker.sock``, one thread per connection; exits after ``worker_idle_timeout`` seconds without
+a command, on ``kgqa server stop`` or on SIGTERM, closing the store (its server stops with it; if the worker is killed,
+the server dies with it by PR_SET_PDEATHSIG). It opens the store in its main thread, which lives as long as it does:
+the store server's death signal follows the thread that started it.
+
+A load runs as a job (a thread) that its client polls for progress; a job whose client stops polling (killed, or
+interrupted) is cancelled, leaving the previous graph intact, as an interrupted load does. Answers read under the
+store's publish lock, so a load's atomic publish never falls inside one answer.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import json
+import logging
+import os
+import pickle
+import signal
+import socketserver
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from kgqa.api import CALLS, JOB_CALLS
+from kgqa.config import Config
+from kgqa.errors import Cancelled, KgqaError, WorkerError
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.worker.common import (
+    Call,
+    JobState,
+    RemoteBug,
+    Reply,
+    WorkerInfo,
+    WorkerPaths,
+    WorkerStatus,
+    build_id,
+    peer_uid,
+    receive,
+    rss_mib,
+    send,
+    settings_digests,
+)
+
+log = logging.getLogger("kgqa.worker")
+
+ORPHANED_AFTER = 30.0
+"""Seconds without a poll after which a job's client counts as gone and the job is cancelled."""
+STOP_WAIT = 60.0
+"""Seconds a stopping worker waits for the commands it serves to end before it closes the store anyway."""
+
+
+class JobProgress:
+    """Records a job's progress for its client to poll; raises :class:`Cancelled` at the next step once the job is
+    cancelled (the load then ends as an interrupted load does)."""
+
+    def __init__(self, cancelled: threading.Event) -> None:
+        self._cancelled = cancelled
+        self._tasks: list[list[Any]] = []
+        self._lock = threading.Lock()
+
+    def _check(self) -> None:
+        if self._cancelled.is_set():
+            raise Cancelled("cancelled; the graph that was loaded before is unchanged")
+
+    def add_task(self, description: str, *, total: float | None = 100.0) -> int:
+        self._check()
+        with self._lock:
+            self._tasks.append([description, total, 0.0])
+            return len(self._tasks) - 1
+
+    def advance(self, task_id: Any, advance: float = 1) -> None:
+        self._check()
+        with self._lock:
+            self._tasks[task_id][2] += advance
+
+    def update(self, task_id: Any, *, total: float | None = None, completed: float | None = None) -> None:
+        self._check()
+        with self._lock:
+            if total is not None:
+                self._tasks[task_id][1] = total
+            if completed is not None:
+                self._tasks[task_id][2] = completed
+
+    def snapshot(self) -> tuple[tuple[str, float | None, float], ...]:
+        with self._lock:
+            return tuple((str(d), t, float(c)) for d, t, c in self._tasks)
+
+
+@dataclass
+class Job:
+    id: int
+    progress: JobProgress
+    cancelled: threading.Event
+    polled: float
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+def portable(exc: BaseException, log_path: str) -> BaseException:
+    """The error to send to the client: kgqa's own errors as they are (their messages and exit codes are the
+    client's), anything else as a :class:`RemoteBug` pointing at the traceback in the log."""
+    if isinstance(exc, KgqaError):
+        try:
+            pickle.loads(pickle.dumps(exc))
+            return exc
+        except Exception:  # an error whose arguments do not survive pickling: report its text
+            return WorkerError(str(exc))
+    log.error("internal error:\n%s", "".join(traceback.format_exception(exc)))
+    return RemoteBug(f"{type(exc).__name__}: {exc} (in the kgqa worker; traceback in {log_path})")
+
+
+class Worker:
+    """Serves calls on one open :class:`Kgqa`; counts what is in flight to know when it is idle."""
+
+    def __init__(self, kg: Kgqa, info: WorkerInfo, paths: WorkerPaths) -> None:
+        self.kg = kg
+        self.info = info
+        self.paths = paths
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._idle_since = time.monotonic()
+        self._jobs: dict[int, Job] = {}
+        self._job_ids = itertools.count(1)
+        self.stopping = threading.Event()
+        self.shutdown: Callable[[], None] = lambda: None
+        """Set by :func:`serve`: ends the accept loop (from any thread but the loop's own)."""
+
+    def answer(self, call: Call) -> Reply:
+        counted = call.method not in ("hello", "status", "job_poll")
+        if counted:
+            with self._lock:
+                self._in_flight += 1
+        started = time.perf_counter()
+        try:
+            return Reply(value=self._dispatch(call))
+        except Exception as exc:
+            return Reply(error=portable(exc, str(self.paths.log)))
+        finally:
+            if counted:
+                with self._lock:
+                    self._in_flight -= 1
+                    self._idle_since = time.monotonic()
+                log.info("%s %.3f s", call.method, time.perf_counter() - started)
+
+    def _dispatch(self, call: Call) -> Any:
+        if call.method == "hello":
+            return self.info
+        if call.method == "status":
+            return self.status()
+        if call.method == "stop":
+            threading.Thread(target=self.stop, name="stop", daemon=True).start()
+            return self.info
+        if call.method == "job_poll":
+            return self._poll(*call.args)
+        if call.method == "job_cancel":
+            return self._cancel(*call.args)
+        if call.method in CALLS:
+            if self.stopping.is_set():
+                raise WorkerError("the kgqa worker is stopping; run the command again")
+            view = self._view(call.config)
+            if call.method in JOB_CALLS:
+                return self._start_job(view, call)
+            with self.kg.store.publishing.read():
+                return getattr(view, call.method)(*call.args, **call.kwargs)
+        raise WorkerError(f"the kgqa worker has no call '{call.method}'")
+
+    def _view(self, config: Config | None) -> Kgqa:
+        if config is None:
+            raise WorkerError("the call carries no configuration")
+        why = self.info.differences(self.info.build, settings_digests(config))
+        if why is not None:
+            raise WorkerError(f"this worker cannot serve the command: {why}; run kgqa server stop")
+        return self.kg.with_config(config)
+
+    def _start_job(self, view: Kgqa, call: Call) -> int:
+        """Start a load; one at a time, as the data directory's lock allows one loading process without a worker
+        (two loads of one SKB would share its staging graph)."""
+        cancelled = threading.Event()
+        with self._lock:
+            running = [j.id for j in self._jobs.values() if not j.done.is_set()]
+            if running:
+                raise WorkerError(
+                    f"the kgqa worker is already running a load (job {running[0]}); wait for it to end or interrupt it"
+                )
+            job = Job(next(self._job_ids), JobProgress(cancelled), cancelled, time.monotonic())
+            self._jobs[job.id] = job
+            self._in_flight += 1
+
+        def run() -> None:
+            try:
+                job.result = getattr(view, call.method)(*call.args, progress=job.progress, **call.kwargs)
+            except Exception as exc:
+                job.error = portable(exc, str(self.paths.log))
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+                    self._idle_since = time.monotonic()
+                job.done.set()
+                log.info("job %d (%s) ended: %s", job.id, call.method, type(job.error).__name__ if job.error else "ok")
+
+        threading.Thread(target=run, name=f"job-{job.id}", daemon=True).start()
+        return job.id
+
+    def _job(self, job_id: int) -> Job:
+        job = self._jobs.get(job_id)
+        if job is None:
+            raise WorkerError(f"the kgqa worker has no job {job_id}")
+        return job
+
+    def _poll(self, job_id: int) -> JobState:
+        job = self._job(job_id)
+        job.polled = time.monotonic()
+        done = job.done.is_set()
+        if done:
+            with self._lock:
+                self._jobs.pop(job_id, None)
+        return JobState(job.progress.snapshot(), done, job.result if done else None, job.error if done else None)
+
+    def _cancel(self, job_id: int) -> None:
+        self._job(job_id).cancelled.set()
+
+    def status(self) -> WorkerStatus:
+        with self._lock:
+            busy = self._in_flight
+            idle = 0.0 if busy else time.monotonic() - self._idle_since
+        store_pid = getattr(self.kg.store, "server_pid", None)  # read now: the watchdog may have restarted it
+        memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(store_pid)}
+        info = replace(self.info, store_pid=store_pid)
+        return WorkerStatus(info, busy, round(idle, 1), {k: v for k, v in memory.items() if v is not None})
+
+    def watch(self, interval: float = 0.5) -> None:
+        """Cancel orphaned jobs; stop once idle for the idle timeout."""
+        timeout = self.info.idle_timeout
+        while not self.stopping.wait(interval):
+            now = time.monotonic()
+            with self._lock:
+                jobs = list(self._jobs.values())
+            for job in jobs:
+                if now - job.polled <= ORPHANED_AFTER:
+                    continue
+                if job.done.is_set():  # its client never came back for the result
+                    with self._lock:
+                        self._jobs.pop(job.id, None)
+                elif not job.cancelled.is_set():
+                    log.warning("job %d: no poll for %.0f s, its client is gone; cancelling it", job.id, ORPHANED_AFTER)
+                    job.cancelled.set()
+            with self._lock:
+                idle = not self._in_flight and now - self._idle_since >= timeout
+                drained = not self._in_flight
+            failure = getattr(self.kg.store, "failure", None)
+            if failure is not None and drained:  # only reopening the store mends it: the next command starts a worker
+                log.error("the store cannot answer (%s); stopping", failure)
+                self.stop()
+            elif timeout > 0 and idle:
+                log.info("idle for %.0f s; stopping", timeout)
+                self.stop()
+
+    def stop(self) -> None:
+        """End the accept loop; :func:`serve` then waits for in-flight calls and closes the store."""
+        if not self.stopping.is_set():
+            self.stopping.set()
+            with self._lock:
+                jobs = list(self._jobs.values())
+            for job in jobs:
+                job.cancelled.set()
+            self.shutdown()
+
+    def drain(self, timeout: float = STOP_WAIT) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._in_flight:
+                    return
+            time.sleep(0.05)
+        log.warning("stopping with %d calls still in flight", self._in_flight)
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        if peer_uid(self.request) != os.getuid():
+            log.warning("refused a connection from another user")
+            return
+        worker = self.server.worker
+        while True:
+            try:
+                call = receive(self.rfile)
+            except (EOFError, OSError):
+                return  # the client closed the connection, or died
+            except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
+                log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
+                return
+            if not isinstance(call, Call):
+                log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
+                return
+            reply = worker.answer(call)
+            try:
+                send(self.wfile, reply)
+            except OSError:
+                return  # the client went away before its answer: nothing to clean up
+            except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
+                send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, path: str, worker: Worker) -> None:
+        self.worker = worker
+        old = os.umask(0o177)  # the socket is the user's alone from the moment it exists
+        try:
+            super().__init__(path, _Handler)
+        finally:
+            os.umask(old)
+
+
+def write_state(paths: WorkerPaths, info: WorkerInfo) -> None:
+    tmp = paths.state.with_suffix(".tmp")
+    tmp.write_text(json.dumps(info.to_json(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(paths.state)
+
+
+def serve(config: Config) -> int:
+    """Run a worker for ``config`` until it stops; the exit code says why it could not start (see the log)."""
+    paths = WorkerPaths.of(config)
+    paths.ensure()
+    lock: IO[str] = paths.lock.open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        log.error("another kgqa worker runs for %s", config.home)
+        return 3
+    started = time.monotonic()
+    info = WorkerInfo(
+        pid=os.getpid(),
+        build=build_id(),
+        settings=settings_digests(config),
+        home=str(config.home),
+        idle_timeout=config.worker_idle_timeout,
+        started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    write_state(paths, info)
+    try:
+        try:
+            kg = Kgqa(config)
+        except KgqaError as exc:
+            log.error("error: %s", exc)
+            return 2
+        info = replace(info, store_pid=getattr(kg.store, "server_pid", None))
+        worker = Worker(kg, info, paths)
+        try:
+            paths.socket.unlink(missing_ok=True)  # left by a worker that was killed; we hold the lock
+            server = _Server(str(paths.socket), worker)
+            worker.shutdown = server.shutdown
+            signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=worker.stop, daemon=True).start())
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            write_state(paths, info)
+            log.info("ready in %.1f s (pid %d, %s)", time.monotonic() - started, info.pid, info.build)
+            threading.Thread(target=worker.watch, name="watch", daemon=True).start()
+            threading.Thread(target=lambda: kg.embedder, name="warm-up", daemon=True).start()
+            server.serve_forever(poll_interval=0.2)
+            server.server_close()  # a command arriving now starts the next worker instead of waiting on this one
+            paths.socket.unlink(missing_ok=True)
+            worker.drain()
+        finally:
+            kg.close()
+            log.info("stopped")
+        return 0
+    finally:
+        paths.socket.unlink(missing_ok=True)
+        paths.state.unlink(missing_ok=True)
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+
+
+def main() -> int:
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(process)d %(threadName)s %(message)s"
+    )
+    config = pickle.load(sys.stdin.buffer)
+    if not isinstance(config, Config):
+        log.error("expected a kgqa Config on stdin, got %s", type(config).__name__)
+        return 2
+    return serve(config)

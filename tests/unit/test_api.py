@@ -1,0 +1,110 @@
+"""The API is declared once (kgqa.api.Api, issue 32): the in-process Kgqa implements exactly its signatures, the
+worker's RemoteKgqa is derived from it, and the worker serves exactly its calls."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import kgqa
+from kgqa.api import CALLS, JOB_CALLS, Api
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.worker import client
+from kgqa.runtime.worker.client import RemoteKgqa
+
+
+def test_the_calls_are_the_declared_methods() -> None:
+    assert {"ask", "explain", "meta", "schema", "node", "load_source", "text2cypher"} <= CALLS
+    assert "close" not in CALLS and not any(name.startswith("_") for name in CALLS)
+    assert {"load_source"} == JOB_CALLS
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_in_process_and_remote_signatures_are_the_declared_one(name: str) -> None:
+    declared = inspect.signature(getattr(Api, name))
+    assert inspect.signature(getattr(Kgqa, name)) == declared, f"Kgqa.{name} differs from kgqa.api.Api.{name}"
+    assert inspect.signature(getattr(RemoteKgqa, name)) == declared
+    assert getattr(RemoteKgqa, name).__doc__ == getattr(Api, name).__doc__
+
+
+def test_the_worker_serves_the_declared_calls() -> None:
+    from kgqa.runtime.worker import service
+
+    assert service.CALLS is CALLS and service.JOB_CALLS is JOB_CALLS
+
+
+def test_kgqa_has_every_member_of_the_api() -> None:
+    members = {name for name in vars(Api) if not name.startswith("_") or name in ("__enter__", "__exit__")}
+    assert members <= set(dir(Kgqa)) | {"config"}
+    assert "config" in typing.get_type_hints(Api, globalns=vars(kgqa.api))
+
+
+class Recorder:
+    """The connection a RemoteKgqa talks through, recording what it sends."""
+
+    def __init__(self, reply: Any = None) -> None:
+        self.sent: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+        self.reply = reply
+
+    def call(self, method: str, config: Any, *args: Any, **kwargs: Any) -> Any:
+        self.sent.append((method, args, kwargs))
+        return self.reply
+
+    def close(self) -> None:
+        pass
+
+
+def _remote(conn: Recorder) -> Any:
+    remote = RemoteKgqa.__new__(RemoteKgqa)
+    remote.config, remote.info, remote._conn, remote._notice = None, None, conn, print
+    return remote
+
+
+def test_a_remote_call_sends_what_was_given_by_name() -> None:
+    conn = Recorder(reply="answer")
+    remote = _remote(conn)
+    assert remote.ask("Which genes?", "hpo", top_k=3) == "answer"
+    assert conn.sent == [("ask", (), {"question": "Which genes?", "skb": "hpo", "top_k": 3})]
+
+
+def test_a_remote_call_that_does_not_fit_the_declaration_fails_before_sending() -> None:
+    conn = Recorder()
+    remote = _remote(conn)
+    with pytest.raises(TypeError):
+        remote.ask("Which genes?", "hpo", 5)  # top_k is keyword-only, as in process
+    with pytest.raises(TypeError):
+        remote.ask("Which genes?", skb="hpo", colour="red")
+    assert conn.sent == []
+
+
+def test_paths_are_resolved_and_sequences_made_lists_for_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    conn = Recorder()
+    remote = _remote(conn)
+    remote.export_neo4j_admin("hpo", Path("out"))
+    remote.generate_questions("hpo", ("gene",), 2, 1, 0.5, families=("analyst",))
+    (_, _, export), (_, _, generate) = conn.sent
+    assert export["out"] == tmp_path / "out"
+    assert generate["types"] == ["gene"] and generate["families"] == ["analyst"]
+
+
+def test_a_job_keeps_its_progress_here_and_follows_the_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    conn = Recorder(reply=7)
+    remote = _remote(conn)
+    followed: list[tuple[int, Any]] = []
+
+    def follow(job: int, progress: Any, tasks: list[Any]) -> Any:
+        followed.append((job, progress))
+        return client.JobState(done=True, tasks=(), result="report", error=None)
+
+    monkeypatch.setattr(remote, "_follow", follow)
+    sink = object()
+    assert remote.load_source("hpo", force=True, progress=sink) == "report"
+    assert conn.sent == [("load_source", (), {"skb": "hpo", "force": True})]
+    assert followed == [(7, sink)]
