@@ -32,7 +32,7 @@ from kgqa.lab.phrasing import (
     natural,
     plural,
     relation_key,
-    type_words,
+    type_nouns,
 )
 from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 
@@ -1249,7 +1249,7 @@ def condition_word(condition: Condition, terse: bool, rng: random.Random) -> str
 
 
 def _anchor(words: FamilyWords, label: str, mention: str, style: MentionStyle, rng: random.Random) -> str:
-    noun = rng.choice(words.types.get(label) or type_words(label)).singular
+    noun = rng.choice(words.types.get(label) or type_nouns(label)).singular
     forms = words.described if style == "description" else words.named
     return rng.choice(forms).format(m=mention, noun=noun)
 
@@ -1284,14 +1284,14 @@ def word(
         style = "name" if style == "dropped-word" else style
         return natural(target, hops, mention, condition.text, rng, style=style, direction=direction)
     words = family.words
-    subject = rng.choice(words.types.get(target) or type_words(target)).plural
+    subject = rng.choice(words.types.get(target) or type_nouns(target)).plural
     anchor = _anchor(words, hops[-1][1], mention, style, rng)
     if len(hops) == 1:
         wording = family_hop(words, hops[0][0], target, hops[0][1], direction)
         obj = anchor
     else:
         (first, middle), (second, label) = hops
-        noun = rng.choice(words.types.get(middle) or type_words(middle)).singular
+        noun = rng.choice(words.types.get(middle) or type_nouns(middle)).singular
         inner = family_hop(words, second, middle, label, None)
         modifier = _fill(rng.choice(inner.modifiers), anchor)
         obj = words.inner.format(a=_article(noun), noun=noun, mod=modifier)

@@ -79,10 +79,10 @@ TYPE_WORDS: dict[str, tuple[Noun, ...]] = {
     "category": _nouns("category", "product category"),
     "color": _nouns("color", "colour"),
 }
-"""Answer-type words per label, the graph's own word first; any other label falls back to :func:`type_words`."""
+"""Answer-type words per label, the graph's own word first; any other label falls back to :func:`type_nouns`."""
 
 
-def type_words(label: str) -> tuple[Noun, ...]:
+def type_nouns(label: str) -> tuple[Noun, ...]:
     """The words for a label: from :data:`TYPE_WORDS`, else the label itself in words ('cell_line' -> 'cell line';
     'a/b' -> 'a' or 'b'), pluralised."""
     if label in TYPE_WORDS:
@@ -433,7 +433,7 @@ def _article(noun: str) -> str:
 
 def anchor_phrase(label: str, mention: str, style: MentionStyle, rng: random.Random) -> str:
     """How the question names the anchor: bare ('seizure'), with its type ('the gene ERLIN2'), or described."""
-    noun = rng.choice(type_words(label)).singular
+    noun = rng.choice(type_nouns(label)).singular
     if style == "description":
         quote = "'" if "'" not in mention else '"'
         return f"the {rng.choice((noun, 'term'))} described as {quote}{mention}{quote}"
@@ -463,7 +463,7 @@ def natural(
 
     ``direction`` (1 hop between one label only) names the edge's direction ("direct subtypes of"); the caller
     restricts the answers to it."""
-    subject = rng.choice(type_words(target)).plural
+    subject = rng.choice(type_nouns(target)).plural
     anchor = anchor_phrase(hops[-1][1], mention, style, rng)
     if len(hops) == 1:
         wording = hop_wording(hops[0][0], target, hops[0][1], direction)
@@ -472,7 +472,7 @@ def natural(
         obj = anchor
     else:
         (first, middle), (second, label) = hops
-        noun = rng.choice(type_words(middle)).singular
+        noun = rng.choice(type_nouns(middle)).singular
         inner = hop_wording(second, middle, label)
         obj = f"{_article(noun)} {noun} {_fill(rng.choice(inner.modifiers), anchor)}"
         wording = hop_wording(first, target, middle)

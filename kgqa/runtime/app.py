@@ -20,7 +20,7 @@ from kgqa.cypher.errors import CypherError
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError
 from kgqa.loaders.model import SkbData
-from kgqa.runtime.context import Context, Options
+from kgqa.runtime.context import Context, CrossEncoderModel, Options
 from kgqa.runtime.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.runtime.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.runtime.load import load_skb
@@ -28,7 +28,6 @@ from kgqa.runtime.node_view import describe_node
 from kgqa.runtime.pipeline import run
 from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.skbs import check_name, read_source
-from kgqa.runtime.steps.s8_rerank import CrossEncoderModel
 from kgqa.runtime.store.base import GraphStore, Schema, SkbMeta, same_model
 from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -12,8 +12,20 @@ from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import ConfigError
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel
-from kgqa.runtime.steps.s8_rerank import CrossEncoderModel
 from kgqa.runtime.store.base import GraphStore, Schema, graph_schema
+
+CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
+"""A cross-encoder's scoring function: (question, document) pairs in, one relevance score each out."""
+
+
+@dataclass(frozen=True)
+class CrossEncoderModel:
+    """A cross-encoder as step 8 uses it: its scoring function, and whether its documents lead with the pipeline's
+    evidence (:func:`evidence_text`): a model ``kgqa train-reranker`` trained that way reads them so; any other
+    CrossEncoder gets the documents alone."""
+
+    scores: CrossEncoderScores
+    evidence: bool = False
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,10 @@ from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.plan import Dropped, QueryPlan
 from kgqa.errors import LlmError
 from kgqa.runtime.context import Context, Options
+from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_fallback import linked_plan
-from kgqa.runtime.steps.s2_linking import relaxations, span_cap, unreached
+from kgqa.runtime.steps.s2_linking import read_conditions, relaxations, span_cap, unreached
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
     NodeMatch,
@@ -45,7 +46,7 @@ from kgqa.runtime.steps.s4_grounding import (
     plan_candidates,
     weak_constants,
 )
-from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, Lexical, rank_graph_strand
+from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, rank_graph_strand
 from kgqa.runtime.steps.s6_lexical import search_terms
 from kgqa.runtime.steps.s7_hybrid import as_fill, hybrid_merge
 from kgqa.runtime.steps.s7_vector import vector_strand
@@ -453,7 +454,9 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
         return None
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
-    return Lexical(tuple(search_terms(question, covered, ctx.graph.labels, types)), ctx.config.lexical_weight)
+    conditions = read_conditions(question, ctx.graph.labels, covered)
+    terms = search_terms(question, covered, ctx.graph.labels, types, conditions.stated, conditions.prefixes)
+    return Lexical(tuple(terms), ctx.config.lexical_weight)
 
 
 def _rerank(

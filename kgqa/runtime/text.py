@@ -1,6 +1,6 @@
-"""Text helpers the steps share: a question's words as every step counts them, its quotations, the stop words, and
-how a question may name a type. One module, so that a step reads a question the way the others do without importing
-another step."""
+"""Text helpers the steps share: a question's words as every step counts them, its quotations, the stop words, how a
+question may name a type, and the words that say a relation's kind (negation, a place in a hierarchy). One module,
+so that a step reads a question the way the others do without importing another step."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ WORD = re.compile(r"[\w][\w'/-]*")
 def words_of(question: str) -> list[str]:
     """The question's words as the linker counts them (positions of links and spans are in these words)."""
     return WORD.findall(question)
+
+
+def plain_words(text: str) -> list[str]:
+    """The lower-case runs of letters and digits of ``text``: the words a full-text index sees."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")
@@ -80,3 +85,33 @@ def singular_type_words(label: str) -> set[str]:
     field_of_study, field of study; plus its :data:`LAY_WORDS`."""
     forms = {label.lower(), re.sub(r"[_]+", " ", label.lower()), *LAY_WORDS.get(label, ())}
     return forms | (set(re.split(r"[/_\s]+", label.lower())) if "/" in label else set())
+
+
+NEGATION, HIERARCHY = "negation", "hierarchy"
+_NEGATION_SAID = """lack lacks lacking lacked absent absence without not no never none excluded exclude excludes
+negative free missing ruled"""
+_NEGATION_TYPE = "absent absence not negative lacks lacking no without"
+_NARROWER_SAID = """subtype subtypes subclass subclasses child children narrower descendant descendants specific under
+below beneath underneath specialization specializations specialisation specialisations kinds forms refinements"""
+_BROADER_SAID = """parent parents broader ancestor ancestors superclass superclasses above general generic umbrella
+encompassing generalization generalisation"""
+NARROWER, BROADER = frozenset(_NARROWER_SAID.split()), frozenset(_BROADER_SAID.split())
+"""Words that say the answers sit below the entity in a hierarchy ("more specific than X", "subtypes of X"), or
+above it ("broader than X"); "less" before one turns it round ("less specific than X")."""
+AMBIGUOUS = frozenset(
+    ["child", "children", "parent", "parents", "under", "below", "above", "general", "beneath", "underneath"]
+)
+"""Hierarchy words with an everyday sense ("in children", "under 5 years"): read as a step only before "of"."""
+STEP_WORDS = (NARROWER | BROADER) - AMBIGUOUS
+_HIERARCHY_SAID = "hierarchy " + _NARROWER_SAID + " " + _BROADER_SAID
+_HIERARCHY_TYPE = "parent child subclass subtype is_a isa hierarchy"
+KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    NEGATION: (frozenset(_NEGATION_SAID.split()), frozenset(_NEGATION_TYPE.split())),
+    HIERARCHY: (frozenset(_HIERARCHY_SAID.split()), frozenset(_HIERARCHY_TYPE.split())),
+}
+"""kind -> (words of a question that mean it, words of a relationship type's name that say it is of that kind)."""
+
+
+RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
+"""The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
+term 'Excluded'), they are the hop's."""

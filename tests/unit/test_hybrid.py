@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, Lexical
+from kgqa.runtime.scoring import Lexical
+from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_hybrid import RRF_K, hybrid_merge, merge, rrf
 from kgqa.runtime.store.base import TextHit, VectorHit
 from kgqa.types import Candidate

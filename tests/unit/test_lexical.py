@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.runtime.steps.s6_graph_ranking import lexical_scores
+from kgqa.runtime.scoring import lexical_scores
 from kgqa.runtime.steps.s6_lexical import MAX_TERMS, phrases, residual_terms
 from kgqa.runtime.store.base import TEXT_TERM
 

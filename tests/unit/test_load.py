@@ -27,7 +27,7 @@ def settings(tmp_path: Path) -> Config:
 
 
 def test_the_plain_text_is_the_document_else_the_name() -> None:
-    """Step 6 compared the question with ``doc or name`` (graph_ranking.node_documents); the stored vector must be
+    """Step 6 compared the question with ``doc or name`` (scoring.node_documents); the stored vector must be
     of the same text."""
     assert plain_text(Node("1", "disease", "migraine", "- name: migraine\n")) == "- name: migraine\n"
     assert plain_text(Node("2", "effect/phenotype", "Headache", "")) == "Headache"

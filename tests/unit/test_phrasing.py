@@ -22,7 +22,7 @@ from kgqa.lab.phrasing import (
     plural,
     relation_key,
     relation_words,
-    type_words,
+    type_nouns,
 )
 from kgqa.lab.questions import MENTION_WEIGHTS, generate
 from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
@@ -143,7 +143,7 @@ def test_every_stark_label_and_relation_has_words() -> None:
     ],
 )
 def test_type_words_with_a_fallback_for_any_label(label: str, plurals: set[str]) -> None:
-    assert {noun.plural for noun in type_words(label)} == plurals
+    assert {noun.plural for noun in type_nouns(label)} == plurals
 
 
 def test_plural() -> None:

@@ -24,6 +24,7 @@ from kgqa.runtime.steps.s2_linking import (
     ngrams,
     not_entities,
     prefix_words,
+    read_conditions,
     relaxations,
     schema_guided_plan,
     unreached,
@@ -412,7 +413,8 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
 )
 def test_a_stated_condition_is_all_the_full_text_strand_searches(question: str, terms: list[str]) -> None:
     relation_types = ["phenotype present", "phenotype absent", "associated with", "parent-child"]
-    assert search_terms(question, ["Seizure"], TYPES, relation_types) == terms
+    conditions = read_conditions(question, TYPES, ["Seizure"])  # step 2 reads them; step 6 searches them
+    assert search_terms(question, ["Seizure"], TYPES, relation_types, conditions.stated, conditions.prefixes) == terms
 
 
 def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
 from kgqa.runtime.llm import Completion
+from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, type_named_in_question
 from kgqa.runtime.steps.s2_linking import Link, ngrams, not_entities, schema_guided_plan
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
@@ -24,7 +25,7 @@ from kgqa.runtime.steps.s4_grounding import (
     expansion_schedule,
     weak_constants,
 )
-from kgqa.runtime.steps.s6_graph_ranking import Lexical, concur, plan_votes, rank_graph_strand
+from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand
 from kgqa.runtime.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
 from kgqa.runtime.text import STOP_WORDS, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link

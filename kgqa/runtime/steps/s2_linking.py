@@ -22,7 +22,7 @@ without the cap; the trace says how far linking read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -31,9 +31,20 @@ from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, T
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.steps.s1_target_type import Mention, meant_type, subject_start, type_forms, type_mentions
-from kgqa.runtime.steps.s2_relation_meaning import HIERARCHY, KINDS, NEGATION, RelationMeaning, Toward, type_kinds
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
 from kgqa.runtime.store.base import GraphStore
-from kgqa.runtime.text import STOP_WORDS, quotations, quoted_runs, type_words, words_of
+from kgqa.runtime.text import (
+    HIERARCHY,
+    KINDS,
+    NEGATION,
+    RELATIONAL,
+    STOP_WORDS,
+    plain_words,
+    quotations,
+    quoted_runs,
+    type_words,
+    words_of,
+)
 
 MAX_NGRAM = 10
 SHORT_NGRAM = 6
@@ -150,11 +161,6 @@ def _phrase_starts(lowered: Sequence[str], phrase: str) -> list[int]:
 
 INNER = frozenset({"of", "the", "a", "an"})
 """Stop words a condition's phrase runs on through ("tumor of the uterine cervix"), when a word follows."""
-
-
-RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
-"""The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
-term 'Excluded'), they are the hop's."""
 
 
 def _run(lowered: Sequence[str], positions: range) -> set[int]:
@@ -392,6 +398,31 @@ def prefix_words(question: str) -> set[str]:
         if "with" in lowered[at + 1 : i] or quoted or capitals:
             found.add(bare.lower())
     return found
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What the question says the answers' own text holds, as step 2 reads it; steps 6-7 search those words
+    (kgqa.runtime.steps.s6_lexical.search_terms)."""
+
+    stated: frozenset[int]
+    """Word positions (:func:`words_of`) of a textual condition, and of a short quotation no constant covers."""
+    prefixes: frozenset[str]
+    """Lower-case beginnings of names (:func:`prefix_words`)."""
+
+
+def read_conditions(question: str, labels: Sequence[str], covered: Iterable[str]) -> Conditions:
+    """The textual conditions of ``question`` (:func:`condition_words`), with each quotation of at most
+    :data:`QUOTED_CONDITION` words that says a word none of the ``covered`` texts (the plan's constants) says: a short
+    quotation no constant covers is what the answers' text says."""
+    words = words_of(question)
+    covered_words = {w for text in covered for w in plain_words(text)}
+    stated = condition_words(words, labels, question)
+    for run in quoted_runs(question):
+        said = {w for i in run for w in plain_words(words[i])}
+        if len(run) <= QUOTED_CONDITION and said - covered_words - STOP_WORDS:
+            stated |= set(run)
+    return Conditions(frozenset(stated), frozenset(prefix_words(question)))
 
 
 def condition_words(words: Sequence[str], labels: Sequence[str], question: str | None = None) -> set[int]:

@@ -24,31 +24,7 @@ from typing import Literal
 import numpy as np
 
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.text import words_of
-
-NEGATION, HIERARCHY = "negation", "hierarchy"
-_NEGATION_SAID = """lack lacks lacking lacked absent absence without not no never none excluded exclude excludes
-negative free missing ruled"""
-_NEGATION_TYPE = "absent absence not negative lacks lacking no without"
-_NARROWER_SAID = """subtype subtypes subclass subclasses child children narrower descendant descendants specific under
-below beneath underneath specialization specializations specialisation specialisations kinds forms refinements"""
-_BROADER_SAID = """parent parents broader ancestor ancestors superclass superclasses above general generic umbrella
-encompassing generalization generalisation"""
-NARROWER, BROADER = frozenset(_NARROWER_SAID.split()), frozenset(_BROADER_SAID.split())
-"""Words that say the answers sit below the entity in a hierarchy ("more specific than X", "subtypes of X"), or
-above it ("broader than X"); "less" before one turns it round ("less specific than X")."""
-AMBIGUOUS = frozenset(
-    ["child", "children", "parent", "parents", "under", "below", "above", "general", "beneath", "underneath"]
-)
-"""Hierarchy words with an everyday sense ("in children", "under 5 years"): read as a step only before "of"."""
-STEP_WORDS = (NARROWER | BROADER) - AMBIGUOUS
-_HIERARCHY_SAID = "hierarchy " + _NARROWER_SAID + " " + _BROADER_SAID
-_HIERARCHY_TYPE = "parent child subclass subtype is_a isa hierarchy"
-KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    NEGATION: (frozenset(_NEGATION_SAID.split()), frozenset(_NEGATION_TYPE.split())),
-    HIERARCHY: (frozenset(_HIERARCHY_SAID.split()), frozenset(_HIERARCHY_TYPE.split())),
-}
-"""kind -> (words of a question that mean it, words of a relationship type's name that say it is of that kind)."""
+from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS, words_of
 
 
 @dataclass(frozen=True)

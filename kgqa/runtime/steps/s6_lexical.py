@@ -12,11 +12,9 @@ each store joins them in its own syntax.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from kgqa.runtime.steps.s2_linking import QUOTED_CONDITION, RELATIONAL, condition_words, prefix_words
-from kgqa.runtime.text import STOP_WORDS, quoted_runs, type_words, words_of
+from kgqa.runtime.text import RELATIONAL, STOP_WORDS, plain_words, type_words, words_of
 
 MAX_TERMS = 16
 MIN_LENGTH = 3
@@ -47,14 +45,14 @@ def residual_terms(
     stay even where a constant covers them: in "children of Seizure that mention seizure" the answers' documents
     must say "seizure" all the same. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
     ``kcn*``, when it has three letters or more."""
-    kept = {w for text in condition for w in _words(text)}
-    starts = {w for text in prefixes for w in _words(text)}
-    skip = {w for text in covered for w in _words(text)} - kept
-    skip |= {w for name in (*labels, *relation_types) for w in _words(name.replace("/", " ").replace("_", " "))}
-    skip |= {w for label in labels for form in type_words(label) for w in _words(form)}
+    kept = {w for text in condition for w in plain_words(text)}
+    starts = {w for text in prefixes for w in plain_words(text)}
+    skip = {w for text in covered for w in plain_words(text)} - kept
+    skip |= {w for name in (*labels, *relation_types) for w in plain_words(name.replace("/", " ").replace("_", " "))}
+    skip |= {w for label in labels for form in type_words(label) for w in plain_words(form)}
     skip |= {w + "s" for w in skip}
     out: list[str] = []
-    for word in _words(question):
+    for word in plain_words(question):
         if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
             continue
         term = f"{word}*" if word in starts else word
@@ -63,30 +61,26 @@ def residual_terms(
     return out[:MAX_TERMS]
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", text.lower())
-
-
 def search_terms(
-    question: str, covered: Iterable[str], labels: Sequence[str], relation_types: Sequence[str]
+    question: str,
+    covered: Iterable[str],
+    labels: Sequence[str],
+    relation_types: Sequence[str],
+    stated: Collection[int] = frozenset(),
+    prefixes: Collection[str] = frozenset(),
 ) -> list[str]:
     """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
-    holds (a textual condition after its cue, a short quotation no constant covers, a prefix), those words alone,
-    each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a question frames
-    it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its rare words would
-    outweigh the condition's in the index's scores. Else every residual word."""
+    holds (``stated``: the word positions of a textual condition or a short quotation no constant covers;
+    ``prefixes``: the beginnings of names; step 2 reads both, kgqa.runtime.steps.s2_linking.read_conditions), those
+    words alone, each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a
+    question frames it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its
+    rare words would outweigh the condition's in the index's scores. Else every residual word."""
     words = words_of(question)
-    covered_words = {w for text in covered for w in _words(text)}
-    stated = condition_words(words, labels, question)
-    for run in quoted_runs(question):  # a short quotation no constant covers is what the answers' text says
-        if len(run) <= QUOTED_CONDITION and {w for i in run for w in _words(words[i])} - covered_words - STOP_WORDS:
-            stated |= set(run)
     condition = [words[i] for i in sorted(stated)]
-    prefixes = prefix_words(question)
     terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
     said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))
     kept = [t for t in terms if t in said] if said else terms
-    return [*phrases(words, stated), *kept][:MAX_TERMS]
+    return [*phrases(words, set(stated)), *kept][:MAX_TERMS]
 
 
 MAX_PHRASE = 10
@@ -100,7 +94,7 @@ def phrases(words: Sequence[str], positions: set[int]) -> list[str]:
     runs: list[list[str]] = []
     for i in sorted(positions):
         if runs and i - 1 in positions:
-            runs[-1] += _words(words[i])
+            runs[-1] += plain_words(words[i])
         else:
-            runs.append(_words(words[i]))
+            runs.append(plain_words(words[i]))
     return [f'"{" ".join(run)}"' for run in runs if 2 <= len(run) <= MAX_PHRASE]

@@ -16,7 +16,8 @@ import numpy as np
 
 from kgqa.choices import Fusion
 from kgqa.errors import StoreTimeoutError
-from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, Lexical, lexical_scores, stored_similarities
+from kgqa.runtime.scoring import Lexical, lexical_scores, stored_similarities
+from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_vector import vector_strand
 from kgqa.runtime.store.base import GraphStore
 from kgqa.types import Candidate, fused_score
@@ -126,7 +127,7 @@ def weighted(
 ) -> list[Candidate]:
     """Step 6's score over the pooled answers: similarity of the question to each one's stored document vector
     (without relations) plus the lexical weight times its full-text score divided by the best in the pool
-    (:func:`kgqa.runtime.steps.s6_graph_ranking.lexical_scores`: a quoted phrase adds its own)."""
+    (:func:`kgqa.runtime.scoring.lexical_scores`: a quoted phrase adds its own)."""
     pooled = list(_pool(vector, text).values())
     keys = [(c.type, c.id) for c in pooled]
     scores = stored_similarities(store, skb, keys, question_vector)

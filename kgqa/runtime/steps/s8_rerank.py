@@ -16,30 +16,17 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
 
 from kgqa.choices import Reranker
+from kgqa.runtime.context import CrossEncoderModel
 from kgqa.runtime.llm import ChatModel, Message, Usage
-from kgqa.runtime.steps.s6_graph_ranking import node_documents
+from kgqa.runtime.scoring import node_documents
 from kgqa.runtime.store.base import GraphStore, Relation
 from kgqa.types import Candidate
-
-CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
-"""A cross-encoder's scoring function: (question, document) pairs in, one relevance score each out."""
-
-
-@dataclass(frozen=True)
-class CrossEncoderModel:
-    """A cross-encoder as step 8 uses it: its scoring function, and whether its documents lead with the pipeline's
-    evidence (:func:`evidence_text`): a model ``kgqa train-reranker`` trained that way reads them so; any other
-    CrossEncoder gets the documents alone."""
-
-    scores: CrossEncoderScores
-    evidence: bool = False
-
 
 NAMES_PER_RELATION = 8
 CHARS_PER_TOKEN = 4

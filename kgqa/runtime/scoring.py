@@ -1,0 +1,89 @@
+"""How steps 6-8 read and score the nodes they rank, shared so that no step imports another's helpers: the
+similarity of the question to each node's stored document vector, the full-text score of the question's residual
+words, and the nodes' documents."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from kgqa.errors import StoreError
+from kgqa.runtime.store.base import GraphStore
+
+T = TypeVar("T")
+
+
+Key = tuple[str, str]
+"""A node as (label, id): ids are unique within a label."""
+
+
+def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+    """id -> document WITHOUT relations (the name when a node has none), one query per label (step 8's rerankers)."""
+    docs = (node for label, ids in by_label.items() for node in store.documents(skb, label, ids))
+    return {node.id: node.doc or node.name for node in docs}
+
+
+@dataclass(frozen=True)
+class Lexical:
+    """The lexical side of step 6: the question's residual words (kgqa.runtime.steps.s6_lexical) and their weight beside
+    the dense
+    similarity."""
+
+    terms: tuple[str, ...]
+    weight: float
+
+
+def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[Key, T]:
+    """(label, id) -> what ``read(label, ids)`` returns for the ids of ``keys`` of that label: one read per label."""
+    by_label: dict[str, list[str]] = defaultdict(list)
+    for label, i in keys:
+        by_label[label].append(i)
+    return {(label, i): value for label, ids in by_label.items() for i, value in read(label, ids).items()}
+
+
+def stored_similarities(store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray) -> np.ndarray:
+    """The similarity of ``vector`` to the stored ``plain_emb`` of each of ``keys``, in their order, computed by the
+    store (one read per label); a graph loaded before they were stored has none, and is refused with the way out
+    instead of ranked by nothing."""
+    if not keys:
+        return np.zeros(0)
+    found = per_label(keys, lambda label, ids: store.plain_similarities(skb, label, ids, vector))
+    lacking = [key for key in keys if key not in found]
+    if lacking:
+        raise StoreError(
+            f"SKB '{skb}' holds no stored document vector for {len(lacking)} of the {len(keys)} nodes steps 6-7 "
+            f"rank (first: {lacking[0][0]} {lacking[0][1]}): it was loaded by an older kgqa; load it again "
+            f"(kgqa load, which sees it as out of date)"
+        )
+    return np.array([found[key] for key in keys], dtype=np.float64)
+
+
+def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
+    """Each node's full-text score for the words of ``terms``, divided by the best among ``keys`` (0 where nothing
+    matches): in [0, 1], as the dense similarity is, whatever the index's own scale. Where ``terms`` hold quoted
+    phrases (kgqa.runtime.steps.s6_lexical.phrases), the phrases' score, scaled alike, is added (so the sum is in [0,
+    2]): a node whose text says the quoted words in their order outranks one that repeats one of them ("infection" ten
+    times in 'Sepsis' against "related to infection" once)."""
+    words = [t for t in terms if not t.startswith('"')]
+    quoted = [t for t in terms if t.startswith('"')]
+    total = np.zeros(len(keys), dtype=np.float64)
+    for group in (words, quoted):
+        if group:
+            found = _text_scores(store, skb, keys, group)
+            total += scaled(np.array([found.get(key, 0.0) for key in keys], dtype=np.float64))
+    return total
+
+
+def _text_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> dict[Key, float]:
+    """(label, id) -> the full-text score of ``terms``, one read per label."""
+    return per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
+
+
+def scaled(raw: np.ndarray) -> np.ndarray:
+    """``raw`` divided by its largest value (unchanged when that is not positive)."""
+    best = raw.max() if len(raw) else 0.0
+    return raw / best if best > 0 else raw
