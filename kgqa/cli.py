@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import math
 import os
@@ -35,7 +34,7 @@ from rich.text import Text
 from kgqa.api import check_question
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import ConfigError, EmbeddingError, InputError, KgqaError, LlmError, StoreError
+from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, StoreError
 from kgqa.lab.qa import SPLITS
 from kgqa.runtime.progress import LineProgress
 from kgqa.runtime.skbs import KNOWN
@@ -536,7 +535,7 @@ def questions_command(
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a textual condition)."""
     from kgqa.lab.provenance import provenance
-    from kgqa.lab.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, write
+    from kgqa.lab.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, unasked_types, write
 
     if families is not None and phrasing != "natural":
         raise click.BadParameter("needs --phrasing natural", param_hint="--families")
@@ -574,11 +573,7 @@ def questions_command(
             "source": meta.source,
             "provenance": provenance(),
         }
-    unasked: dict[str, str] = {}  # answer type -> why no question has it
-    for label in chosen:
-        if not any(g.template.split(" / ")[0] == label for g in made):
-            reasons = [(k, v) for (t, k), v in rejected.most_common() if t == label]
-            unasked[label] = f"; most attempts failed with: {reasons[0][0]} ({reasons[0][1]}x)" if reasons else ""
+    unasked = unasked_types(made, rejected, chosen)
     if not made:
         raise KgqaError("no question could be generated: " + "; ".join(f"'{t}'{why}" for t, why in unasked.items()))
     meta_path = write(made, out, info)
@@ -656,39 +651,22 @@ def eval_command(
 ) -> None:
     """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
     from kgqa.lab.evaluate import (
-        BASELINE_ROWS,
-        Row,
-        ablation_rows,
         ablation_table,
-        check_out,
+        eval_input,
+        eval_rows,
         eval_settings,
-        load_records,
         results,
+        resumed,
         run_eval,
         write_results,
     )
-    from kgqa.lab.qa import load_questions
-    from kgqa.loaders.stark_embeddings import read_query_vectors
-    from kgqa.runtime.llm import parse_llm_spec
 
     config = _config(ctx, steps=steps, reranker=reranker, llm=llm, top_k=top_k)
-    questions = load_questions(qa_path, split, max_chars=config.max_question_chars)[:limit]
-    query_vectors = None if query_embeddings is None else read_query_vectors(query_embeddings)
-    absent = next((q.id for q in questions if query_vectors is not None and q.id not in query_vectors), None)
-    if absent is not None:  # before the store starts (run_eval checks it too)
-        raise InputError(f"question {absent} has no vector in {query_embeddings}")
-    check_out(out)  # an unreadable results file or record of an earlier run is named before the store starts
+    given = eval_input(qa_path, split, limit, config.max_question_chars, query_embeddings, out)
+    questions = given.questions
     _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False, markup=False)
     with _start(config) as kg:
-        rows: list[Row] = ablation_rows(kg.config, skb) if ablation else [(kg.config.steps, kg.config.steps)]
-        rows += [BASELINE_ROWS[name] for name in dict.fromkeys(baselines)]
-        if baselines:  # refused before any question is answered
-            if parse_llm_spec(kg.config.llm)[0] == "none":
-                raise ConfigError(
-                    f"--baseline {baselines[0]} needs an LLM: set llm, or --llm openai:MODEL | llama:PATH.gguf"
-                )
-            if importlib.util.find_spec("langchain_neo4j") is None:
-                raise ConfigError(f"--baseline {baselines[0]} needs: pip install 'kgqa[langchain]'")
+        rows = eval_rows(kg.config, skb, ablation, baselines)
         kg.meta(skb)
         with _progress(
             _stderr(),
@@ -698,10 +676,9 @@ def eval_command(
             TimeElapsedColumn(),
             TextColumn("{task.fields[score]}"),
         ) as bar:
-            asked = {q.id for q in questions}
-            resumed = Counter(r.row for r in load_records(out) if r.id in asked)  # a resumed eval starts where it was
+            done = resumed(out, questions)
             tasks: dict[str, Any] = {
-                row[0]: bar.add_task(row[0], total=len(questions), completed=resumed[row[0]], score="") for row in rows
+                row[0]: bar.add_task(row[0], total=len(questions), completed=done[row[0]], score="") for row in rows
             }
 
             def advance(record: Any, so_far: list[Any]) -> None:
@@ -711,7 +688,7 @@ def eval_command(
             vectors_from = None if query_embeddings is None else str(query_embeddings)
             settings = eval_settings(kg, skb, str(qa_path), split, rows, vectors_from)
             records = run_eval(
-                kg, skb, questions, rows, out, settings=settings, on_answer=advance, query_vectors=query_vectors
+                kg, skb, questions, rows, out, settings=settings, on_answer=advance, query_vectors=given.query_vectors
             )
     doc = results(records, rows, {**settings, "limit": limit})
     write_results(out, doc)

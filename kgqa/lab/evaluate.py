@@ -33,7 +33,7 @@ import numpy as np
 from kgqa.api import Api
 from kgqa.choices import BASELINES, Baseline, Reranker, Steps
 from kgqa.config import Config
-from kgqa.errors import InputError
+from kgqa.errors import ConfigError, InputError
 from kgqa.lab.metrics import METRICS, evaluate, mean_metrics
 from kgqa.lab.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.lab.qa import Question
@@ -375,6 +375,62 @@ def _torn(raw: bytes, exc: ValueError | RecursionError) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class EvalInput:
+    """What an eval reads before the store starts: the questions, and their precomputed vectors where given."""
+
+    questions: list[Question]
+    query_vectors: Mapping[str, np.ndarray] | None
+
+
+def eval_input(
+    qa_path: Path, split: str, limit: int | None, max_chars: int, query_embeddings: Path | None, out: Path
+) -> EvalInput:
+    """Read an eval's input and check it, each problem named before the store starts: the first ``limit`` questions
+    of ``split``, their vectors in ``query_embeddings`` (every question must have one), and the results file of an
+    earlier run at ``out``."""
+    from kgqa.lab.qa import load_questions
+    from kgqa.loaders.stark_embeddings import read_query_vectors
+
+    questions = load_questions(qa_path, split, max_chars=max_chars)[:limit]
+    query_vectors = None if query_embeddings is None else read_query_vectors(query_embeddings)
+    check_vectors(questions, query_vectors, str(query_embeddings))
+    check_out(out)
+    return EvalInput(questions, query_vectors)
+
+
+def check_vectors(
+    questions: Sequence[Question], query_vectors: Mapping[str, np.ndarray] | None, source: str = "the query embeddings"
+) -> None:
+    """Every question has a vector in ``query_vectors`` (when given)."""
+    if query_vectors is not None:
+        absent = next((q.id for q in questions if q.id not in query_vectors), None)
+        if absent is not None:
+            raise InputError(f"question {absent} has no vector in {source} (of {len(questions)} asked)")
+
+
+def eval_rows(config: Config, skb: str, ablation: bool, baselines: Sequence[Baseline]) -> list[Row]:
+    """The rows of an eval: the configured steps (or the whole ablation) and each baseline named once. A baseline
+    needs an LLM and langchain-neo4j: refused here, before any question is answered."""
+    import importlib.util
+
+    rows: list[Row] = ablation_rows(config, skb) if ablation else [(config.steps, config.steps)]
+    if baselines:
+        if parse_llm_spec(config.llm)[0] == "none":
+            raise ConfigError(
+                f"--baseline {baselines[0]} needs an LLM: set llm, or --llm openai:MODEL | llama:PATH.gguf"
+            )
+        if importlib.util.find_spec("langchain_neo4j") is None:
+            raise ConfigError(f"--baseline {baselines[0]} needs: pip install 'kgqa[langchain]'")
+    return rows + [BASELINE_ROWS[name] for name in dict.fromkeys(baselines)]
+
+
+def resumed(out: Path, questions: Sequence[Question]) -> Counter[str]:
+    """Per row, how many of ``questions`` an earlier run of this eval answered (a resumed eval starts there)."""
+    asked = {q.id for q in questions}
+    return Counter(r.row for r in load_records(out) if r.id in asked)
+
+
 def run_eval(
     kg: Api,
     skb: str,
@@ -393,10 +449,7 @@ def run_eval(
     ``query_vectors``: question id -> the question's vector for the document index (STaRK's query_emb_dict.pt,
     :func:`loaders.stark_embeddings.read_query_vectors`); every question must have one."""
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
-    if query_vectors is not None:
-        absent = next((q.id for q in questions if q.id not in query_vectors), None)
-        if absent is not None:
-            raise InputError(f"question {absent} has no vector in the query embeddings (of {len(questions)} asked)")
+    check_vectors(questions, query_vectors)
     _check_settings(out, settings)
     made_at = provenance()
     commit = made_at["commit"]

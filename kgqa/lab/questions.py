@@ -617,3 +617,16 @@ def write(questions: Sequence[GeneratedQuestion], out: Path, meta: dict[str, obj
     doc = {**meta, "questions": [asdict(g) for g in questions]}
     meta_path.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return meta_path
+
+
+def unasked_types(
+    made: Sequence[GeneratedQuestion], rejected: Counter[tuple[str, str]], types: Sequence[str]
+) -> dict[str, str]:
+    """Answer type -> why no question of ``made`` has it: the reason most attempts failed with ('' when none was
+    recorded)."""
+    unasked: dict[str, str] = {}
+    for label in types:
+        if not any(g.template.split(" / ")[0] == label for g in made):
+            reasons = [(k, v) for (t, k), v in rejected.most_common() if t == label]
+            unasked[label] = f"; most attempts failed with: {reasons[0][0]} ({reasons[0][1]}x)" if reasons else ""
+    return unasked
