@@ -141,8 +141,7 @@ class Explanation:
     beside the LLM's (``plan_fallback``); None when no linked entity is connected to the target type."""
     weak: tuple[str, ...] = ()
     """The constants whose best candidate is no close match (kgqa.runtime.steps.s4_grounding.weak_constants): ``kgqa
-    ask`` counts
-    this plan's rounds one later and its vote weighs nothing."""
+    ask`` counts this plan's rounds one later and its vote weighs nothing."""
 
     def to_json(self) -> dict[str, Any]:
         plan = asdict(self.plan)

@@ -19,8 +19,7 @@ SCRIPTED_SETTINGS = {
     "llm_cache": False,
 }
 """kgqa settings for a question answered through a :class:`ScriptedEndpoint` installed as
-``kgqa.runtime.app.OpenAIChat``
-(no retry, no response cache: every reply is the script's)."""
+``kgqa.runtime.app.OpenAIChat`` (no retry, no response cache: every reply is the script's)."""
 
 Reply = str | int | Exception
 """A reply text, an HTTP status code to answer with, or an exception the transport raises (e.g. a timeout)."""

@@ -36,8 +36,8 @@ def explain(
     kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
 ) -> Explanation:
     """Step 3 as ``kgqa ask`` runs it (:func:`kgqa.runtime.steps.s2_text2cypher.plan_from_reply`: parse, the
-    answer-variable
-    repair, sanitize against the live schema), then compile; constants get their first ``scope`` candidates."""
+    answer-variable repair, sanitize against the live schema), then compile; constants get their first ``scope``
+    candidates."""
     schema = graph_schema(kg.schema(skb))
     sanitized = plan_from_reply(cypher, schema, None, mode, max_triplets=kg.config.max_triplets)
     return compile_plan(kg, skb, schema, sanitized, scope=scope, dialect=dialect)

@@ -1,10 +1,9 @@
 """``kgqa export --format neo4j-admin``: a loaded SKB as CSV files for ``neo4j-admin database import full``.
 
-Online loading through Bolt is fine for HPO or PRIME; MAG's 40M edges want the offline importer. One header file and
-one data file per label and per (source, type, target); every label is its own ID space (STaRK ids are only unique
-per SKB, HPO's carry prefixes, and this keeps both safe); vectors (the indexed ``name_emb`` and ``doc_emb``, and
-``plain_emb``, step 6's, read by id) are ``float[]`` with ``;`` between elements. Alias nodes go in one more node
-file, without ids.
+Online loading through Bolt is fine for HPO or PRIME; MAG's 40M edges want the offline importer. One header file and one
+data file per label and per (source, type, target); every label is its own ID space (STaRK ids are only unique per SKB,
+HPO's carry prefixes, and this keeps both safe); vectors (the indexed ``name_emb`` and ``doc_emb``, and ``plain_emb``,
+step 6's, read by id) are ``float[]`` with ``;`` between elements. Alias nodes go in one more node file, without ids.
 ``post_import.cypher`` holds what the importer cannot do (constraints, vector indexes, kgqa's metadata node), for
 cypher-shell; the exact commands are returned and printed.
 """

@@ -300,8 +300,7 @@ SHOWN = 3
 
 def note_unjoined(dropped: Sequence[Dropped], trace: Trace, record: StepTrace) -> None:
     """The linked entities' plan left links out (``max_triplets``, kgqa.runtime.steps.s2_linking.schema_guided_plan):
-    ``record``'s
-    step is degraded and the trace's ``bounds`` say which."""
+    ``record``'s step is degraded and the trace's ``bounds`` say which."""
     if not dropped:
         return
     more = f" and {len(dropped) - SHOWN} more" if len(dropped) > SHOWN else ""

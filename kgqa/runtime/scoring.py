@@ -30,8 +30,7 @@ def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) 
 @dataclass(frozen=True)
 class Lexical:
     """The lexical side of step 6: the question's residual words (kgqa.runtime.steps.s6_lexical) and their weight beside
-    the dense
-    similarity."""
+    the dense similarity."""
 
     terms: tuple[str, ...]
     weight: float

@@ -1,6 +1,5 @@
 """What a question says without an LLM: relationship types by meaning (kgqa.runtime.steps.s2_relation_meaning), answer
-types in
-everyday words (step 1) and which spans are not entities (kgqa.runtime.steps.s2_linking)."""
+types in everyday words (step 1) and which spans are not entities (kgqa.runtime.steps.s2_linking)."""
 
 from __future__ import annotations
 

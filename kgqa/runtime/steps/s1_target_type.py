@@ -1,12 +1,12 @@
 """Method step 1: which node type answers the question.
 
-With one candidate type there is nothing to choose. Otherwise, in this order: the type the question itself names
-near its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the LLM's reply, the type the phrase it
-asks for means by embedding ("what *bits of DNA* ...": :func:`type_by_subject`), and the type whose name is most
-similar to the whole question. The question's own words win over the LLM: an LLM
-that names another type than the question does is wrong far more often than the question (measured in
-docs/results.md), and a wrong type loses every answer. A reply that is not exactly one known type (after stripping
-quotes, backticks, punctuation and case) is no vote. The trace records which way it went.
+With one candidate type there is nothing to choose. Otherwise, in this order: the type the question itself names near
+its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the LLM's reply, the type the phrase it asks for
+means by embedding ("what *bits of DNA* ...": :func:`type_by_subject`), and the type whose name is most similar to the
+whole question. The question's own words win over the LLM: an LLM that names another type than the question does is
+wrong far more often than the question (measured in docs/results.md), and a wrong type loses every answer. A reply that
+is not exactly one known type (after stripping quotes, backticks, punctuation and case) is no vote. The trace records
+which way it went.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """The schema-guided plan of the entities linked in the question (kgqa.runtime.steps.s2_linking): the plan without an
-LLM, and the
-plan grounded beside the LLM's (``plan_fallback``).
+LLM, and the plan grounded beside the LLM's (``plan_fallback``).
 
 An LLM's plan is evidence, not a switch: a small local model often invents a relation, reverses one, or turns the
 question's free-text condition into a node constant, and any model gets some questions wrong. So with an LLM both

@@ -258,15 +258,13 @@ DETERMINERS = ARTICLES | {"each", "any", "every", "some"}
 
 def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
     """Where the question names a type in words its lists lack (:func:`kgqa.runtime.steps.s1_target_type.type_words`):
-    "a
-    *characteristic* annotated to X", "the *phenotypic abnormality* referred to as X", "name all *characteristics*
-    ...". The candidates are the lower-case word right after an article (an entity is named, an unnamed node of a
-    type is introduced: "a finding absent in X") or where the question names what it asks for
+    "a *characteristic* annotated to X", "the *phenotypic abnormality* referred to as X", "name all *characteristics*
+    ...". The candidates are the lower-case word right after an article (an entity is named, an unnamed node of a type
+    is introduced: "a finding absent in X") or where the question names what it asks for
     (:func:`kgqa.runtime.steps.s1_target_type.subject_start`): with the listed type word after it ("phenotypic
     abnormality"), else alone where no other content word but a participle follows ("a characteristic *connected* to",
-    not "a
-    *genetic* basis"). One that is :data:`TYPE_NOUN_SIMILARITY` similar to one type's words by embedding (a single
-    word to its one-word forms: "clinical" is like "clinical feature" and means no type), and
+    not "a *genetic* basis"). One that is :data:`TYPE_NOUN_SIMILARITY` similar to one type's words by embedding (a
+    single word to its one-word forms: "clinical" is like "clinical feature" and means no type), and
     :data:`TYPE_NOUN_MARGIN` clear of the others, is a mention of that type; a pair only where its first word alone
     means the same type ("phenotypic abnormality", not "the marfan syndrome", a name in lower case)."""
     words = words_of(question)
@@ -432,11 +430,11 @@ def condition_words(words: Sequence[str], labels: Sequence[str], question: str |
 
 
 def ngrams(question: str, labels: Sequence[str] = (), nouns: Sequence[Mention] = ()) -> list[Span]:
-    """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's
-    words (or type ``nouns``), not only words that say a relation's kind, no word of a textual condition
-    (:func:`not_entities`) but another name of the answers (:data:`NAMING_PHRASES`, which
-    :func:`schema_guided_plan` reads), no word that starts a clause ("coursework *which* clinical") and not ending on
-    a condition's cue ("dislocation with the *word*")."""
+    """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's words
+    (or type ``nouns``), not only words that say a relation's kind, no word of a textual condition
+    (:func:`not_entities`) but another name of the answers (:data:`NAMING_PHRASES`, which :func:`schema_guided_plan`
+    reads), no word that starts a clause ("coursework *which* clinical") and not ending on a condition's cue
+    ("dislocation with the *word*")."""
     return _typed_ngrams(question, labels, nouns)[0]
 
 

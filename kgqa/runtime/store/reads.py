@@ -1,7 +1,6 @@
 """kgqa's own reads, the same for every store: each runs one text of the shared catalogue
-(kgqa/runtime/store/queries.py)
-through the store's read-only :meth:`read`, so callers ask the store for what they need instead of assembling
-queries themselves."""
+(kgqa/runtime/store/queries.py) through the store's read-only :meth:`read`, so callers ask the store for what they need
+instead of assembling queries themselves."""
 
 from __future__ import annotations
 
