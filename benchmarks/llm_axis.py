@@ -24,7 +24,7 @@ textual word):
   (``python -m llama_cpp.server``, started and stopped here) and reached through ``llm = "openai:qwen"`` with
   ``openai_base_url``, the path users of vLLM, Ollama or a hosted API take; ``qwen-local`` in-process
   (``llm = "llama:PATH"``). About 20 s a question on 2 cores: run them on the first questions (``--limit``). They
-  need llama-cpp-python (``pip install 'llama-cpp-python[server]==0.3.36'``, built as README.md says) and the GGUF
+  need llama-cpp-python (``pip install 'llama-cpp-python[server]==0.3.36'``, built as docs/llm.md says) and the GGUF
   (``../shared/scripts/get-local-llm.sh qwen1.5b``; ``--gguf`` names another path), and are not in the default
   levels.
 - ``none``: no LLM, the reference every row is compared with.

@@ -9,5 +9,5 @@ from pathlib import Path
 SMOLLM2 = Path(os.environ.get("KGQA_TEST_GGUF", "~/.cache/kgqa/models/SmolLM2-135M-Instruct.Q4_1.gguf")).expanduser()
 MISSING = (
     f"no {SMOLLM2}: set KGQA_TEST_GGUF to a SmolLM2-135M-Instruct GGUF file, and install the llama extra as "
-    "README.md's 'LLMs' section says"
+    "docs/llm.md's 'Providers' says"
 )

@@ -160,7 +160,7 @@ class OpenAIChat:
 
 
 class LlamaCppChat:
-    """llama.cpp in-process (extra ``kgqa[llama]``, built for these CPUs as README.md's "LLMs" section says)."""
+    """llama.cpp in-process (extra ``kgqa[llama]``, built for these CPUs as docs/llm.md's "Providers" says)."""
 
     def __init__(self, model_path: Path, *, context: int, threads: int | None = None) -> None:
         try:
