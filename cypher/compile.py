@@ -3,7 +3,7 @@
 Every constant becomes a parameter holding the ids of its first ``l`` candidates (found by the name vector index),
 every other value a parameter too; variables are renamed ``v0, v1, ...`` and identifiers are quoted from the
 sanitized (schema-only) plan, so no text of the LLM's reaches the database. The pattern text is the same in both
-dialects; they differ in how candidates are looked up (see ``cypher/dialects``).
+dialects; they differ in how candidates are looked up (the stores' queries, kgqa/runtime/store/*_queries.py).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
     most rows (targets) returned, as the parameter ``limit``.
 
     Every variable is bound by a MATCH before a WHERE names it, each MATCH has at most one WHERE, and the plan must
-    be connected (:func:`cypher.sanitize.focus`): a symbol no MATCH would bind is an error, never a filter on an
+    be connected (:func:`kgqa.cypher.sanitize.focus`): a symbol no MATCH would bind is an error, never a filter on an
     unbound variable.
     """
     if plan.target is None:

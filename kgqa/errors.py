@@ -25,9 +25,10 @@ class QuestionError(InputError):
 
 
 class CypherSyntaxError(QuestionError):
-    """A Cypher text, given or written by the LLM, holds no usable query. The Cypher front end (``cypher``) imports
-    nothing of kgqa and raises its own ``cypher.errors.CypherSyntaxError``; kgqa's API raises this one in its place,
-    under the same name, so that ``KgqaError`` catches everything a user can meet. Exit 2: a bad argument."""
+    """A Cypher text, given or written by the LLM, holds no usable query. The Cypher front end (``kgqa.cypher``)
+    imports nothing of kgqa and raises its own errors (root ``kgqa.cypher.errors.CypherError``); kgqa's API raises
+    this one in place of its ``CypherSyntaxError``, under the same name, and an InputError in place of the others, so
+    that ``KgqaError`` catches everything a user can meet. Exit 2: a bad argument."""
 
     def __init__(self, message: str, position: int | None = None) -> None:
         super().__init__(message)

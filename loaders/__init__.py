@@ -1,4 +1,4 @@
-"""Readers that turn a knowledge source into an :class:`loaders.model.SkbData` (typed nodes with documents, typed
+"""Readers that turn a knowledge source into an :class:`kgqa.loaders.model.SkbData` (typed nodes with documents, typed
 directed edges). They do no I/O to the store and no embedding; :mod:`kgqa.runtime.load` does both."""
 
 from .model import Edge, Node, SkbData

@@ -27,7 +27,7 @@ class Node:
     """The node's document WITHOUT relations (method step 6)."""
     relations: str | None = None
     """The text its source appends for the document WITH relations (STaRK's get_rel_info); None when the source has
-    no own template, and kgqa's generic relation summary (:mod:`loaders.documents`) is used instead."""
+    no own template, and kgqa's generic relation summary (:mod:`kgqa.loaders.documents`) is used instead."""
     aliases: tuple[str, ...] = ()
     """Other names the source gives the node (HPO synonyms, PRIME's gene names and aliases): embedded and indexed
     beside the name, so an entity mentioned by one links to this node."""

@@ -1,9 +1,9 @@
 """A check that unpickled data is plain enough for the renderers to walk it: bounded depth and size, no structure
 that contains itself, text keys, 64-bit integers.
 
-The restricted unpickler (:mod:`loaders.stark_files`) already admits only plain containers and scalars, but a pickle
-can still build a dict that contains itself (``str()`` and the renderers recurse until RecursionError), nest a list
-deeper than Python's recursion limit, share one list a thousand times at each of ten levels (a few hundred bytes on
+The restricted unpickler (:mod:`kgqa.loaders.stark_files`) already admits only plain containers and scalars, but a
+pickle can still build a dict that contains itself (``str()`` and the renderers recurse until RecursionError), nest a
+list deeper than Python's recursion limit, share one list a thousand times at each of ten levels (a few hundred bytes on
 disk that ``str()`` would expand to 10^30 values), key a dict by bytes or ints (PRIME's template calls
 ``key.startswith``), or hold an integer whose ``str()`` exceeds Python's 4,300-digit limit. STaRK's own files do
 none of this: their keys are pandas column names or mygene JSON keys, their values sit a few levels down, their

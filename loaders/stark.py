@@ -1,6 +1,6 @@
 """STaRK's SKBs (PRIME, MAG, AMAZON) from the processed folders STaRK's own classes load.
 
-Nodes are rendered on access (documents with STaRK's templates, :mod:`loaders.stark_documents`); edges stay numpy
+Nodes are rendered on access (documents with STaRK's templates, :mod:`kgqa.loaders.stark_documents`); edges stay numpy
 arrays as in the tensors. Node ids are STaRK's 0..N-1, so answer ids match STaRK's question sets.
 """
 
@@ -162,7 +162,7 @@ def _check(
 
 
 def check_node_info(info: Mapping[int, Any], size: int) -> None:
-    """Every entry plain enough to render (:mod:`loaders.plain_data`), checked before anything is written.
+    """Every entry plain enough to render (:mod:`kgqa.loaders.plain_data`), checked before anything is written.
     ``size``: the file's bytes, which bound how many values it can honestly hold."""
     check = PlainCheck(VALUES_PER_BYTE * size + MIN_BUDGET, outer=(info,))
     for node, entry in info.items():

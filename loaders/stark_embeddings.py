@@ -4,7 +4,7 @@ STaRK distributes ``emb/<skb>/<model>/doc/candidate_emb_dict.pt`` (candidate nod
 document with relations, compacted: the text kgqa's vector strand embeds) and
 ``emb/<skb>/<model>/query/query_emb_dict.pt`` (question id -> the question's embedding by the same model). Both are
 ``torch.save`` of a dict of tensors, read here with ``torch.load(weights_only=True)``
-(:func:`loaders.stark_files.read_torch`), validated, and turned into one L2-normalised float32 matrix. STaRK's code
+(:func:`kgqa.loaders.stark_files.read_torch`), validated, and turned into one L2-normalised float32 matrix. STaRK's code
 stacks the values with ``.view(1, -1)``, and older files hold ``[1, D]`` tensors: a leading dimension of 1 is
 accepted as a vector.
 """

@@ -447,7 +447,7 @@ def run_eval(
     ``settings`` (:func:`eval_settings`) must equal those the existing records were made with. New records keep
     the commit of the code answering them (taken once: the code of a running process does not change).
     ``query_vectors``: question id -> the question's vector for the document index (STaRK's query_emb_dict.pt,
-    :func:`loaders.stark_embeddings.read_query_vectors`); every question must have one."""
+    :func:`kgqa.loaders.stark_embeddings.read_query_vectors`); every question must have one."""
     kg.meta(skb)  # fails clearly before any work if the SKB is not loaded
     check_vectors(questions, query_vectors)
     _check_settings(out, settings)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.api import check_question
+from kgqa.api import Api, check_question
 from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.cypher.errors import CypherError
@@ -88,7 +88,7 @@ class _Models:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class Kgqa:
+class Kgqa(Api):
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
 
     Safe to share between threads (the worker serves commands in threads): models load once under a lock, and
@@ -177,7 +177,6 @@ class Kgqa:
             return self._models.embedder
 
     def embedder_name(self) -> str:
-        """The embedding model's name (a method, so a worker's client can ask for it without loading a model)."""
         return self.embedder.name
 
     @property
@@ -228,7 +227,7 @@ class Kgqa:
         doc_vectors: DocVectors | None = None,
     ) -> LoadReport:
         """Load an SKB by name (reading its source) or from already-read :class:`SkbData`; ``doc_vectors``:
-        precomputed document vectors (:func:`loaders.stark_embeddings.read_doc_vectors`) to store instead of
+        precomputed document vectors (:func:`kgqa.loaders.stark_embeddings.read_doc_vectors`) to store instead of
         embedding those documents."""
         data = read_source(skb, directory) if isinstance(skb, str) else skb
         with self.embedder.cache.loading():  # a load's vectors are not evicted while it runs (its re-run finds them)
@@ -245,8 +244,6 @@ class Kgqa:
         progress: ProgressSink | None = None,
         embeddings: Path | None = None,
     ) -> LoadReport:
-        """Read an SKB's source (and STaRK's precomputed document vectors from ``embeddings``) and load it: what
-        ``kgqa load`` runs in the worker."""
         data, doc_vectors = read_load_input(skb, directory, embeddings)
         return self.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
 
@@ -263,7 +260,6 @@ class Kgqa:
         return self.store.schema(skb)
 
     def node(self, skb: str, node_id: str) -> NodeView:
-        """A node's type, name, documents and relations, found by id."""
         self.meta(skb)
         return describe_node(self.store, skb, node_id)
 
@@ -277,8 +273,6 @@ class Kgqa:
         types: Sequence[str] | None = None,
         dialect: Dialect = "falkordb",
     ) -> Explanation:
-        """The plan and compiled query of a Cypher text (as an LLM wrote it), or of the Cypher the LLM writes for
-        ``question`` (see :mod:`kgqa.runtime.explain`)."""
         from kgqa.runtime.explain import explain, explain_question
 
         if (question is None) == (cypher is None):
@@ -308,9 +302,6 @@ class Kgqa:
         split: Split = "all",
         families: Sequence[str] | None = None,
     ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
-        """``count`` questions with exact answers over ``types`` (see :func:`kgqa.lab.questions.generate`), phrased by
-        templates or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of
-        the attempts that failed."""
         from kgqa.lab.questions import generate
 
         schema = self.schema(skb)
@@ -335,7 +326,6 @@ class Kgqa:
         return made, rejected
 
     def export_neo4j_admin(self, skb: str, out: Path) -> Export:
-        """Write ``skb`` as CSVs for ``neo4j-admin database import full`` into ``out``."""
         from kgqa.runtime.export import export_neo4j_admin
 
         return export_neo4j_admin(self.store, skb, self.meta(skb), out)
@@ -345,7 +335,7 @@ class Kgqa:
     ) -> CrossEncoderModel | None:
         """The sentence-transformers CrossEncoder at ``path`` (default: the configured one), loaded once per ``key``
         (default: the path; a retrained model at the same path has another key), offline. ``evidence``: it was
-        trained on documents that lead with the pipeline's evidence (kgqa.runtime.steps.s8_rerank.CrossEncoderModel)."""
+        trained on documents that lead with the pipeline's evidence (kgqa.runtime.context.CrossEncoderModel)."""
         path = path or self.config.cross_encoder
         if path is None:
             return None
@@ -418,9 +408,6 @@ class Kgqa:
         steps: Steps | None = None,
         query_vector: np.ndarray | None = None,
     ) -> Answer:
-        """Answer ``question`` with the method's steps over ``skb`` (see :meth:`prepare`). ``query_vector``: the
-        question's vector by the model of the SKB's document vectors (STaRK's query_emb_dict.pt), searched against
-        the document index instead of the embedder's; needed when that model is not the configured embedder."""
         check_question(question, self.config.max_question_chars)
         ctx, options = self.prepare(skb, types=types, top_k=top_k, steps=steps)
         doc_vector = self._doc_vector(skb, query_vector)
@@ -428,9 +415,6 @@ class Kgqa:
         return Answer(question, answers, trace)
 
     def text2cypher(self, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
-        """The text-to-Cypher baseline (langchain-neo4j's GraphCypherQAChain, extra ``kgqa[langchain]``) with the
-        configured LLM: the LLM's own query, run read-only; see :mod:`kgqa.langchain.baseline`. ``validate``: with
-        CypherQueryCorrector (``validate_cypher``), or as the chain runs by default, without it."""
         check_question(question, self.config.max_question_chars)
         try:
             from kgqa.langchain.baseline import text2cypher_answer

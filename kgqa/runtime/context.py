@@ -21,8 +21,8 @@ CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
 @dataclass(frozen=True)
 class CrossEncoderModel:
     """A cross-encoder as step 8 uses it: its scoring function, and whether its documents lead with the pipeline's
-    evidence (:func:`evidence_text`): a model ``kgqa train-reranker`` trained that way reads them so; any other
-    CrossEncoder gets the documents alone."""
+    evidence (:func:`kgqa.runtime.steps.s8_rerank.evidence_text`): a model ``kgqa train-reranker`` trained that way
+    reads them so; any other CrossEncoder gets the documents alone."""
 
     scores: CrossEncoderScores
     evidence: bool = False

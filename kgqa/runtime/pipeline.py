@@ -454,7 +454,9 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
     conditions = read_conditions(question, ctx.graph.labels, covered)
-    terms = search_terms(question, covered, ctx.graph.labels, types, conditions.stated, conditions.prefixes)
+    terms = search_terms(
+        question, covered, ctx.graph.labels, types, stated=conditions.stated, prefixes=conditions.prefixes
+    )
     return Lexical(tuple(terms), ctx.config.lexical_weight)
 
 

@@ -21,6 +21,12 @@ Key = tuple[str, str]
 """A node as (label, id): ids are unique within a label."""
 
 
+def next_scope(scope: int) -> int:
+    """The round after scope ``scope`` in the expansion schedule of steps 4-5 (uncapped), which step 6 counts rounds
+    by."""
+    return int(1.5 * scope + 0.5)
+
+
 def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
     """id -> document WITHOUT relations (the name when a node has none), one query per label (step 8's rerankers)."""
     docs = (node for label, ids in by_label.items() for node in store.documents(skb, label, ids))

@@ -1,10 +1,15 @@
 """Text helpers the steps share: a question's words as every step counts them, its quotations, the stop words, how a
-question may name a type, and the words that say a relation's kind (negation, a place in a hierarchy). One module,
-so that a step reads a question the way the others do without importing another step."""
+question may name a type (and where it names one: step 1 reads the answer type there, step 2 links no entity there),
+and the words that say a relation's kind (negation, a place in a hierarchy). One module, so that a step reads a
+question the way the others do without importing another step."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
 
 WORD = re.compile(r"[\w][\w'/-]*")
 """A word as the linker counts it."""
@@ -115,3 +120,80 @@ KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 RELATIONAL = frozenset(word for said, _ in KINDS.values() for word in said)
 """The words that say a relation's kind ("excluded", "absent", "subtypes"): never an entity on their own (HPO has a
 term 'Excluded'), they are the hop's."""
+
+
+NAMED_WITHIN = 8
+"""A type counts as named by the question when one of its words is among the question's first 8 words."""
+
+
+class Mention(NamedTuple):
+    """Where a question names a type: ordered by position, then the longer form (so sorting picks the first)."""
+
+    position: int
+    minus_size: int
+    label: str
+    form: str
+
+    @property
+    def words(self) -> range:
+        """The word positions the mention takes."""
+        return range(self.position, self.position - self.minus_size)
+
+
+def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
+    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
+    a longer one is not a mention of its own ("features" in "clinical features" names one type, once)."""
+    found = set()
+    for label in types:
+        for form in type_words(label):
+            size = len(form.split())
+            found |= {
+                Mention(i, -size, label, form)
+                for i in range(len(words) - size + 1)
+                if " ".join(words[i : i + size]) == form
+            }
+
+    def inside(m: Mention, other: Mention) -> bool:
+        end, other_end = m.position - m.minus_size, other.position - other.minus_size
+        return other.minus_size < m.minus_size and other.position <= m.position and end <= other_end
+
+    return sorted(m for m in found if not any(inside(m, other) for other in found))
+
+
+ASKING = frozenset({"which", "what", "list", "all", "name", "give", "find", "show", "any", "every"})
+"""Words after which a question says what it asks for ("what *bits of DNA* ...", "list all *diagnoses* ...")."""
+
+
+LEADING = frozenset({"the", "all", "of", "a", "an", "me", "are", "is", "there", "those", "these", "kinds", "types"})
+
+
+def subject_start(words: Sequence[str]) -> int:
+    """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
+    the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
+    start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
+    while start < len(words) and words[start] in LEADING:
+        start += 1
+    return start
+
+
+def type_forms(types: Sequence[str]) -> list[tuple[str, str]]:
+    """(type, word) for every singular word of every type (:func:`singular_type_words`): what a phrase is embedded
+    against to read which type it means."""
+    return [(label, form) for label in types for form in sorted(singular_type_words(label))]
+
+
+def meant_type(
+    forms: Sequence[tuple[str, str]], row: np.ndarray, similarity: float, margin: float, *, one_word: bool = False
+) -> tuple[str, float] | None:
+    """The type a text means, with its similarity: the type of ``forms`` (:func:`type_forms`) whose best word the
+    text is at least ``similarity`` similar to (``row``: its similarity to each of ``forms``), and ``margin`` more
+    than to any other type's; ``one_word``: its one-word forms only. None: no type is meant clearly enough."""
+    best: dict[str, float] = {}
+    for (label, form), score in zip(forms, row, strict=True):
+        if not one_word or len(form.split()) == 1:
+            best[label] = max(best.get(label, -1.0), float(score))
+    ranked = sorted(best.items(), key=lambda item: -item[1])
+    if not ranked:
+        return None
+    clear = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return ranked[0] if ranked[0][1] >= similarity and clear >= margin else None

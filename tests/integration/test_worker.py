@@ -25,7 +25,7 @@ from kgqa.config import load_config
 from kgqa.errors import WorkerError
 from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import connect_worker, read_state
-from kgqa.runtime.worker.common import WorkerPaths
+from kgqa.runtime.worker.common import WorkerInfo, WorkerPaths
 from tests.conftest import servers_for, wait_for
 
 pytestmark = pytest.mark.slow
@@ -140,6 +140,44 @@ def test_other_settings_or_code_restart_the_worker_with_a_notice(
         f"restarting the kgqa worker (pid {second.pid}): it runs kgqa {second.build}, this command is kgqa 0.0.1+older"
     ]
     assert _gone(second.pid) and not servers_for(home)
+
+
+FOREIGN_WORKER = """
+import fcntl, os, socket, sys
+root = sys.argv[1]
+lock = open(os.path.join(root, "worker.lock"), "a+")
+fcntl.flock(lock, fcntl.LOCK_EX)
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(os.path.join(root, "worker.sock"))
+listener.listen()
+print("ready", flush=True)
+while True:
+    connection, _ = listener.accept()
+    connection.close()  # as an older worker does with a call it cannot unpickle
+"""
+
+
+def test_a_worker_of_other_code_that_cannot_read_the_calls_is_replaced(loaded: dict[str, str], home: Path) -> None:
+    """An upgrade under a running worker: the old worker drops every call of the new code (its classes moved), so it
+    never answers hello; its state file says it runs other code, and it is stopped instead of waited for."""
+    kgqa(loaded, "server", "stop")
+    paths = WorkerPaths(home / "worker")
+    foreign = subprocess.Popen(
+        [sys.executable, "-c", FOREIGN_WORKER, str(paths.root)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert foreign.stdout is not None and foreign.stdout.readline().strip() == "ready"
+        info = WorkerInfo(foreign.pid, "0.0.1+older", {}, str(home), 60.0, "2026-01-01T00:00:00+00:00")
+        paths.state.write_text(json.dumps(info.to_json()), encoding="utf-8")
+        result = kgqa(loaded, "schema", "--skb", "prime")
+        assert f"restarting the kgqa worker (pid {foreign.pid}): it runs kgqa 0.0.1+older" in result.stderr
+        assert "prime" in result.stdout
+        assert foreign.wait(timeout=30) == -signal.SIGTERM
+        new = _state(home)
+        assert new is not None and new.pid != foreign.pid
+    finally:
+        foreign.kill()
+        foreign.wait()
 
 
 def test_no_tcp_and_a_private_socket(loaded: dict[str, str], home: Path) -> None:

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from kgqa.cypher.plan import QueryPlan
-from kgqa.runtime.steps.s1_target_type import Mention
 from kgqa.runtime.steps.s2_linking import (
     Hop,
     Link,
@@ -32,7 +31,7 @@ from kgqa.runtime.steps.s2_linking import (
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s6_lexical import residual_terms, search_terms
 from kgqa.runtime.store.base import VectorHit
-from kgqa.runtime.text import STOP_WORDS, type_words, words_of
+from kgqa.runtime.text import STOP_WORDS, Mention, type_words, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
@@ -414,7 +413,10 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
 def test_a_stated_condition_is_all_the_full_text_strand_searches(question: str, terms: list[str]) -> None:
     relation_types = ["phenotype present", "phenotype absent", "associated with", "parent-child"]
     conditions = read_conditions(question, TYPES, ["Seizure"])  # step 2 reads them; step 6 searches them
-    assert search_terms(question, ["Seizure"], TYPES, relation_types, conditions.stated, conditions.prefixes) == terms
+    got = search_terms(
+        question, ["Seizure"], TYPES, relation_types, stated=conditions.stated, prefixes=conditions.prefixes
+    )
+    assert got == terms
 
 
 def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.cypher.plan import QueryPlan
-from kgqa.runtime.steps.s1_target_type import Mention, type_named_in_question
+from kgqa.runtime.steps.s1_target_type import type_named_in_question
 from kgqa.runtime.steps.s2_linking import (
     Link,
     link_entities,
@@ -25,7 +25,7 @@ from kgqa.runtime.steps.s2_linking import (
 )
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.store.base import VectorHit
-from kgqa.runtime.text import STOP_WORDS, words_of
+from kgqa.runtime.text import STOP_WORDS, Mention, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 from tests.meaning_table import MeaningTable
 

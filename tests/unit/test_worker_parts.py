@@ -179,13 +179,17 @@ def test_settings_digests_do_not_reveal_secrets(tmp_path: Path) -> None:
 def test_build_id_changes_with_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kgqa
 
-    fake = tmp_path / "site"
-    for package in ("kgqa", "cypher", "loaders"):
-        (fake / package).mkdir(parents=True)
-        (fake / package / "__init__.py").write_text("")
-    monkeypatch.setattr(kgqa, "__file__", str(fake / "kgqa" / "__init__.py"))
+    checkout = tmp_path / "checkout"  # as in the repository: kgqa/cypher is a symlink to the top-level cypher/
+    for package in ("kgqa", "cypher"):
+        (checkout / package).mkdir(parents=True)
+        (checkout / package / "__init__.py").write_text("")
+    (checkout / "kgqa" / "cypher").symlink_to("../cypher")
+    (checkout / "unrelated").mkdir()
+    monkeypatch.setattr(kgqa, "__file__", str(checkout / "kgqa" / "__init__.py"))
     before = build_id()
-    (fake / "cypher" / "__init__.py").write_text("CHANGED = True\n")
+    (checkout / "unrelated" / "x.py").write_text("NOT_KGQA = True\n")  # beside kgqa: not its code
+    assert build_id() == before
+    (checkout / "cypher" / "__init__.py").write_text("CHANGED = True\n")  # through the symlink
     assert build_id() != before and build_id().startswith(kgqa.__version__ + "+")
 
 

@@ -14,19 +14,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, NamedTuple
+from typing import Literal
 
 import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.text import singular_type_words, type_words
+from kgqa.runtime.text import (
+    NAMED_WITHIN,
+    meant_type,
+    subject_start,
+    type_forms,
+    type_mentions,
+)
 
 Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding"]
 """How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's) both
 take the type the question names."""
-NAMED_WITHIN = 8
-"""A type counts as named by the question when one of its words is among the question's first 8 words."""
 
 
 @dataclass(frozen=True)
@@ -67,40 +71,6 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
-class Mention(NamedTuple):
-    """Where a question names a type: ordered by position, then the longer form (so sorting picks the first)."""
-
-    position: int
-    minus_size: int
-    label: str
-    form: str
-
-    @property
-    def words(self) -> range:
-        """The word positions the mention takes."""
-        return range(self.position, self.position - self.minus_size)
-
-
-def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
-    """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
-    a longer one is not a mention of its own ("features" in "clinical features" names one type, once)."""
-    found = set()
-    for label in types:
-        for form in type_words(label):
-            size = len(form.split())
-            found |= {
-                Mention(i, -size, label, form)
-                for i in range(len(words) - size + 1)
-                if " ".join(words[i : i + size]) == form
-            }
-
-    def inside(m: Mention, other: Mention) -> bool:
-        end, other_end = m.position - m.minus_size, other.position - other.minus_size
-        return other.minus_size < m.minus_size and other.position <= m.position and end <= other_end
-
-    return sorted(m for m in found if not any(inside(m, other) for other in found))
-
-
 def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
     """The type whose name (or a word of it, singular or plural) comes first among the question's first
     ``NAMED_WITHIN`` words, with the words that named it; None if no type is named there. Of two type words in a row
@@ -113,23 +83,11 @@ def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, st
     return head.label, head.form
 
 
-ASKING = frozenset({"which", "what", "list", "all", "name", "give", "find", "show", "any", "every"})
-"""Words after which a question says what it asks for ("what *bits of DNA* ...", "list all *diagnoses* ...")."""
-LEADING = frozenset({"the", "all", "of", "a", "an", "me", "are", "is", "there", "those", "these", "kinds", "types"})
 SUBJECT_WORDS = 4
 SUBJECT_SIMILARITY = 0.4
 SUBJECT_MARGIN = 0.1
 """The subject phrase names a type when it is this similar to one of the type's words, and this much more similar
 than to any other type's."""
-
-
-def subject_start(words: Sequence[str]) -> int:
-    """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
-    the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
-    start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
-    while start < len(words) and words[start] in LEADING:
-        start += 1
-    return start
 
 
 def subject_phrases(question: str) -> list[str]:
@@ -153,29 +111,6 @@ def type_by_subject(question: str, types: Sequence[str], embedder: Embedder) -> 
         if meant is not None:
             return meant[0], meant[1], phrase
     return None
-
-
-def type_forms(types: Sequence[str]) -> list[tuple[str, str]]:
-    """(type, word) for every singular word of every type (:func:`singular_type_words`): what a phrase is embedded
-    against to read which type it means."""
-    return [(label, form) for label in types for form in sorted(singular_type_words(label))]
-
-
-def meant_type(
-    forms: Sequence[tuple[str, str]], row: np.ndarray, similarity: float, margin: float, *, one_word: bool = False
-) -> tuple[str, float] | None:
-    """The type a text means, with its similarity: the type of ``forms`` (:func:`type_forms`) whose best word the
-    text is at least ``similarity`` similar to (``row``: its similarity to each of ``forms``), and ``margin`` more
-    than to any other type's; ``one_word``: its one-word forms only. None: no type is meant clearly enough."""
-    best: dict[str, float] = {}
-    for (label, form), score in zip(forms, row, strict=True):
-        if not one_word or len(form.split()) == 1:
-            best[label] = max(best.get(label, -1.0), float(score))
-    ranked = sorted(best.items(), key=lambda item: -item[1])
-    if not ranked:
-        return None
-    clear = ranked[0][1] - (ranked[1][1] if len(ranked) > 1 else 0.0)
-    return ranked[0] if ranked[0][1] >= similarity and clear >= margin else None
 
 
 def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedder: Embedder) -> tuple[str, float]:

@@ -30,7 +30,6 @@ import numpy as np
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.steps.s1_target_type import Mention, meant_type, subject_start, type_forms, type_mentions
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
 from kgqa.runtime.store.base import GraphStore
 from kgqa.runtime.text import (
@@ -39,9 +38,14 @@ from kgqa.runtime.text import (
     NEGATION,
     RELATIONAL,
     STOP_WORDS,
+    Mention,
+    meant_type,
     plain_words,
     quotations,
     quoted_runs,
+    subject_start,
+    type_forms,
+    type_mentions,
     type_words,
     words_of,
 )
@@ -257,11 +261,11 @@ DETERMINERS = ARTICLES | {"each", "any", "every", "some"}
 
 
 def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
-    """Where the question names a type in words its lists lack (:func:`kgqa.runtime.steps.s1_target_type.type_words`):
+    """Where the question names a type in words its lists lack (:func:`kgqa.runtime.text.type_words`):
     "a *characteristic* annotated to X", "the *phenotypic abnormality* referred to as X", "name all *characteristics*
     ...". The candidates are the lower-case word right after an article (an entity is named, an unnamed node of a type
     is introduced: "a finding absent in X") or where the question names what it asks for
-    (:func:`kgqa.runtime.steps.s1_target_type.subject_start`): with the listed type word after it ("phenotypic
+    (:func:`kgqa.runtime.text.subject_start`): with the listed type word after it ("phenotypic
     abnormality"), else alone where no other content word but a participle follows ("a characteristic *connected* to",
     not "a *genetic* basis"). One that is :data:`TYPE_NOUN_SIMILARITY` similar to one type's words by embedding (a
     single word to its one-word forms: "clinical" is like "clinical feature" and means no type), and

@@ -2,8 +2,8 @@
 
 The prompt shows the labels with a few example names each (so the model sees how entities are spelled), every
 relationship type with its endpoints, and one worked example; it asks for MATCH/WHERE/RETURN only and an answer
-variable ``y``. The reply is not trusted: step 3 (cypher.parser + cypher.sanitize) keeps only what the schema allows.
-Prompt version 1 (without example names) produced the parser's real-reply corpus in tests/fixtures/llm_cypher.
+variable ``y``. The reply is not trusted: step 3 (kgqa.cypher.parser + kgqa.cypher.sanitize) keeps only what the schema
+allows. Prompt version 1 (without example names) produced the parser's real-reply corpus in tests/fixtures/llm_cypher.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from kgqa.cypher.plan import QueryPlan, Symbol
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.embed import Embedder
+from kgqa.runtime.scoring import next_scope
 from kgqa.runtime.store.base import GraphStore
 
 T = TypeVar("T")
@@ -31,11 +32,6 @@ def expansion_schedule(l_max: int) -> list[int]:
         value = next_scope(value)
     steps.append(l_max)
     return steps
-
-
-def next_scope(scope: int) -> int:
-    """The round after scope ``scope`` in the expansion schedule (uncapped)."""
-    return int(1.5 * scope + 0.5)
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.runtime.scoring import Lexical, lexical_scores, stored_similarities
-from kgqa.runtime.steps.s4_grounding import Grounded, PlanGrounding, next_scope
+from kgqa.runtime.scoring import Lexical, lexical_scores, next_scope, stored_similarities
+from kgqa.runtime.steps.s4_grounding import Grounded, PlanGrounding
 from kgqa.runtime.store.base import GraphStore
 from kgqa.types import Candidate, Match, fused_score
 

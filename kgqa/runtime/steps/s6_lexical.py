@@ -66,8 +66,9 @@ def search_terms(
     covered: Iterable[str],
     labels: Sequence[str],
     relation_types: Sequence[str],
-    stated: Collection[int] = frozenset(),
-    prefixes: Collection[str] = frozenset(),
+    *,
+    stated: Collection[int],
+    prefixes: Collection[str],
 ) -> list[str]:
     """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
     holds (``stated``: the word positions of a textual condition or a short quotation no constant covers;

@@ -155,7 +155,7 @@ def create_text_index(label: str) -> str:
 def name_problem(name: str, kind: NameKind) -> str | None:
     """Why Neo4j cannot take ``name`` as a ``kind`` (any of the three), or None: the shared rules
     (:func:`kgqa.runtime.store.queries.common_name_problem`) only; Neo4j reads a doubled backtick inside a quoted name
-    as one, so :func:`cypher.identifiers.quote` carries any backtick."""
+    as one, so :func:`kgqa.cypher.identifiers.quote` carries any backtick."""
     return shared.common_name_problem(name)
 
 

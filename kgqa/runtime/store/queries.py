@@ -2,7 +2,7 @@
 
 Each dialect module (``falkordb_queries``, ``neo4j_queries``) re-exports them, so a dialect module stays the
 complete list of what kgqa sends to that database (golden-tested per dialect). Only the stores import these
-modules; everything else asks the store (:class:`kgqa.runtime.store.base.CatalogueReads`)."""
+modules; everything else asks the store (:class:`kgqa.runtime.store.reads.CatalogueReads`)."""
 
 from __future__ import annotations
 

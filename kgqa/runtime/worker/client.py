@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -61,7 +61,7 @@ class _Connection:
         self._sock = sock
         self._file = sock.makefile("rwb")
 
-    def call(self, method: str, config: Config | None, *args: Any, **kwargs: Any) -> Any:
+    def call(self, method: str, config: Config | None, /, *args: Any, **kwargs: Any) -> Any:
         send(self._file, Call(method, config, args, kwargs))
         reply: Reply = receive(self._file)
         if reply.error is not None:
@@ -238,12 +238,21 @@ def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_
     timeout = config.server_start_timeout + 60.0
     state = read_state(paths)
     if state is not None and not _lock_free(paths.lock):
-        # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
-        found = _wait_ready(paths, state.pid, None, timeout)
-        if found is not None:
-            return found
-        state = None
-        _wait_for_lock(paths, timeout)
+        build = build_id()
+        if state.build != build:
+            # a worker of other code (kgqa was upgraded under it) may not read this command's calls at all, so it
+            # never answers hello: stop it by its state file, which any version can read
+            why = f"it runs kgqa {state.build}, this command is kgqa {build}"
+            notice(f"restarting the kgqa worker (pid {state.pid}): {why}")
+            stop_worker(config)
+            state = None
+        else:
+            # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
+            found = _wait_ready(paths, state.pid, None, timeout)
+            if found is not None:
+                return found
+            state = None
+            _wait_for_lock(paths, timeout)
     if state is not None:
         notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
         paths.state.unlink(missing_ok=True)
@@ -335,7 +344,7 @@ class RemoteKgqa:
     def close(self) -> None:
         self._conn.close()
 
-    def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
         """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died)
         is replaced once, and the call repeated: every call but a load only reads."""
         try:
@@ -348,7 +357,7 @@ class RemoteKgqa:
         self._conn, self.info = fresh._conn, fresh.info
         return self._conn.call(method, self.config, *args, **kwargs)
 
-    def _job(self, method: str, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
+    def _job(self, method: str, /, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
         """Run ``method`` as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there
         (for a load: the graph loaded before stays) and waits for it to end."""
         job = self._call(method, *args, **kwargs)
@@ -393,10 +402,15 @@ class RemoteKgqa:
 
 def _portable(value: Any) -> Any:
     """An argument as the worker must see it: a path resolved against this command's working directory (the
-    worker's is another), any other sequence but a string as a list (a generator or a view does not pickle)."""
+    worker's is another), any other collection of items but a list, a string or a mapping (a tuple, a generator, a
+    view) as a list, since not every iterable pickles; an array stays as it is."""
     if isinstance(value, Path):
         return value.resolve()
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes | list):
+    if (
+        isinstance(value, Iterable)
+        and not isinstance(value, str | bytes | list | Mapping)
+        and not hasattr(value, "__array__")
+    ):
         return list(value)
     return value
 
@@ -414,7 +428,9 @@ def _remote(name: str) -> Callable[..., Any]:
             return self._job(name, progress=bound.arguments.get("progress"), **sent)
         return self._call(name, **sent)
 
-    return functools.update_wrapper(call, declared)
+    functools.update_wrapper(call, declared)
+    call.__qualname__ = f"RemoteKgqa.{name}"
+    return call
 
 
 def _remote_api(config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> Api:

@@ -45,7 +45,6 @@ RESOURCE_SETTINGS = (
 )
 """The settings a worker opens its store and models with: a command with other values needs another worker. The
 rest (k, steps, LLM, reranker, ...) travel with each call."""
-SOURCES = ("kgqa", "cypher", "loaders")
 
 
 @dataclass(frozen=True)
@@ -92,13 +91,19 @@ class WorkerPaths:
 
 
 def build_id() -> str:
-    """The kgqa version and a digest of its source files: a worker running other code is never reused."""
+    """The kgqa version and a digest of its source files (kgqa.cypher and kgqa.loaders included: in a checkout they
+    are symlinked folders, followed here): a worker running other code is never reused."""
     digest = hashlib.sha256(kgqa.__version__.encode())
-    base = Path(kgqa.__file__).resolve().parent.parent
-    for package in SOURCES:
-        for path in sorted((base / package).rglob("*.py")):
-            digest.update(str(path.relative_to(base)).encode())
-            digest.update(path.read_bytes())
+    package = Path(kgqa.__file__).resolve().parent
+    files = [
+        Path(folder) / name
+        for folder, _, names in os.walk(package, followlinks=True)
+        for name in names
+        if name.endswith(".py")
+    ]
+    for path in sorted(files, key=lambda p: p.relative_to(package)):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
     return f"{kgqa.__version__}+{digest.hexdigest()[:12]}"
 
 
