@@ -56,7 +56,9 @@ _LAZY = {
     "Api": "kgqa.api",
     "Kgqa": "kgqa.runtime.app",
     "GeneratedQuestion": "kgqa.lab.questions",
-    **dict.fromkeys((*_TYPES, "Schema", "SkbMeta", "Trace"), "kgqa.types"),
+    **dict.fromkeys(_TYPES, "kgqa.types"),
+    **dict.fromkeys(("Schema", "SkbMeta"), "kgqa.runtime.store.base"),
+    "Trace": "kgqa.runtime.trace",
 }
 """Public names defined in modules that import the pipeline: read on first use (PEP 562)."""
 

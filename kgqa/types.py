@@ -3,21 +3,45 @@ alike. An answer is ranked candidates, each with the evidence that put it there,
 
 Types that are parts of the pipeline's own records (the trace, the LLM's usage, the store's schema and metadata) are
 defined with the step or store that makes them and named here, so that a user imports every result type from
-``kgqa`` (or ``kgqa.types``)."""
+``kgqa`` (or ``kgqa.types``); they load on first use, so that a command that only prints an answer (the worker's
+thin client) imports neither numpy nor the store's code."""
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kgqa.choices import StoreKind
-from kgqa.cypher.plan import QueryPlan
-from kgqa.cypher.sanitize import Repair
-from kgqa.runtime.llm import Usage
-from kgqa.runtime.store.base import RelationCount, Schema, SkbMeta
-from kgqa.runtime.trace import StepTrace, Trace
+
+if TYPE_CHECKING:
+    from kgqa.cypher.plan import QueryPlan
+    from kgqa.cypher.sanitize import Repair
+    from kgqa.runtime.llm import Usage
+    from kgqa.runtime.store.base import RelationCount, Schema, SkbMeta
+    from kgqa.runtime.trace import StepTrace, Trace
+
+_NAMED = {
+    "RelationCount": "kgqa.runtime.store.base",
+    "Schema": "kgqa.runtime.store.base",
+    "SkbMeta": "kgqa.runtime.store.base",
+    "StepTrace": "kgqa.runtime.trace",
+    "Trace": "kgqa.runtime.trace",
+    "Usage": "kgqa.runtime.llm",
+}
+"""The result types defined with the code that makes them, read on first use (PEP 562)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kgqa.types' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 Strand = str
 """``graph`` (grounded by the plan, method steps 4-6), ``vector`` (document similarity, step 7) or ``text`` (the

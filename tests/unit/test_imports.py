@@ -51,6 +51,14 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         raise AssertionError("kgqa.Nonexistent did not raise")
 
 
+def test_the_cli_and_the_result_types_load_none_of_the_pipeline() -> None:
+    """A command served by the worker only parses, sends and prints: its process imports no numpy and no store."""
+    heavy = ("numpy", "kgqa.runtime.store.base", "kgqa.runtime.pipeline", "kgqa.runtime.app")
+    code = f"import sys, kgqa.cli, kgqa.types; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_import_kgqa_loads_none_of_the_pipeline() -> None:
     heavy = ("kgqa.runtime.app", "kgqa.runtime.pipeline", "numpy")
     code = f"import sys, kgqa; print(sorted(m for m in {heavy!r} if m in sys.modules))"
