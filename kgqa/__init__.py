@@ -12,9 +12,9 @@ first use, so that ``import kgqa`` stays light and imports none of the pipeline.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from kgqa._lazy import lazy_getattr
 from kgqa.config import Config, load_config
 from kgqa.errors import (
     Cancelled,
@@ -106,13 +106,7 @@ def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
     return open_kgqa(config, **overrides)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kgqa' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -8,12 +8,12 @@ thin client) imports neither numpy nor the store's code."""
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kgqa._lazy import lazy_getattr
 from kgqa.choices import StoreKind
 
 if TYPE_CHECKING:
@@ -34,13 +34,7 @@ _NAMED = {
 """The result types defined with the code that makes them, read on first use (PEP 562)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _NAMED.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kgqa.types' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _NAMED, globals())
 
 
 Strand = str

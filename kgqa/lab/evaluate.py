@@ -17,6 +17,7 @@ whether the code had uncommitted changes), and results.json holds ``provenance``
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -36,7 +37,7 @@ from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError
 from kgqa.lab.metrics import METRICS, evaluate, mean_metrics
 from kgqa.lab.provenance import CODE_PATHS, code_dirty, config_settings, provenance
-from kgqa.lab.qa import Question
+from kgqa.lab.qa import Question, load_questions
 from kgqa.runtime.llm import parse_llm_spec
 from kgqa.runtime.trained import find_trained
 
@@ -389,7 +390,6 @@ def eval_input(
     """Read an eval's input and check it, each problem named before the store starts: the first ``limit`` questions
     of ``split``, their vectors in ``query_embeddings`` (every question must have one), and the results file of an
     earlier run at ``out``."""
-    from kgqa.lab.qa import load_questions
     from kgqa.loaders.stark_embeddings import read_query_vectors
 
     questions = load_questions(qa_path, split, max_chars=max_chars)[:limit]
@@ -412,8 +412,6 @@ def check_vectors(
 def eval_rows(config: Config, skb: str, ablation: bool, baselines: Sequence[Baseline]) -> list[Row]:
     """The rows of an eval: the configured steps (or the whole ablation) and each baseline named once. A baseline
     needs an LLM and langchain-neo4j: refused here, before any question is answered."""
-    import importlib.util
-
     rows: list[Row] = ablation_rows(config, skb) if ablation else [(config.steps, config.steps)]
     if baselines:
         if parse_llm_spec(config.llm)[0] == "none":
