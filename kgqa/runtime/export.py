@@ -20,13 +20,14 @@ from pathlib import Path
 from kgqa.errors import StoreError
 from kgqa.runtime.store.base import ALIAS_LABEL, GraphStore, SkbMeta, batched
 from kgqa.runtime.store.neo4j import post_import_script
-from kgqa.runtime.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB
+from kgqa.runtime.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB, name_key
 from kgqa.types import Export
 
 ARRAY_DELIMITER = ";"
 NODE_HEADER = [
     "id:ID({space})",
     "name",
+    "name_key",
     "doc",
     "rel_doc",
     "name_emb:float[]",
@@ -87,13 +88,17 @@ def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *,
                 writer = csv.writer(handle)
                 for chunk in batched(ids, batch):
                     for node_id, name, doc, rel_doc, *vectors in store.node_rows(skb, label, chunk):
-                        writer.writerow([node_id, name, doc, rel_doc or "", *_cells(node_id, vectors, label), label])
+                        writer.writerow(
+                            [node_id, name, name_key(name), doc, rel_doc or "", *_cells(node_id, vectors, label), label]
+                        )
                         nodes += 1
                     if aliases is None:
                         continue
                     for row in store.alias_rows(skb, label, chunk):
                         (vector,) = _cells(f"{row.of} alias {row.alias!r}", [row.emb.tolist()], label)
-                        aliases.writerow([row.of, label, row.name, row.alias, row.alias.lower(), vector, ALIAS_LABEL])
+                        aliases.writerow(
+                            [row.of, label, row.name, row.alias, row.alias.strip().lower(), vector, ALIAS_LABEL]
+                        )
             node_files.append((header, data))
     for rel in schema.relationships:
         name = f"edges_{id_space(rel.source)}_{id_space(rel.type)}_{id_space(rel.target)}"

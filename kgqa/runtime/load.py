@@ -33,10 +33,11 @@ from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store.base import AliasRow, GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from kgqa.types import LoadReport
 
-STORE_FORMAT = "7"
+STORE_FORMAT = "8"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
 step 6's stored document vectors, 5: alias nodes, 6: full-text indexes, 7: one document vector per node outside
-STaRK, see :func:`separate_index_text`), so older graphs are not taken as up to date."""
+STaRK, see :func:`separate_index_text`, 8: the embedded store keeps vectors in a directory beside the RDB, and
+every node an indexed lower-case name), so older graphs are not taken as up to date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 

@@ -30,13 +30,14 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
             continue
         space = re.fullmatch(r"id:ID\((.+)\)", header[0])
         vectors = ["name_emb:float[]", "doc_emb:float[]", "plain_emb:float[]"]
-        assert space and header[1:] == ["name", "doc", "rel_doc", *vectors, ":LABEL"], header
+        assert space and header[1:] == ["name", "name_key", "doc", "rel_doc", *vectors, ":LABEL"], header
         ids = spaces.setdefault(space[1], set())
         for row in csv.reader((directory / data_name).open()):
             assert len(row) == len(header), row
             assert row[0] not in ids, f"duplicate id {row[0]} in {space[1]}"
+            assert row[2] == row[1].lower(), row
             ids.add(row[0])
-            for cell in row[4:7]:
+            for cell in row[5:8]:
                 assert len([float(x) for x in cell.split(";")]) == dimension
     edges = 0
     for header_name, data_name in edge_pairs:
@@ -48,7 +49,7 @@ def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tu
             edges += 1
     for row in aliases:
         assert len(row) == len(ALIAS_HEADER) and row[-1] == "_KgqaAlias", row
-        assert row[0] in spaces[id_space(row[1])] and row[4] == row[3].lower(), row
+        assert row[0] in spaces[id_space(row[1])] and row[4] == row[3].strip().lower(), row
         assert len([float(x) for x in row[5].split(";")]) == dimension
     return sum(map(len, spaces.values())), edges
 
@@ -70,7 +71,7 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     written = list(csv.reader((out / "aliases.csv").open()))
     gene_names = ["cytochrome P450 family 3 subfamily A member 4", "5-hydroxytryptamine receptor 1B"]
     assert [row[:5] for row in written] == [
-        [node, "gene/protein", symbol, alias, alias.lower()]
+        [node, "gene/protein", symbol, alias, alias.strip().lower()]
         for node, symbol, alias in zip(["4", "5"], ["CYP3A4", "HTR1B"], gene_names, strict=True)
     ]
     if (reason := neo4j_lint.missing()) is not None:
@@ -83,6 +84,6 @@ def test_export_writes_what_neo4j_admin_reads(cli_env: dict[str, str], prime_dir
     schema = {
         "labels": ["disease", "drug", "gene/protein", "effect/phenotype", "_KgqaMeta", "_KgqaAlias"],
         "relationshipTypes": [],
-        "propertyKeys": ["id", "name_emb", "doc_emb", "plain_emb", "json", "name", "of", "key"],
+        "propertyKeys": ["id", "name_emb", "doc_emb", "plain_emb", "json", "name", "name_key", "of", "key"],
     }
     assert {k: v for k, v in neo4j_lint.lint(statements, schema).items() if v} == {}

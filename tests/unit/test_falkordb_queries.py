@@ -28,23 +28,15 @@ def test_golden_load_queries() -> None:
         "CREATE (a)-[:`phenotype present`]->(b)"
     )
     assert q.create_id_index("disease") == "CREATE INDEX FOR (n:`disease`) ON (n.id)"
-    assert q.create_vector_index("disease", "doc_emb", 384, 200) == (
-        "CREATE VECTOR INDEX FOR (n:`disease`) ON (n.`doc_emb`) OPTIONS "
-        "{dimension: 384, similarityFunction: 'cosine', efRuntime: 200}"
-    )
+    assert q.create_property_index("disease", "name_key") == "CREATE INDEX FOR (n:`disease`) ON (n.`name_key`)"
 
 
 def test_golden_read_queries_take_values_as_parameters() -> None:
-    assert q.VECTOR_TOP_K == (
-        "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
-        "RETURN node.id AS id, node.name AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
-    )
+    assert q.names("drug") == "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name"
 
 
 def test_golden_prompt_and_grounding_queries() -> None:
-    assert q.exact_name("disease") == (
-        "MATCH (n:`disease`) WHERE toLower(n.name) = toLower($text) RETURN n.id AS id, n.name AS name"
-    )
+    assert q.exact_name("disease") == ("MATCH (n:`disease`) WHERE n.name_key = $key RETURN n.id AS id, n.name AS name")
     assert q.example_names("gene/protein") == (
         "MATCH (n:`gene/protein`) WHERE n.name IS NOT NULL AND n.name <> '' "
         "RETURN n.name AS name ORDER BY size(n.name), n.name LIMIT $n"
@@ -57,10 +49,6 @@ def test_golden_evidence_queries() -> None:
     )
     assert q.plain_vectors("drug") == (
         "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, coalesce(n.plain_emb, n.doc_emb) AS plain_emb"
-    )
-    assert q.plain_similarities("drug") == (
-        "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, "
-        "1.0 - vec.cosineDistance(coalesce(n.plain_emb, n.doc_emb), vecf32($vector)) AS similarity"
     )
     assert q.node_rows("drug") == (
         "MATCH (n:`drug`) WHERE n.id IN $ids RETURN n.id AS id, n.name AS name, n.doc AS doc, n.rel_doc AS rel_doc, "
@@ -106,10 +94,13 @@ def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
 
 def test_golden_alias_queries() -> None:
     assert q.create_property_index("_KgqaAlias", "key") == "CREATE INDEX FOR (n:`_KgqaAlias`) ON (n.`key`)"
-    assert q.ALIAS_TOP_K == (
-        "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
-        "RETURN node.of AS id, node.of_label AS label, node.of_name AS name, node.name AS alias, "
-        "1.0 - score AS similarity ORDER BY similarity DESC"
+    assert q.ALIASES_BY_ROW == (
+        "MATCH (a:`_KgqaAlias`) WHERE a.row IN $rows "
+        "RETURN a.row AS row, a.of AS id, a.of_label AS label, a.of_name AS name, a.name AS alias"
+    )
+    assert q.ALIASES_WITH_ROWS == (
+        "MATCH (a:`_KgqaAlias`) WHERE a.of IN $ids AND a.of_label = $label "
+        "RETURN a.row AS row, a.of AS id, a.of_name AS name, a.name AS alias ORDER BY id, alias"
     )
     assert q.EXACT_ALIAS == (
         "MATCH (a:`_KgqaAlias`) WHERE a.key = $key AND a.of_label IN $labels "

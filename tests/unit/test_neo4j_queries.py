@@ -30,13 +30,15 @@ def test_index_names_are_readable_stable_and_distinct() -> None:
 def test_golden_load_and_schema_queries() -> None:
     gene = q.index_name("gene/protein", "name_emb")
     assert q.create_nodes("gene/protein") == (
-        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc}) "
+        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, name_key: r.name_key, doc: r.doc, "
+        "rel_doc: r.rel_doc}) "
         "WITH n, r CALL db.create.setNodeVectorProperty(n, 'name_emb', r.name_emb) "
         "CALL db.create.setNodeVectorProperty(n, 'doc_emb', r.doc_emb) "
         "CALL db.create.setNodeVectorProperty(n, 'plain_emb', r.plain_emb)"
     )
     assert q.create_nodes("gene/protein", plain=False) == (
-        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, doc: r.doc, rel_doc: r.rel_doc}) "
+        "UNWIND $rows AS r CREATE (n:`gene/protein` {id: r.id, name: r.name, name_key: r.name_key, doc: r.doc, "
+        "rel_doc: r.rel_doc}) "
         "WITH n, r CALL db.create.setNodeVectorProperty(n, 'name_emb', r.name_emb) "
         "CALL db.create.setNodeVectorProperty(n, 'doc_emb', r.doc_emb)"
     )

@@ -194,14 +194,16 @@ def test_load_sequence() -> None:
     steps = [(mode, text) for mode, text, _ in driver.sent if "EXPLAIN" not in text]
     writes = [text for mode, text in steps if mode in ("write", "autocommit")]
     assert writes[:3] == [q.CLEAR_GRAPH, q.WRITE_META, q.create_id_constraint("drug")]  # marker, then data
-    assert writes[3] == q.create_nodes("drug")
-    assert writes[4] == q.create_edges("drug", "synergistic interaction", "drug")
-    assert writes[5:7] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
+    assert writes[3] == q.create_property_index("drug", "name_key")
+    assert writes[4] == q.create_nodes("drug")
+    assert writes[5] == q.create_edges("drug", "synergistic interaction", "drug")
+    assert writes[6:8] == [q.create_vector_index("drug", p, 4) for p in ("name_emb", "doc_emb")]
     assert writes[-1] == q.WRITE_META  # the metadata node last: a killed load leaves no SKB behind
     rows = next(p for _, text, p in driver.sent if text == q.create_nodes("drug"))["rows"]
     assert rows[0] == {
         "id": "2",
         "name": "ivermectin",
+        "name_key": "ivermectin",
         "doc": "d",
         "rel_doc": "",
         "name_emb": [1.0] * 4,

@@ -56,10 +56,14 @@ from kgqa.runtime.store.server import (
     Restarts,
     timeout_ms,
 )
+from kgqa.runtime.store.vectors import VectorTables, VectorWriter, remove_unreferenced
 
 META_KEY = "kgqa:meta:{}"
 SCHEMA_KEY = "kgqa:schema:{}"
 """Label and relationship counts of a graph as its load wrote them (graphs never change after a load)."""
+VECTORS_KEY = "kgqa:vectors:{}"
+"""The token of the graph's vector directory (kgqa.runtime.store.vectors), published with the graph."""
+VECTORS_DIR = "vectors"
 STAGING_SUFFIX = ".staging"
 INDEX_HANG_AFTER = 60.0
 """Seconds without CPU use after which a server with indexes still building counts as hung."""
@@ -107,14 +111,16 @@ class FalkorWriter:
     vector indexes are built once the data is in. Counts what it wrote, which :meth:`FalkorStore.schema` serves
     without scanning the graph."""
 
-    def __init__(self, store: FalkorStore, staging: str, ef_runtime: int) -> None:
+    def __init__(self, store: FalkorStore, staging: str, vectors: VectorWriter) -> None:
         self._graph = store.client.select_graph(staging)
         self._bulk = BulkSession(store.client.connection, staging)
-        self._ef_runtime = ef_runtime
+        self.vectors = vectors
         self._internal: dict[str, int] = {}
         self.labels: dict[str, int] = {}
         self.relationships: dict[tuple[str, str, str], int] = {}
         self.aliases = 0
+        self.indexed: dict[str, set[str]] = {}
+        """label -> the vector properties searched by index (the others are read by id only)."""
         self._finished = False
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
@@ -130,14 +136,18 @@ class FalkorWriter:
         columns: dict[str, Any] = {
             q.ID: ids,
             q.NAME: [r.name for r in rows],
+            q.NAME_KEY: [q.name_key(r.name) for r in rows],
             q.DOC: [r.doc for r in rows],
             q.REL_DOC: [r.rel_doc for r in rows],
-            q.NAME_EMB: np.stack([r.name_emb for r in rows]).astype(np.float32),
-            q.DOC_EMB: np.stack([r.doc_emb for r in rows]).astype(np.float32),
+        }
+        vectors = {
+            q.NAME_EMB: np.stack([r.name_emb for r in rows]),
+            q.DOC_EMB: np.stack([r.doc_emb for r in rows]),
         }
         plain = plain_matrix(label, rows)
         if plain is not None:
-            columns[q.PLAIN_EMB] = plain
+            vectors[q.PLAIN_EMB] = plain
+        self.vectors.add(label, ids, vectors)
         try:
             first = self._bulk.add_nodes(NodeBlock(label, columns))
         except RedisError as exc:
@@ -148,14 +158,16 @@ class FalkorWriter:
     def add_aliases(self, rows: Sequence[AliasRow]) -> None:
         if not rows:
             return
+        numbers = [str(self.aliases + i) for i in range(len(rows))]
         columns: dict[str, Any] = {
+            q.ALIAS_ROW: numbers,
             q.ALIAS_OF: [str(r.of) for r in rows],
             q.ALIAS_OF_LABEL: [r.label for r in rows],
             q.ALIAS_OF_NAME: [r.name for r in rows],
             q.NAME: [r.alias for r in rows],
             q.ALIAS_KEY: [r.alias.strip().lower() for r in rows],
-            q.NAME_EMB: np.stack([r.emb for r in rows]).astype(np.float32),
         }
+        self.vectors.add(ALIAS_LABEL, numbers, {q.NAME_EMB: np.stack([r.emb for r in rows])})
         try:
             self._bulk.add_nodes(NodeBlock(ALIAS_LABEL, columns))
         except RedisError as exc:
@@ -173,8 +185,9 @@ class FalkorWriter:
             raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         for label in self.labels:
             self._write(q.create_id_index(label), {})
+            self._write(q.create_property_index(label, q.NAME_KEY), {})
         if self.aliases:
-            for prop in (q.ALIAS_OF, q.ALIAS_KEY):
+            for prop in (q.ALIAS_OF, q.ALIAS_KEY, q.ALIAS_ROW):
                 self._write(q.create_property_index(ALIAS_LABEL, prop), {})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
@@ -194,14 +207,14 @@ class FalkorWriter:
         self.relationships[key] = self.relationships.get(key, 0) + len(pairs)
 
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
+        """The full-text index of every label now; the vector indexes are the vector directory's, built when the
+        store publishes the graph (the dimensions are the stored vectors' own)."""
         self.finish()
-        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
         for label in labels:
-            for prop, dim in dimensions.items():
-                self._write(q.create_vector_index(label, prop, dim, self._ef_runtime), {})
+            self.indexed[label] = {q.NAME_EMB, q.DOC_EMB}
             self._write(q.CREATE_TEXT_INDEX, {"label": label})
         if self.aliases:
-            self._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension, self._ef_runtime), {})
+            self.indexed[ALIAS_LABEL] = {q.NAME_EMB}
 
 
 def _text(value: Any) -> str:
@@ -247,6 +260,9 @@ class FalkorStore(CatalogueReads):
         self._restarts = Restarts(self._server, self._restarted, self._runaway, wait=query_timeout)
         self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
+        self._vector_root = directory / VECTORS_DIR
+        self._vectors: dict[str, VectorTables] = {}
+        remove_unreferenced(self._vector_root, self._vector_tokens())
 
     def __enter__(self) -> FalkorStore:
         return self
@@ -328,18 +344,31 @@ class FalkorStore(CatalogueReads):
     ) -> None:
         refuse_names(q.name_problem, "FalkorDB", labels, relationship_types, property_keys)
 
+    def _vector_tokens(self) -> set[str]:
+        """The vector directories the published graphs name."""
+        conn = self.client.connection
+        keys = list(conn.scan_iter(match=VECTORS_KEY.format("*"), count=1000))
+        return {_text(token) for token in conn.mget(keys) if token is not None} if keys else set()
+
     @contextmanager
     def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:
-        """Yield a writer on a fresh staging graph; on success publish it as ``graph`` atomically and SAVE. The
-        server is not restarted meanwhile (what is written is in memory only until the SAVE)."""
+        """Yield a writer on a fresh staging graph; on success write the vector directory, publish the graph and
+        the key naming that directory as ``graph`` atomically, and SAVE. The server is not restarted meanwhile (what
+        is written is in memory only until the SAVE); the replaced graph's vectors are removed after the SAVE."""
         with self._restarts.writing():
             staging = graph + STAGING_SUFFIX
             conn = self.client.connection
             conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
-            writer = FalkorWriter(self, staging, self._ef_runtime)
-            yield writer
-            writer.finish()
-            self.await_indexes(staging, timeout=None)
+            vectors = VectorWriter(self._vector_root, graph, self._ef_runtime)
+            try:
+                writer = FalkorWriter(self, staging, vectors)
+                yield writer
+                writer.finish()
+                self.await_indexes(staging, timeout=None)
+                vectors.finish(writer.indexed, writer.labels)
+            except BaseException:
+                vectors.discard()
+                raise
             counts = {
                 "labels": sorted(writer.labels.items()),
                 "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
@@ -348,8 +377,29 @@ class FalkorStore(CatalogueReads):
                 tx.rename(staging, graph)
                 tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta), allow_nan=False))
                 tx.set(SCHEMA_KEY.format(graph), json.dumps(counts, allow_nan=False))
+                tx.set(VECTORS_KEY.format(graph), vectors.token)
                 tx.execute()
+            self._published(graph)
             conn.save()
+            remove_unreferenced(self._vector_root, self._vector_tokens())
+
+    def _published(self, graph: str) -> None:
+        """A hook between the publishing transaction and the SAVE (tests kill the server here)."""
+
+    def vectors(self, graph: str) -> VectorTables:
+        """The vectors of the published ``graph``, opened once per publication (the key names its directory)."""
+        raw = self._gated(lambda: self.client.connection.get(VECTORS_KEY.format(graph)))
+        if raw is None:
+            raise StoreError(
+                f"graph '{graph}' has no vector directory: it was loaded by an older kgqa (vectors inside the "
+                f"graph); run `kgqa load` for it again"
+            )
+        token = _text(raw)
+        found = self._vectors.get(graph)
+        if found is None or found.token != token:
+            found = VectorTables(self._vector_root / token, graph, token, self._ef_runtime)
+            self._vectors[graph] = found
+        return found
 
     def await_indexes(self, graph: str, timeout: float | None = 300.0, *, gated: bool = True) -> None:
         """Block until every index of ``graph`` is OPERATIONAL (FalkorDB refuses index queries while building).
@@ -388,18 +438,57 @@ class FalkorStore(CatalogueReads):
         else:
             labels = tuple(LabelInfo(label, count) for label, count in self.read(graph, q.NODE_COUNTS))
             rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
-        return Schema(labels, rels, tuple(self._indexes(graph)))
+        has_vectors = self._gated(lambda: self.client.connection.exists(VECTORS_KEY.format(graph)))
+        tables = self.vectors(graph).tables if has_vectors else {}  # none: a graph not written by a load
+        indexed = tuple(
+            IndexInfo(label, prop, "VECTOR", "OPERATIONAL")
+            for label, table in sorted(tables.items())
+            for prop in sorted(table.indexed)
+        )
+        return Schema(labels, rels, (*self._indexes(graph), *indexed))
 
     def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
-        prop = q.INDEX_PROPERTY[index]
-        params = {"label": label, "property": prop, "k": int(k), "vector": [float(x) for x in vector]}
-        rows = self.read(graph, q.VECTOR_TOP_K, params)
-        return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+        table = self.vectors(graph).table(label)
+        found = table.top_k(q.INDEX_PROPERTY[index], vector, k)
+        ids = [str(table.ids[row]) for row, _ in found]
+        names = {str(i): name for i, name in self.read(graph, q.names(label), {"ids": ids})} if ids else {}
+        return [
+            VectorHit(node_id, str(names.get(node_id) or ""), label, sim)
+            for node_id, (_, sim) in zip(ids, found, strict=True)
+        ]
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
-        params = {"ids": list(ids), "vector": [float(x) for x in vector]}
-        rows = self.read(graph, q.plain_similarities(label), params)
-        return {str(i): float(sim) for i, sim in rows if sim is not None}
+        table = self.vectors(graph).table(label)
+        rows = table.rows_of(ids)
+        prop = q.PLAIN_EMB if q.PLAIN_EMB in table.dims else q.DOC_EMB
+        sims = table.similarities(prop, np.fromiter(rows.values(), dtype=np.int64, count=len(rows)), vector)
+        return {node_id: float(sim) for node_id, sim in zip(rows, sims.tolist(), strict=True)}
+
+    def plain_vectors(self, graph: str, label: str, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        table = self.vectors(graph).table(label)
+        matrix = table.matrix(q.PLAIN_EMB if q.PLAIN_EMB in table.dims else q.DOC_EMB)
+        return {node_id: np.array(matrix[row]) for node_id, row in table.rows_of(ids).items()}
+
+    def node_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[list[Any]]:
+        table = self.vectors(graph).table(label)
+        rows = table.rows_of(ids)
+        props = (q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB)
+        out = []
+        for node_id, name, doc, rel_doc in self.read(graph, q.documents(label), {"ids": list(ids)}):
+            row = rows.get(str(node_id))
+            vectors = [None if row is None or p not in table.dims else table.matrix(p)[row].tolist() for p in props]
+            out.append([node_id, name, doc, rel_doc, *vectors])
+        return out
+
+    def alias_rows(self, graph: str, label: str, ids: Sequence[str]) -> list[AliasRow]:
+        table = self.vectors(graph).table(ALIAS_LABEL)
+        found = self.read(graph, q.ALIASES_WITH_ROWS, {"label": label, "ids": list(ids)})
+        rows = table.rows_of([str(r[0]) for r in found])
+        matrix = table.matrix(q.NAME_EMB)
+        return [
+            AliasRow(str(i), label, str(name), str(alias), np.array(matrix[rows[str(row)]]))
+            for row, i, name, alias in found
+        ]
 
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
         if not terms or not ids:
@@ -415,9 +504,15 @@ class FalkorStore(CatalogueReads):
         return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
-        params = {"label": ALIAS_LABEL, "property": q.NAME_EMB, "k": int(k), "vector": [float(x) for x in vector]}
-        rows = self.read(graph, q.ALIAS_TOP_K, params)
-        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
+        table = self.vectors(graph).table(ALIAS_LABEL)
+        found = table.top_k(q.NAME_EMB, vector, k)
+        numbers = [str(table.ids[row]) for row, _ in found]
+        rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": numbers})} if numbers else {}
+        hits = []
+        for number, (_, sim) in zip(numbers, found, strict=True):
+            i, label, name, alias = rows[number]
+            hits.append(AliasHit(str(i), str(label), str(name), str(alias), sim))
+        return hits
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""

@@ -14,7 +14,9 @@ before edge tokens within a call. A token is one label (or relationship type) wi
     value  : 1 type byte, then NULL 0 | BOOL 1 (1 byte) | DOUBLE 2 (8 bytes) | STRING 3 (NUL-terminated)
              | LONG 4 (8 bytes) | ARRAY 5 (int64 length, then values); numbers in native byte order
 
-There is no vector type: an ARRAY of DOUBLE becomes a list. A vector column of :class:`NodeBlock` is sent that way
+There is no vector type: an ARRAY of DOUBLE becomes a list. (kgqa's loads send no vectors: the embedded store keeps
+them in its vector directory, kgqa/runtime/store/vectors.py; vector columns serve benchmarks/bulk_vs_unwind.py's
+comparison and graphs written as raw blocks.) A vector column of :class:`NodeBlock` is sent that way
 and turned into ``vecf32`` right after its call by one ``SET`` over the call's node ids (:func:`to_vectors_query`),
 exact and several times faster than vectors sent as query text (:func:`set_vectors`, kept for vectors that come
 later). Nodes get internal ids 0, 1, 2, ... in the order they are sent (a graph created by ``BEGIN`` and never

@@ -1,7 +1,8 @@
 """Every Cypher text kgqa sends to FalkorDB (the embedded default).
 
-FalkorDB specifics: vectors are stored with ``vecf32(...)``; ``db.idx.vector.queryNodes`` returns a *distance*
-(cosine distance = 1 - cosine similarity), and HNSW options are set at index creation.
+FalkorDB specifics: the vectors are not in the graph but in the store's vector directory
+(kgqa.runtime.store.vectors), so no text here searches or reads one; nodes are found again by id, aliases by their
+vector row.
 """
 
 from __future__ import annotations
@@ -10,23 +11,23 @@ from collections.abc import Sequence
 
 from kgqa.cypher.identifiers import quote
 from kgqa.runtime.store import queries as shared
-from kgqa.runtime.store.base import NameKind
+from kgqa.runtime.store.base import ALIAS_LABEL, NameKind
 from kgqa.runtime.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.runtime.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, DOC_EMB, ID, NAME, PLAIN_EMB
+from kgqa.runtime.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME
 
 __all__ = [
     *shared.__all__,
-    "ALIAS_TOP_K",
+    "ALIASES_BY_ROW",
+    "ALIASES_WITH_ROWS",
+    "ALIAS_ROW",
     "CREATE_TEXT_INDEX",
     "LIST_INDEXES",
     "TEXT_SCORES",
     "TEXT_TOP_K",
-    "VECTOR_TOP_K",
     "create_id_index",
     "create_property_index",
-    "create_vector_index",
     "name_problem",
-    "plain_similarities",
+    "names",
     "set_vectors_query",
     "to_vectors_query",
 ]
@@ -39,14 +40,6 @@ def create_id_index(label: str) -> str:
 def create_property_index(label: str, prop: str) -> str:
     """A range index on one property (ids; the aliases' ``of`` and ``key``)."""
     return f"CREATE INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)})"
-
-
-def create_vector_index(label: str, prop: str, dimension: int, ef_runtime: int) -> str:
-    """HNSW cosine index; the numbers are validated ints, not user text, so they may be inlined."""
-    return (
-        f"CREATE VECTOR INDEX FOR (n:{quote(label)}) ON (n.{quote(prop)}) OPTIONS "
-        f"{{dimension: {int(dimension)}, similarityFunction: 'cosine', efRuntime: {int(ef_runtime)}}}"
-    )
 
 
 def name_problem(name: str, kind: NameKind) -> str | None:
@@ -64,30 +57,28 @@ def name_problem(name: str, kind: NameKind) -> str | None:
 LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types, status RETURN label, properties, types, status"
 
 
-# Top ``$k`` nodes of label ``$label`` nearest to ``$vector`` by index ``$property``; FalkorDB returns the cosine
-# distance, so similarity = 1 - distance.
-VECTOR_TOP_K = (
-    "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
-    f"RETURN node.{ID} AS id, node.{NAME} AS name, 1.0 - score AS similarity ORDER BY similarity DESC"
+ALIAS_ROW = "row"
+"""Alias nodes' row in the vector directory (kgqa.runtime.store.vectors), as text: what a vector search of the
+aliases returns."""
+
+
+def names(label: str) -> str:
+    """(id, name) of the nodes of ``label`` whose ids are in ``$ids``: the names of a vector search's hits."""
+    return f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, n.{NAME} AS name"
+
+
+ALIASES_BY_ROW = (
+    f"MATCH (a:{quote(ALIAS_LABEL)}) WHERE a.{ALIAS_ROW} IN $rows "
+    f"RETURN a.{ALIAS_ROW} AS row, a.{ALIAS_OF} AS id, a.{ALIAS_OF_LABEL} AS label, a.{ALIAS_OF_NAME} AS name, "
+    f"a.{NAME} AS alias"
 )
-
-
-def plain_similarities(label: str) -> str:
-    """The cosine similarity of ``$vector`` to the stored plain-document vector (``plain_emb``, else ``doc_emb``:
-    one vector serves both outside STaRK) of each node of ``label`` whose id is in ``$ids`` (step 6's dense side),
-    computed in the server: one number comes back per node, not its vector. Null where a node has neither."""
-    return (
-        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids RETURN n.{ID} AS id, "
-        f"1.0 - vec.cosineDistance(coalesce(n.{PLAIN_EMB}, n.{DOC_EMB}), vecf32($vector)) AS similarity"
-    )
-
-
-# The ``$k`` alias nodes (label ``$label``: base.ALIAS_LABEL) nearest to ``$vector``, as the nodes they alias.
-ALIAS_TOP_K = (
-    "CALL db.idx.vector.queryNodes($label, $property, $k, vecf32($vector)) YIELD node, score "
-    f"RETURN node.{ALIAS_OF} AS id, node.{ALIAS_OF_LABEL} AS label, node.{ALIAS_OF_NAME} AS name, "
-    f"node.{NAME} AS alias, 1.0 - score AS similarity ORDER BY similarity DESC"
+"""The alias nodes at vector rows ``$rows``, as the nodes they alias."""
+ALIASES_WITH_ROWS = (
+    f"MATCH (a:{quote(ALIAS_LABEL)}) WHERE a.{ALIAS_OF} IN $ids AND a.{ALIAS_OF_LABEL} = $label "
+    f"RETURN a.{ALIAS_ROW} AS row, a.{ALIAS_OF} AS id, a.{ALIAS_OF_NAME} AS name, a.{NAME} AS alias "
+    "ORDER BY id, alias"
 )
+"""The aliases of the nodes of ``$label`` whose ids are in ``$ids`` with their vector rows (export)."""
 
 
 CREATE_TEXT_INDEX = f"CALL db.idx.fulltext.createNodeIndex($label, '{NAME}', '{DOC}')"

@@ -63,6 +63,7 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = 
     cannot do, i.e. the id constraints, the vector and full-text indexes (with ``aliases``, the alias nodes' too)
     and, last, kgqa's metadata node."""
     statements = [q.create_id_constraint(label) for label in labels]
+    statements += [q.create_property_index(label, q.NAME_KEY) for label in labels]
     dimensions = {q.NAME_EMB: meta.dimension, q.DOC_EMB: meta.doc_dim}
     statements += [q.create_vector_index(label, prop, dim) for label in labels for prop, dim in dimensions.items()]
     statements += [q.create_text_index(label) for label in labels]
@@ -343,12 +344,14 @@ class Neo4jWriter:
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         if label not in self._constrained:
             self._store._write(q.create_id_constraint(label), {})
+            self._store._write(q.create_property_index(label, q.NAME_KEY), {})
             self._constrained.add(label)
         for batch in batched(rows, self._store.batch_size):
             payload: list[dict[str, Any]] = [
                 {
                     "id": str(r.id),
                     "name": r.name,
+                    q.NAME_KEY: q.name_key(r.name),
                     "doc": r.doc,
                     "rel_doc": r.rel_doc,
                     "name_emb": [float(x) for x in r.name_emb],

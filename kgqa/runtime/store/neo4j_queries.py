@@ -34,6 +34,7 @@ from kgqa.runtime.store.queries import (
     ID,
     NAME,
     NAME_EMB,
+    NAME_KEY,
     PLAIN_EMB,
     REL_DOC,
 )
@@ -109,7 +110,8 @@ def create_id_constraint(label: str) -> str:
 
 
 def create_nodes(label: str, *, plain: bool = True) -> str:
-    """Batch insert of nodes of one label; ``$rows`` = [{id, name, doc, rel_doc, name_emb, doc_emb, plain_emb}]
+    """Batch insert of nodes of one label; ``$rows`` = [{id, name, name_key, doc, rel_doc, name_emb, doc_emb,
+    plain_emb}]
     (without ``plain_emb`` when ``plain`` is false: rows that carry none, see NodeRow.plain_emb).
 
     ``db.create.setNodeVectorProperty`` stores the vectors as float32 arrays (a plain SET would store float64).
@@ -118,7 +120,8 @@ def create_nodes(label: str, *, plain: bool = True) -> str:
     calls = " ".join(f"CALL db.create.setNodeVectorProperty(n, '{prop}', r.{prop})" for prop in vectors)
     return (
         f"UNWIND $rows AS r CREATE (n:{quote(label)} "
-        f"{{{ID}: r.id, {NAME}: r.name, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) WITH n, r {calls}"
+        f"{{{ID}: r.id, {NAME}: r.name, {NAME_KEY}: r.{NAME_KEY}, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) "
+        f"WITH n, r {calls}"
     )
 
 
@@ -132,7 +135,7 @@ def create_aliases() -> str:
 
 
 def create_property_index(label: str, prop: str) -> str:
-    """A range index on one property (the aliases' ``of`` and ``key``)."""
+    """A range index on one property (the nodes' ``name_key``, the aliases' ``of`` and ``key``)."""
     name = quote(index_name(label, prop))
     return f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{quote(label)}) ON (n.{quote(prop)})"
 

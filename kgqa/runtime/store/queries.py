@@ -23,11 +23,13 @@ __all__ = [
     "DOC_EMB",
     "EDGE_COUNTS",
     "EXACT_ALIAS",
+    "HIDDEN_PROPERTIES",
     "ID",
     "INDEX_PROPERTY",
     "LABELS",
     "NAME",
     "NAME_EMB",
+    "NAME_KEY",
     "NODE_COUNTS",
     "PLAIN_EMB",
     "REL_DOC",
@@ -39,6 +41,7 @@ __all__ = [
     "exact_name",
     "example_names",
     "label_ids",
+    "name_key",
     "node_rows",
     "path_answers",
     "plain_vectors",
@@ -72,6 +75,8 @@ def common_name_problem(name: str) -> str | None:
 # Property keys every kgqa node carries; id and name are also what compiled pattern queries use (NODE_KEYS).
 ID, NAME = NODE_KEYS.id, NODE_KEYS.name
 DOC, NAME_EMB, DOC_EMB = "doc", "name_emb", "doc_emb"
+NAME_KEY = "name_key"
+"""The name in lower case, indexed: an exact-name lookup (step 4) finds a node through an index, not by a scan."""
 REL_DOC = "rel_doc"
 """The text that follows ``doc`` in the node's document WITH relations (doc + rel_doc), as its source renders it."""
 PLAIN_EMB = "plain_emb"
@@ -80,6 +85,8 @@ PLAIN_EMB = "plain_emb"
 question embeds only itself and its constants. Read by id (:func:`plain_vectors`), never searched: no index."""
 VECTOR_PROPERTIES = frozenset({NAME_EMB, DOC_EMB, PLAIN_EMB})
 """Node properties that hold vectors."""
+HIDDEN_PROPERTIES = VECTOR_PROPERTIES | {NAME_KEY}
+"""Node properties a reader of a row is not shown (vectors; the name again, in lower case)."""
 INDEX_PROPERTY: dict[VectorIndex, str] = {"name": NAME_EMB, "doc": DOC_EMB}
 """The property behind each of a label's two vector indexes."""
 ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, ALIAS_KEY = "of", "of_label", "of_name", "key"
@@ -105,9 +112,15 @@ EDGE_COUNTS = (
 )
 
 
+def name_key(name: str) -> str:
+    """What :data:`NAME_KEY` holds for ``name``, and what an exact-name lookup searches for."""
+    return name.lower()
+
+
 def exact_name(label: str) -> str:
-    """Nodes of ``label`` whose name equals ``$text`` ignoring case: they go before vector candidates (step 4)."""
-    return f"MATCH (n:{quote(label)}) WHERE toLower(n.{NAME}) = toLower($text) RETURN n.{ID} AS id, n.{NAME} AS name"
+    """Nodes of ``label`` whose name equals ``$key`` (:func:`name_key` of the text) ignoring case, through the
+    index on :data:`NAME_KEY`: they go before vector candidates (step 4)."""
+    return f"MATCH (n:{quote(label)}) WHERE n.{NAME_KEY} = $key RETURN n.{ID} AS id, n.{NAME} AS name"
 
 
 def example_names(label: str) -> str:

@@ -16,7 +16,7 @@ from kgqa.runtime.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeText, R
 def plain_node(properties: Mapping[str, Any]) -> dict[str, Any]:
     """A node's properties without its vectors (langchain-neo4j's ``sanitize`` drops such lists too): hundreds of
     floats per node help no reader of a row."""
-    return {key: value for key, value in properties.items() if key not in q.VECTOR_PROPERTIES}
+    return {key: value for key, value in properties.items() if key not in q.HIDDEN_PROPERTIES}
 
 
 def plain_values(value: Any, graph_value: Callable[[Any], Any]) -> Any:
@@ -35,7 +35,7 @@ class CatalogueReads:
         raise NotImplementedError
 
     def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
-        return [(str(i), str(n)) for i, n in self.read(graph, q.exact_name(label), {"text": text})]
+        return [(str(i), str(n)) for i, n in self.read(graph, q.exact_name(label), {"key": q.name_key(text)})]
 
     def example_names(self, graph: str, label: str, n: int) -> list[str]:
         return [str(row[0]) for row in self.read(graph, q.example_names(label), {"n": n})]

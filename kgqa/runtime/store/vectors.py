@@ -1,0 +1,294 @@
+"""The embedded store's vectors: a sidecar directory per published graph, opened by mmap, never rebuilt.
+
+Why not FalkorDB's own vector indexes: FalkorDB persists only an index's definition and rebuilds every HNSW graph
+from the RDB at each server start (37 minutes for a MAG-size store, docs/benchmarks.md), and the vectors inside the
+graph double the server's memory. Here each label's vectors are raw float32 files beside the RDB; a label of up to
+:data:`EXACT_ROWS` nodes is searched exactly (a few milliseconds), a larger one through a usearch HNSW index saved at
+load time and memory-mapped at open (``Index.restore(view=True)``), its candidates rescored exactly.
+
+Consistency with the graph: a load writes ``vectors/<token>.partial/``, renames it to ``vectors/<token>/`` when
+complete, and only then publishes the graph together with the key naming the token (one MULTI with the RENAME), then
+SAVEs. A kill before the SAVE leaves the old RDB, whose key names the old directory, still on disk; directories no
+key names are removed at the next open. The manifest repeats the graph's name, token and counts, and an open refuses
+a directory that does not match the graph it is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from kgqa.errors import StoreError
+
+FORMAT = 1
+EXACT_ROWS = 100_000
+"""Labels with at most this many nodes are searched exactly: 100,000 384-d vectors take about 7 ms per search on the
+2-core reference machine, less than an HNSW index costs to build, and exact results move no answer."""
+HNSW_CONNECTIVITY = 16
+HNSW_EXPANSION_ADD = 128
+HNSW_DTYPE = "i8"
+"""The HNSW graph holds 8-bit vectors (4x less to build and map than float32); its candidates are rescored with the
+float32 vectors, so a similarity is never approximate, only which candidates come back."""
+ADD_BATCH = 100_000
+PARTIAL = ".partial"
+MANIFEST = "manifest.json"
+
+
+def new_token() -> str:
+    return secrets.token_hex(8)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class _Table:
+    """One label's rows while a load writes them: ids in row order and one open raw file per vector property."""
+
+    number: int
+    ids: list[str] = field(default_factory=list)
+    dims: dict[str, int] = field(default_factory=dict)
+    files: dict[str, IO[bytes]] = field(default_factory=dict)
+
+
+class VectorWriter:
+    """Receives a graph's vectors label by label as a load writes its nodes; :meth:`finish` builds the indexes and
+    makes the directory complete. Nothing it writes is read until the graph's key names its token."""
+
+    def __init__(self, root: Path, graph: str, ef_runtime: int) -> None:
+        self.token = new_token()
+        self.graph = graph
+        self._ef_runtime = ef_runtime
+        self._root = root
+        self._dir = root / (self.token + PARTIAL)
+        self._dir.mkdir(parents=True)
+        self._tables: dict[str, _Table] = {}
+
+    @property
+    def final(self) -> Path:
+        return self._root / self.token
+
+    def add(self, label: str, ids: Sequence[str], columns: Mapping[str, np.ndarray]) -> int:
+        """Append the rows of ``label`` (``columns``: property -> float matrix, one row per id); returns the first
+        row's number within the label. Every block of a label carries the same properties and dimensions."""
+        table = self._tables.get(label)
+        if table is None:
+            table = self._tables[label] = _Table(len(self._tables))
+            table.dims = {prop: int(matrix.shape[1]) for prop, matrix in columns.items()}
+        if set(columns) != set(table.dims):
+            raise StoreError(f"label {label!r}: vector properties {sorted(columns)} differ from {sorted(table.dims)}")
+        first = len(table.ids)
+        for prop, matrix in columns.items():
+            if matrix.shape != (len(ids), table.dims[prop]):
+                raise StoreError(
+                    f"label {label!r}: {prop} has shape {matrix.shape}, expected ({len(ids)}, {table.dims[prop]})"
+                )
+            values = np.ascontiguousarray(matrix, dtype=np.float32)
+            if not np.isfinite(values).all():
+                raise StoreError("refusing to store a vector with NaN or infinite values")
+            handle = table.files.get(prop)
+            if handle is None:
+                handle = table.files[prop] = (self._dir / f"t{table.number}.{prop}.f32").open("wb")
+            handle.write(values.tobytes())
+        table.ids.extend(ids)
+        return first
+
+    def finish(self, indexed: Mapping[str, Collection[str]], counts: Mapping[str, int]) -> Path:
+        """Close the files, write the id lookup, build an HNSW index for each property in ``indexed[label]`` of a
+        label larger than :data:`EXACT_ROWS`, write the manifest (with ``counts``, the graph's nodes per label) and
+        rename the directory to its final name. Returns it."""
+        from usearch.index import Index
+
+        tables: dict[str, Any] = {}
+        for label, table in self._tables.items():
+            for handle in table.files.values():
+                handle.flush()
+                os.fsync(handle.fileno())
+                handle.close()
+            rows = len(table.ids)
+            ids = np.array(table.ids, dtype=str)
+            np.save(self._dir / f"t{table.number}.ids.npy", ids)
+            np.save(self._dir / f"t{table.number}.order.npy", np.argsort(ids, kind="stable").astype(np.int64))
+            hnsw = []
+            for prop in sorted(indexed.get(label, ())):
+                if prop not in table.dims:
+                    raise StoreError(f"label {label!r} has no vectors {prop!r} to index")
+                if rows <= EXACT_ROWS:
+                    continue
+                file = self._dir / f"t{table.number}.{prop}.f32"
+                matrix = np.memmap(file, np.float32, "r", shape=(rows, table.dims[prop]))
+                index = Index(
+                    ndim=table.dims[prop],
+                    metric="cos",
+                    dtype=HNSW_DTYPE,
+                    connectivity=HNSW_CONNECTIVITY,
+                    expansion_add=HNSW_EXPANSION_ADD,
+                    expansion_search=self._ef_runtime,
+                )
+                for start in range(0, rows, ADD_BATCH):
+                    stop = min(rows, start + ADD_BATCH)
+                    index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=2)
+                index.save(str(self._dir / f"t{table.number}.{prop}.usearch"))
+                del index, matrix
+                hnsw.append(prop)
+            tables[label] = {
+                "number": table.number,
+                "rows": rows,
+                "count": int(counts.get(label, rows)),
+                "dims": table.dims,
+                "indexed": sorted(indexed.get(label, ())),
+                "hnsw": hnsw,
+            }
+        manifest = {"format": FORMAT, "token": self.token, "graph": self.graph, "tables": tables}
+        path = self._dir / MANIFEST
+        path.write_text(json.dumps(manifest, indent=1, allow_nan=False))
+        with path.open("rb") as handle:
+            os.fsync(handle.fileno())
+        _fsync_dir(self._dir)
+        self._dir.rename(self.final)
+        _fsync_dir(self._root)
+        return self.final
+
+    def discard(self) -> None:
+        for table in self._tables.values():
+            for handle in table.files.values():
+                handle.close()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+class _OpenTable:
+    """One label's vectors, mapped."""
+
+    def __init__(self, directory: Path, label: str, entry: Mapping[str, Any], ef_runtime: int) -> None:
+        self.label = label
+        self.rows = int(entry["rows"])
+        self.dims: dict[str, int] = dict(entry["dims"])
+        self.indexed = frozenset(entry["indexed"])
+        number = int(entry["number"])
+        self.ids = np.load(directory / f"t{number}.ids.npy", mmap_mode="r")
+        self._order = np.load(directory / f"t{number}.order.npy", mmap_mode="r")
+        if len(self.ids) != self.rows or len(self._order) != self.rows:
+            raise StoreError(f"vector files of label {label!r} in {directory} are incomplete")
+        self._matrices: dict[str, np.ndarray] = {}
+        for prop, dim in self.dims.items():
+            file = directory / f"t{number}.{prop}.f32"
+            if file.stat().st_size != self.rows * int(dim) * 4:
+                raise StoreError(f"vector file {file} has {file.stat().st_size} bytes, not {self.rows} x {dim} floats")
+            self._matrices[prop] = (
+                np.memmap(file, np.float32, "r", shape=(self.rows, int(dim))) if self.rows else np.zeros((0, dim))
+            )
+        self._hnsw: dict[str, Any] = {}
+        for prop in entry["hnsw"]:
+            from usearch.index import Index
+
+            index = Index.restore(str(directory / f"t{number}.{prop}.usearch"), view=True, expansion_search=ef_runtime)
+            if index is None or len(index) != self.rows:
+                raise StoreError(f"vector index {prop} of label {label!r} in {directory} is unreadable or incomplete")
+            self._hnsw[prop] = index
+        self._ef_runtime = ef_runtime
+        self._norms: dict[str, np.ndarray] = {}
+
+    def matrix(self, prop: str) -> np.ndarray:
+        return self._matrices[prop]
+
+    def similarities(self, prop: str, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """Cosine similarity of ``vector`` to the stored vectors of ``rows`` (0 where either has no length)."""
+        return _cosine(np.asarray(self._matrices[prop][rows]), vector)
+
+    def top_k(self, prop: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(row, cosine similarity) of the ``k`` nearest rows, best first (ties by row)."""
+        if prop not in self.indexed:
+            raise StoreError(f"label {self.label!r} has no vector index on {prop}")
+        k = min(int(k), self.rows)
+        if k <= 0:
+            return []
+        index = self._hnsw.get(prop)
+        if index is None:
+            norms = self._norms.get(prop)
+            if norms is None:
+                norms = self._norms[prop] = np.linalg.norm(self._matrices[prop], axis=1)
+            sims = _cosine(self._matrices[prop], vector, norms)
+            rows = np.argpartition(-sims, k - 1)[:k] if k < self.rows else np.arange(self.rows)
+            sims = sims[rows]
+        else:
+            found = index.search(np.asarray(vector, dtype=np.float32), min(self.rows, max(k, self._ef_runtime)))
+            rows = np.asarray(found.keys, dtype=np.int64)
+            sims = self.similarities(prop, rows, vector)
+        best = np.lexsort((rows, -sims))[:k]
+        return [(int(rows[i]), float(sims[i])) for i in best]
+
+    def rows_of(self, ids: Sequence[str]) -> dict[str, int]:
+        """id -> row of the ids stored here (others absent)."""
+        if not len(ids) or not self.rows:
+            return {}
+        wanted = np.array(list(ids), dtype=str)
+        sorted_ids = self.ids[self._order]
+        at = np.searchsorted(sorted_ids, wanted)
+        out: dict[str, int] = {}
+        for text, position in zip(wanted.tolist(), at.tolist(), strict=True):
+            if position < self.rows and sorted_ids[position] == text:
+                out[text] = int(self._order[position])
+        return out
+
+
+def _cosine(matrix: np.ndarray, vector: np.ndarray, norms: np.ndarray | None = None) -> np.ndarray:
+    query = np.asarray(vector, dtype=np.float32)
+    lengths = (np.linalg.norm(matrix, axis=1) if norms is None else norms) * float(np.linalg.norm(query))
+    dots = np.asarray(matrix @ query, dtype=np.float32)
+    return np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
+
+
+class VectorTables:
+    """A published graph's vectors, opened from its directory; read-only."""
+
+    def __init__(self, directory: Path, graph: str, token: str, ef_runtime: int) -> None:
+        path = directory / MANIFEST
+        try:
+            manifest = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise StoreError(
+                f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again"
+            ) from exc
+        if manifest.get("format") != FORMAT or manifest.get("token") != token or manifest.get("graph") != graph:
+            raise StoreError(
+                f"the vector directory {directory} does not belong to graph '{graph}' (token {token}); "
+                "load the SKB again"
+            )
+        self.token = token
+        self.directory = directory
+        self.tables = {
+            label: _OpenTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
+        }
+        self.counts = {label: int(entry["count"]) for label, entry in manifest["tables"].items()}
+
+    def table(self, label: str) -> _OpenTable:
+        found = self.tables.get(label)
+        if found is None:
+            raise StoreError(f"no vectors stored for label {label!r}")
+        return found
+
+
+def remove_unreferenced(root: Path, tokens: Collection[str]) -> list[str]:
+    """Remove every vector directory under ``root`` that no published graph names (a killed load's, or the one a
+    newer load replaced); returns what it removed. Only the process holding the data directory's lock calls it."""
+    removed: list[str] = []
+    if not root.is_dir():
+        return removed
+    for entry in root.iterdir():
+        if entry.is_dir() and entry.name not in tokens:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return removed
