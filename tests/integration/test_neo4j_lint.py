@@ -54,7 +54,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
     def add(name: str, text: str, params: dict[str, Any]) -> None:
         out.append({"name": f"{syntax}:{name}", "query": q.statement(text, syntax), "parameters": params})
 
-    raw = {"id": "1", "name": "n", "doc": "d", "rel_doc": "", "name_emb": _VECTOR, "doc_emb": _VECTOR}
+    raw = {"id": "1", "name": "n", "name_key": "n", "doc": "d", "rel_doc": "", "name_emb": _VECTOR, "doc_emb": _VECTOR}
     row = {**raw, "plain_emb": _VECTOR}
     add("LIST_INDEXES", q.LIST_INDEXES, {})
     add("NODE_COUNTS", q.NODE_COUNTS, {})
@@ -82,7 +82,8 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
             add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
             add(f"create_nodes {label} without plain_emb", q.create_nodes(label, plain=False), {"rows": [raw]})
             add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
-            add(f"exact_name {label}", q.exact_name(label), {"text": "x"})
+            add(f"create_property_index name_key {label}", q.create_property_index(label, q.NAME_KEY), {})
+            add(f"exact_name {label}", q.exact_name(label), {"key": "x"})
             add(f"example_names {label}", q.example_names(label), {"n": 3})
             add(f"documents {label}", q.documents(label), {"ids": ["1"]})
             add(f"plain_vectors {label}", q.plain_vectors(label), {"ids": ["1"]})
@@ -179,7 +180,7 @@ def lint() -> neo4j_lint.Linter:
         pytest.skip(reason)
     labels = [*sorted({label for ls, _ in SCHEMAS.values() for label in ls}), q.META_LABEL, ALIAS_LABEL]
     types = sorted({t for _, rels in SCHEMAS.values() for _, t, _ in rels})
-    keys = [q.ID, q.NAME, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB, *ALIAS_KEYS]
+    keys = [q.ID, q.NAME, q.NAME_KEY, q.DOC, q.REL_DOC, q.NAME_EMB, q.DOC_EMB, q.PLAIN_EMB, *ALIAS_KEYS]
     schema = {"labels": labels, "relationshipTypes": types, "propertyKeys": keys}
     return lambda statements: neo4j_lint.lint(statements, schema)
 
@@ -259,7 +260,18 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     schema = {
         "labels": ["drug", q.META_LABEL, ALIAS_LABEL],
         "relationshipTypes": ["synergistic interaction"],
-        "propertyKeys": ["id", "name", "doc", "rel_doc", "name_emb", "doc_emb", "plain_emb", "json", *ALIAS_KEYS],
+        "propertyKeys": [
+            "id",
+            "name",
+            "name_key",
+            "doc",
+            "rel_doc",
+            "name_emb",
+            "doc_emb",
+            "plain_emb",
+            "json",
+            *ALIAS_KEYS,
+        ],
     }
     problems = {
         s["query"]: d for s, d in zip(statements, neo4j_lint.lint(statements, schema).values(), strict=True) if d
