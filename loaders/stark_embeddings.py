@@ -128,8 +128,32 @@ def _vectors(path: Path, key_ok: Callable[[int], bool], what: str) -> tuple[list
     return keys, matrix
 
 
+def available_memory() -> int | None:
+    """Bytes of memory the kernel can give without swapping (``MemAvailable``), or None where it does not say."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(path: Path, available: int | None) -> None:
+    """Refuse, before reading anything, a vectors file that cannot fit: reading holds the file's tensors and the
+    float32 matrix made of them at once, about twice the file's size (1.87M ada-002 vectors of 1536-d are 11 GiB)."""
+    need = 2 * path.stat().st_size
+    if available is not None and need > available:
+        raise InputError(
+            f"{path.name} is {path.stat().st_size / 2**30:.1f} GiB: importing it needs about {need / 2**30:.1f} GiB "
+            f"of memory and {available / 2**30:.1f} GiB are available; load this SKB into Neo4j (KGQA_STORE=neo4j), "
+            "or load it without --embeddings (the configured embedder's smaller vectors), see docs/stark.md"
+        )
+
+
 def read_doc_vectors(path: Path, model: str, node_count: int) -> DocVectors:
     """The document vectors of ``path`` for an SKB of ``node_count`` nodes (STaRK ids are positions 0..N-1)."""
+    check_memory(path, available_memory())
     keys, matrix = _vectors(path, lambda k: 0 <= k < node_count, "node id")
     rows = np.full(node_count, -1, dtype=np.int64)
     rows[np.asarray(keys, dtype=np.int64)] = np.arange(len(keys))

@@ -166,3 +166,20 @@ def test_a_truncated_vector_file_is_refused_not_read(tmp_path: Path) -> None:
     os.truncate(file, file.stat().st_size - 4)
     with FalkorStore(tmp_path / "db") as store, pytest.raises(StoreError, match=r"has \d+ bytes, not 300 x 16"):
         store.vector_top_k("g", "disease", "name", _unit(7, 1)[0], 3)
+
+
+def test_hnsw_for_every_large_name_index_and_the_candidate_types_documents_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large non-candidate label's document index is searched exactly (no HNSW build), and still answers."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 10)
+    names, docs = _unit(1, 40), _unit(2, 40)
+    with FalkorStore(tmp_path / "db") as store:
+        with store.writer("g", _meta("g", "fp")) as writer:  # candidate type: disease
+            for label in ("disease", "gene"):
+                writer.add_nodes(label, [NodeRow(f"D{i}", f"{label} {i}", "doc", names[i], docs[i]) for i in range(40)])
+            writer.create_vector_indexes(["disease", "gene"], DIM)
+        tables = store.vectors("g").tables
+        assert (tables["disease"].hnsw, tables["gene"].hnsw) == ({"name_emb", "doc_emb"}, {"name_emb"})
+        query = _unit(7, 1)[0]
+        assert [h.id for h in store.vector_top_k("g", "gene", "doc", query, 4)] == _exact(docs, query, 4)

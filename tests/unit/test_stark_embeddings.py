@@ -275,3 +275,14 @@ def test_the_same_model_embeds_only_the_nodes_without_a_vector(
         expected = matrix[position] / np.linalg.norm(matrix[position])
         np.testing.assert_allclose(store.writer_.rows[str(position)].doc_emb, expected, rtol=1e-6)
     assert store.writer_.indexes == (DIM, DIM)
+
+
+def test_a_vectors_file_that_cannot_fit_in_memory_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    from kgqa.loaders.stark_embeddings import check_memory
+
+    path = tmp_path / "candidate_emb_dict.pt"
+    path.write_bytes(b"\0" * 3000)
+    check_memory(path, 6000)  # twice the file fits
+    check_memory(path, None)  # the kernel does not say: nothing to check
+    with pytest.raises(InputError, match=r"needs about 0\.0 GiB of memory and 0\.0 GiB are available.*Neo4j"):
+        check_memory(path, 5999)

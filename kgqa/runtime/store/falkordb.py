@@ -56,7 +56,13 @@ from kgqa.runtime.store.server import (
     Restarts,
     timeout_ms,
 )
-from kgqa.runtime.store.vectors import VectorTables, VectorWriter, remove_unreferenced
+from kgqa.runtime.store.vectors import (
+    VectorTables,
+    VectorWriter,
+    check_disk,
+    estimate_bytes,
+    remove_unreferenced,
+)
 
 META_KEY = "kgqa:meta:{}"
 SCHEMA_KEY = "kgqa:schema:{}"
@@ -217,6 +223,19 @@ class FalkorWriter:
             self.indexed[ALIAS_LABEL] = {q.NAME_EMB}
 
 
+def hnsw_indexed(indexed: Mapping[str, set[str]], candidate_types: Sequence[str]) -> set[tuple[str, str]]:
+    """Which indexed vectors get an HNSW index when their label is large: every name index (step 4 searches them for
+    each constant) and the document index of the candidate types (steps 6-7 search it for every question). A large
+    label's other document index is searched exactly: only a question quoting a definition reads it, and its
+    HNSW index would be most of a MAG-size load (1.1M authors)."""
+    return {
+        (label, prop)
+        for label, props in indexed.items()
+        for prop in props
+        if prop == q.NAME_EMB or label in candidate_types
+    }
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -355,6 +374,7 @@ class FalkorStore(CatalogueReads):
         """Yield a writer on a fresh staging graph; on success write the vector directory, publish the graph and
         the key naming that directory as ``graph`` atomically, and SAVE. The server is not restarted meanwhile (what
         is written is in memory only until the SAVE); the replaced graph's vectors are removed after the SAVE."""
+        check_disk(self._vector_root, estimate_bytes(meta.node_count, meta.dimension, meta.doc_dim))
         with self._restarts.writing():
             staging = graph + STAGING_SUFFIX
             conn = self.client.connection
@@ -365,7 +385,7 @@ class FalkorStore(CatalogueReads):
                 yield writer
                 writer.finish()
                 self.await_indexes(staging, timeout=None)
-                vectors.finish(writer.indexed, writer.labels)
+                vectors.finish(writer.indexed, writer.labels, hnsw_indexed(writer.indexed, meta.candidate_types))
             except BaseException:
                 vectors.discard()
                 raise

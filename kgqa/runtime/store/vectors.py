@@ -42,6 +42,23 @@ PARTIAL = ".partial"
 MANIFEST = "manifest.json"
 
 
+def estimate_bytes(nodes: int, dimension: int, doc_dimension: int) -> int:
+    """An upper bound of a load's vector directory: a name, a document and a plain-document vector per node (float32),
+    plus HNSW indexes (8-bit vectors and their links, well under a third of that)."""
+    return int(nodes * (2 * dimension + doc_dimension) * 4 * 1.3)
+
+
+def check_disk(root: Path, need: int) -> None:
+    """Refuse a load whose vectors cannot fit on the data directory's disk, before anything is written."""
+    root.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(root).free
+    if need > free:
+        raise StoreError(
+            f"the load's vectors need about {need / 2**30:.1f} GiB in {root}, and {free / 2**30:.1f} GiB are free; "
+            "free space there, or set KGQA_HOME to a larger disk"
+        )
+
+
 def new_token() -> str:
     return secrets.token_hex(8)
 
@@ -106,10 +123,13 @@ class VectorWriter:
         table.ids.extend(ids)
         return first
 
-    def finish(self, indexed: Mapping[str, Collection[str]], counts: Mapping[str, int]) -> Path:
-        """Close the files, write the id lookup, build an HNSW index for each property in ``indexed[label]`` of a
-        label larger than :data:`EXACT_ROWS`, write the manifest (with ``counts``, the graph's nodes per label) and
-        rename the directory to its final name. Returns it."""
+    def finish(
+        self, indexed: Mapping[str, Collection[str]], counts: Mapping[str, int], hnsw: Collection[tuple[str, str]]
+    ) -> Path:
+        """Close the files, write the id lookup, build an HNSW index for each (label, property) of ``hnsw`` that
+        ``indexed`` lists and whose label is larger than :data:`EXACT_ROWS` (the other indexed properties are
+        searched exactly), write the manifest (with ``counts``, the graph's nodes per label) and rename the directory
+        to its final name. Returns it."""
         from usearch.index import Index
 
         tables: dict[str, Any] = {}
@@ -122,11 +142,11 @@ class VectorWriter:
             ids = np.array(table.ids, dtype=str)
             np.save(self._dir / f"t{table.number}.ids.npy", ids)
             np.save(self._dir / f"t{table.number}.order.npy", np.argsort(ids, kind="stable").astype(np.int64))
-            hnsw = []
+            built = []
             for prop in sorted(indexed.get(label, ())):
                 if prop not in table.dims:
                     raise StoreError(f"label {label!r} has no vectors {prop!r} to index")
-                if rows <= EXACT_ROWS:
+                if rows <= EXACT_ROWS or (label, prop) not in hnsw:
                     continue
                 file = self._dir / f"t{table.number}.{prop}.f32"
                 matrix = np.memmap(file, np.float32, "r", shape=(rows, table.dims[prop]))
@@ -143,14 +163,14 @@ class VectorWriter:
                     index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=2)
                 index.save(str(self._dir / f"t{table.number}.{prop}.usearch"))
                 del index, matrix
-                hnsw.append(prop)
+                built.append(prop)
             tables[label] = {
                 "number": table.number,
                 "rows": rows,
                 "count": int(counts.get(label, rows)),
                 "dims": table.dims,
                 "indexed": sorted(indexed.get(label, ())),
-                "hnsw": hnsw,
+                "hnsw": built,
             }
         manifest = {"format": FORMAT, "token": self.token, "graph": self.graph, "tables": tables}
         path = self._dir / MANIFEST
@@ -169,14 +189,17 @@ class VectorWriter:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
-class _OpenTable:
-    """One label's vectors, mapped."""
+class VectorTable:
+    """One label's vectors, mapped: the ids in row order, a float32 matrix per property, HNSW indexes."""
 
     def __init__(self, directory: Path, label: str, entry: Mapping[str, Any], ef_runtime: int) -> None:
         self.label = label
         self.rows = int(entry["rows"])
         self.dims: dict[str, int] = dict(entry["dims"])
         self.indexed = frozenset(entry["indexed"])
+        """The properties searched by :meth:`top_k`."""
+        self.hnsw = frozenset(entry["hnsw"])
+        """Those of them searched through an HNSW index (the rest exactly)."""
         number = int(entry["number"])
         self.ids = np.load(directory / f"t{number}.ids.npy", mmap_mode="r")
         self._order = np.load(directory / f"t{number}.order.npy", mmap_mode="r")
@@ -270,11 +293,11 @@ class VectorTables:
         self.token = token
         self.directory = directory
         self.tables = {
-            label: _OpenTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
+            label: VectorTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
         }
         self.counts = {label: int(entry["count"]) for label, entry in manifest["tables"].items()}
 
-    def table(self, label: str) -> _OpenTable:
+    def table(self, label: str) -> VectorTable:
         found = self.tables.get(label)
         if found is None:
             raise StoreError(f"no vectors stored for label {label!r}")
