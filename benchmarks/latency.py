@@ -91,7 +91,7 @@ def measure_prime(data: Path, count: int, seed: int) -> dict:
         write_prime_like(root, 1)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        embedder = Embedder(HashedWords(64), EmbeddingCache(home / "cache" / "embeddings.sqlite"))
+        embedder = Embedder(HashedWords(64, rank=None), EmbeddingCache(home / "cache" / "embeddings.sqlite"))
         with Kgqa(load_config({"home": home, "llm": "none"}), embedder=embedder) as kg:
             kg.load(read_stark("prime", root / "primekg"))
             return {"steps": _steps(kg, "prime", count, seed), "embedder": "hashed words (stand-in, 64-d)"}

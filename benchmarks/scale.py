@@ -122,15 +122,28 @@ class UncachedEmbeddings(EmbeddingCache):
         return None
 
 
+WORD_RANK = 24
+"""The stand-in word vectors span this many dimensions: text vectors of a real encoder concentrate on few directions
+(MiniLM's over HPO's texts: participation ratio 12.6 of 384), and an HNSW index over full-rank random sums is far
+harder to build and search than over real vectors (benchmarks/hnsw_calibration.py compares the two)."""
+
+
 class HashedWords:
-    """Stand-in encoder: each word maps (crc32) to a fixed random vector; a text is their normalised sum."""
+    """Stand-in encoder: each word maps (crc32) to a fixed random vector in a :data:`WORD_RANK`-dimensional subspace;
+    a text is their normalised sum. ``rank`` None: full-rank word vectors (the stand-in before 2026-11-26)."""
 
     name = "stand-in-hashed-words"
 
-    def __init__(self, dimension: int) -> None:
+    def __init__(self, dimension: int, rank: int | None = WORD_RANK) -> None:
         self.dimension = dimension
-        self.name = f"stand-in-hashed-words-{dimension}"
-        self._table = np.random.default_rng(0).standard_normal((1 << 16, dimension)).astype(np.float32)
+        rng = np.random.default_rng(0)
+        if rank is None:
+            self.name = f"stand-in-hashed-words-{dimension}"
+            self._table = rng.standard_normal((1 << 16, dimension)).astype(np.float32)
+        else:
+            self.name = f"stand-in-hashed-words-{dimension}-rank{rank}"
+            basis = rng.standard_normal((rank, dimension))
+            self._table = (rng.standard_normal((1 << 16, rank)) @ basis).astype(np.float32)
 
     seconds = 0.0
     """Time spent encoding, summed (the load's embedding time)."""

@@ -127,6 +127,13 @@ class SkbData:
         return {node.id: node.type for node in self.nodes}
 
 
+def alias_count(nodes: Sequence[Node]) -> int:
+    """The aliases of all ``nodes``; a sequence that renders nodes on access (STaRK's) counts them without
+    rendering."""
+    count = getattr(nodes, "alias_count", None)
+    return int(count()) if callable(count) else sum(len(node.aliases) for node in nodes)
+
+
 def type_codes(types: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
     """Per-position type codes and the type names they index, for a list of node types."""
     names: dict[str, int] = {}

@@ -83,6 +83,20 @@ class StarkNodes(Sequence[Node]):
         for i in range(len(self)):
             yield self._node(i)
 
+    def alias_count(self) -> int:
+        """The aliases of all nodes, from the records alone: rendering every document to count them took a MAG-size
+        load minutes."""
+        if self._skb != "prime":
+            return 0
+        return sum(len(prime_aliases(self._name(i)[1], self._info[i])) for i in range(len(self)))
+
+    def _name(self, i: int) -> tuple[str, str]:
+        """(type, name) of node ``i``."""
+        info = self._info[i]
+        node_type = self._types[int(self._codes[i])]
+        fields = clean_dict(info) if self._skb == "prime" else info
+        return node_type, node_name(fields, NAME_KEYS[self._skb], f"{node_type} {i}")
+
     def _node(self, i: int) -> Node:
         """Node ``i`` as STaRK renders it. The entry passed :func:`check_node_info`, so what still fails here is a
         field of the wrong shape for STaRK's template (a generif entry without text, a review that is not a dict):
@@ -103,8 +117,7 @@ class StarkNodes(Sequence[Node]):
 
     def _render(self, i: int) -> Node:
         info = self._info[i]
-        node_type = self._types[int(self._codes[i])]
-        name = node_name(clean_dict(info) if self._skb == "prime" else info, NAME_KEYS[self._skb], f"{node_type} {i}")
+        node_type, name = self._name(i)
         aliases: tuple[str, ...] = ()
         if self._skb == "prime":
             doc = self._prime.document(info)

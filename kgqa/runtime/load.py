@@ -25,7 +25,7 @@ import numpy as np
 from kgqa.config import Config
 from kgqa.errors import InputError
 from kgqa.loaders.documents import relation_texts
-from kgqa.loaders.model import Node, NodeId, SkbData
+from kgqa.loaders.model import Node, NodeId, SkbData, alias_count
 from kgqa.loaders.stark_documents import compact_text
 from kgqa.loaders.stark_embeddings import DocVectors
 from kgqa.runtime.embed import Embedder
@@ -33,11 +33,12 @@ from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store.base import AliasRow, GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from kgqa.types import LoadReport
 
-STORE_FORMAT = "8"
+STORE_FORMAT = "9"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
 step 6's stored document vectors, 5: alias nodes, 6: full-text indexes, 7: one document vector per node outside
 STaRK, see :func:`separate_index_text`, 8: the embedded store keeps vectors in a directory beside the RDB, and
-every node an indexed lower-case name), so older graphs are not taken as up to date."""
+every node an indexed lower-case name, 9: the vector directory keeps its ids sorted), so older graphs are not
+taken as up to date."""
 NODE_CHUNK = 20_000
 """Nodes rendered, embedded and written per step: bounds the memory a load needs besides the edge arrays."""
 
@@ -230,9 +231,9 @@ def load_skb(
     )
     phases: dict[str, float] = {}
     clock = time.perf_counter()
-    with store.writer(data.name, meta) as writer:
+    with store.writer(data.name, meta, progress) as writer:
         documents = 2 if separate_index_text(data, doc_vectors) else 1
-        texts = (1 + documents) * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)  # + name, aliases
+        texts = (1 + documents) * len(data.nodes) + alias_count(data.nodes)  # + the names and aliases
         with (
             _task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
             _task(progress, "writing nodes", len(data.nodes)) as advance,

@@ -17,6 +17,7 @@ from kgqa.errors import InputError
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import load_skb
+from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import falkordb_queries, neo4j_queries
 from kgqa.runtime.store.base import NameKind, SkbMeta
 from kgqa.runtime.store.falkordb import FalkorStore
@@ -129,7 +130,7 @@ class _NoWrites:
         raise AssertionError("read the store before checking the names")
 
     @contextmanager
-    def writer(self, graph: str, meta: SkbMeta) -> Iterator[None]:
+    def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[None]:
         raise AssertionError("opened a writer")
         yield
 

@@ -36,16 +36,17 @@ def test_the_plain_text_is_the_document_else_the_name() -> None:
 def test_a_graph_of_the_previous_store_format_is_reloaded(
     tmp_path: Path, prime_dir: Path, settings: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Graphs loaded before the embedded store kept its vectors beside the graph lack them: their fingerprint
-    (format 7) is not up to date, so ``kgqa load`` rebuilds them, while a graph of this format is left alone."""
+    """Graphs loaded before the embedded store's vector directory kept its ids sorted cannot be read: their
+    fingerprint (format 8) is not up to date, so ``kgqa load`` rebuilds them, while a graph of this format is left
+    alone."""
     data = read_stark("prime", prime_dir)
     encoder = HashEncoder("st:tiny", 8)
     embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
     store = CheckingStore()
-    monkeypatch.setattr(load, "STORE_FORMAT", "7")
+    monkeypatch.setattr(load, "STORE_FORMAT", "8")
     load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
     monkeypatch.undo()
-    assert load.STORE_FORMAT == "8"
+    assert load.STORE_FORMAT == "9"
     store.writer_.aliases.clear()
     old = store.written
     assert old is not None and old.fingerprint != load_fingerprint(data, "st:tiny", settings)

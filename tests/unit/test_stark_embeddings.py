@@ -19,6 +19,7 @@ from kgqa.loaders.stark import read_stark
 from kgqa.loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
+from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta, same_model
 from tests.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
 from tests.stark_fixture import NODES
@@ -204,7 +205,7 @@ class RecordingStore:
         """Every name is quotable here: the dialects' rules are tested with the stores."""
 
     @contextmanager
-    def writer(self, graph: str, meta: SkbMeta) -> Iterator[RecordingWriter]:
+    def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[RecordingWriter]:
         yield self.writer_
         self.written = meta
 

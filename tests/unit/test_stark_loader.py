@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from kgqa.errors import InputError
+from kgqa.loaders.model import alias_count
 from kgqa.loaders.stark import prime_aliases, read_stark
 from kgqa.loaders.stark_files import REFUSED as NOT_PLAIN
 from kgqa.loaders.stark_files import read_pickle
@@ -353,3 +354,14 @@ def test_prime_gene_aliases(details: dict[str, Any], expected: tuple[str, ...]) 
     symbol = "CYP3A4" if details is not HTR1B_DETAILS else "HTR1B"
     assert prime_aliases(symbol, {"name": symbol, "details": details}) == expected
     assert prime_aliases(symbol, {"name": symbol}) == ()
+
+
+@pytest.mark.parametrize("name", list(SKBS))
+def test_aliases_are_counted_without_rendering_as_rendering_finds_them(name: str, tmp_path: Path) -> None:
+    """A load's progress total counts aliases from the records; it must agree with the rendered nodes."""
+    root, _ = _real_skb(name, tmp_path)
+    data = read_stark(name, root)
+    rendered = sum(len(node.aliases) for node in data.nodes)
+    assert alias_count(data.nodes) == rendered
+    assert (rendered > 0) == (name == "prime")
+    assert alias_count([*data.nodes]) == rendered  # a plain list (HPO's) is counted node by node

@@ -18,6 +18,7 @@ from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import InputError, StoreError
 from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.progress import ProgressSink
 
 NodeId = str | int
 
@@ -296,7 +297,11 @@ class GraphStore(Protocol):
         rule lives in its query module (``name_problem``)."""
         ...
 
-    def writer(self, graph: str, meta: SkbMeta) -> AbstractContextManager[GraphWriter]: ...
+    def writer(
+        self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None
+    ) -> AbstractContextManager[GraphWriter]:
+        """``progress`` hears the index builds that run when the writer closes (the load's last, longest wait)."""
+        ...
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None: ...
 

@@ -27,6 +27,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import falkordb_queries as q
 from kgqa.runtime.store.base import (
     ALIAS_LABEL,
@@ -370,10 +371,11 @@ class FalkorStore(CatalogueReads):
         return {_text(token) for token in conn.mget(keys) if token is not None} if keys else set()
 
     @contextmanager
-    def writer(self, graph: str, meta: SkbMeta) -> Iterator[FalkorWriter]:
-        """Yield a writer on a fresh staging graph; on success write the vector directory, publish the graph and
-        the key naming that directory as ``graph`` atomically, and SAVE. The server is not restarted meanwhile (what
-        is written is in memory only until the SAVE); the replaced graph's vectors are removed after the SAVE."""
+    def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[FalkorWriter]:
+        """Yield a writer on a fresh staging graph; on success write the vector directory (``progress`` hears its
+        HNSW builds), publish the graph and the key naming that directory as ``graph`` atomically, and SAVE. The
+        server is not restarted meanwhile (what is written is in memory only until the SAVE); the replaced graph's
+        vectors are removed after the SAVE."""
         check_disk(self._vector_root, estimate_bytes(meta.node_count, meta.dimension, meta.doc_dim))
         with self._restarts.writing():
             staging = graph + STAGING_SUFFIX
@@ -385,7 +387,7 @@ class FalkorStore(CatalogueReads):
                 yield writer
                 writer.finish()
                 self.await_indexes(staging, timeout=None)
-                vectors.finish(writer.indexed, writer.labels, hnsw_indexed(writer.indexed, meta.candidate_types))
+                vectors.finish(writer.indexed, hnsw_indexed(writer.indexed, meta.candidate_types), progress)
             except BaseException:
                 vectors.discard()
                 raise
@@ -408,12 +410,19 @@ class FalkorStore(CatalogueReads):
 
     def vectors(self, graph: str) -> VectorTables:
         """The vectors of the published ``graph``, opened once per publication (the key names its directory)."""
-        raw = self._gated(lambda: self.client.connection.get(VECTORS_KEY.format(graph)))
-        if raw is None:
+        found = self._vectors_or_none(graph)
+        if found is None:
             raise StoreError(
                 f"graph '{graph}' has no vector directory: it was loaded by an older kgqa (vectors inside the "
                 f"graph); run `kgqa load` for it again"
             )
+        return found
+
+    def _vectors_or_none(self, graph: str) -> VectorTables | None:
+        """None for a graph without the key: one not written by a load, or loaded by an older kgqa."""
+        raw = self._gated(lambda: self.client.connection.get(VECTORS_KEY.format(graph)))
+        if raw is None:
+            return None
         token = _text(raw)
         found = self._vectors.get(graph)
         if found is None or found.token != token:
@@ -458,8 +467,8 @@ class FalkorStore(CatalogueReads):
         else:
             labels = tuple(LabelInfo(label, count) for label, count in self.read(graph, q.NODE_COUNTS))
             rels = tuple(RelationshipInfo(t, s, d, c) for s, t, d, c in self.read(graph, q.EDGE_COUNTS))
-        has_vectors = self._gated(lambda: self.client.connection.exists(VECTORS_KEY.format(graph)))
-        tables = self.vectors(graph).tables if has_vectors else {}  # none: a graph not written by a load
+        vectors = self._vectors_or_none(graph)
+        tables = {} if vectors is None else vectors.tables
         indexed = tuple(
             IndexInfo(label, prop, "VECTOR", "OPERATIONAL")
             for label, table in sorted(tables.items())

@@ -23,6 +23,7 @@ import numpy as np
 
 from kgqa.errors import ConfigError, StoreError, StoreTimeoutError
 from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import neo4j_queries as q
 from kgqa.runtime.store.base import (
     ALIAS_LABEL,
@@ -306,8 +307,9 @@ class Neo4jStore(CatalogueReads):
         refuse_names(q.name_problem, "Neo4j", labels, relationship_types, property_keys)
 
     @contextmanager
-    def writer(self, graph: str, meta: SkbMeta) -> Iterator[Neo4jWriter]:
-        """Load into the database (emptied first if it held this SKB); the metadata node is written last.
+    def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[Neo4jWriter]:
+        """Load into the database (emptied first if it held this SKB); the metadata node is written last, once
+        Neo4j's indexes are online (``progress`` shows that wait, of unknown length).
 
         A database with data kgqa did not load, or another SKB, is refused: kgqa never deletes data it did not write.
         """
@@ -331,7 +333,10 @@ class Neo4jStore(CatalogueReads):
             self._write(q.WRITE_META, {"name": graph, "json": ""})  # marks the data as kgqa's while it loads
             writer = Neo4jWriter(self)
             yield writer
+            task = None if progress is None else progress.add_task("building indexes", total=None)
             self.await_indexes(graph)
+            if progress is not None:
+                progress.update(task, total=1, completed=1)
             self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta), allow_nan=False)})
 
 

@@ -27,17 +27,24 @@ from typing import IO, Any
 import numpy as np
 
 from kgqa.errors import StoreError
+from kgqa.runtime.progress import ProgressSink
 
-FORMAT = 1
+FORMAT = 2
 EXACT_ROWS = 100_000
-"""Labels with at most this many nodes are searched exactly: 100,000 384-d vectors take about 7 ms per search on the
-2-core reference machine, less than an HNSW index costs to build, and exact results move no answer."""
+"""Labels with at most this many nodes are searched exactly: a search takes milliseconds at this size
+(benchmarks/hnsw_calibration.py times it), less than an HNSW index costs to build, and exact results move no
+answer."""
 HNSW_CONNECTIVITY = 16
-HNSW_EXPANSION_ADD = 128
+HNSW_EXPANSION_ADD = 64
+"""Half usearch's default: the build takes about half as long, and the recall lost is won back at search time, where
+``ef_runtime`` candidates are rescored (docs/benchmarks.md, HNSW calibration)."""
 HNSW_DTYPE = "i8"
 """The HNSW graph holds 8-bit vectors (4x less to build and map than float32); its candidates are rescored with the
 float32 vectors, so a similarity is never approximate, only which candidates come back."""
 ADD_BATCH = 100_000
+MAX_ID_CHARS = 256
+"""The id files are fixed-width arrays (memory-mapped, searched by bisection): every row is as wide as the longest
+id, so one id of megabytes would make the files of a large label terabytes."""
 PARTIAL = ".partial"
 MANIFEST = "manifest.json"
 
@@ -98,16 +105,21 @@ class VectorWriter:
     def final(self) -> Path:
         return self._root / self.token
 
-    def add(self, label: str, ids: Sequence[str], columns: Mapping[str, np.ndarray]) -> int:
-        """Append the rows of ``label`` (``columns``: property -> float matrix, one row per id); returns the first
-        row's number within the label. Every block of a label carries the same properties and dimensions."""
+    def add(self, label: str, ids: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
+        """Append the rows of ``label`` (``columns``: property -> float matrix, one row per id). Every block of a
+        label carries the same properties and dimensions."""
         table = self._tables.get(label)
         if table is None:
             table = self._tables[label] = _Table(len(self._tables))
             table.dims = {prop: int(matrix.shape[1]) for prop, matrix in columns.items()}
         if set(columns) != set(table.dims):
             raise StoreError(f"label {label!r}: vector properties {sorted(columns)} differ from {sorted(table.dims)}")
-        first = len(table.ids)
+        longest = max(ids, key=len, default="")
+        if len(longest) > MAX_ID_CHARS:
+            raise StoreError(
+                f"label {label!r}: node id {longest[:40]!r}... has {len(longest):,} characters; the embedded store "
+                f"keeps ids of at most {MAX_ID_CHARS}"
+            )
         for prop, matrix in columns.items():
             if matrix.shape != (len(ids), table.dims[prop]):
                 raise StoreError(
@@ -121,15 +133,17 @@ class VectorWriter:
                 handle = table.files[prop] = (self._dir / f"t{table.number}.{prop}.f32").open("wb")
             handle.write(values.tobytes())
         table.ids.extend(ids)
-        return first
 
     def finish(
-        self, indexed: Mapping[str, Collection[str]], counts: Mapping[str, int], hnsw: Collection[tuple[str, str]]
-    ) -> Path:
+        self,
+        indexed: Mapping[str, Collection[str]],
+        hnsw: Collection[tuple[str, str]],
+        progress: ProgressSink | None = None,
+    ) -> None:
         """Close the files, write the id lookup, build an HNSW index for each (label, property) of ``hnsw`` that
         ``indexed`` lists and whose label is larger than :data:`EXACT_ROWS` (the other indexed properties are
-        searched exactly), write the manifest (with ``counts``, the graph's nodes per label) and rename the directory
-        to its final name. Returns it."""
+        searched exactly; ``progress`` hears each build, minutes at MAG size), write the manifest and rename the
+        directory to its final name."""
         from usearch.index import Index
 
         tables: dict[str, Any] = {}
@@ -140,8 +154,11 @@ class VectorWriter:
                 handle.close()
             rows = len(table.ids)
             ids = np.array(table.ids, dtype=str)
+            order = np.argsort(ids, kind="stable").astype(np.int64)
             np.save(self._dir / f"t{table.number}.ids.npy", ids)
-            np.save(self._dir / f"t{table.number}.order.npy", np.argsort(ids, kind="stable").astype(np.int64))
+            np.save(self._dir / f"t{table.number}.order.npy", order)
+            np.save(self._dir / f"t{table.number}.sorted.npy", ids[order])
+            del ids, order
             built = []
             for prop in sorted(indexed.get(label, ())):
                 if prop not in table.dims:
@@ -158,16 +175,18 @@ class VectorWriter:
                     expansion_add=HNSW_EXPANSION_ADD,
                     expansion_search=self._ef_runtime,
                 )
+                task = None if progress is None else progress.add_task(f"indexing {label}.{prop}", total=rows)
                 for start in range(0, rows, ADD_BATCH):
                     stop = min(rows, start + ADD_BATCH)
-                    index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=2)
+                    index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
+                    if progress is not None:
+                        progress.advance(task, stop - start)
                 index.save(str(self._dir / f"t{table.number}.{prop}.usearch"))
                 del index, matrix
                 built.append(prop)
             tables[label] = {
                 "number": table.number,
                 "rows": rows,
-                "count": int(counts.get(label, rows)),
                 "dims": table.dims,
                 "indexed": sorted(indexed.get(label, ())),
                 "hnsw": built,
@@ -180,7 +199,6 @@ class VectorWriter:
         _fsync_dir(self._dir)
         self._dir.rename(self.final)
         _fsync_dir(self._root)
-        return self.final
 
     def discard(self) -> None:
         for table in self._tables.values():
@@ -203,7 +221,8 @@ class VectorTable:
         number = int(entry["number"])
         self.ids = np.load(directory / f"t{number}.ids.npy", mmap_mode="r")
         self._order = np.load(directory / f"t{number}.order.npy", mmap_mode="r")
-        if len(self.ids) != self.rows or len(self._order) != self.rows:
+        self._sorted = np.load(directory / f"t{number}.sorted.npy", mmap_mode="r")
+        if {len(self.ids), len(self._order), len(self._sorted)} != {self.rows}:
             raise StoreError(f"vector files of label {label!r} in {directory} are incomplete")
         self._matrices: dict[str, np.ndarray] = {}
         for prop, dim in self.dims.items():
@@ -258,11 +277,10 @@ class VectorTable:
         if not len(ids) or not self.rows:
             return {}
         wanted = np.array(list(ids), dtype=str)
-        sorted_ids = self.ids[self._order]
-        at = np.searchsorted(sorted_ids, wanted)
+        at = np.searchsorted(self._sorted, wanted)
         out: dict[str, int] = {}
         for text, position in zip(wanted.tolist(), at.tolist(), strict=True):
-            if position < self.rows and sorted_ids[position] == text:
+            if position < self.rows and self._sorted[position] == text:
                 out[text] = int(self._order[position])
         return out
 
@@ -285,17 +303,20 @@ class VectorTables:
             raise StoreError(
                 f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again"
             ) from exc
-        if manifest.get("format") != FORMAT or manifest.get("token") != token or manifest.get("graph") != graph:
+        if manifest.get("format") != FORMAT:
+            raise StoreError(
+                f"the vector directory {directory} of graph '{graph}' has format {manifest.get('format')}, this kgqa "
+                f"reads {FORMAT}: run `kgqa load` for it again"
+            )
+        if manifest.get("token") != token or manifest.get("graph") != graph:
             raise StoreError(
                 f"the vector directory {directory} does not belong to graph '{graph}' (token {token}); "
                 "load the SKB again"
             )
         self.token = token
-        self.directory = directory
         self.tables = {
             label: VectorTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
         }
-        self.counts = {label: int(entry["count"]) for label, entry in manifest["tables"].items()}
 
     def table(self, label: str) -> VectorTable:
         found = self.tables.get(label)
@@ -304,14 +325,11 @@ class VectorTables:
         return found
 
 
-def remove_unreferenced(root: Path, tokens: Collection[str]) -> list[str]:
+def remove_unreferenced(root: Path, tokens: Collection[str]) -> None:
     """Remove every vector directory under ``root`` that no published graph names (a killed load's, or the one a
-    newer load replaced); returns what it removed. Only the process holding the data directory's lock calls it."""
-    removed: list[str] = []
+    newer load replaced). Only the process holding the data directory's lock calls it."""
     if not root.is_dir():
-        return removed
+        return
     for entry in root.iterdir():
         if entry.is_dir() and entry.name not in tokens:
             shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry.name)
-    return removed

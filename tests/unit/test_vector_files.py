@@ -1,0 +1,80 @@
+"""The vector directory's files without a server: ids are found through the sorted id file, every HNSW build is
+reported to the load's progress, an id too long for fixed-width files is refused, and a directory of another format
+is refused with the command that rebuilds it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kgqa.errors import StoreError
+from kgqa.runtime.store import vectors
+from kgqa.runtime.store.vectors import VectorTables, VectorWriter
+
+DIM = 8
+
+
+class Recorder:
+    """A ProgressSink that remembers each task's total and how far it got."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[int, list[Any]] = {}
+
+    def add_task(self, description: str, *, total: float | None = 100.0) -> int:
+        self.tasks[len(self.tasks)] = [description, total, 0]
+        return len(self.tasks) - 1
+
+    def advance(self, task_id: Any, advance: float = 1) -> None:
+        self.tasks[task_id][2] += advance
+
+    def update(self, task_id: Any, *, total: float | None = None, completed: float | None = None) -> None:
+        raise AssertionError("not used")
+
+
+def _write(root: Path, ids: list[str], progress: Recorder | None = None) -> VectorWriter:
+    writer = VectorWriter(root, "g", ef_runtime=20)
+    matrix = np.random.default_rng(0).standard_normal((len(ids), DIM)).astype(np.float32)
+    half = len(ids) // 2  # two blocks, as a load writes a label chunk by chunk
+    writer.add("disease", ids[:half], {"name_emb": matrix[:half]})
+    writer.add("disease", ids[half:], {"name_emb": matrix[half:]})
+    writer.finish({"disease": ["name_emb"]}, {("disease", "name_emb")}, progress)
+    return writer
+
+
+def test_ids_are_found_by_their_row_whatever_their_order(tmp_path: Path) -> None:
+    ids = [f"N{i}" for i in range(50, 0, -1)] + ["a", "Z", "é"]
+    writer = _write(tmp_path, ids)
+    table = VectorTables(writer.final, "g", writer.token, 20).table("disease")
+    assert table.rows_of(["N1", "é", "missing", "N50", "Z"]) == {"N1": 49, "é": 52, "N50": 0, "Z": 51}
+    assert table.rows_of([]) == {}
+    assert [table.ids[row] for row in table.rows_of(ids).values()] == ids
+
+
+def test_every_hnsw_build_is_reported_to_the_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 10)
+    monkeypatch.setattr(vectors, "ADD_BATCH", 16)
+    progress = Recorder()
+    writer = _write(tmp_path, [f"N{i}" for i in range(40)], progress)
+    assert progress.tasks == {0: ["indexing disease.name_emb", 40, 40]}
+    assert VectorTables(writer.final, "g", writer.token, 20).table("disease").hnsw == {"name_emb"}
+
+
+def test_an_id_too_long_for_the_id_files_is_refused(tmp_path: Path) -> None:
+    writer = VectorWriter(tmp_path, "g", ef_runtime=20)
+    long_id = "x" * (vectors.MAX_ID_CHARS + 1)
+    with pytest.raises(StoreError, match=r"label 'disease': node id 'x+'\.\.\. has 257 characters.*at most 256"):
+        writer.add("disease", ["ok", long_id], {"name_emb": np.ones((2, DIM), np.float32)})
+    writer.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_of_another_format_asks_for_a_reload(tmp_path: Path) -> None:
+    writer = _write(tmp_path, ["a", "b"])
+    manifest = writer.final / vectors.MANIFEST
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "format": 1}))
+    with pytest.raises(StoreError, match=r"of graph 'g' has format 1, this kgqa reads 2: run `kgqa load`"):
+        VectorTables(writer.final, "g", writer.token, 20)
