@@ -17,7 +17,6 @@ import hashlib
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import numpy as np
@@ -29,7 +28,7 @@ from kgqa.loaders.model import Node, NodeId, SkbData, alias_count
 from kgqa.loaders.stark_documents import compact_text
 from kgqa.loaders.stark_embeddings import DocVectors
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.progress import ProgressSink
+from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.store.base import AliasRow, GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
 from kgqa.types import LoadReport
 
@@ -88,15 +87,6 @@ def plain_text(node: Node) -> str:
     relations (the name when it has none), embedded at the embedder's default length, not ``doc_max_tokens``: the
     text and truncation step 6 used when it embedded documents per question, so its scores did not change."""
     return node.doc or node.name
-
-
-@contextmanager
-def _task(progress: ProgressSink | None, description: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    if progress is None:
-        yield lambda n: None
-        return
-    task = progress.add_task(description, total=total)
-    yield lambda n: progress.advance(task, n)
 
 
 def edge_groups(data: SkbData) -> Iterator[tuple[tuple[str, str, str], np.ndarray]]:
@@ -235,15 +225,15 @@ def load_skb(
         documents = 2 if separate_index_text(data, doc_vectors) else 1
         texts = (1 + documents) * len(data.nodes) + alias_count(data.nodes)  # + the names and aliases
         with (
-            _task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
-            _task(progress, "writing nodes", len(data.nodes)) as advance,
+            task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
+            task(progress, "writing nodes", len(data.nodes)) as advance,
         ):
             for start in range(0, len(data.nodes), NODE_CHUNK):
                 chunk = data.nodes[start : start + NODE_CHUNK]
                 _write_nodes(writer, embedder, data, config, chunk, generic, start, doc_vectors, embedded)
                 advance(len(chunk))
         phases["nodes"], clock = time.perf_counter() - clock, time.perf_counter()
-        with _task(progress, "writing edges", len(data.edges)) as advance:
+        with task(progress, "writing edges", len(data.edges)) as advance:
             step = config.load_batch_size * 50
             for (source, rel_type, target), positions in edge_groups(data):
                 for begin in range(0, len(positions), step):

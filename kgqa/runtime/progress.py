@@ -4,7 +4,8 @@ client polls and replays into its own bar."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -15,6 +16,16 @@ class ProgressSink(Protocol):
     def advance(self, task_id: Any, advance: float = 1) -> None: ...
 
     def update(self, task_id: Any, *, total: float | None = None, completed: float | None = None) -> None: ...
+
+
+@contextmanager
+def task(progress: ProgressSink | None, description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A task on ``progress`` (none without one); yields the function that advances it by n."""
+    if progress is None:
+        yield lambda n: None
+        return
+    number = progress.add_task(description, total=total)
+    yield lambda n: progress.advance(number, n)
 
 
 EVERY_SECONDS = 30.0

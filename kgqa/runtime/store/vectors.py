@@ -27,7 +27,7 @@ from typing import IO, Any
 import numpy as np
 
 from kgqa.errors import StoreError
-from kgqa.runtime.progress import ProgressSink
+from kgqa.runtime.progress import ProgressSink, task
 
 FORMAT = 2
 EXACT_ROWS = 100_000
@@ -175,12 +175,11 @@ class VectorWriter:
                     expansion_add=HNSW_EXPANSION_ADD,
                     expansion_search=self._ef_runtime,
                 )
-                task = None if progress is None else progress.add_task(f"indexing {label}.{prop}", total=rows)
-                for start in range(0, rows, ADD_BATCH):
-                    stop = min(rows, start + ADD_BATCH)
-                    index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
-                    if progress is not None:
-                        progress.advance(task, stop - start)
+                with task(progress, f"indexing {label}.{prop}", rows) as advance:
+                    for start in range(0, rows, ADD_BATCH):
+                        stop = min(rows, start + ADD_BATCH)
+                        index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
+                        advance(stop - start)
                 index.save(str(self._dir / f"t{table.number}.{prop}.usearch"))
                 del index, matrix
                 built.append(prop)
