@@ -6,8 +6,8 @@ order) and 39,802,116 one-way edges, in MAG's folder (no type-dict files). Degre
 The folder is written once per (size, seed) under --data and reused. The embedder is a stand-in (hashed bag of
 words, --dim, 384 as MiniLM's), fast and deterministic, so the figures measure kgqa and the store, not a model; its
 vectors are not cached (the time it computes them is reported apart: the targets exclude embedding). Its vectors
-are sums of random word vectors, harder for an HNSW index than a real model's: the build is slower and the recall
-lower than with MiniLM (docs/benchmarks.md says by how much).
+are sums of random word vectors from a low-rank subspace (:data:`WORD_RANK`), calibrated against MiniLM's by
+benchmarks/hnsw_calibration.py: the HNSW build is a little slower and the recall the same (docs/benchmarks.md).
 
 Reports: load time by phase, edges/s of the edge phase, peak RSS of kgqa and of the FalkorDB server, the store's size
 on disk (RDB and vector directory), the seconds a fresh ``kgqa`` process takes to open the store and answer a first
@@ -217,6 +217,25 @@ def write_prime_like(root: Path, seed: int, fraction: float = 1.0) -> Path:
     return root / "primekg"
 
 
+def mag_paper(rng: np.random.Generator, vocab: list[str], i: int) -> dict:
+    """Paper ``i``'s node_info entry as STaRK's MAG has it, with a synthetic title (9 words) and abstract (70)."""
+    return {
+        "id": i,
+        "mag_id": 2 * 10**9 + i,
+        "title": _text(rng, vocab, 9),
+        "abstract": _text(rng, vocab, 70),
+        "Date": f"20{10 + i % 12}-0{1 + i % 9}-1{i % 10}",
+        "OriginalVenue": -1 if i % 3 else _text(rng, vocab, 3),
+        "JournalDisplayName": _text(rng, vocab, 3),
+        "ConferenceSeriesDisplayName": -1,
+        "ConferenceInstancesDisplayName": -1,
+        "DocType": "Journal",
+        "PaperRank": 20000 + i % 5000,
+        "PaperCitationCount": int(i % 211),
+        "type": "paper",
+    }
+
+
 def write_mag_like(root: Path, seed: int, fraction: float = 1.0) -> Path:
     rng = np.random.default_rng(seed)
     vocab = _words(rng, 60_000)
@@ -236,21 +255,7 @@ def write_mag_like(root: Path, seed: int, fraction: float = 1.0) -> Path:
             "type": kind,
         }
     for i in range(int(starts[3]), int(starts[4])):
-        info[i] = {
-            "id": i,
-            "mag_id": 2 * 10**9 + i,
-            "title": _text(rng, vocab, 9),
-            "abstract": _text(rng, vocab, 70),
-            "Date": f"20{10 + i % 12}-0{1 + i % 9}-1{i % 10}",
-            "OriginalVenue": -1 if i % 3 else _text(rng, vocab, 3),
-            "JournalDisplayName": _text(rng, vocab, 3),
-            "ConferenceSeriesDisplayName": -1,
-            "ConferenceInstancesDisplayName": -1,
-            "DocType": "Journal",
-            "PaperRank": 20000 + i % 5000,
-            "PaperCitationCount": int(i % 211),
-            "type": "paper",
-        }
+        info[i] = mag_paper(rng, vocab, i)
     ends = {"author": 0, "institution": 1, "field_of_study": 2, "paper": 3}
     src, dst, rel = [], [], []
     for r, (name, total) in enumerate(MAG_EDGES):

@@ -44,6 +44,7 @@ from scale import (
     _skewed,
     _text,
     _words,
+    mag_paper,
 )
 
 from kgqa.config import load_config
@@ -74,23 +75,8 @@ def write_candidates(root: Path, seed: int, fraction: float, encoder: HashedWord
         info[i] = {"id": i, "mag_id": 10**9 + i, "DisplayName": _text(rng, vocab, 2), "type": kind}
     texts = []
     for i in range(3, 3 + papers):
-        title, abstract = _text(rng, vocab, 9), _text(rng, vocab, 70)
-        info[i] = {
-            "id": i,
-            "mag_id": 2 * 10**9 + i,
-            "title": title,
-            "abstract": abstract,
-            "Date": f"20{10 + i % 12}-0{1 + i % 9}-1{i % 10}",
-            "OriginalVenue": -1 if i % 3 else _text(rng, vocab, 3),
-            "JournalDisplayName": _text(rng, vocab, 3),
-            "ConferenceSeriesDisplayName": -1,
-            "ConferenceInstancesDisplayName": -1,
-            "DocType": "Journal",
-            "PaperRank": 20000 + i % 5000,
-            "PaperCitationCount": int(i % 211),
-            "type": "paper",
-        }
-        texts.append(f"{title} {abstract}")
+        info[i] = mag_paper(rng, vocab, i)
+        texts.append(f"{info[i]['title']} {info[i]['abstract']}")
     types = np.array([0, 1, 2, *([3] * papers)])
     cites = 1
     assert MAG_EDGE_TYPES[cites] == "paper___cites___paper"
