@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 from scale import WORD_RANK, HashedWords, _text, _words
-from usearch.index import Index
 
 from kgqa.config import load_config
 from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
@@ -48,14 +47,7 @@ def minilm(cache: Path) -> np.ndarray:
 
 
 def measure(data: np.ndarray, queries: np.ndarray) -> dict:
-    index = Index(
-        ndim=data.shape[1],
-        metric="cos",
-        dtype=vectors.HNSW_DTYPE,
-        connectivity=vectors.HNSW_CONNECTIVITY,
-        expansion_add=vectors.HNSW_EXPANSION_ADD,
-        expansion_search=EF,
-    )
+    index = vectors.new_hnsw(data.shape[1], EF)
     started = time.perf_counter()
     index.add(np.arange(len(data), dtype=np.uint64), data, threads=0)
     build = time.perf_counter() - started

@@ -22,12 +22,15 @@ import shutil
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from kgqa.errors import StoreError
 from kgqa.runtime.progress import ProgressSink, task
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 FORMAT = 2
 EXACT_ROWS = 100_000
@@ -64,6 +67,20 @@ def check_disk(root: Path, need: int) -> None:
             f"the load's vectors need about {need / 2**30:.1f} GiB in {root}, and {free / 2**30:.1f} GiB are free; "
             "free space there, or set KGQA_HOME to a larger disk"
         )
+
+
+def new_hnsw(dimension: int, ef_runtime: int) -> Index:
+    """An empty HNSW index as a load builds it (cosine, :data:`HNSW_DTYPE`, connectivity, expansion)."""
+    from usearch.index import Index
+
+    return Index(
+        ndim=dimension,
+        metric="cos",
+        dtype=HNSW_DTYPE,
+        connectivity=HNSW_CONNECTIVITY,
+        expansion_add=HNSW_EXPANSION_ADD,
+        expansion_search=ef_runtime,
+    )
 
 
 def new_token() -> str:
@@ -144,8 +161,6 @@ class VectorWriter:
         ``indexed`` lists and whose label is larger than :data:`EXACT_ROWS` (the other indexed properties are
         searched exactly; ``progress`` hears each build, minutes at MAG size), write the manifest and rename the
         directory to its final name."""
-        from usearch.index import Index
-
         tables: dict[str, Any] = {}
         for label, table in self._tables.items():
             for handle in table.files.values():
@@ -167,14 +182,7 @@ class VectorWriter:
                     continue
                 file = self._dir / f"t{table.number}.{prop}.f32"
                 matrix = np.memmap(file, np.float32, "r", shape=(rows, table.dims[prop]))
-                index = Index(
-                    ndim=table.dims[prop],
-                    metric="cos",
-                    dtype=HNSW_DTYPE,
-                    connectivity=HNSW_CONNECTIVITY,
-                    expansion_add=HNSW_EXPANSION_ADD,
-                    expansion_search=self._ef_runtime,
-                )
+                index = new_hnsw(table.dims[prop], self._ef_runtime)
                 with task(progress, f"indexing {label}.{prop}", rows) as advance:
                     for start in range(0, rows, ADD_BATCH):
                         stop = min(rows, start + ADD_BATCH)
