@@ -454,6 +454,17 @@ def measure(args: argparse.Namespace) -> dict:
     return result
 
 
+def step_cells(result: dict) -> str:
+    """The table cells steps 4-7 (median / max) and HNSW recall@10 of one result (scale.py's and scale_ada.py's)."""
+    steps = result["steps"]
+    cells = [
+        f"{steps[n]['median'] * 1000:.0f} / {steps[n]['max'] * 1000:.0f} ms" if n in steps else "n/a"
+        for n in ("4", "5", "6", "7")
+    ]
+    cells.append(", ".join(f"{k} {v}" for k, v in result.get("recall_at_10", {}).items()) or "all exact")
+    return " | ".join(cells)
+
+
 def table(results: dict[str, dict]) -> str:
     lines = [
         "| SKB size | nodes | edges | load (nodes / edges / publish; embedding) | edges/s | peak RSS kgqa / server | "
@@ -461,20 +472,14 @@ def table(results: dict[str, dict]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for size, r in results.items():
-        p, s = r["phases"], r["steps"]
-
-        def step(n: str, s: dict = s) -> str:
-            return f"{s[n]['median'] * 1000:.0f} / {s[n]['max'] * 1000:.0f} ms" if n in s else "n/a"
-
+        p = r["phases"]
         where = origin(r, RESULTS / f"scale_{size}.json", ROOT, PATHS)
         embedding = f"; {r['embed_seconds']} s" if "embed_seconds" in r else ""
-        recall = ", ".join(f"{k} {v}" for k, v in r.get("recall_at_10", {}).items()) or "all exact"
         lines.append(
             f"| {size} | {r['nodes']:,} | {r['edges']:,} | {r['load_seconds']} s ({p.get('nodes')} / {p.get('edges')} "
             f"/ {p.get('publish')} s{embedding}) | {r['edges_per_second']:,} | {r['peak_rss_kgqa_mib']:,} / "
             f"{r['peak_rss_server_mib']:,} MiB | {r['store_mib']:,} + {r.get('vectors_mib', 0):,} MiB | "
-            f"{statistics.median(r['open_seconds'])} s | {step('4')} | {step('5')} | {step('6')} | {step('7')} | "
-            f"{recall} | {where.sentence()} |"
+            f"{statistics.median(r['open_seconds'])} s | {step_cells(r)} | {where.sentence()} |"
         )
     first = next(iter(results.values()))
     asked = ", ".join(

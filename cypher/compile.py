@@ -2,7 +2,8 @@
 
 Every constant becomes a parameter holding the ids of its first ``l`` candidates (found by the name vector index),
 every other value a parameter too; variables are renamed ``v0, v1, ...`` and identifiers are quoted from the
-sanitized (schema-only) plan, so no text of the LLM's reaches the database. The pattern text is the same in both
+sanitized (schema-only) plan, so no text of the LLM's reaches the database. The MATCHes bind the variables in
+:func:`binding_order`, each constant from its own candidates. The pattern text is the same in both
 dialects; they differ in how candidates are looked up (the stores' queries, kgqa/runtime/store/*_queries.py).
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from .errors import CypherSyntaxError, CypherValueError
 from .identifiers import quote
-from .plan import NodeKeys, QueryPlan
+from .plan import NodeKeys, QueryPlan, Triplet
 
 _OPS = {
     "=": "=",
@@ -47,6 +48,76 @@ class PatternQuery:
     """The query's LIMIT (parameter ``limit``): a round that returns this many rows may have left targets unread."""
 
 
+@dataclass(frozen=True)
+class Step:
+    """One MATCH of the step-5 query: a constant's candidates (``triplet`` None) or one triplet, and the variables
+    (plan symbols) it binds first."""
+
+    binds: tuple[str, ...]
+    triplet: Triplet | None = None
+    by_id: bool = True
+    """without a triplet: the constant's candidates by id, or (False) every node of the target's label"""
+
+
+def binding_order(plan: QueryPlan) -> list[Step]:
+    """The order in which the step-5 query binds the plan's variables: each constant's candidates in turn, then its
+    path toward the target as far as it is not yet bound (never into another constant: that one is looked up by id
+    and walks its own path), and a triplet between bound variables as soon as both are; then what hangs off the
+    target's side without a constant.
+
+    The query keeps this order with a WITH between its MATCHes: FalkorDB plans a run of MATCHes as one traversal
+    from a single start and filters the other constants at its end, which reads every path through a hub between
+    them (docs/benchmarks.md, "Scale"). A plan without constants starts from its first triplet, as written."""
+    constants = [s.name for s in plan.symbols if s.search_string is not None]
+    pending = list(plan.triplets)
+    bound: set[str] = set()
+    steps: list[Step] = []
+    far = len(plan.symbols) + 1
+    distance = {plan.target: 0} if plan.target is not None else {}
+    frontier = list(distance)
+    while frontier:  # hops from the target, edges read undirected
+        here = frontier.pop(0)
+        for t in plan.triplets:
+            for a, b in ((t.head, t.tail), (t.tail, t.head)):
+                if a == here and b not in distance:
+                    distance[b] = distance[a] + 1
+                    frontier.append(b)
+
+    def take(triplet: Triplet) -> None:
+        pending.remove(triplet)
+        new = tuple(dict.fromkeys(n for n in (triplet.head, triplet.tail) if n not in bound))
+        steps.append(Step(new, triplet))
+        bound.update(new)
+
+    def leads(t: Triplet, toward: bool) -> bool:
+        """Whether ``t`` binds a new non-constant variable from a bound one (with ``toward``: nearer the target)."""
+        if (t.head in bound) == (t.tail in bound):
+            return False
+        old, new = (t.head, t.tail) if t.head in bound else (t.tail, t.head)
+        return new not in constants and (not toward or distance.get(new, far) < distance.get(old, far))
+
+    def grow(toward: bool) -> None:
+        while True:
+            step = next((t for t in pending if t.head in bound and t.tail in bound), None)
+            step = step or next((t for t in pending if leads(t, toward)), None)
+            if step is None:
+                return
+            take(step)
+
+    for constant in constants:
+        if constant not in bound:
+            steps.append(Step((constant,)))
+            bound.add(constant)
+            grow(toward=True)
+    while pending:  # branches without a constant, or a plan without constants
+        touching = [t for t in pending if t.head in bound or t.tail in bound]
+        take(touching[0] if touching else pending[0])
+        grow(toward=False)
+    if plan.target is not None and plan.target not in bound:
+        steps.append(Step((plan.target,), by_id=False))
+    return steps
+
+
 def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) -> PatternQuery:
     """The step-5 query of ``plan``; ``keys``: the graph's id and name properties (``GraphSchema.keys``); ``limit``:
     most rows (targets) returned, as the parameter ``limit``.
@@ -63,42 +134,43 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
     names = {symbol.name: f"v{i}" for i, symbol in enumerate(plan.symbols)}
     labels = {s.name: f":{quote(s.labels[0])}" if s.labels else "" for s in plan.symbols}
     params: dict[str, Any] = {}
-    constant_params: dict[str, str] = {}
-    clauses: list[tuple[str, list[str]]] = []
-    """(MATCH pattern, its WHERE conditions)"""
-    # Constants first, so the planner starts from their few candidates rather than from whole labels.
-    for symbol in plan.symbols:
-        if symbol.search_string is not None:
-            param = constant_params[symbol.name] = f"c{len(constant_params)}"
-            var = names[symbol.name]
-            clauses.append((f"({var}{labels[symbol.name]})", [f"{var}.{node_id} IN ${param}"]))
-    bound = set(constant_params) | {n for t in plan.triplets for n in (t.head, t.tail)}
-    for triplet in plan.triplets:
-        types = "|".join(quote(t) for t in triplet.types)
-        arrow = "->" if triplet.direction == "out" else "-"
-        head, tail = triplet.head, triplet.tail
-        clauses.append((f"({names[head]}{labels[head]})-[:{types}]{arrow}({names[tail]}{labels[tail]})", []))
-    if plan.target not in bound:
-        bound.add(plan.target)
-        clauses.append((f"({names[plan.target]}{labels[plan.target]})", []))
+    constant_params = {
+        s.name: f"c{number}" for number, s in enumerate(s for s in plan.symbols if s.search_string is not None)
+    }
+    steps = binding_order(plan)
+    bound = {n for step in steps for n in step.binds}
     loose = [s.name for s in plan.symbols if s.name not in bound]
     if loose:
         raise CypherSyntaxError(f"variables {', '.join(loose)} are not connected to the pattern (sanitize first)")
-    for symbol in plan.symbols:
-        if symbol.search_string is not None:
-            continue
-        for condition in symbol.conditions:
-            param = f"p{len(params)}"
-            params[param] = list(condition.value) if isinstance(condition.value, tuple) else condition.value
-            clauses[-1][1].append(f"{names[symbol.name]}.{quote(condition.property)} {_OPS[condition.op]} ${param}")
+    conditions = {symbol.name: symbol.conditions for symbol in plan.symbols if symbol.search_string is None}
+    clauses: list[str] = []
+    carried: list[str] = []
+    """the variables bound so far, which each WITH passes on"""
+    for step in steps:
+        if step.triplet is None:
+            symbol = step.binds[0]
+            pattern = f"({names[symbol]}{labels[symbol]})"
+            where = [f"{names[symbol]}.{node_id} IN ${constant_params[symbol]}"] if step.by_id else []
+        else:
+            t = step.triplet
+            types = "|".join(quote(x) for x in t.types)
+            arrow = "->" if t.direction == "out" else "-"
+            pattern, where = f"({names[t.head]}{labels[t.head]})-[:{types}]{arrow}({names[t.tail]}{labels[t.tail]})", []
+        for symbol in step.binds:
+            for condition in conditions.get(symbol, ()):
+                param = f"p{len(params)}"
+                params[param] = list(condition.value) if isinstance(condition.value, tuple) else condition.value
+                where.append(f"{names[symbol]}.{quote(condition.property)} {_OPS[condition.op]} ${param}")
+        if carried:
+            clauses.append(f"WITH {', '.join(carried)}")
+        clauses.append(f"MATCH {pattern}" + (f" WHERE {' AND '.join(where)}" if where else ""))
+        carried += [names[symbol] for symbol in step.binds]
     target = names[plan.target]
     # One row per target: the constants' nodes it was grounded through are collected as evidence (m0, m1, ...).
     evidence = [(symbol, param) for symbol, param in constant_params.items() if symbol != plan.target]
     collected = "".join(f", collect(DISTINCT {names[s]}.{node_id}) AS m{p[1:]}" for s, p in evidence)
     distinct = "" if evidence else "DISTINCT "  # aggregation already gives one row per target
-    matches = " ".join(
-        f"MATCH {pattern}" + (f" WHERE {' AND '.join(where)}" if where else "") for pattern, where in clauses
-    )
+    matches = " ".join(clauses)
     text = (
         f"{matches} RETURN {distinct}{target}.{node_id} AS id, {target}.{name} AS name, "
         f"labels({target})[0] AS label{collected}"

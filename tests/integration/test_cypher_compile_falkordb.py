@@ -42,3 +42,7 @@ def test_pattern_runs_on_falkordb(tmp_path: Path) -> None:
         ]
         assert store.read("g", unfiltered.text, {"c0": ["G2"], "c1": ["S1"]}) == []
         assert store.schema("g").node_count == 7
+        # FalkorDB follows the binding order: both constants by their id index, met by Expand Into, never one
+        # traversal that reaches the second constant through whatever lies between and filters it at the end
+        plan = str(store._reader.select_graph("g").explain(unfiltered.text, {"c0": ["G1"], "c1": ["S1"]}))
+        assert plan.count("Node By Index Scan") == 2 and "Expand Into | (v0)->(v2:disease)" in plan, plan

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.cypher.compile import pattern_query
+from kgqa.cypher.compile import Step, binding_order, pattern_query
 from kgqa.cypher.errors import CypherError, CypherSyntaxError, CypherValueError
 from kgqa.cypher.parser import parse
-from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.plan import Condition, NodeKeys, QueryPlan, Symbol
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 
 SCHEMA = GraphSchema(
@@ -29,13 +29,43 @@ def compiled(query: str = QUESTION):
 def test_golden_text_and_parameters() -> None:
     q = compiled()
     assert q.text == (
-        "MATCH (v1:`gene/protein`) WHERE v1.`id` IN $c0 MATCH (v2:`disease`) WHERE v2.`id` IN $c1 "
-        "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) MATCH (v0:`drug`)-[:`indication`]->(v2:`disease`) "
-        "WHERE v0.`name` CONTAINS $p0 RETURN v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label, "
+        "MATCH (v1:`gene/protein`) WHERE v1.`id` IN $c0 WITH v1 "
+        "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) WHERE v0.`name` CONTAINS $p0 WITH v1, v0 "
+        "MATCH (v2:`disease`) WHERE v2.`id` IN $c1 WITH v1, v0, v2 "
+        "MATCH (v0:`drug`)-[:`indication`]->(v2:`disease`) "
+        "RETURN v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label, "
         "collect(DISTINCT v1.`id`) AS m0, collect(DISTINCT v2.`id`) AS m1"
     )
     assert q.params == {"p0": "mec"}
     assert q.constant_params == {"g": "c0", "d": "c1"}
+
+
+def order(query: str) -> list[tuple[tuple[str, ...], str]]:
+    return [
+        (step.binds, f"{step.triplet.head}-{step.triplet.tail}" if step.triplet else "by id" if step.by_id else "label")
+        for step in binding_order(sanitize(parse(query), SCHEMA).plan)
+    ]
+
+
+def test_constants_are_met_from_their_own_side() -> None:
+    """Each constant walks its own path toward the target, and the paths close where they meet: a path through a
+    hub (the drug o, between the gene and the disease) is never walked into the second constant."""
+    assert order(
+        "MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'CYP3A4'})<-[:target]-(o:drug)"
+        "-[:indication]->(d:disease {name: 'worms'}) RETURN y"
+    ) == [(("g",), "by id"), (("y",), "y-g"), (("d",), "by id"), (("o",), "o-d"), ((), "o-g")]
+
+
+def test_a_plan_without_constants_starts_from_its_first_triplet() -> None:
+    assert order("MATCH (y:drug)-[:target]->(g:`gene/protein`) WHERE g.name CONTAINS 'CYP' RETURN y") == [
+        (("y", "g"), "y-g")
+    ]
+    lone = QueryPlan((Symbol("y", ("drug",), (Condition("name", "CONTAINS", "mec"),)),), (), "y")
+    assert binding_order(lone) == [Step(("y",), by_id=False)]
+    assert pattern_query(lone, SCHEMA.keys).text == (
+        "MATCH (v0:`drug`) WHERE v0.`name` CONTAINS $p0 "
+        "RETURN DISTINCT v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label"
+    )
 
 
 def test_values_never_reach_the_text() -> None:

@@ -77,7 +77,7 @@ def test_golden_question_generator_queries() -> None:
         "RETURN DISTINCT a.id AS id, a.name AS name ORDER BY id LIMIT 500"
     )
     assert q.path_answers("gene/protein", hops) == (
-        "MATCH (y:`gene/protein`)-[:`associated with`]-(m0:`disease`)-[:`phenotype present`]-(a:`effect/phenotype`) "
+        "MATCH (a:`effect/phenotype`)-[:`phenotype present`]-(m0:`disease`)-[:`associated with`]-(y:`gene/protein`) "
         "WHERE a.id = $anchor AND a <> y AND toLower(y.doc) CONTAINS $keyword RETURN DISTINCT y.id AS id ORDER BY id"
     )
     assert q.reaches("effect/phenotype", [(("phenotype absent", "phenotype present"), "disease")]) == (

@@ -179,11 +179,22 @@ def label_ids(label: str) -> str:
 
 
 def _path(hops: Sequence[tuple[str, str]], start: str) -> str:
-    """``(y:start)-[:t1]-(m1:l1)-[:t2]-(a:l2)`` for ``hops`` = [(t1, l1), (t2, l2)]; undirected, like the method."""
+    """``(y:start)-[:t1]-(m0:l1)-[:t2]-(a:l2)`` for ``hops`` = [(t1, l1), (t2, l2)]; undirected, like the method."""
     parts = [f"(y:{quote(start)})"]
     for number, (rel_type, label) in enumerate(hops):
         var = "a" if number == len(hops) - 1 else f"m{number}"
         parts.append(f"-[:{quote(rel_type)}]-({var}:{quote(label)})")
+    return "".join(parts)
+
+
+def _path_from_anchor(hops: Sequence[tuple[str, str]], start: str) -> str:
+    """The path of :func:`_path` written from its far end ``a``: FalkorDB starts a match at its first node, and a
+    pattern that begins at the node an id pins is an index seek instead of a label scan (100x at PRIME size)."""
+    labels = [start, *(label for _, label in hops)]
+    names = ["y", *(f"m{number}" for number in range(len(hops) - 1))]
+    parts = [f"(a:{quote(labels[-1])})"]
+    for number in range(len(hops) - 1, -1, -1):
+        parts.append(f"-[:{quote(hops[number][0])}]-({names[number]}:{quote(labels[number])})")
     return "".join(parts)
 
 
@@ -210,8 +221,8 @@ def path_answers(start: str, hops: Sequence[tuple[str, str]]) -> str:
     """Every node of ``start`` linked to the anchor ``$anchor`` along ``hops`` whose document contains ``$keyword``
     (case-insensitive): the exact ground truth of a generated question."""
     return (
-        f"MATCH {_path(hops, start)} WHERE a.{ID} = $anchor AND a <> y AND toLower(y.{DOC}) CONTAINS $keyword "
-        f"RETURN DISTINCT y.{ID} AS id ORDER BY id"
+        f"MATCH {_path_from_anchor(hops, start)} WHERE a.{ID} = $anchor AND a <> y "
+        f"AND toLower(y.{DOC}) CONTAINS $keyword RETURN DISTINCT y.{ID} AS id ORDER BY id"
     )
 
 
