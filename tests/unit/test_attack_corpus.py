@@ -83,17 +83,24 @@ def compile_case(cypher: str, mode: Mode = "strict") -> tuple[SanitizedPlan, Pat
 
 
 def assert_valid_cypher(text: str) -> None:
-    """The compiled text's shape: MATCH clauses, each with at most one WHERE naming only variables bound so far,
-    then one RETURN of bound variables and ``LIMIT $limit``."""
+    """The compiled text's shape: MATCH clauses, each with at most one WHERE naming only variables bound so far, a
+    WITH between two MATCHes that passes on every variable bound so far (no more), then one RETURN of bound
+    variables and ``LIMIT $limit``."""
     match_part, _, returned = text.rpartition(" RETURN ")
     assert match_part.startswith("MATCH ") and returned.endswith(" LIMIT $limit"), text
     bound: set[str] = set()
     for clause in match_part.split("MATCH ")[1:]:
-        pattern, *where = clause.strip().split(" WHERE ")
+        found = re.fullmatch(r"(.*?)(?: WITH ((?:v\d+, )*v\d+))?", clause.strip())
+        assert found is not None, clause
+        clause, carried = found[1], found[2]
+        pattern, *where = clause.split(" WHERE ")
         assert len(where) <= 1, f"two WHERE in one MATCH: {clause}"
         bound |= set(re.findall(r"\((v\d+)", pattern))
         for condition in where:
             assert set(re.findall(r"\b(v\d+)\.", condition)) <= bound, f"filter on an unbound variable: {clause}"
+        if carried:
+            names = carried.split(", ")
+            assert len(names) == len(set(names)) and set(names) == bound, f"WITH {carried} after {sorted(bound)}"
     assert set(re.findall(r"\b(v\d+)\b", returned)) <= bound, text
 
 
