@@ -133,6 +133,9 @@ class Config:
     llm_context: int = 4096
     """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
+    server_hang_timeout: float = 120.0
+    """Seconds the embedded server may use no CPU while a load's write waits on it; then it counts as hung (a
+    deadlock, a stopped process) and is killed and restarted from its saved graphs, and the load fails."""
     worker_idle_timeout: float = 600.0
     """Seconds the background worker (open store, loaded models) waits for the next command before it exits;
     ``0``: no worker, every command opens the store and models itself and closes them when it ends."""
@@ -239,6 +242,7 @@ def load_config(
 
 def validate(config: Config) -> None:
     """Raise a ConfigError naming the first invalid setting (also used after per-call overrides)."""
+    check_home(config.home)
     for name in (
         "embed_batch_size",
         "doc_max_tokens",
@@ -282,6 +286,8 @@ def validate(config: Config) -> None:
         value = getattr(config, setting)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"'{setting}' must be a finite number, got {value}")
+    if not config.server_hang_timeout > 0:
+        raise ConfigError(f"'server_hang_timeout' must be a number of seconds > 0, got {config.server_hang_timeout}")
     if not config.query_timeout > 0 or not math.isfinite(config.query_timeout):
         raise ConfigError(f"'query_timeout' must be a number of seconds > 0, got {config.query_timeout}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
@@ -292,6 +298,25 @@ def validate(config: Config) -> None:
         syntax_for(config.neo4j_version)
     except ValueError as exc:
         raise ConfigError(f"'neo4j_version': {exc}") from exc
+
+
+def check_home(home: Path) -> None:
+    """The data directory is a folder, or can be made one: a ``home`` that names a file (or lies under one) is a
+    setting's fault, named here, not a NotADirectoryError when the first command writes into it."""
+    for path in (home, *home.parents):
+        try:
+            if not path.exists():
+                continue
+        except OSError as exc:  # a folder on the way that this user may not search
+            raise ConfigError(f"'home' ({HOME_SOURCES}) {home} cannot be reached: {exc.strerror or exc}") from exc
+        if path.is_dir():
+            return
+        where = "is a file" if path == home else f"lies under {path}, which is a file"
+        raise ConfigError(f"'home' ({HOME_SOURCES}) must be a directory, but {home} {where}")
+
+
+HOME_SOURCES = "--home, KGQA_HOME or home in the config file"
+"""Where ``home`` is set, as errors name it."""
 
 
 def hidden_labels(config: Config, skb: str) -> frozenset[str]:

@@ -63,6 +63,7 @@ def open_store(config: Config) -> GraphStore:
         ef_runtime=config.ef_runtime,
         start_timeout=config.server_start_timeout,
         query_timeout=config.query_timeout,
+        hang_timeout=config.server_hang_timeout,
     )
 
 

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -51,24 +50,6 @@ def _gone(pid: int | None) -> bool:
 
 def _state(home: Path):
     return read_state(WorkerPaths(home / "worker"))
-
-
-@pytest.fixture
-def env(cli_env: dict[str, str], home: Path) -> Iterator[dict[str, str]]:
-    """A data directory served by a worker (60 s idle timeout); stopped at the end, leaving nothing behind."""
-    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60"}
-    yield worker_env
-    state = _state(home)
-    kgqa(worker_env, "server", "stop")
-    if state is not None:
-        wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the worker to stop")
-    assert not servers_for(home)
-
-
-@pytest.fixture
-def loaded(env: dict[str, str], prime_dir: Path) -> dict[str, str]:
-    kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
-    return env
 
 
 def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, str], home: Path) -> None:

@@ -50,6 +50,7 @@ from kgqa.runtime.store.base import (
 from kgqa.runtime.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 from kgqa.runtime.store.server import (
+    HANG_TIMEOUT,
     RUNAWAY_PROBE_TIMEOUT,
     WRITE_TIMEOUT_MS,
     EmbeddedServer,
@@ -72,6 +73,9 @@ VECTORS_KEY = "kgqa:vectors:{}"
 """The token of the graph's vector directory (kgqa.runtime.store.vectors), published with the graph."""
 VECTORS_DIR = "vectors"
 STAGING_SUFFIX = ".staging"
+DEATH_WAIT = 2.0
+"""Seconds a call that lost its connection waits for the server process to end, to tell a dead server from a
+failed connection."""
 INDEX_HANG_AFTER = 60.0
 """Seconds without CPU use after which a server with indexes still building counts as hung."""
 
@@ -119,6 +123,7 @@ class FalkorWriter:
     without scanning the graph."""
 
     def __init__(self, store: FalkorStore, staging: str, vectors: VectorWriter) -> None:
+        self._store = store
         self._graph = store.client.select_graph(staging)
         self._bulk = BulkSession(store.client.connection, staging)
         self.vectors = vectors
@@ -131,10 +136,8 @@ class FalkorWriter:
         self._finished = False
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
-        try:
+        with self._store.writing_call("write"):
             self._graph.query(params_header(params) + query, timeout=WRITE_TIMEOUT_MS)
-        except RedisError as exc:
-            raise StoreError(f"FalkorDB write failed: {exc}") from exc
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         if not rows:
@@ -155,10 +158,8 @@ class FalkorWriter:
         if plain is not None:
             vectors[q.PLAIN_EMB] = plain
         self.vectors.add(label, ids, vectors)
-        try:
+        with self._store.writing_call("bulk write"):
             first = self._bulk.add_nodes(NodeBlock(label, columns))
-        except RedisError as exc:
-            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         self._internal.update(zip(ids, range(first, first + len(ids)), strict=True))
         self.labels[label] = self.labels.get(label, 0) + len(ids)
 
@@ -175,10 +176,8 @@ class FalkorWriter:
             q.ALIAS_KEY: [r.alias.strip().lower() for r in rows],
         }
         self.vectors.add(ALIAS_LABEL, numbers, {q.NAME_EMB: np.stack([r.emb for r in rows])})
-        try:
+        with self._store.writing_call("bulk write"):
             self._bulk.add_nodes(NodeBlock(ALIAS_LABEL, columns))
-        except RedisError as exc:
-            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         self.aliases += len(rows)
 
     def finish(self) -> None:
@@ -186,10 +185,8 @@ class FalkorWriter:
         if self._finished:
             return
         self._finished = True
-        try:
+        with self._store.writing_call("bulk write"):
             self._bulk.close()
-        except RedisError as exc:
-            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         for label in self.labels:
             self._write(q.create_id_index(label), {})
             self._write(q.create_property_index(label, q.NAME_KEY), {})
@@ -206,10 +203,8 @@ class FalkorWriter:
             dst = np.fromiter((internal[str(b)] for _, b in pairs), dtype=np.int64, count=len(pairs))
         except KeyError as exc:
             raise StoreError(f"edge {source}-[{rel_type}]->{target} names node {exc.args[0]!r}, not written") from None
-        try:
+        with self._store.writing_call("bulk write"):
             self._bulk.add_edges(EdgeBlock(rel_type, src, dst))
-        except RedisError as exc:
-            raise StoreError(f"FalkorDB bulk write failed: {exc}") from exc
         key = (source, rel_type, target)
         self.relationships[key] = self.relationships.get(key, 0) + len(pairs)
 
@@ -270,13 +265,15 @@ class FalkorStore(CatalogueReads):
         ef_runtime: int = 200,
         start_timeout: float = 120.0,
         query_timeout: float = 60.0,
+        hang_timeout: float = HANG_TIMEOUT,
     ) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.query_timeout = query_timeout
-        self._server = EmbeddedServer(directory, start_timeout, query_timeout)
+        self._server = EmbeddedServer(directory, start_timeout, query_timeout, hang_timeout)
         self.client: FalkorDB = self._server.start()
-        """Everything but reads: loads, saves, metadata (no time limit: a save of a big graph is long)."""
+        """Loads and saves: no time limit (a save of a big graph is long), watched by the server's :class:`Stalls`."""
         self._reader: FalkorDB = self._server.reader()
+        """Reads, metadata included: each waits ``query_timeout`` plus a grace at most."""
         self._restarts = Restarts(self._server, self._restarted, self._runaway, wait=query_timeout)
         self.publishing = ReadWriteLock()
         self._ef_runtime = ef_runtime
@@ -301,6 +298,8 @@ class FalkorStore(CatalogueReads):
         for previous in old:
             with suppress(RedisError, OSError):
                 previous.connection.close()
+        # a load whose server died between publishing and saving left a vector directory no saved graph names
+        remove_unreferenced(self._vector_root, self._vector_tokens())
         for graph in self._graph_names():
             self.await_indexes(graph, timeout=None, gated=False)
 
@@ -308,6 +307,8 @@ class FalkorStore(CatalogueReads):
         """Whether the server runs a query past the time limit (``GRAPH.INFO RunningQueries``). Asked on a client of
         its own that waits ``RUNAWAY_PROBE_TIMEOUT`` at most (the admin client waits forever): a server that does not
         answer in time, or whose reply cannot be read, counts as running one, since a restart is then the way back."""
+        if self._server.exit_status() is not None:
+            return True  # dead: a restart is the way back as well
         limit = timeout_ms(self.query_timeout)
         probe = self._server.probe(RUNAWAY_PROBE_TIMEOUT)
         try:
@@ -321,18 +322,59 @@ class FalkorStore(CatalogueReads):
 
     def _gated(self, work: Callable[[], T]) -> T:
         """Run the read ``work`` once no restart is under way; run it again once if a restart closed the connection
-        under it (another read ran past the time limit meanwhile)."""
+        under it (another read ran past the time limit meanwhile), or if the server had died (its restart begins
+        here unless a load writes)."""
         for attempt in (1, 2):
             generation = self._restarts.ready()
             try:
                 return work()
             except RedisConnectionError as exc:
-                if attempt == 1 and self._restarts.generation != generation:
+                if attempt == 1 and (self._restarts.generation != generation or self._replacing_dead()):
                     continue
-                raise StoreError(f"FalkorDB read failed: {exc}") from exc
-            except (RedisTimeoutError, ResponseError) as exc:  # the admin client's: reads map their own
+                raise StoreError(f"FalkorDB read failed: {self._connection_lost(exc)}") from exc
+            except RedisTimeoutError:  # a metadata read (queries map their own)
+                raise StoreTimeoutError(
+                    f"the server did not answer within {self.query_timeout:g} s; {self._restarts.after_timeout()}"
+                ) from None
+            except ResponseError as exc:
                 raise StoreError(f"FalkorDB read failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _replacing_dead(self) -> bool:
+        """Whether the server had died and is now being restarted (so a read can wait for it and go again)."""
+        how = self._server.exit_status(wait=DEATH_WAIT)
+        if how is None:
+            return False
+        self._restarts.after_exit(how)
+        return self._restarts.restarting
+
+    def _connection_lost(self, exc: RedisError) -> str:
+        """Why a call lost its connection, in the user's words: the server was killed, by the stall watcher or
+        from outside, or the connection failed with the server alive."""
+        how = self._server.exit_status(wait=DEATH_WAIT)
+        if how is None:
+            return str(exc)
+        killed = self._server.stalls.killed
+        what = f"stopped answering ({killed}) and was killed" if killed is not None else how
+        return f"the FalkorDB server {what}; {self._restarts.after_exit(how)}"
+
+    @contextmanager
+    def writing_call(self, what: str) -> Iterator[None]:
+        """One call of a load to the server: watched for stalls (:class:`Stalls`), its errors as StoreError."""
+        try:
+            with self._server.stalls.watching():
+                yield
+        except RedisConnectionError as exc:
+            raise StoreError(f"FalkorDB {what} failed: {self._connection_lost(exc)}") from exc
+        except RedisError as exc:
+            raise StoreError(f"FalkorDB {what} failed: {exc}") from exc
+
+    def supervise(self) -> None:
+        """Start a server that died while nothing read, so that the next read finds it up (the worker calls this
+        every half second)."""
+        how = self._server.exit_status()
+        if how is not None and not self._restarts.restarting:
+            self._restarts.after_exit(how)
 
     @property
     def failure(self) -> str | None:
@@ -348,11 +390,11 @@ class FalkorStore(CatalogueReads):
         return self._gated(self._graph_names)
 
     def _graph_names(self) -> list[str]:
-        names = self.client.connection.execute_command("GRAPH.LIST")
+        names = self._reader.connection.execute_command("GRAPH.LIST")
         return sorted(_text(n) for n in names if not _text(n).endswith(STAGING_SUFFIX))
 
     def meta(self, graph: str) -> SkbMeta | None:
-        raw = self._gated(lambda: self.client.connection.get(META_KEY.format(graph)))
+        raw = self._gated(lambda: self._reader.connection.get(META_KEY.format(graph)))
         if raw is None or graph not in self.graphs():
             return None
         data = json.loads(raw)
@@ -366,7 +408,7 @@ class FalkorStore(CatalogueReads):
 
     def _vector_tokens(self) -> set[str]:
         """The vector directories the published graphs name."""
-        conn = self.client.connection
+        conn = self._reader.connection
         keys = list(conn.scan_iter(match=VECTORS_KEY.format("*"), count=1000))
         return {_text(token) for token in conn.mget(keys) if token is not None} if keys else set()
 
@@ -380,7 +422,8 @@ class FalkorStore(CatalogueReads):
         with self._restarts.writing():
             staging = graph + STAGING_SUFFIX
             conn = self.client.connection
-            conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
+            with self.writing_call("write"):
+                conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
             vectors = VectorWriter(self._vector_root, graph, self._ef_runtime)
             try:
                 writer = FalkorWriter(self, staging, vectors)
@@ -395,14 +438,15 @@ class FalkorStore(CatalogueReads):
                 "labels": sorted(writer.labels.items()),
                 "relationships": sorted([s, t, d, c] for (s, t, d), c in writer.relationships.items()),
             }
-            with self.publishing.write(), conn.pipeline(transaction=True) as tx:  # no answer straddles it
-                tx.rename(staging, graph)
+            with self.publishing.write(), self.writing_call("publish"), conn.pipeline(transaction=True) as tx:
+                tx.rename(staging, graph)  # in one transaction: no answer straddles it
                 tx.set(META_KEY.format(graph), json.dumps(dataclasses.asdict(meta), allow_nan=False))
                 tx.set(SCHEMA_KEY.format(graph), json.dumps(counts, allow_nan=False))
                 tx.set(VECTORS_KEY.format(graph), vectors.token)
                 tx.execute()
             self._published(graph)
-            conn.save()
+            with self.writing_call("save"):
+                conn.save()
             remove_unreferenced(self._vector_root, self._vector_tokens())
 
     def _published(self, graph: str) -> None:
@@ -420,7 +464,7 @@ class FalkorStore(CatalogueReads):
 
     def _vectors_or_none(self, graph: str) -> VectorTables | None:
         """None for a graph without the key: one not written by a load, or loaded by an older kgqa."""
-        raw = self._gated(lambda: self.client.connection.get(VECTORS_KEY.format(graph)))
+        raw = self._gated(lambda: self._reader.connection.get(VECTORS_KEY.format(graph)))
         if raw is None:
             return None
         token = _text(raw)
@@ -459,7 +503,7 @@ class FalkorStore(CatalogueReads):
 
     def schema(self, graph: str) -> Schema:
         """Counts as the load wrote them (a scan of a big graph is slow); a scan for graphs loaded before."""
-        raw = self._gated(lambda: self.client.connection.get(SCHEMA_KEY.format(graph)))
+        raw = self._gated(lambda: self._reader.connection.get(SCHEMA_KEY.format(graph)))
         if raw is not None:
             counts = json.loads(raw)
             labels = tuple(LabelInfo(label, count) for label, count in counts["labels"])

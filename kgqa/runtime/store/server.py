@@ -7,7 +7,10 @@ its own session, so a terminal Ctrl-C reaches kgqa, which then shuts the server 
 implicitly (``save ""``): only explicit ``SAVE`` after a completed load persists, so a killed load never leaves a
 half-written graph on disk, and a start removes the temporary file of a save that was killed; (5) every query has a
 server-side time limit (``TIMEOUT_DEFAULT``), and :class:`Restarts` restarts the server from its RDB file when a
-read runs on past it (FalkorDB cannot stop a running query from outside); (6) the log is rotated at start.
+read runs on past it (FalkorDB cannot stop a running query from outside), or once it finds the server dead (killed,
+perhaps by the out-of-memory killer); (6) a call that writes waits only while the server computes: :class:`Stalls`
+kills a server that uses no CPU for ``hang_timeout`` seconds while a write waits on it (a deadlock, or a stopped
+process), so the write fails instead of hanging; (7) the log is rotated at start.
 """
 
 from __future__ import annotations
@@ -60,9 +63,23 @@ HANG_AFTER = 10.0
 WATCHDOG_GRACE = 5.0
 """Seconds past ``query_timeout`` after which kgqa stops waiting for a read: FalkorDB does not check its time limit
 inside some operations, so a read may run on past it."""
+HANG_TIMEOUT = 120.0
+"""Default seconds without CPU use after which a server that a write waits on counts as hung (:class:`Stalls`)."""
+STALL_POLL = 0.25
 RUNAWAY_PROBE_TIMEOUT = 5.0
 """Seconds kgqa waits for the server to say which queries it runs: a server that does not answer in time counts as
 running one past the limit (see FalkorStore._runaway)."""
+
+
+def describe_exit(code: int) -> str:
+    """A child's exit status in words, naming the out-of-memory killer's signal."""
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}" + (" (as the kernel's out-of-memory killer does)" if -code == signal.SIGKILL else "")
 
 
 class _Hung(Exception):
@@ -73,6 +90,7 @@ class IdleWatch:
     """How long a process has used no CPU (from /proc/PID/stat), to tell a deadlock from a slow index build."""
 
     def __init__(self, pid: int) -> None:
+        self.pid = pid
         self._stat = Path(f"/proc/{pid}/stat")
         self._cpu = self._cpu_ticks()
         self._since = time.monotonic()
@@ -159,13 +177,33 @@ def remove_stale_saves(directory: Path) -> None:
 class EmbeddedServer:
     """Start, connect to and stop the FalkorDB child process for one data directory."""
 
-    def __init__(self, directory: Path, start_timeout: float = 120.0, query_timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        start_timeout: float = 120.0,
+        query_timeout: float = 60.0,
+        hang_timeout: float = HANG_TIMEOUT,
+    ) -> None:
         self.directory = directory
         self.start_timeout = start_timeout
         self.query_timeout = query_timeout
         self.socket_path = directory / SOCKET_NAME
         self.process: subprocess.Popen[bytes] | None = None
+        self.stalls = Stalls(self, hang_timeout)
         self._lock = DataDirLock(directory)
+
+    def exit_status(self, wait: float = 0.0) -> str | None:
+        """How the server process ended, in words, or None while it runs (or none is started), waiting up to
+        ``wait`` seconds for it to end: a killed server's threads take a moment to exit, and until then it cannot
+        be reaped. Reaps it: a child that died stays a zombie until its parent asks."""
+        process = self.process
+        if process is None:
+            return None
+        try:
+            code = process.wait(wait) if wait > 0 else process.poll()
+        except subprocess.TimeoutExpired:
+            return None
+        return None if code is None else describe_exit(code)
 
     def start(self) -> FalkorDB:
         """Lock the directory, start the server, wait until it answers and has loaded its RDB file."""
@@ -322,6 +360,7 @@ class EmbeddedServer:
     def stop(self, client: FalkorDB | None = None) -> None:
         """Stop the server without saving (saves are explicit) and release the lock. Safe to call twice."""
         process, self.process = self.process, None
+        self.stalls.close()
         try:
             if process is not None and process.poll() is None:
                 if client is not None:
@@ -338,6 +377,73 @@ class EmbeddedServer:
         finally:
             self.socket_path.unlink(missing_ok=True)
             self._lock.release()
+
+
+class Stalls:
+    """Kills the server when a call that writes waits on it while it uses no CPU for ``after`` seconds.
+
+    Writes cannot have a socket timeout: a save or a bulk insert of a large graph takes as long as it takes. A server
+    that computes is waited for; one that neither answers nor computes (FalkorDB's rare deadlock on ``GRAPH.BULK``, a
+    stopped process) would hang the load for ever. Killing it makes the waiting call fail with a connection error,
+    which the store reports with :attr:`killed`; the store then restarts the server from its RDB file, which holds
+    every published graph. One watcher thread per server, started by the first call and armed only during calls.
+    """
+
+    def __init__(self, server: EmbeddedServer, after: float) -> None:
+        self._server = server
+        self.after = after
+        self._cond = threading.Condition()
+        self._armed = 0
+        self._epoch = 0
+        """Counts the times calls began after none was waiting: a new epoch restarts the idle count."""
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.killed: str | None = None
+        """Why the watcher killed the server, until the next call is watched."""
+
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        with self._cond:
+            self._armed += 1
+            if self._armed == 1:
+                self.killed, self._epoch = None, self._epoch + 1
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._watch, name="falkordb-stalls", daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._armed -= 1
+
+    def _watch(self) -> None:
+        watch: IdleWatch | None = None
+        seen = -1
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._armed > 0 or self._closed)
+                if self._closed:
+                    return
+                epoch = self._epoch
+            process = self._server.process
+            if process is None or process.poll() is not None:
+                watch = None
+            elif watch is None or watch.pid != process.pid or epoch != seen:
+                watch, seen = IdleWatch(process.pid), epoch  # idle time counts from the call's start
+            elif watch.idle_for() > self.after:
+                with self._cond:
+                    if self._armed:
+                        self.killed = f"it used no CPU for {self.after:g} s while a write waited on it"
+                        process.kill()
+                watch = None
+            with self._cond:
+                self._cond.wait(STALL_POLL)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
 
 class Restarts:
@@ -374,6 +480,7 @@ class Restarts:
         self._pending = False
         self._restarting = False
         self._began = 0.0
+        self._why = ""
         self._closed = False
         self._failure: str | None = None
         self._thread: threading.Thread | None = None
@@ -392,7 +499,7 @@ class Restarts:
         with self._cond:
             if not self._cond.wait_for(lambda: not self._restarting, self._wait):
                 raise StoreTimeoutError(
-                    f"the server is restarting after a runaway read ({time.monotonic() - self._began:.0f} s so far); "
+                    f"the server is restarting {self._why} ({time.monotonic() - self._began:.0f} s so far); "
                     "try again shortly"
                 )
             if self._failure is not None:
@@ -430,11 +537,23 @@ class Restarts:
             if self._writers:
                 self._pending = True
             else:
-                self._begin()
+                self._begin("after a runaway read or a dead server")
 
     def after_timeout(self) -> str:
         """A read ran past the time limit and the server did not stop it: restart it now, or once no load writes.
         Returns what happens, for the read's error message."""
+        return self.restart_soon(
+            "after a runaway read", "the server restarts after the load writing to this store if the query still runs"
+        )
+
+    def after_exit(self, how: str) -> str:
+        """The server is gone (``how``: :func:`describe_exit`'s words): start it again now, or once the load
+        writing to it has failed (it cannot go on without its server). Returns what happens, for error messages."""
+        return self.restart_soon(f"after it {how}", "the server restarts once the load writing to this store ends")
+
+    def restart_soon(self, why: str, deferred: str) -> str:
+        """Restart the server now, or once no load writes (``deferred`` says so); ``why`` goes into the message of
+        reads that wait too long for it. Returns what happens."""
         with self._cond:
             if self._closed:
                 return "the store is closing"
@@ -442,14 +561,20 @@ class Restarts:
                 return "the server is restarting"
             if self._writers:
                 self._pending = True
-                return "the server restarts after the load writing to this store if the query still runs"
-            self._begin()
+                return deferred
+            self._begin(why)
             return "the server is restarting (reads wait for it)"
 
-    def _begin(self) -> None:
+    @property
+    def restarting(self) -> bool:
+        with self._cond:
+            return self._restarting
+
+    def _begin(self, why: str) -> None:
         """With the condition held: start a restart in the keeper thread (none once closing)."""
         if self._closed:
             return
+        self._why = why
         self._pending, self._restarting = False, True
         self._began = time.monotonic()
         self.generation += 1

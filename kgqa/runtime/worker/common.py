@@ -32,6 +32,7 @@ RESOURCE_SETTINGS = (
     "embed_cache_mb",
     "ef_runtime",
     "server_start_timeout",
+    "server_hang_timeout",
     "load_batch_size",
     "openai_base_url",
     "openai_api_key",

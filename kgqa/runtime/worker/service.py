@@ -240,9 +240,12 @@ class Worker:
         return WorkerStatus(info, busy, round(idle, 1), {k: v for k, v in memory.items() if v is not None})
 
     def watch(self, interval: float = 0.5) -> None:
-        """Cancel orphaned jobs; stop once idle for the idle timeout."""
+        """Replace a store server that died, cancel orphaned jobs; stop once idle for the idle timeout."""
         timeout = self.info.idle_timeout
+        supervise = getattr(self.kg.store, "supervise", None)  # the embedded store's; a Neo4j server is not ours
         while not self.stopping.wait(interval):
+            if supervise is not None:
+                supervise()
             now = time.monotonic()
             with self._lock:
                 jobs = list(self._jobs.values())

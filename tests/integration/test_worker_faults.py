@@ -1,0 +1,138 @@
+"""Faults under a warm worker, with real ``kgqa`` subprocesses as clients: its store server killed (as the
+out-of-memory killer does) or stopped while clients ask, and the worker itself killed in the middle of a batch. A
+client sees answers, a notice or a one-line error, never a traceback or a hang, and the graph survives."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import wait_for
+from tests.integration.test_worker import KGQA, _gone, _state, kgqa
+
+pytestmark = pytest.mark.slow
+QUESTION = "Which drugs treat strongyloidiasis?"
+RECOVERY = 60.0
+"""The issue's bound on recovery for a small graph: a correctness bound, not a benchmark."""
+
+
+def _one_line_or_none(stderr: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) <= 1, stderr
+
+
+Result = tuple[float, int, str, str]
+"""An ask's end time, exit code, stdout and stderr."""
+
+
+def _askers(env: dict[str, str], stop: threading.Event, results: list[Result]) -> list[threading.Thread]:
+    """Four clients asking one after another until ``stop``."""
+
+    def ask() -> None:
+        while not stop.is_set():
+            done = subprocess.run(
+                [*KGQA, "ask", QUESTION, "--skb", "prime", "--json"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=RECOVERY * 3,
+            )
+            results.append((time.monotonic(), done.returncode, done.stdout, done.stderr))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _store_pid(env: dict[str, str]) -> int | None:
+    status = json.loads(kgqa(env, "server", "status", "--json").stdout)
+    pid: int | None = status["info"]["store_pid"]
+    return pid
+
+
+def _faulted_under_askers(env: dict[str, str], home: Path, fault: signal.Signals) -> None:
+    """Four askers; the store server gets ``fault`` once they run; asks go on until the worker has a new server and
+    a few more asks have answered. Every ask answers or fails with one line; those after recovery answer."""
+    kgqa(env, "schema", "--skb", "prime")  # the worker for these settings
+    state = _state(home)
+    assert state is not None and state.store_pid is not None
+    stop, results = threading.Event(), list[Result]()
+    threads = _askers(env, stop, results)
+    try:
+        wait_for(lambda: len(results) >= 4, RECOVERY, "the askers to start")
+        os.kill(state.store_pid, fault)
+        faulted = time.monotonic()
+        wait_for(lambda: _store_pid(env) not in (state.store_pid, None), RECOVERY * 2, "a new store server")
+        recovered = time.monotonic()
+        wait_for(lambda: sum(r[0] > recovered + 1 for r in results) >= 8, RECOVERY, "asks after recovery")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(RECOVERY * 3)
+    for _, code, _, stderr in results:
+        _one_line_or_none(stderr)
+        assert code in (0, 1), stderr
+    after = [(code, out) for end, code, out, _ in results if end > recovered + 1]
+    assert all(code == 0 and json.loads(out)["answers"] for code, out in after)
+    assert recovered - faulted < RECOVERY
+    assert _state(home) == state  # the same worker: only its store server was replaced
+    assert _gone(state.store_pid) and not psutil.pid_exists(state.store_pid)  # reaped, not left a zombie
+
+
+def test_a_killed_store_server_is_replaced_under_four_askers(loaded: dict[str, str], home: Path) -> None:
+    _faulted_under_askers(loaded, home, signal.SIGKILL)
+
+
+def test_a_stopped_store_server_is_replaced_under_four_askers(loaded: dict[str, str], home: Path) -> None:
+    """SIGSTOP: reads end at query_timeout plus the watchdog's grace, and the server is restarted."""
+    _faulted_under_askers({**loaded, "KGQA_QUERY_TIMEOUT": "2"}, home, signal.SIGSTOP)
+
+
+def test_a_store_server_killed_between_commands_is_replaced_at_once(loaded: dict[str, str], home: Path) -> None:
+    state = _state(home)
+    assert state is not None and state.store_pid is not None
+    os.kill(state.store_pid, signal.SIGKILL)
+    wait_for(lambda: _store_pid(loaded) not in (state.store_pid, None), RECOVERY, "the worker to replace it")
+    done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
+    assert json.loads(done.stdout)["answers"]
+    assert "error" not in done.stderr and "died" not in done.stderr  # the degraded-step notes of a no-LLM ask only
+
+
+def test_a_worker_killed_during_a_batch_is_replaced_and_the_batch_goes_on(loaded: dict[str, str], home: Path) -> None:
+    state = _state(home)
+    assert state is not None
+    batch = subprocess.Popen(
+        [*KGQA, "ask", "-", "--skb", "prime", "--json"],
+        env=loaded,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert batch.stdin is not None and batch.stdout is not None
+    batch.stdin.write(f"{QUESTION}\n")
+    batch.stdin.flush()
+    first = json.loads(batch.stdout.readline())
+    os.kill(state.pid, signal.SIGKILL)  # between two questions or during the next one: either is survived
+    batch.stdin.write(f"{QUESTION}\n" * 3)
+    batch.stdin.close()
+    batch.wait(RECOVERY * 3)  # the output of four questions fits the pipes
+    out, err = batch.stdout.read(), batch.stderr.read()  # type: ignore[union-attr]
+    assert batch.returncode == 0, err
+    rest = [json.loads(line) for line in out.splitlines()]
+    assert [d["line"] for d in [first, *rest]] == [1, 2, 3, 4]
+    assert all(d["answers"] == first["answers"] for d in rest)
+    assert f"the kgqa worker (pid {state.pid}) had died; starting a new one" in err
+    _one_line_or_none(err)
+    new = _state(home)
+    assert new is not None and new.pid != state.pid
