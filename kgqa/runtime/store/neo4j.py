@@ -8,20 +8,29 @@ only), with a per-query timeout and a row cap, so even a text that slipped throu
 constraints first, batched ``UNWIND`` writes, vector and full-text indexes created after the data and awaited until
 ONLINE, and the metadata node written last (its presence means the load completed). Big graphs go through ``kgqa export
 --format neo4j-admin`` instead (kgqa/runtime/export.py).
+
+Every call is bounded (docs/neo4j.md, Timeouts and failures): the server ends a transaction past its timeout
+(``query_timeout`` for reads, ``WRITE_TIMEOUT`` for writes), the driver gives up connecting and retrying after
+``CONNECT_TIMEOUT``, ``ACQUIRE_TIMEOUT`` and ``RETRY_TIME``, and since the driver has no read timeout of its own, kgqa
+stops waiting ``WATCHDOG_GRACE`` after the transaction timeout for a server that stopped answering. Every driver error
+becomes one of kgqa's, a line that says what happened and what to do (:func:`kgqa_error`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from kgqa.errors import ConfigError, StoreError, StoreTimeoutError
+from kgqa.errors import ConfigError, KgqaError, StoreError, StoreTimeoutError
 from kgqa.runtime.locks import ReadWriteLock
 from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import neo4j_queries as q
@@ -46,7 +55,43 @@ from kgqa.runtime.store.base import (
 )
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 
-__all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "post_import_script", "syntax_for"]
+if TYPE_CHECKING:
+    from neo4j.exceptions import DriverError, Neo4jError
+
+__all__ = ["Neo4jStore", "Neo4jWriter", "browser_statement", "kgqa_error", "post_import_script", "syntax_for"]
+
+T = TypeVar("T")
+
+CONNECT_TIMEOUT = 10.0
+"""The driver's ``connection_timeout`` (s): opening a TCP connection. A running server accepts in milliseconds; one
+that does not within this is down or unreachable."""
+ACQUIRE_TIMEOUT = 15.0
+"""The driver's ``connection_acquisition_timeout`` (s): getting a connection for a call, from the pool or new
+(connect, handshake, log in); above ``CONNECT_TIMEOUT``, as the driver asks."""
+RETRY_TIME = 5.0
+"""The driver's ``max_transaction_retry_time`` (s): how long a managed transaction is tried again after a transient
+failure (a dropped connection, a deadlock) before the error is reported: with the driver's backoff (1, 2, 4 s) a
+stopped server is reported after about 8 s, not the default 30 s of retries."""
+WRITE_TIMEOUT = 3600.0
+"""The transaction timeout (s) of a load's writes, FalkorDB's write limit too: generous, since one batch may take
+minutes on a slow disk, yet a write the server cannot finish (or a server that stopped answering) ends the load."""
+WATCHDOG_GRACE = ACQUIRE_TIMEOUT + 5.0
+"""How long after a call's transaction timeout kgqa stops waiting for it (s): time to get a connection, and slack.
+Neo4j ends a transaction past its timeout itself and says so; the driver has no read timeout of its own (only
+connect and socket-write timeouts, and a receive timeout if the server hints one), so without this a server that
+stops answering (SIGSTOP, ``docker pause``) would hang the call."""
+TIMEOUT_CODES = frozenset(
+    {
+        "Neo.ClientError.Transaction.TransactionTimedOut",
+        "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+    }
+)
+"""The codes of a transaction Neo4j ended at its timeout (the second: at the client's timeout, Neo4j 5 and later)."""
+
+# The driver logs each retry of a transaction as a multi-line warning; with no logging configured (the CLI in-process)
+# Python would print it to the terminal ahead of kgqa's one-line error. Logging that is configured (the worker's
+# log) still gets it.
+logging.getLogger("neo4j").addHandler(logging.NullHandler())
 
 syntax_for = q.syntax_for
 """The dialect's version switch (config validation and ``kgqa explain --dialect neo4j`` use it)."""
@@ -81,11 +126,82 @@ def post_import_script(labels: Sequence[str], meta: SkbMeta, *, aliases: bool = 
 
 
 def _driver(uri: str, auth: tuple[str, str]) -> Any:
+    """A driver whose connecting and retrying are bounded (the module's constants say how and why)."""
     try:
         import neo4j
     except ImportError as exc:
         raise ConfigError("store 'neo4j' needs the extra: pip install 'kgqa[neo4j]'") from exc
-    return neo4j.GraphDatabase.driver(uri, auth=auth)
+    try:
+        return neo4j.GraphDatabase.driver(
+            uri,
+            auth=auth,
+            connection_timeout=CONNECT_TIMEOUT,
+            connection_acquisition_timeout=ACQUIRE_TIMEOUT,
+            max_transaction_retry_time=RETRY_TIME,
+        )
+    except neo4j.exceptions.DriverError as exc:  # an unsupported URI scheme, a bad TLS setting
+        raise kgqa_error(exc, server=f"Neo4j at {uri}", action="connection", limit=0.0) from exc
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def kgqa_error(exc: Neo4jError | DriverError, *, server: str, action: str, limit: float) -> KgqaError:
+    """The kgqa error for an error of the Neo4j driver: one line naming what happened and what to do. ``server``
+    names the server (``Neo4j at bolt://...``), ``action`` what failed (``query``, ``write``), ``limit`` its
+    transaction timeout. The table is docs/neo4j.md's (Timeouts and failures)."""
+    from neo4j import exceptions as ne
+
+    if isinstance(exc, ne.Neo4jError):  # the server's answer: its message's first line (a syntax error's next
+        message = _one_line((exc.message or "").split("\n", 1)[0])  # lines repeat the query, with a caret)
+        code = exc.code
+        if code in TIMEOUT_CODES:
+            return StoreTimeoutError(f"{action} ran past {limit:g} s: {message}")
+        if isinstance(exc, ne.AuthError):
+            return ConfigError(
+                f"{server} refused the credentials ({code}): {message}; check neo4j_user and neo4j_password "
+                "(or NEO4J_AUTH=user/password)"
+            )
+        if code == "Neo.ClientError.Database.DatabaseNotFound":
+            return ConfigError(f"{server} has no such database ({code}): {message}; check neo4j_database")
+        if isinstance(exc, ne.Forbidden):
+            return StoreError(f"{server} does not allow the {action} to this user ({code}): {message}; grant it")
+        if isinstance(exc, ne.TransientError):  # retried for RETRY_TIME already (managed transactions)
+            return StoreError(
+                f"{server} could not serve the {action}, retried for {RETRY_TIME:g} s ({code}): {message}; try "
+                "again later"
+            )
+        if isinstance(exc, ne.ClientError):
+            return StoreError(f"{action} refused by Neo4j: {message} ({code})")
+        if isinstance(exc, ne.DatabaseError):
+            return StoreError(f"{server} failed ({code}): {message}; see the server's debug.log")
+        return StoreError(f"{server} failed the {action} ({code}): {message}")
+    message = _one_line(str(exc))  # a connection failure says why on its second line
+    if isinstance(exc, ne.IncompleteCommit):
+        return StoreError(
+            f"{server} lost the connection while committing a {action}, which may or may not be applied: "
+            f"{message}; load again"
+        )
+    if isinstance(exc, ne.ServiceUnavailable):
+        return StoreError(f"{server} is unavailable: {message}; is the server running, and neo4j_uri right?")
+    if isinstance(exc, ne.SessionExpired):
+        return StoreError(f"{server} dropped the connection: {message}; is the server running?")
+    if isinstance(exc, ne.ConnectionAcquisitionTimeoutError):
+        return StoreError(
+            f"{server} gave no connection within {ACQUIRE_TIMEOUT:g} s: {message}; is the server paused or overloaded?"
+        )
+    if isinstance(exc, ne.ConfigurationError):
+        return ConfigError(f"{server}: {message}; check neo4j_uri")
+    return StoreError(f"{server}: the {action} failed: {message}")
+
+
+def _settle(future: Future[T], call: Callable[[], T]) -> None:
+    """Runs in the call's thread: ``future`` gets what ``call`` returns or raises."""
+    try:
+        future.set_result(call())
+    except BaseException as exc:  # handed to the waiting thread, which raises it
+        future.set_exception(exc)
 
 
 def _graph_value(value: Any) -> Any:
@@ -122,6 +238,7 @@ class Neo4jStore(CatalogueReads):
         driver: Any = None,
     ) -> None:
         self.driver = driver if driver is not None else _driver(uri, auth)
+        self.server = f"Neo4j at {uri}" if uri else "Neo4j"  # as errors name it (a borrowed driver's is unknown)
         self.database = database
         self.publishing = ReadWriteLock()
         self.query_timeout = query_timeout
@@ -129,7 +246,11 @@ class Neo4jStore(CatalogueReads):
         self.batch_size = batch_size
         self._known: set[str] = set()
         self._owns_driver = driver is None
-        self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
+        try:
+            self.syntax: q.Syntax = q.syntax_for(version or self._server_version())
+        except BaseException:
+            self.close()  # the server is down or refused us: the caller gets no store to close
+            raise
 
     @classmethod
     def borrow(cls, driver: Any, database: str, **settings: Any) -> Neo4jStore:
@@ -150,6 +271,31 @@ class Neo4jStore(CatalogueReads):
     def _server_version(self) -> str:
         rows = self._read_rows(q.SERVER_VERSION, {})
         return str(rows[0][0])
+
+    @property
+    def read_bound(self) -> float:
+        """The longest any read call waits (s): its transaction timeout, then ``WATCHDOG_GRACE``."""
+        return self.query_timeout + WATCHDOG_GRACE
+
+    def _call(self, action: str, limit: float, call: Callable[[], T]) -> T:
+        """``call()`` (a session's work) with ``limit`` as its transaction timeout, waited for at most ``limit +
+        WATCHDOG_GRACE`` s: in a daemon thread, since the driver cannot stop waiting for a server that stopped
+        answering. Past the bound that thread is left to end when the driver does (a read's result is dropped; a
+        write may still commit, after its load has failed)."""
+        from neo4j import exceptions as ne
+
+        future: Future[T] = Future()
+        threading.Thread(target=_settle, args=(future, call), name="kgqa-neo4j-call", daemon=True).start()
+        bound = limit + WATCHDOG_GRACE
+        if not wait([future], timeout=bound).done:
+            raise StoreError(
+                f"{self.server} did not answer a {action} within {bound:g} s ({limit:g} s timeout + "
+                f"{WATCHDOG_GRACE:g} s); is the server paused or overloaded?"
+            )
+        try:
+            return future.result()
+        except (ne.Neo4jError, ne.DriverError) as exc:
+            raise kgqa_error(exc, server=self.server, action=action, limit=limit) from exc
 
     # -- reads ---------------------------------------------------------------------------------------------------
 
@@ -172,19 +318,14 @@ class Neo4jStore(CatalogueReads):
                 rows.append(list(record.values()))
             return list(result.keys()), rows
 
-        # Neo4j terminates the transaction at the timeout; the driver has no read timeout of its own to add (only
-        # connect and write timeouts, and a receive timeout the server may hint).
-        work = neo4j.unit_of_work(timeout=self.query_timeout)(work)
-        try:
+        work = neo4j.unit_of_work(timeout=self.query_timeout)(work)  # Neo4j ends the transaction at the timeout
+
+        def call() -> tuple[list[str], list[list[Any]]]:
             with self.driver.session(database=self.database) as session:
                 table: tuple[list[str], list[list[Any]]] = session.execute_read(work)
                 return table
-        except neo4j.exceptions.Neo4jError as exc:
-            if "TransactionTimedOut" in (exc.code or ""):
-                raise StoreTimeoutError(f"query ran past {self.query_timeout:g} s: {exc.message}") from exc
-            raise StoreError(f"query refused by Neo4j: {exc.message}") from exc
-        except neo4j.exceptions.DriverError as exc:
-            raise StoreError(f"Neo4j read failed: {exc}") from exc
+
+        return self._call("query", self.query_timeout, call)
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         self._check(graph)
@@ -291,15 +432,25 @@ class Neo4jStore(CatalogueReads):
     def _write(self, text: str, params: Mapping[str, Any]) -> None:
         import neo4j
 
-        try:
+        @neo4j.unit_of_work(timeout=WRITE_TIMEOUT)
+        def work(tx: Any) -> None:
+            tx.run(q.statement(text, self.syntax), params).consume()
+
+        def call() -> None:
             with self.driver.session(database=self.database) as session:
-                session.execute_write(lambda tx: tx.run(q.statement(text, self.syntax), params).consume())
-        except neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j refused a write: {exc.message}") from exc
+                session.execute_write(work)
+
+        self._call("write", WRITE_TIMEOUT, call)
 
     def _autocommit(self, text: str) -> None:
-        with self.driver.session(database=self.database) as session:
-            session.run(text).consume()
+        """An auto-commit write (``CALL ... IN TRANSACTIONS``), with no transaction timeout: it commits batch by
+        batch, and stopping it part-way would leave half of what it does. kgqa's watchdog still bounds the wait."""
+
+        def call() -> None:
+            with self.driver.session(database=self.database) as session:
+                session.run(text).consume()
+
+        self._call("write", WRITE_TIMEOUT, call)
 
     def check_names(
         self, labels: Sequence[str], relationship_types: Sequence[str], property_keys: Sequence[str] = ()
