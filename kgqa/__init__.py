@@ -30,6 +30,7 @@ from kgqa.errors import (
     StoreLockedError,
     StoreTimeoutError,
     UnknownSkbError,
+    WorkerBusyError,
     WorkerError,
 )
 
@@ -91,6 +92,7 @@ __all__ = [
     "StoreTimeoutError",
     "Trace",
     "UnknownSkbError",
+    "WorkerBusyError",
     "WorkerError",
     "connect",
     "load_config",

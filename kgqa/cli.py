@@ -1,5 +1,7 @@
 """The ``kgqa`` command line. Every user-facing failure is one line on stderr and a non-zero exit, never a traceback
-(``--debug`` shows one for bugs)."""
+(``--debug`` shows one for bugs). Everything it prints for people goes through :func:`kgqa.runtime.terminal.shown`
+(its consoles, :class:`SafeConsole`, and :func:`say`), so no control character of a question, of the data or of a
+file reaches the terminal; JSON escapes them as JSON does (:func:`json_text`)."""
 
 from __future__ import annotations
 
@@ -11,13 +13,13 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import click
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -28,16 +30,19 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.segment import Segment
 from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
 from kgqa.api import check_question
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, StoreError
+from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
 from kgqa.lab.qa import SPLITS
 from kgqa.runtime.progress import LineProgress
+from kgqa.runtime.rows import RefusedRow, Rows, usable_rows
 from kgqa.runtime.skbs import KNOWN
+from kgqa.runtime.terminal import UNSAFE, UNSAFE_IN_JSON, shown
 from kgqa.types import Candidate, shown_score
 
 if TYPE_CHECKING:
@@ -76,6 +81,15 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 class KgqaGroup(click.Group):
     """Maps errors to one-line messages and exit codes for every subcommand."""
 
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:  # kgqa's own options; a subcommand's are parsed in invoke
+            _shown_click(exc)
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         signal.signal(signal.SIGTERM, _on_signal)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
@@ -83,28 +97,83 @@ class KgqaGroup(click.Group):
         try:
             return super().invoke(ctx)
         except KgqaError as exc:
-            click.echo(f"error: {exc}", err=True)
+            say(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            say("interrupted", err=True)
             ctx.exit(EXIT_INTERRUPTED)
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+        except click.ClickException as exc:
+            _shown_click(exc)
+            raise
+        except (click.exceptions.Exit, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(
-                f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details",
-                err=True,
-            )
+            say(f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details", err=True)
             ctx.exit(EXIT_BUG)
+
+
+def _shown_click(exc: click.ClickException) -> None:
+    """Escape the message click prints for a usage error: it quotes what the user typed (an unknown option, a file
+    name). click types ``message`` Final, but rebinding it is the one way into click's own printing."""
+    setattr(exc, "message", shown(exc.message))  # noqa: B010
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """One line for people, through click (no rich layout), escaped (:func:`kgqa.runtime.terminal.shown`)."""
+    click.echo(shown(text), err=err)
+
+
+class SafeConsole(Console):
+    """A rich console that escapes (:func:`kgqa.runtime.terminal.shown`) every text it renders: the strings given to
+    ``print``, ``rule`` and ``status`` (before their markup is read: escaping writes no bracket, so the CLI's own
+    markup and rich's ``escape`` of user text still work) and every :class:`Text` (a table's cells and title too).
+    So a question, a node's name or a file's row shows its control characters as ``\\033``, ``\\n`` ..., and a
+    newline cannot forge a line of output; a multi-line text of data goes through :func:`print_block`."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(shown(text), **kwargs)
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        if isinstance(renderable, Text):
+            renderable = _shown_text(renderable)
+        return super().render(renderable, options)
+
+
+def _shown_text(text: Text) -> Text:
+    """``text`` escaped, its styled spans moved to where their characters went."""
+    raw = text.plain
+    if not UNSAFE.search(raw):
+        return text
+    ends = [0]
+    for char in raw:
+        ends.append(ends[-1] + len(shown(char)))
+    out = text.copy()
+    out.plain = shown(raw)
+    out.spans = [Span(ends[min(s.start, len(raw))], ends[min(s.end, len(raw))], s.style) for s in text.spans]
+    return out
+
+
+def plain(text: str) -> Text:
+    """User or data text as a table cell or title: never markup, escaped before rich drops a BEL or CR unseen."""
+    return Text(shown(text))
+
+
+def print_block(console: Console, text: str, **kwargs: Any) -> None:
+    """A multi-line text of data (a document, a query, an LLM's reply) line by line: its line breaks are its layout;
+    every other control character is escaped by the console."""
+    for line in text.split("\n"):
+        console.print(line, markup=False, highlight=False, **kwargs)
 
 
 def json_text(value: Any, **kwargs: Any) -> str:
     """What kgqa prints as JSON: strict JSON, so a non-finite float (a score of a degenerate vector, a parameter
     the user wrote as 1e999) prints as null, which every JSON parser reads, never as NaN or Infinity, which none
-    must accept."""
-    return json.dumps(_finite(value), allow_nan=False, **kwargs)
+    must accept. Every control character is escaped (``\\u001b``, ``\\u009b``): json.dumps escapes C0 itself,
+    and with ``ensure_ascii=False`` would write DEL, C1 controls, bidirectional overrides and lone surrogates raw."""
+    text = json.dumps(_finite(value), allow_nan=False, **kwargs)
+    return UNSAFE_IN_JSON.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _finite(value: Any) -> Any:
@@ -164,7 +233,11 @@ def _progress(console: Console, *columns: ProgressColumn) -> Progress | LineProg
 
 
 def _stderr() -> Console:
-    return Console(stderr=True)
+    return SafeConsole(stderr=True)
+
+
+def _stdout() -> Console:
+    return SafeConsole()
 
 
 BATCH_HELP = (
@@ -320,9 +393,15 @@ def ask_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--questions",
     "questions_file",
-    type=click.File("r", encoding="utf-8"),
+    type=click.File("rb"),
     default=None,
     help="Ask every non-empty line of FILE ('-': standard input, as QUESTION '-' is).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="With several questions: exit 1 when a line was refused (too long, not UTF-8 ...); the other lines are "
+    "still answered. Without it a refused line is reported and skipped.",
 )
 @click.option("--explain", "show_plan", is_flag=True, help="Also print the plan and the compiled query.")
 @click.option(
@@ -344,13 +423,15 @@ def ask(
     cross_encoder: str | None,
     alpha: float | None,
     l_max: int | None,
-    questions_file: TextIO | None,
+    questions_file: BinaryIO | None,
+    strict: bool,
     show_plan: bool,
     as_json: bool,
 ) -> None:
     """Answer QUESTION with a ranked list of entities of the SKB, each with its evidence. QUESTION '-' (or
-    --questions FILE) asks one question per line in one process; a question that fails is reported with its line
-    number and the others are still answered (exit code 1 if any failed)."""
+    --questions FILE) asks one question per line in one process: a line that cannot be a question (too long, not
+    UTF-8) is reported with its line number and skipped (exit 1 only with --strict), and a question that fails
+    while answered is reported and the others are still answered (exit 1)."""
     if (question is None) == (questions_file is None):
         raise click.UsageError("give a QUESTION, '-' (one per line on standard input) or --questions FILE")
     flags = answer_flags(ctx)
@@ -359,25 +440,71 @@ def ask(
             answer = kg.ask(question, skb, types=types or None)
         _print_answer(answer, skb, show_plan=show_plan, as_json=as_json)
         return
-    source = questions_file if questions_file is not None else sys.stdin
-    lines = [(number, line.strip()) for number, line in enumerate(source, 1) if line.strip()]
-    if not lines:
-        raise InputError("no questions: the input has no non-empty line")
+    config = _config(ctx, **flags)
+    stream = questions_file if questions_file is not None else sys.stdin.buffer
+    name = getattr(stream, "name", None)
+    source = name if isinstance(name, str) and name not in ("", "-") else "<stdin>"
+    seen: Rows[str] = Rows(source)
     failed = 0
-    with _open(ctx, **flags) as kg:
-        for number, text in lines:
+    with contextlib.ExitStack() as opened:
+        api: Api | None = None
+        # answered as read (a pipe gets each answer before it sends the next line); the store starts at the first
+        # usable line, so input without one is refused before any work (kgqa.runtime.rows)
+        for number, item in usable_rows(source, question_lines(stream, config.max_question_chars)):
+            seen.add(number, item)
+            if isinstance(item, RefusedRow):
+                _stderr().print(item.reported(source), markup=False, highlight=False, soft_wrap=True)
+                if as_json:
+                    error = {"type": type(item.error).__name__, "message": str(item.error)}
+                    click.echo(json_text({"line": number, "question": item.key, "error": error}, ensure_ascii=False))
+                continue
+            if api is None:
+                api = opened.enter_context(_start(config))
             try:
-                answer = kg.ask(text, skb, types=types or None)
+                answer = api.ask(item, skb, types=types or None)
             except PER_QUESTION_ERRORS as exc:  # this question's fault: report it and go on with the others
                 failed += 1
                 _stderr().print(f"error: line {number}: {exc}", markup=False, highlight=False)
                 if as_json:
                     error = {"type": type(exc).__name__, "message": str(exc)}
-                    click.echo(json_text({"line": number, "question": text, "error": error}, ensure_ascii=False))
+                    click.echo(json_text({"line": number, "question": item, "error": error}, ensure_ascii=False))
                 continue
             _print_answer(answer, skb, show_plan=show_plan, as_json=as_json, line=number)
+    if not seen.good:
+        raise InputError(f"no questions: {source} has no non-empty line")
+    refused = seen.strict_error() if strict else None
+    if refused is not None:
+        raise refused
     if failed:
         ctx.exit(1)
+
+
+def question_lines(stream: BinaryIO, max_chars: int) -> Iterator[tuple[int, str | RefusedRow]]:
+    """The questions of ``kgqa ask -`` (one per line), for :func:`kgqa.runtime.rows.take_rows`: a blank line is no
+    row; a line that is not UTF-8 text or that :func:`kgqa.api.check_question` refuses (too long, a NUL) is a refused
+    row, found before the store starts. Read as bytes, so one bad byte refuses its line, not the whole input."""
+    for number, raw in enumerate(stream, 1):
+        try:
+            text = raw.decode("utf-8-sig" if number == 1 else "utf-8").strip()
+        except UnicodeDecodeError as exc:
+            bad = InputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the questions as UTF-8")
+            yield number, RefusedRow(number, bad)
+            continue
+        if not text:
+            continue
+        try:
+            check_question(text, max_chars)
+        except QuestionError as exc:
+            yield number, RefusedRow(number, exc, text)
+            continue
+        yield number, text
+
+
+def report_refused(rows: Rows[Any]) -> None:
+    """Each row the row policy skipped of a file read whole, one line on stderr (escaped, as everything printed)."""
+    console = _stderr()
+    for line in rows.report():
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 PER_QUESTION_ERRORS = (InputError, LlmError, EmbeddingError, StoreError)
@@ -403,7 +530,7 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
         else:
             click.echo(json_text({"line": line, **doc}, ensure_ascii=False, default=str))
         return
-    console = Console()
+    console = _stdout()
     if show_plan:
         console.print(f"[bold]target type[/bold] {escape(str(trace.target_type))}")
         if not trace.plans:
@@ -424,12 +551,12 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
         for text in (title, *_answer_lines(answer.answers, trace.llm != "none")):
             console.print(text, markup=False, highlight=False, soft_wrap=True)
         return
-    table = Table(title=Text(title))
+    table = Table(title=plain(title))
     for column in ("rank", "id", "type", "name", "score", "evidence"):
         table.add_column(column, justify="right" if column in ("rank", "score") else "left")
     for rank, c in enumerate(answer.answers, 1):
         cells = (str(rank), str(c.id), c.type, c.name, f"{shown_score(c):.3f}", _evidence(c, trace.llm != "none"))
-        table.add_row(*map(Text, cells))  # user and data text, never markup
+        table.add_row(*map(plain, cells))  # user and data text, never markup
     console.print(table)
 
 
@@ -475,8 +602,8 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
         with _stderr().status(f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
             done = kg.export_neo4j_admin(skb, out.resolve())
     _stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False, markup=False)
-    click.echo(f"1. {done.command}")
-    click.echo(f"2. start Neo4j, then: cypher-shell -u neo4j -p PASSWORD -f {done.post_import}")
+    say(f"1. {done.command}")
+    say(f"2. start Neo4j, then: cypher-shell -u neo4j -p PASSWORD -f {done.post_import}")
 
 
 @main.command("questions")
@@ -633,6 +760,12 @@ def questions_command(
     show_default=True,
     help="Results file; answered questions are kept in OUT.jsonl, so a re-run resumes.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when a row of the question file was refused (too long, empty, a missing field ...); the other "
+    "questions are still answered and scored. Without it a refused row is reported and skipped.",
+)
 @click.pass_context
 def eval_command(
     ctx: click.Context,
@@ -648,8 +781,10 @@ def eval_command(
     baselines: tuple[Baseline, ...],
     query_embeddings: Path | None,
     out: Path,
+    strict: bool,
 ) -> None:
-    """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency."""
+    """Score the pipeline on STaRK-format questions: hit@1, hit@5, hit@20, recall@20, MRR, per-step latency. A row
+    of the question file that cannot be used is reported with its line and skipped (exit 1 only with --strict)."""
     from kgqa.lab.evaluate import (
         ablation_table,
         eval_input,
@@ -664,7 +799,11 @@ def eval_command(
     config = _config(ctx, steps=steps, reranker=reranker, llm=llm, top_k=top_k)
     given = eval_input(qa_path, split, limit, config.max_question_chars, query_embeddings, out)
     questions = given.questions
-    _stderr().print(f"read {len(questions)} questions ({split}) from {qa_path}", highlight=False, markup=False)
+    report_refused(given.rows)
+    skipped = f"; skipped {len(given.rows.refused)} refused rows" if given.rows.refused else ""
+    _stderr().print(
+        f"read {len(questions)} questions ({split}) from {qa_path}{skipped}", highlight=False, soft_wrap=True
+    )
     with _start(config) as kg:
         rows = eval_rows(kg.config, skb, ablation, baselines)
         kg.meta(skb)
@@ -697,7 +836,10 @@ def eval_command(
         table.add_column(column, justify="left" if column == "row" else "right")
     for line in ablation_table(doc):
         table.add_row(*line)
-    Console().print(table)
+    _stdout().print(table)
+    refused = given.rows.strict_error() if strict else None
+    if refused is not None:
+        raise refused
 
 
 @main.command("train-reranker")
@@ -821,16 +963,16 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
 
         click.echo(json_text(asdict(view), indent=2, ensure_ascii=False))
         return
-    console = Console()
+    console = _stdout()
     console.print(
         f"[bold]{escape(view.name)}[/bold] {escape(f'({view.type}, id {view.id}, {view.skb})')}", highlight=False
     )
     if view.aliases:
         console.print("also known as: " + "; ".join(view.aliases), markup=False, highlight=False)
     console.rule("document (step 6, rerankers)")
-    console.print(view.document, markup=False, highlight=False)
+    print_block(console, view.document)
     console.rule("document with relations (STaRK's step 7 embeds it; elsewhere step 7 embeds the one above)")
-    console.print(view.document_with_relations, markup=False, highlight=False)
+    print_block(console, view.document_with_relations)
     table = Table(title="relations")
     for column in ("type", "neighbour label", "neighbours", "out", "in", "names"):
         table.add_column(column, justify="right" if column in ("neighbours", "out", "in") else "left")
@@ -838,7 +980,7 @@ def node(ctx: click.Context, node_id: str, skb: str, as_json: bool) -> None:
         more = rel.neighbours - len(rel.names)
         names = ", ".join(rel.names) + (f", ... ({more} more)" if more > 0 else "")
         cells = (rel.type, rel.label, str(rel.neighbours), str(rel.out), str(rel.edges - rel.out), names)
-        table.add_row(*map(Text, cells))
+        table.add_row(*map(plain, cells))
     console.print(table)
 
 
@@ -856,7 +998,7 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
 
         click.echo(json_text({"meta": asdict(meta), "schema": asdict(info)}, indent=2))
         return
-    console = Console()
+    console = _stdout()
     console.print(
         f"[bold]{skb}[/bold]: {escape(meta.source)}; {info.node_count} nodes, {info.edge_count} edges; "
         f"embedder {escape(meta.embedder)} ({meta.dimension}-d); loaded {meta.loaded_at}"
@@ -867,17 +1009,17 @@ def schema(ctx: click.Context, skb: str, as_json: bool) -> None:
     labels.add_column("nodes", justify="right")
     labels.add_column("answer type")
     for label in info.labels:
-        labels.add_row(Text(label.name), str(label.count), "yes" if label.name in meta.candidate_types else "")
+        labels.add_row(plain(label.name), str(label.count), "yes" if label.name in meta.candidate_types else "")
     rels = Table(title="relationship types")
     for column in ("source", "type", "target", "edges"):
         rels.add_column(column, justify="right" if column == "edges" else "left")
     for rel in info.relationships:
-        rels.add_row(*map(Text, (rel.source, rel.type, rel.target, str(rel.count))))
+        rels.add_row(*map(plain, (rel.source, rel.type, rel.target, str(rel.count))))
     indexes = Table(title="indexes")
     for column in ("label", "property", "kind", "status"):
         indexes.add_column(column)
     for index in info.indexes:
-        indexes.add_row(*map(Text, (index.label, index.property, index.kind, index.status)))
+        indexes.add_row(*map(plain, (index.label, index.property, index.kind, index.status)))
     console.print(labels, rels, indexes)
 
 
@@ -941,7 +1083,7 @@ def explain(
     if as_json:
         click.echo(json_text(result.to_json(), ensure_ascii=False, indent=2, default=str))
         return
-    console = Console()
+    console = _stdout()
     _print_explanation(console, result)
     if result.beside is not None:
         console.print("[bold]beside it, kgqa ask grounds the linked entities' plan:[/bold]")
@@ -956,7 +1098,7 @@ def _print_explanation(console: Console, result: Explanation) -> None:
             f"[bold]{escape(g.model)}[/bold] wrote ({g.usage.completion_tokens} tokens, {g.usage.seconds} s"
             f"{', cached' if g.usage.cached else ''}):"
         )
-        console.print(g.reply, markup=False, soft_wrap=True)
+        print_block(console, g.reply, soft_wrap=True)
     console.print(f"[bold]target[/bold] {escape(str(plan.target))}")
     for symbol in plan.symbols:
         kind = f"constant '{symbol.search_string}'" if symbol.search_string is not None else "variable"
@@ -978,11 +1120,11 @@ def _print_explanation(console: Console, result: Explanation) -> None:
             markup=False,
         )
     console.print(f"[bold]query ({result.dialect})[/bold]")
-    console.print(result.query, markup=False, soft_wrap=True)
+    print_block(console, result.query, soft_wrap=True)
     console.print(json_text(result.params, ensure_ascii=False, default=str), markup=False)
     if result.browser is not None:
         console.print("[bold]Neo4j Browser[/bold] (paste both lines)")
-        console.print(result.browser, markup=False, soft_wrap=True)
+        print_block(console, result.browser, soft_wrap=True)
 
 
 @main.group()
@@ -1006,14 +1148,16 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
         click.echo(json_text({"running": status is not None, **(asdict(status) if status else {})}, indent=2))
         return
     if status is None:
-        click.echo(f"no kgqa worker runs for {config.home}")
+        say(f"no kgqa worker runs for {config.home}")
         return
     info = status.info
     memory = ", ".join(f"{name} {mib:.0f} MiB" for name, mib in status.rss_mib.items())
     timeout = f"stops after {info.idle_timeout:.0f} s idle"
     state = f"{status.in_flight} commands in flight" if status.in_flight else f"idle for {status.idle_for:.0f} s"
-    click.echo(f"kgqa worker pid {info.pid} for {info.home} (kgqa {info.build}), started {info.started_at}")
-    click.echo(f"  {state}; {timeout}; store server pid {info.store_pid}; memory: {memory}")
+    if status.waiting:
+        state += f" ({status.waiting} waiting for a turn)"
+    say(f"kgqa worker pid {info.pid} for {info.home} (kgqa {info.build}), started {info.started_at}")
+    say(f"  {state}; {timeout}; store server pid {info.store_pid}; memory: {memory}")
 
 
 @server.command("stop")
@@ -1026,7 +1170,7 @@ def server_stop(ctx: click.Context) -> None:
     with _stderr().status("stopping the kgqa worker"):
         info = stop_worker(config)
     gone = f"no kgqa worker runs for {config.home}"
-    click.echo(gone if info is None else f"stopped the kgqa worker (pid {info.pid})")
+    say(gone if info is None else f"stopped the kgqa worker (pid {info.pid})")
 
 
 @server.command("start")
@@ -1040,7 +1184,7 @@ def server_start(ctx: click.Context) -> None:
 
     with _start(config) as kg:
         pid = cast(RemoteKgqa, kg).info.pid
-    click.echo(f"the kgqa worker (pid {pid}) serves {config.home}")
+    say(f"the kgqa worker (pid {pid}) serves {config.home}")
 
 
 SHELL_HELP = (
@@ -1079,7 +1223,7 @@ def shell(
     prompt = f"{skb}> " if sys.stdin.isatty() else ""  # piped input gets answers only
     with _start(config) as kg:
         kg.meta(skb)  # an SKB that is not loaded fails here, not at the first question
-        click.echo(f"kgqa shell on '{skb}'. {SHELL_HELP}", err=True)
+        say(f"kgqa shell on '{skb}'. {SHELL_HELP}", err=True)
         try:
             while True:
                 try:
@@ -1097,7 +1241,7 @@ def shell(
                 try:
                     answer = kg.ask(line, skb, types=types or None)
                 except KgqaError as exc:
-                    click.echo(f"error: {exc}", err=True)
+                    say(f"error: {exc}", err=True)
                     continue
                 _print_answer(answer, skb, show_plan=view["explain"], as_json=view["json"])
         finally:
@@ -1113,13 +1257,13 @@ def _shell_command(line: str, view: dict[str, bool], flags: dict[str, Any]) -> b
         return False
     if name in ("json", "explain"):
         view[name] = not view[name]
-        click.echo(f"{name} {'on' if view[name] else 'off'}", err=True)
+        say(f"{name} {'on' if view[name] else 'off'}", err=True)
     elif name == "k" and arg.isdigit() and 1 <= int(arg) <= 1000:
         flags["top_k"] = int(arg)
     elif name == "steps" and arg in STEPS:
         flags["steps"] = arg
     else:
-        click.echo(SHELL_HELP if name == "help" else f"unknown command {line!r}; {SHELL_HELP}", err=True)
+        say(SHELL_HELP if name == "help" else f"unknown command {line!r}; {SHELL_HELP}", err=True)
     return True
 
 

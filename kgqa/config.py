@@ -139,6 +139,13 @@ class Config:
     worker_idle_timeout: float = 600.0
     """Seconds the background worker (open store, loaded models) waits for the next command before it exits;
     ``0``: no worker, every command opens the store and models itself and closes them when it ends."""
+    worker_max_calls: int = 4
+    """Calls (asks, explains, schema and node views) the worker answers at once; more wait their turn. Answers are
+    CPU-bound: more at once than cores share the same CPU, each slower."""
+    worker_max_waiting: int = 64
+    """Calls that may wait for a turn; one more is refused at once as busy (exit 75), never queued without end."""
+    worker_queue_timeout: float = 120.0
+    """Seconds a call waits for its turn before it is refused as busy."""
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
@@ -259,6 +266,7 @@ def validate(config: Config) -> None:
         "max_triplets",
         "pattern_limit",
         "embed_cache_mb",
+        "worker_max_calls",
     ):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
@@ -286,6 +294,11 @@ def validate(config: Config) -> None:
         value = getattr(config, setting)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"'{setting}' must be a finite number, got {value}")
+    if config.worker_max_waiting < 0 or not config.worker_queue_timeout > 0:
+        raise ConfigError(
+            f"'worker_max_waiting' must be >= 0 and 'worker_queue_timeout' > 0, got {config.worker_max_waiting} and "
+            f"{config.worker_queue_timeout}"
+        )
     if not config.server_hang_timeout > 0:
         raise ConfigError(f"'server_hang_timeout' must be a number of seconds > 0, got {config.server_hang_timeout}")
     if not config.query_timeout > 0 or not math.isfinite(config.query_timeout):

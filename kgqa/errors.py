@@ -70,6 +70,12 @@ class WorkerError(KgqaError):
     """The background kgqa worker could not be started, reached or stopped."""
 
 
+class WorkerBusyError(WorkerError):
+    """The worker already answers as many calls as it may and as many wait: try again shortly (EX_TEMPFAIL)."""
+
+    exit_code = 75
+
+
 class Cancelled(KgqaError):
     """A long command was cancelled from its client (Ctrl-C, or the client went away)."""
 

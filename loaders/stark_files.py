@@ -176,7 +176,8 @@ def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
 
 def check_dense(tensor: Any, where: str) -> None:
     """A plain dense tensor in CPU memory, as ``torch.save`` of STaRK's arrays writes: a sparse, quantized or
-    meta tensor loads under weights_only too, but has no numpy form (and a sparse one need not be well formed)."""
+    meta tensor loads under weights_only too, but has no numpy form (and a sparse one need not be well formed); and
+    no more values than it stores (:func:`check_extent`)."""
     import torch
 
     if tensor.is_quantized:
@@ -186,8 +187,22 @@ def check_dense(tensor: Any, where: str) -> None:
     elif tensor.device.type != "cpu":
         found = f"a tensor on device {tensor.device.type}"
     else:
+        check_extent(tensor, where)
         return
     raise InputError(f"{where} must hold dense tensors, found {found}")
+
+
+def check_extent(tensor: Any, where: str) -> None:
+    """A tensor holds no more values than its file stores. torch.load takes any size and strides whose values fall
+    inside the stored bytes, so a few bytes with stride 0 can claim 2^60 values: numpy cannot hold them (a ValueError
+    or OverflowError that ended the load as an internal error), and a size it can hold is copied into all of memory.
+    STaRK's tensors are plain arrays, each value stored once."""
+    stored = tensor.untyped_storage().nbytes() // max(1, tensor.element_size())
+    if tensor.numel() > stored:
+        raise InputError(
+            f"{where} holds a tensor of shape {list(tensor.shape)} ({tensor.numel():,} values) but stores "
+            f"{stored:,} values: its strides repeat them, which STaRK's tensors never do"
+        )
 
 
 def _integral(tensor: Any) -> bool:

@@ -37,8 +37,9 @@ from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError
 from kgqa.lab.metrics import METRICS, evaluate, mean_metrics
 from kgqa.lab.provenance import CODE_PATHS, code_dirty, config_settings, provenance
-from kgqa.lab.qa import Question, load_questions
+from kgqa.lab.qa import Question, read_eval_questions
 from kgqa.runtime.llm import parse_llm_spec
+from kgqa.runtime.rows import Rows
 from kgqa.runtime.trained import find_trained
 
 if TYPE_CHECKING:
@@ -378,25 +379,28 @@ def _torn(raw: bytes, exc: ValueError | RecursionError) -> bool:
 
 @dataclass(frozen=True)
 class EvalInput:
-    """What an eval reads before the store starts: the questions, and their precomputed vectors where given."""
+    """What an eval reads before the store starts: the questions, the rows refused on reading (already left out of
+    the questions) and the questions' precomputed vectors where given."""
 
     questions: list[Question]
     query_vectors: Mapping[str, np.ndarray] | None
+    rows: Rows[Question]
 
 
 def eval_input(
     qa_path: Path, split: str, limit: int | None, max_chars: int, query_embeddings: Path | None, out: Path
 ) -> EvalInput:
-    """Read an eval's input and check it, each problem named before the store starts: the first ``limit`` questions
-    of ``split``, their vectors in ``query_embeddings`` (every question must have one), and the results file of an
-    earlier run at ``out``."""
+    """Read an eval's input and check it, each problem named before the store starts: the first ``limit`` usable
+    questions of ``split`` (refused rows are skipped and kept in ``rows``, :mod:`kgqa.runtime.rows`), their vectors
+    in ``query_embeddings`` (every question must have one), and the results file of an earlier run at ``out``."""
     from kgqa.loaders.stark_embeddings import read_query_vectors
 
-    questions = load_questions(qa_path, split, max_chars=max_chars)[:limit]
+    rows = read_eval_questions(qa_path, split, max_chars)
+    questions = [question for _, question in rows.good][:limit]
     query_vectors = None if query_embeddings is None else read_query_vectors(query_embeddings)
     check_vectors(questions, query_vectors, str(query_embeddings))
     check_out(out)
-    return EvalInput(questions, query_vectors)
+    return EvalInput(questions, query_vectors, rows)
 
 
 def check_vectors(

@@ -16,10 +16,12 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgqa.errors import InputError
+from kgqa.runtime.rows import RefusedRow, Rows, take_rows
 
 SPLITS = ("train", "val", "test", "test-0.1", "human", "all")
 TEST_RATIO = {"test-0.1": 0.1}
@@ -41,25 +43,26 @@ class Question:
     answers: tuple[str, ...]
 
 
-def _parse_answers(raw: str, where: str) -> tuple[str, ...]:
-    """A flat list of ids (:data:`FLAT_LIST`), as JSON (which joins escaped surrogate pairs) or a Python literal."""
+def _parse_answers(raw: str) -> tuple[str, ...]:
+    """A flat list of ids (:data:`FLAT_LIST`), as JSON (which joins escaped surrogate pairs) or a Python literal;
+    a refusal says why, not where (:func:`_question_rows` names the line)."""
     if not FLAT_LIST.fullmatch(raw):
-        raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids ({_why_not_ids(raw)})")
+        raise InputError(f"answer_ids {raw[:60]!r} is not a list of ids ({_why_not_ids(raw)})")
     try:
         value = json.loads(raw)
     except ValueError:
         try:
             value = ast.literal_eval(raw.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-            raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids ({exc})") from exc
+            raise InputError(f"answer_ids {raw[:60]!r} is not a list of ids ({exc})") from exc
     if not isinstance(value, list | tuple):  # "(7)" is 7 and "('a')" is 'a' to Python
-        raise InputError(f"{where}: answer_ids {raw[:60]!r} is not a list of ids (integers or quoted strings)")
+        raise InputError(f"answer_ids {raw[:60]!r} is not a list of ids (integers or quoted strings)")
     ids = tuple(str(v) for v in value)
     if not ids:
-        raise InputError(f"{where}: answer_ids is empty (a question without answers cannot be scored)")
+        raise InputError("answer_ids is empty (a question without answers cannot be scored)")
     bad = next((i for i in ids if _text_problem(i)), None)
     if bad is not None:
-        raise InputError(f"{where}: answer id {bad[:40]!r} {_text_problem(bad)}")
+        raise InputError(f"answer id {bad[:40]!r} {_text_problem(bad)}")
     return ids
 
 
@@ -109,30 +112,67 @@ def read_text(path: Path, what: str = "question file") -> str:
     return text
 
 
+def read_question_rows(path: Path, max_chars: int | None = None, *, strict: bool = False) -> Rows[Question]:
+    """A STaRK question CSV under the row policy (:mod:`kgqa.runtime.rows`): each row that is not a question (broken
+    quoting, a field over 128 KiB, more or fewer fields than the header, an empty or repeated id, an empty query or
+    one longer than ``max_chars``, answer ids that are not a flat list) is refused alone, by the line it starts on;
+    what spoils the whole file (not UTF-8, a NUL byte, a header without id, query and answer_ids) is an InputError.
+    ``strict``: the first refused row is an InputError too, naming its line (:func:`read_csv`)."""
+    source = str(path)
+    rows = _question_rows(path, max_chars)
+    return take_rows(source, _first_refusal_raises(source, rows) if strict else rows)
+
+
 def read_csv(path: Path, max_chars: int | None = None) -> list[Question]:
-    """A STaRK question CSV; refuses (naming the line) what is not one: other encodings, NUL bytes, broken quoting,
-    fields over 128 KiB, rows with more or fewer fields than the header, empty or repeated ids, empty queries or
-    queries longer than ``max_chars``, answer ids that are not a flat list."""
-    rows = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
-    out: list[Question] = []
-    seen: dict[str, int] = {}
+    """A STaRK question CSV, refused whole (naming the line) at its first row that is not a question
+    (:func:`read_question_rows` lists what is refused)."""
+    return [question for _, question in read_question_rows(path, max_chars, strict=True).good]
+
+
+def _question_rows(path: Path, max_chars: int | None) -> Iterator[tuple[int, Question | RefusedRow]]:
+    """The rows of a question CSV in file order: (the line a row starts on, its question or why it is refused)."""
+    reader = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
     try:
-        header = next(rows, [])
-        columns = _columns(path, header)
-        for row in rows:
-            if not row:
-                continue  # a blank line
-            where = f"{path}:{rows.line_num}"
-            if len(row) != len(header):
-                raise InputError(f"{where}: {len(row)} field(s), but the header has {len(header)}")
-            question = _question(row, columns, where, max_chars)
-            if question.id in seen:
-                raise InputError(f"{where}: id {question.id!r} again (first on line {seen[question.id]})")
-            seen[question.id] = rows.line_num
-            out.append(question)
+        header = next(reader, [])
     except csv.Error as exc:
-        raise InputError(f"{path}:{rows.line_num}: {_csv_reason(exc)}") from exc
-    return out
+        raise InputError(f"{path}:{reader.line_num}: {_csv_reason(exc)}") from exc
+    columns = _columns(path, header)
+    seen: dict[str, int] = {}
+    while True:
+        line = reader.line_num + 1  # where the next row starts (a quoted field may span lines)
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield line, RefusedRow(line, InputError(_csv_reason(exc)))
+            continue
+        if not row:
+            continue  # a blank line
+        if len(row) != len(header):
+            yield line, RefusedRow(line, InputError(f"{len(row)} field(s), but the header has {len(header)}"))
+            continue
+        try:
+            question = _question(row, columns, max_chars)
+        except InputError as exc:
+            yield line, RefusedRow(line, exc, row[columns["id"]].strip() or None)
+            continue
+        if question.id in seen:
+            again = InputError(f"id {question.id!r} again (first on line {seen[question.id]})")
+            yield line, RefusedRow(line, again, question.id)
+            continue
+        seen[question.id] = line
+        yield line, question
+
+
+def _first_refusal_raises(
+    source: str, rows: Iterator[tuple[int, Question | RefusedRow]]
+) -> Iterator[tuple[int, Question | RefusedRow]]:
+    """``rows`` until the first refused one, which is raised as an InputError naming its line."""
+    for line, row in rows:
+        if isinstance(row, RefusedRow):
+            raise InputError(row.located(source))
+        yield line, row
 
 
 def _columns(path: Path, header: list[str]) -> dict[str, int]:
@@ -147,19 +187,20 @@ def _columns(path: Path, header: list[str]) -> dict[str, int]:
     return {name: names.index(name) for name in ("id", "query", "answer_ids")}
 
 
-def _question(row: list[str], columns: dict[str, int], where: str, max_chars: int | None) -> Question:
+def _question(row: list[str], columns: dict[str, int], max_chars: int | None) -> Question:
+    """A row as a question; a refusal says why, not where."""
     qid, text = row[columns["id"]].strip(), row[columns["query"]].strip()
     if not qid:
-        raise InputError(f"{where}: empty id")
+        raise InputError("empty id")
     if not text:
-        raise InputError(f"{where}: empty query")
+        raise InputError("empty query")
     if max_chars is not None and len(text) > max_chars:
-        raise InputError(f"{where}: the query has {len(text):,} characters, more than max_question_chars ({max_chars})")
+        raise InputError(f"the query has {len(text):,} characters, more than max_question_chars ({max_chars})")
     for field, value in (("id", qid), ("query", text)):
         problem = _text_problem(value)
         if problem:
-            raise InputError(f"{where}: the {field} {problem}")
-    return Question(qid, text, _parse_answers(row[columns["answer_ids"]], where))
+            raise InputError(f"the {field} {problem}")
+    return Question(qid, text, _parse_answers(row[columns["answer_ids"]]))
 
 
 def _csv_reason(exc: csv.Error) -> str:
@@ -172,9 +213,12 @@ def _csv_reason(exc: csv.Error) -> str:
     return f"not valid CSV ({text})"
 
 
-def load_questions(qa: Path, split: str = "test", max_chars: int | None = None) -> list[Question]:
-    """The questions of ``split`` from a CSV file or a STaRK QA folder; ``max_chars``: the longest query taken
-    (the configuration's ``max_question_chars``), else refused naming its line."""
+def read_eval_questions(
+    qa: Path, split: str = "test", max_chars: int | None = None, *, strict: bool = False
+) -> Rows[Question]:
+    """The questions of ``split`` from a CSV file or a STaRK QA folder, read by :func:`read_question_rows`: a refused
+    row is skipped and kept for the report (``strict``: refused, naming its line). A split index that lists a
+    refused row's id skips it; an id that is in no row is refused."""
     if split not in SPLITS:
         raise InputError(f"unknown split '{split}' (use one of: {', '.join(SPLITS)})")
     if not qa.exists():
@@ -182,25 +226,36 @@ def load_questions(qa: Path, split: str = "test", max_chars: int | None = None) 
     if qa.is_file():
         if split not in ("all", "test", "human"):
             raise InputError(f"--split {split} needs a STaRK QA folder with split/*.index, not a single CSV")
-        return read_csv(qa, max_chars)
+        return read_question_rows(qa, max_chars, strict=strict)
     folder = qa / "stark_qa"
     if not qa.is_dir():
         raise InputError(f"--qa {qa} is neither a question CSV nor a STaRK QA folder")
     if not folder.is_dir():
         raise InputError(f"no question file {folder / 'stark_qa.csv'}: {qa} is neither a CSV nor a STaRK QA folder")
     if split == "human":
-        return read_csv(folder / "stark_qa_human_generated_eval.csv", max_chars)
-    questions = read_csv(folder / "stark_qa.csv", max_chars)
+        return read_question_rows(folder / "stark_qa_human_generated_eval.csv", max_chars, strict=strict)
+    rows = read_question_rows(folder / "stark_qa.csv", max_chars, strict=strict)
     if split == "all":
-        return questions
+        return rows
     index = qa / "split" / f"{split}.index"
     ratio = 1.0
     if not index.is_file() and split in TEST_RATIO:
         index, ratio = qa / "split" / "test.index", TEST_RATIO[split]
     wanted = read_text(index, "split file").split()
     wanted = wanted[: int(len(wanted) * ratio)]
-    by_id = {q.id: q for q in questions}
-    unknown = [i for i in wanted if i not in by_id]
+    by_id = {question.id: (line, question) for line, question in rows.good}
+    refused = {row.key for row in rows.refused if row.key is not None}
+    unknown = [i for i in wanted if i not in by_id and i not in refused]
     if unknown:
         raise InputError(f"{index}: {len(unknown)} id(s) not in stark_qa.csv, e.g. {unknown[0][:40]!r}")
-    return [by_id[i] for i in wanted]
+    chosen = [by_id[i] for i in wanted if i in by_id]
+    if not chosen and wanted:
+        raise InputError(f"{index}: every question of split {split} is in a refused row of {rows.source}")
+    return Rows(rows.source, chosen, rows.refused)
+
+
+def load_questions(qa: Path, split: str = "test", max_chars: int | None = None) -> list[Question]:
+    """The questions of ``split`` from a CSV file or a STaRK QA folder (:func:`read_eval_questions`), refused whole
+    at the first row that is not a question; ``max_chars``: the longest query taken (the configuration's
+    ``max_question_chars``)."""
+    return [question for _, question in read_eval_questions(qa, split, max_chars, strict=True).good]

@@ -161,3 +161,16 @@ def test_text_output_never_reads_user_text_as_markup(loaded: dict[str, str], arg
     result = run(loaded, *args)
     assert result.exit_code == 0, result.stderr
     assert "[/x]" in result.stdout or "[/x]" in result.stderr  # printed as written, not parsed as a closing tag
+
+
+def test_text_output_never_writes_a_control_sequence_of_the_question(loaded: dict[str, str]) -> None:
+    """Issue 34: an OSC sequence (it retitles a terminal) in a question, in argv or in ``ask -`` input, is shown
+    escaped in the answer header (tests/unit/test_terminal_output.py: data, errors, every other output)."""
+    question = "which drug treats \x1b]0;pwned\x07strongyloidiasis?"
+    for result in (
+        run(loaded, "ask", question, "--skb", "prime", "--top-k", "2"),
+        run(loaded, "ask", "-", "--skb", "prime", "--top-k", "2", input=f"{question}\n"),
+    ):
+        assert result.exit_code == 0, result.stderr
+        assert "\x1b" not in result.output and "\x07" not in result.output
+        assert "which drug treats \\033]0;pwned\\astrongyloidiasis?  [prime;" in result.stdout

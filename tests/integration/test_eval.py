@@ -195,3 +195,24 @@ def test_resuming_with_other_settings_is_refused(loaded: dict[str, str], tiny_mo
         run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
     result = CliRunner().invoke(main, ["eval", "--skb", "prime", "--qa", loaded["QA"], "--out", str(out)], env=loaded)
     assert result.exit_code != 0 and "settings are unknown" in result.output and "Traceback" not in result.output
+
+
+def test_an_over_long_question_is_skipped_and_reported_not_the_whole_file(
+    loaded: dict[str, str], tmp_path: Path
+) -> None:
+    """Issue 34: one question over max_question_chars refused the whole file; now its row is skipped and named, the
+    others are scored, and only --strict fails the command (after scoring them)."""
+    qa = tmp_path / "partial.csv"
+    qa.write_text(Path(loaded["QA"]).read_text() + f'q5,"{"why " * 1001}","[3]"\n')
+    out = tmp_path / "results.json"
+    args = ["eval", "--skb", "prime", "--qa", str(qa), "--steps", "graph", "--out", str(out)]
+    result = CliRunner().invoke(main, args, env=loaded)
+    assert result.exit_code == 0, result.stderr
+    skipped = f"skipped {qa}:6: the query has 4,003 characters, more than max_question_chars (4000)"
+    assert skipped in result.stderr.splitlines()
+    assert json.loads(out.read_text())["metrics"]["n"] == 4
+    strict = CliRunner().invoke(main, [*args, "--strict"], env=loaded)  # resumes: nothing is answered again
+    assert strict.exit_code == 1
+    assert skipped in strict.stderr.splitlines()
+    assert strict.stderr.splitlines()[-1] == f"error: {qa}: 1 row refused (line 6) and --strict is set"
+    assert json.loads(out.read_text())["metrics"]["n"] == 4

@@ -69,7 +69,7 @@ def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: 
     ]
     lines = f"Which drugs are indicated for migraine?\n{'q' * 4001}\nWhich drugs treat strongyloidiasis?\n"
     result = CliRunner().invoke(main, ["ask", "-", "--skb", "prime", "--json"], env=env, input=lines)
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 0, result.output  # a refused line is skipped unless --strict
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert [o["line"] for o in out] == [1, 2, 3] and "error" not in out[0] and "error" not in out[2]
     assert out[1]["error"] == {
@@ -77,6 +77,10 @@ def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: 
         "message": "the question has 4,001 characters; the limit is 4,000 (max_question_chars)",
     }
     assert out[0]["trace"]["bounds"] == []
+    strict = CliRunner().invoke(main, ["ask", "-", "--skb", "prime", "--json", "--strict"], env=env, input=lines)
+    answered = [(o["line"], o.get("answers"), o.get("error")) for o in map(json.loads, strict.stdout.splitlines())]
+    assert strict.exit_code == 1 and answered == [(o["line"], o.get("answers"), o.get("error")) for o in out]
+    assert strict.stderr.strip().splitlines()[-1] == "error: <stdin>: 1 row refused (line 2) and --strict is set"
 
 
 def test_a_question_that_repeats_itself_joins_each_entity_once(home: Path, tiny_model: Path) -> None:

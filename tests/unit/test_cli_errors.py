@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from kgqa.cli import main
 
 
-def run(env: dict[str, str], *args: str):
-    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+def run(env: dict[str, str], *args: str, input: str | bytes | None = None):
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False, input=input)
 
 
 def assert_one_line_error(result, message: str) -> None:

@@ -48,3 +48,21 @@ def test_bad_file_names_the_problem(tmp_path: Path, toml: str, message: str) -> 
 def test_unknown_env_var_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="environment: unknown setting 'colour'"):
         load_config(env={"KGQA_COLOUR": "red"}, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("under", [False, True], ids=["home-is-a-file", "home-under-a-file"])
+def test_a_home_that_is_no_directory_is_a_config_error(tmp_path: Path, under: bool) -> None:
+    """Not a NotADirectoryError when the first command writes there (an internal error, exit 70)."""
+    file = tmp_path / "file"
+    file.write_text("not a folder")
+    home = file / "sub" if under else file
+    with pytest.raises(ConfigError) as exc:
+        load_config(env={"KGQA_HOME": str(home)}, cwd=tmp_path)
+    where = f"lies under {file}, which is a file" if under else "is a file"
+    assert str(exc.value) == (
+        f"'home' (--home, KGQA_HOME or home in the config file) must be a directory, but {home} {where}"
+    )
+
+
+def test_a_home_that_does_not_exist_yet_is_fine(tmp_path: Path) -> None:
+    assert load_config(env={"KGQA_HOME": str(tmp_path / "a" / "b")}, cwd=tmp_path).home == tmp_path / "a" / "b"

@@ -13,7 +13,8 @@ import kgqa
 _EXPECTED = """
 Answer Api Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export GeneratedCypher
 GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeView QuestionError Schema SkbMeta
-SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerError connect load_config
+SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerBusyError WorkerError
+connect load_config
 """
 EXPECTED = sorted(_EXPECTED.split())
 

@@ -7,7 +7,8 @@ the file's content, the exit code and a fragment of the one-line error.
 ``content`` is text with Python's byte escapes (``\\xe9``, ``\\x00``, ``\\n``; ``\\u`` stays as written, for JSON) and
 ``<TEXT*N>`` for TEXT repeated N times. Each case runs through the CLI (the unit guard fails the test if the store
 starts: every refusal comes first) and through the function that reads the file; a refused file is never changed,
-and nothing is written beside it."""
+and nothing is written beside it. A ``qa`` case spoils the whole file or its only row: a file with some usable rows
+is answered, its bad rows skipped and reported (tests/unit/test_partial_input.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import codecs
 import csv
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from typing import Any
 import pytest
 
 from kgqa.errors import InputError
-from kgqa.lab.evaluate import check_out, load_records, parse_record, strict_dumps, strict_loads
+from kgqa.lab.evaluate import check_out, load_records, parse_record, read_eval_questions, strict_dumps, strict_loads
 from kgqa.lab.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.stark_embeddings import read_query_vectors
@@ -132,11 +134,14 @@ def test_eval_refuses_in_one_line_before_the_store_starts(case: Case, cli_env: d
     assert snapshot(tmp_path) == before  # nothing overwritten, nothing written beside
 
 
+@pytest.mark.parametrize("reader", [read_eval_questions, load_questions], ids=["eval-reader", "strict-reader"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.case)
-def test_the_reader_refuses_with_the_same_message(case: Case, tmp_path: Path) -> None:
+def test_the_reader_refuses_with_the_same_message(case: Case, reader: Callable[..., object], tmp_path: Path) -> None:
+    """Both readers: eval's (a file none of whose rows is usable, kgqa.runtime.rows) and kgqa.lab.qa's, which
+    refuses a file at its first bad row."""
     setup = arrange(case, tmp_path)
     with pytest.raises(InputError) as exc:
-        load_questions(setup.qa, setup.split, max_chars=MAX_CHARS)
+        reader(setup.qa, setup.split, max_chars=MAX_CHARS)
         check_out(setup.out)
         if setup.query_embeddings is not None:
             read_query_vectors(setup.query_embeddings)

@@ -130,6 +130,21 @@ def _shape_beyond_int64(folder: Path) -> None:
     torch.save(torch.tensor([0, 0, 0], dtype=torch.long), folder / "edge_types.pt")
 
 
+def _repeated_values(folder: Path) -> None:
+    """An edge_index whose strides are 0: its 6 stored values read as 2^61 (numpy cannot hold them: a ValueError or
+    OverflowError that ended the load as an internal error, exit 70)."""
+    path = folder / "edge_index.pt"
+    torch.save(torch.tensor([[0, 1, 2], [1, 2, 0]], dtype=torch.long), path)
+    size = b"\x8a\x08" + (2**60).to_bytes(8, "little")  # LONG1: an 8-byte integer
+    _rewrite_data_pkl(
+        path,
+        lambda body: body.replace(b"K\x02K\x03\x86", b"K\x02" + size + b"\x86").replace(
+            b"K\x03K\x01\x86", b"K\x00K\x00\x86"
+        ),
+    )
+    torch.save(torch.tensor([0, 0, 0], dtype=torch.long), folder / "edge_types.pt")
+
+
 def _sparse_edge_index(folder: Path) -> None:
     indices = torch.tensor([[0, 1], [0, 1]])
     sparse = torch.sparse_coo_tensor(indices, torch.tensor([1, 2]), (2, 2), check_invariants=True)
@@ -169,6 +184,7 @@ BUILDERS: dict[str, Callable[[Path], object]] = {
     "edge_index_uint64": lambda f: torch.save(torch.zeros(2, 3, dtype=torch.uint64), f / "edge_index.pt"),
     "edge_index_shape_beyond_int64": _shape_beyond_int64,
     "edge_index_sparse": _sparse_edge_index,
+    "edge_index_repeats_values": _repeated_values,
     "evil_pt_reduce": lambda f: torch.save({"edge_index": torch.zeros(2, 1), "x": _System()}, f / "edge_index.pt"),
     "evil_pt_legacy_protocol_4": lambda f: (f / "edge_types.pt").write_bytes(pickle.dumps(_System(), protocol=4)),
     "evil_pt_builds_a_class": lambda f: _rewrite_data_pkl(

@@ -35,8 +35,14 @@ class FakeServer:
         self.hold.set()
         self.entered = threading.Event()
         self.stopped = False
+        self.dead: str | None = None
+        """How the server ended (``exit_status``), until a restart starts a new one."""
+
+    def exit_status(self, wait: float = 0.0) -> str | None:
+        return self.dead
 
     def restart(self) -> str:
+        self.dead = None
         self.entered.set()
         assert self.hold.wait(WAIT)
         self.restarts.append(threading.current_thread().name)
@@ -256,6 +262,7 @@ def _store(*answers: Any, wait: float = WAIT) -> tuple[FalkorStore, FakeServer]:
     store = object.__new__(FalkorStore)
     server = FakeServer()
     store._reader = _Client(*answers)  # type: ignore[assignment]
+    store._server = server  # type: ignore[assignment]
     store.query_timeout = 60.0
     store._restarts = Restarts(server, lambda client: None, lambda: True, wait=wait)  # type: ignore[arg-type]
     return store, server
@@ -288,6 +295,21 @@ def test_a_read_whose_connection_a_restart_closed_reads_again_once() -> None:
     store._reader = _Client(RedisConnectionError("Connection refused"))  # type: ignore[assignment]
     with pytest.raises(StoreError, match=r"^FalkorDB read failed: Connection refused$"):
         store.read("g", "RETURN 3")
+    store._restarts.close(server.stop)
+
+
+def test_a_read_that_finds_the_server_dead_restarts_it_and_reads_again() -> None:
+    """Killed from outside (the out-of-memory killer): the read that meets the dead server restarts it, waits for
+    the restart and reads again, once."""
+    store, server = _store(RedisConnectionError("Connection refused"), _Rows([[4]]))
+    server.dead = "was killed by SIGKILL"
+    assert store.read("g", "RETURN 4") == [[4]] and len(server.restarts) == 1
+    refused = RedisConnectionError("Connection refused")
+    store._reader = _Client(refused, refused)  # type: ignore[assignment]
+    server.dead = "was killed by SIGKILL"
+    with pytest.raises(StoreError, match=r"^FalkorDB read failed: Connection refused$"):
+        store.read("g", "RETURN 5")  # the restarted server refuses too: no third try
+    assert len(server.restarts) == 2
     store._restarts.close(server.stop)
 
 
@@ -330,6 +352,9 @@ class _ProbeServer:
     def probe(self, timeout: float) -> _ProbeClient:
         self.timeouts.append(timeout)
         return self.client
+
+    def exit_status(self, wait: float = 0.0) -> str | None:
+        return None  # alive: the probe decides
 
 
 def _running(*milliseconds: float) -> list[Any]:

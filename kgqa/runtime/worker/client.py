@@ -351,7 +351,9 @@ class RemoteKgqa:
             return self._conn.call(method, self.config, *args, **kwargs)
         except (EOFError, ConnectionError, BrokenPipeError):
             if method in JOB_CALLS:
-                raise WorkerError("the kgqa worker stopped during the load; run it again") from None
+                raise WorkerError(
+                    "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
+                ) from None
         self._conn.close()
         fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
         self._conn, self.info = fresh._conn, fresh.info
@@ -367,6 +369,10 @@ class RemoteKgqa:
         except KeyboardInterrupt:
             self._cancel(job)
             raise
+        except (EOFError, ConnectionError):  # the worker died: its job with it, before any publish was saved
+            raise WorkerError(
+                "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
+            ) from None
         if state.error is not None:
             raise state.error
         return state.result

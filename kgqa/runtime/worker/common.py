@@ -43,6 +43,9 @@ RESOURCE_SETTINGS = (
     "query_timeout",
     "neo4j_row_cap",
     "worker_idle_timeout",
+    "worker_max_calls",
+    "worker_max_waiting",
+    "worker_queue_timeout",
 )
 """The settings a worker opens its store and models with: a command with other values needs another worker. The
 rest (k, steps, LLM, reranker, ...) travel with each call."""
@@ -155,6 +158,8 @@ class WorkerStatus:
     """Seconds since the last command ended (0 while serving)."""
     rss_mib: dict[str, float] = field(default_factory=dict)
     """Resident memory of the worker and of its store server."""
+    waiting: int = 0
+    """Of ``in_flight``, the calls waiting for a turn (``worker_max_calls`` run at once)."""
 
 
 @dataclass(frozen=True)

@@ -26,14 +26,15 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import IO, Any
 
 from kgqa.api import CALLS, JOB_CALLS
 from kgqa.config import Config
-from kgqa.errors import Cancelled, KgqaError, WorkerError
+from kgqa.errors import Cancelled, KgqaError, WorkerBusyError, WorkerError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.worker.common import (
     Call,
@@ -96,6 +97,51 @@ class JobProgress:
             return tuple((str(d), t, float(c)) for d, t, c in self._tasks)
 
 
+class Admission:
+    """At most ``running`` calls answered at once, at most ``waiting`` waiting for a turn, none waiting longer than
+    ``wait`` seconds: beyond that a call is refused as busy at once, so that a worker past its capacity answers
+    every client quickly, and the queue, the memory it holds and the wait it means stay bounded."""
+
+    def __init__(self, running: int, waiting: int, wait: float) -> None:
+        self.max_running, self.max_waiting, self.wait = running, waiting, wait
+        self._running = self._waiting = 0
+        self._cond = threading.Condition()
+
+    @classmethod
+    def of(cls, config: Config) -> Admission:
+        return cls(config.worker_max_calls, config.worker_max_waiting, config.worker_queue_timeout)
+
+    def _busy(self, why: str) -> WorkerBusyError:
+        return WorkerBusyError(
+            f"the kgqa worker is busy: {why} (worker_max_calls {self.max_running}, worker_max_waiting "
+            f"{self.max_waiting}, worker_queue_timeout {self.wait:g} s); try again shortly"
+        )
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        with self._cond:
+            if self._running >= self.max_running:
+                if self._waiting >= self.max_waiting:
+                    raise self._busy(f"{self._running} calls running and {self._waiting} waiting")
+                self._waiting += 1
+                try:
+                    if not self._cond.wait_for(lambda: self._running < self.max_running, self.wait):
+                        raise self._busy(f"no turn within {self.wait:g} s")
+                finally:
+                    self._waiting -= 1
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify()
+
+    def counts(self) -> tuple[int, int]:
+        with self._cond:
+            return self._running, self._waiting
+
+
 @dataclass
 class Job:
     id: int
@@ -123,7 +169,7 @@ def portable(exc: BaseException, log_path: str) -> BaseException:
 class Worker:
     """Serves calls on one open :class:`Kgqa`; counts what is in flight to know when it is idle."""
 
-    def __init__(self, kg: Kgqa, info: WorkerInfo, paths: WorkerPaths) -> None:
+    def __init__(self, kg: Kgqa, info: WorkerInfo, paths: WorkerPaths, admission: Admission | None = None) -> None:
         self.kg = kg
         self.info = info
         self.paths = paths
@@ -132,6 +178,7 @@ class Worker:
         self._idle_since = time.monotonic()
         self._jobs: dict[int, Job] = {}
         self._job_ids = itertools.count(1)
+        self.admission = admission or Admission.of(Config())
         self.stopping = threading.Event()
         self.shutdown: Callable[[], None] = lambda: None
         """Set by :func:`serve`: ends the accept loop (from any thread but the loop's own)."""
@@ -171,7 +218,7 @@ class Worker:
             view = self._view(call.config)
             if call.method in JOB_CALLS:
                 return self._start_job(view, call)
-            with self.kg.store.publishing.read():
+            with self.admission.turn(), self.kg.store.publishing.read():
                 return getattr(view, call.method)(*call.args, **call.kwargs)
         raise WorkerError(f"the kgqa worker has no call '{call.method}'")
 
@@ -237,7 +284,8 @@ class Worker:
         store_pid = getattr(self.kg.store, "server_pid", None)  # read now: the watchdog may have restarted it
         memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(store_pid)}
         info = replace(self.info, store_pid=store_pid)
-        return WorkerStatus(info, busy, round(idle, 1), {k: v for k, v in memory.items() if v is not None})
+        rss = {k: v for k, v in memory.items() if v is not None}
+        return WorkerStatus(info, busy, round(idle, 1), rss, self.admission.counts()[1])
 
     def watch(self, interval: float = 0.5) -> None:
         """Replace a store server that died, cancel orphaned jobs; stop once idle for the idle timeout."""
@@ -363,7 +411,7 @@ def serve(config: Config) -> int:
             log.error("error: %s", exc)
             return 2
         info = replace(info, store_pid=getattr(kg.store, "server_pid", None))
-        worker = Worker(kg, info, paths)
+        worker = Worker(kg, info, paths, Admission.of(config))
         try:
             paths.socket.unlink(missing_ok=True)  # left by a worker that was killed; we hold the lock
             server = _Server(str(paths.socket), worker)

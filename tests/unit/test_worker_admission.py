@@ -1,0 +1,69 @@
+"""The worker's admission bound: calls beyond ``worker_max_calls`` wait their turn, at most ``worker_max_waiting``
+of them and no longer than ``worker_queue_timeout``; beyond that a call is refused as busy at once (exit 75)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from kgqa.errors import WorkerBusyError
+from kgqa.runtime.worker.service import Admission
+
+
+def _hold(admission: Admission, entered: threading.Event, release: threading.Event) -> threading.Thread:
+    def run() -> None:
+        with admission.turn():
+            entered.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert entered.wait(10)
+    return thread
+
+
+def test_a_call_beyond_the_running_bound_waits_for_a_turn() -> None:
+    admission = Admission(running=1, waiting=1, wait=10.0)
+    release = threading.Event()
+    holder = _hold(admission, threading.Event(), release)
+    second_in = threading.Event()
+    second = threading.Thread(target=lambda: _hold(admission, second_in, threading.Event()).join())
+    second.start()
+    time.sleep(0.2)
+    assert not second_in.is_set() and admission.counts() == (1, 1)
+    release.set()
+    assert second_in.wait(10)
+    holder.join()
+    second.join(10)
+    assert admission.counts() == (0, 0)
+
+
+def test_a_call_beyond_the_waiting_bound_is_refused_at_once() -> None:
+    admission = Admission(running=1, waiting=0, wait=10.0)
+    release = threading.Event()
+    holder = _hold(admission, threading.Event(), release)
+    started = time.monotonic()
+    with pytest.raises(WorkerBusyError) as raised, admission.turn():
+        pass
+    assert time.monotonic() - started < 1.0
+    assert str(raised.value).startswith("the kgqa worker is busy: 1 calls running and 0 waiting (worker_max_calls 1")
+    assert raised.value.exit_code == 75
+    release.set()
+    holder.join()
+    with admission.turn():  # the bound frees with the call that held it
+        assert admission.counts() == (1, 0)
+
+
+def test_a_call_that_waits_past_the_queue_timeout_is_refused() -> None:
+    admission = Admission(running=1, waiting=4, wait=0.3)
+    release = threading.Event()
+    holder = _hold(admission, threading.Event(), release)
+    started = time.monotonic()
+    with pytest.raises(WorkerBusyError, match=r"no turn within 0\.3 s"), admission.turn():
+        pass
+    assert 0.3 <= time.monotonic() - started < 5.0
+    assert admission.counts() == (1, 0)  # it no longer counts as waiting
+    release.set()
+    holder.join()
