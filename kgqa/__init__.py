@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgqa._lazy import lazy_getattr
+from kgqa._version import __version__ as __version__
 from kgqa.config import Config, load_config
 from kgqa.errors import (
     Cancelled,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from kgqa.api import Api
     from kgqa.lab.questions import GeneratedQuestion
     from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.store.base import NodeText
     from kgqa.types import (
         Answer,
         Candidate,
@@ -58,7 +60,7 @@ _LAZY = {
     "Kgqa": "kgqa.runtime.app",
     "GeneratedQuestion": "kgqa.lab.questions",
     **dict.fromkeys(_TYPES, "kgqa.types"),
-    **dict.fromkeys(("Schema", "SkbMeta"), "kgqa.runtime.store.base"),
+    **dict.fromkeys(("NodeText", "Schema", "SkbMeta"), "kgqa.runtime.store.base"),
     "Trace": "kgqa.runtime.trace",
 }
 """Public names defined in modules that import the pipeline: read on first use (PEP 562)."""
@@ -82,6 +84,7 @@ __all__ = [
     "LlmError",
     "LoadReport",
     "Match",
+    "NodeText",
     "NodeView",
     "QuestionError",
     "Schema",
@@ -97,12 +100,12 @@ __all__ = [
     "connect",
     "load_config",
 ]
-__version__ = "0.1.0"
 
 
-def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
+def connect(config: Config | None = None, **overrides: Any) -> Api:
     """Open the data directory of ``config`` (default: file + environment, then ``overrides`` as setting=value),
-    starting the embedded store; see :class:`kgqa.runtime.app.Kgqa`. The store and models load only when called."""
+    starting the embedded store; see :class:`kgqa.runtime.app.Kgqa`. The store and models load only when called.
+    When a ``kgqa`` command's worker holds the data directory, its client instead: the same calls, served there."""
     from kgqa.runtime.app import connect as open_kgqa
 
     return open_kgqa(config, **overrides)

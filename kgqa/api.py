@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from kgqa.choices import Steps
     from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.runtime.progress import ProgressSink
-    from kgqa.runtime.store.base import Schema, SkbMeta
+    from kgqa.runtime.store.base import NodeText, Schema, SkbMeta
     from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView
 
 
@@ -70,6 +70,11 @@ class Api(Protocol):
 
     def close(self) -> None: ...
 
+    def with_config(self, config: Config) -> Api:
+        """This kgqa with another call's settings (k, steps, LLM, reranker, ...); the settings that open the store
+        and the models must stay those it was opened with. Closing the view closes nothing of its origin's."""
+        ...
+
     def meta(self, skb: str) -> SkbMeta:
         """What was loaded as ``skb``: its source, counts, candidate types and the models of its vectors; raises
         SkbNotLoadedError (or UnknownSkbError) when there is none."""
@@ -81,6 +86,23 @@ class Api(Protocol):
 
     def node(self, skb: str, node_id: str) -> NodeView:
         """A node's type, name, documents and relations, found by id."""
+        ...
+
+    def validate_ask(
+        self,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+    ) -> None:
+        """Raise what :meth:`ask` over ``skb`` with these settings would raise before any question (an SKB not
+        loaded, a type it does not have, incoherent settings, another embedder than the SKB's): a retriever checks
+        them when it is made, not at its first question."""
+        ...
+
+    def documents(self, skb: str, label: str, ids: Sequence[str]) -> list[NodeText]:
+        """The names and documents (with the relation text apart) of the nodes ``ids`` of ``label``, those found."""
         ...
 
     def embedder_name(self) -> str:
@@ -161,7 +183,8 @@ class Api(Protocol):
         ...
 
 
-LIFECYCLE = frozenset({"close"})
+LIFECYCLE = frozenset({"close", "with_config"})
+"""Methods each side runs itself (the worker's client keeps its own settings and connection)."""
 CALLS = frozenset(
     name for name, value in vars(Api).items() if callable(value) and not name.startswith("_") and name not in LIFECYCLE
 )

@@ -10,14 +10,16 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, SkipValidation, field_validator
 
+from kgqa.api import Api
 from kgqa.choices import RerankerSetting, Steps
 from kgqa.config import load_config, validate
 from kgqa.errors import ConfigError
 from kgqa.langchain.chat import LangChainChat
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.store.base import NodeText
+from kgqa.runtime.worker.client import RemoteKgqa
 from kgqa.types import Answer, Candidate, shown_score
 
 if TYPE_CHECKING:
@@ -36,8 +38,9 @@ class KgqaRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    kg: Kgqa = Field(exclude=True)
-    """An open kgqa (``kgqa.connect()``); :meth:`from_neo4j_graph` opens one over a Neo4jGraph."""
+    kg: SkipValidation[Api] = Field(exclude=True)
+    """An open kgqa (``kgqa.connect()``: in this process, or the data directory's worker); :meth:`from_neo4j_graph`
+    opens one over a Neo4jGraph."""
     skb: str
     k: int | None = Field(default=None, ge=1)
     steps: Steps | None = None
@@ -47,7 +50,15 @@ class KgqaRetriever(BaseRetriever):
     relations: bool = False
     """Whether ``page_content`` is the document with relations (STaRK's full document) or without."""
     _opened: Kgqa | None = PrivateAttr(default=None)
-    _given: Kgqa | None = PrivateAttr(default=None)
+    _given: SkipValidation[Api] | None = PrivateAttr(default=None)
+
+    @field_validator("kg", mode="before")
+    @classmethod
+    def _a_kgqa(cls, value: Any) -> Any:
+        """``kg`` is typed by kgqa's API, a Protocol pydantic cannot check: check for its two implementations."""
+        if not isinstance(value, Kgqa | RemoteKgqa):
+            raise ValueError(f"kg must be an open kgqa (kgqa.connect()), not {type(value).__name__}")
+        return value
 
     def __init__(self, *, llm: BaseChatModel | None = None, **data: Any) -> None:
         """``llm``: a LangChain chat model that writes step 2's Cypher and reranks, instead of kgqa's ``llm``."""
@@ -58,11 +69,17 @@ class KgqaRetriever(BaseRetriever):
             validate(config)
             self.kg = self.kg.with_config(config)
         if llm is not None:  # last: the view that opens the model's cache is the one close() closes
+            if not isinstance(self.kg, Kgqa):
+                raise ConfigError(
+                    "a LangChain chat model answers in this process, and this kgqa is the data directory's worker "
+                    "(a kgqa command holds it): set kgqa's own llm setting, or stop the worker (kgqa server stop) "
+                    "and open kgqa here (kgqa.Kgqa(kgqa.load_config()))"
+                )
             self.kg = self.kg.with_llm(LangChainChat(llm))
         self._given = given
         # Fail here, not at the first question: the SKB must be loaded, the types its own, the settings coherent.
         try:
-            self.kg.prepare(self.skb, types=self.types, top_k=self.k, steps=self.steps)
+            self.kg.validate_ask(self.skb, types=self.types, top_k=self.k, steps=self.steps)
         except BaseException:
             if self.kg is not given:
                 self.kg.close()  # a view: what it opened (the model's cache), not the caller's kgqa
@@ -119,12 +136,12 @@ class KgqaRetriever(BaseRetriever):
             self._opened.close()
 
 
-def documents(kg: Kgqa, skb: str, answer: Answer, *, relations: bool = False) -> list[Document]:
+def documents(kg: Api, skb: str, answer: Answer, *, relations: bool = False) -> list[Document]:
     """The answers of ``answer`` as LangChain documents, in rank order (see :class:`KgqaRetriever`)."""
     texts: dict[str, NodeText] = {}
     for label in dict.fromkeys(c.type for c in answer.answers):
         ids = [c.id for c in answer.answers if c.type == label]
-        texts.update((t.id, t) for t in kg.store.documents(skb, label, ids))
+        texts.update((t.id, t) for t in kg.documents(skb, label, ids))
     return [
         Document(page_content=_content(texts.get(c.id), relations), metadata=_metadata(rank, c, answer), id=c.id)
         for rank, c in enumerate(answer.answers, 1)

@@ -18,7 +18,7 @@ from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.cypher.errors import CypherError
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
-from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError
+from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError, StoreLockedError
 from kgqa.loaders.model import SkbData
 from kgqa.runtime.context import Context, CrossEncoderModel, Options
 from kgqa.runtime.embed import Embedder, EmbeddingCache, make_encoder
@@ -28,7 +28,7 @@ from kgqa.runtime.node_view import describe_node
 from kgqa.runtime.pipeline import run
 from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.skbs import check_name, read_source
-from kgqa.runtime.store.base import GraphStore, Schema, SkbMeta, same_model
+from kgqa.runtime.store.base import GraphStore, NodeText, Schema, SkbMeta, same_model
 from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView
 
@@ -264,6 +264,20 @@ class Kgqa(Api):
         self.meta(skb)
         return describe_node(self.store, skb, node_id)
 
+    def documents(self, skb: str, label: str, ids: Sequence[str]) -> list[NodeText]:
+        self.meta(skb)
+        return self.store.documents(skb, label, ids)
+
+    def validate_ask(
+        self,
+        skb: str,
+        *,
+        types: Sequence[str] | None = None,
+        top_k: int | None = None,
+        steps: Steps | None = None,
+    ) -> None:
+        self.prepare(skb, types=types, top_k=top_k, steps=steps)
+
     def explain(
         self,
         skb: str,
@@ -447,6 +461,18 @@ class Kgqa(Api):
         return vector
 
 
-def connect(config: Config | None = None, **overrides: Any) -> Kgqa:
-    """Open the data directory of ``config`` (default: file + environment), starting the embedded store."""
-    return Kgqa(config or load_config(overrides))
+def connect(config: Config | None = None, **overrides: Any) -> Api:
+    """Open the data directory of ``config`` (default: file + environment) in this process, starting the embedded
+    store; or, when the data directory's worker holds it (a ``kgqa`` command ran), that worker's client, which
+    answers the same calls: a notebook and the command line share one data directory without stopping each other.
+    What only an in-process kgqa has (its store, a LangChain chat model of this process) needs :class:`Kgqa`."""
+    config = config or load_config(overrides)
+    try:
+        return Kgqa(config)
+    except StoreLockedError:
+        from kgqa.runtime.worker.client import served_by_worker
+
+        remote = served_by_worker(config)
+        if remote is None:
+            raise
+        return remote

@@ -60,9 +60,7 @@ class Recorder:
 
 
 def _remote(conn: Recorder) -> Any:
-    remote = RemoteKgqa.__new__(RemoteKgqa)
-    remote.config, remote.info, remote._conn, remote._notice = None, None, conn, print
-    return remote
+    return RemoteKgqa(None, conn, None, print)  # type: ignore[arg-type]
 
 
 def test_a_remote_call_sends_what_was_given_by_name() -> None:

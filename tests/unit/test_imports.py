@@ -12,7 +12,7 @@ import kgqa
 
 _EXPECTED = """
 Answer Api Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export GeneratedCypher
-GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeView QuestionError Schema SkbMeta
+GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeText NodeView QuestionError Schema SkbMeta
 SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerBusyError WorkerError
 connect load_config
 """

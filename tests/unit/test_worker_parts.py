@@ -176,7 +176,7 @@ def test_settings_digests_do_not_reveal_secrets(tmp_path: Path) -> None:
     assert digests["openai_api_key"] != settings_digests(replace(config, openai_api_key="other"))["openai_api_key"]
 
 
-def test_build_id_changes_with_the_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_id_changes_with_the_source(tmp_path: Path) -> None:
     import kgqa
 
     checkout = tmp_path / "checkout"  # as in the repository: kgqa/cypher is a symlink to the top-level cypher/
@@ -185,12 +185,12 @@ def test_build_id_changes_with_the_source(tmp_path: Path, monkeypatch: pytest.Mo
         (checkout / package / "__init__.py").write_text("")
     (checkout / "kgqa" / "cypher").symlink_to("../cypher")
     (checkout / "unrelated").mkdir()
-    monkeypatch.setattr(kgqa, "__file__", str(checkout / "kgqa" / "__init__.py"))
-    before = build_id()
+    before = build_id(checkout / "kgqa")
     (checkout / "unrelated" / "x.py").write_text("NOT_KGQA = True\n")  # beside kgqa: not its code
-    assert build_id() == before
+    assert build_id(checkout / "kgqa") == before
     (checkout / "cypher" / "__init__.py").write_text("CHANGED = True\n")  # through the symlink
-    assert build_id() != before and build_id().startswith(kgqa.__version__ + "+")
+    after = build_id(checkout / "kgqa")
+    assert after != before and after.startswith(kgqa.__version__ + "+")
 
 
 def test_job_progress_records_and_cancels() -> None:

@@ -8,6 +8,7 @@ Importing this module loads neither torch nor the store's client: that is what k
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import functools
 import inspect
@@ -18,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api
 from kgqa.config import Config
-from kgqa.errors import WorkerError
+from kgqa.errors import StoreLockedError, WorkerError
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -270,6 +272,25 @@ def _wait_for_lock(paths: WorkerPaths, timeout: float) -> None:
         time.sleep(0.05)
 
 
+def served_by_worker(config: Config) -> Api | None:
+    """The client of the worker that holds ``config``'s data directory, None when none answers (the directory is
+    then held by some other process). A worker opened with other store or model settings cannot serve these: that
+    is a StoreLockedError saying which setting differs."""
+    paths = WorkerPaths.of(config)
+    found = _hello(paths)
+    if found is None:
+        return None
+    conn, info = found
+    why = info.differences(build_id(), settings_digests(config))
+    if why is not None:
+        conn.close()
+        raise StoreLockedError(
+            f"data directory {config.home} is served by the kgqa worker (pid {info.pid}), which cannot serve these "
+            f"settings: {why}; use its settings, or stop it (kgqa server stop)"
+        )
+    return _remote_api(config, conn, info, lambda _: None)
+
+
 def worker_status(config: Config) -> WorkerStatus | None:
     """The running worker's status, None when there is none (nothing is started)."""
     paths = WorkerPaths.of(config)
@@ -325,15 +346,33 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | N
     return info
 
 
+class _Link:
+    """A client's connection to the worker, shared by its views (:meth:`RemoteKgqa.with_config`): one call at a
+    time on it (calls and replies alternate on the socket), so that threads of one client (a LangChain batch) may
+    share it."""
+
+    def __init__(self, conn: _Connection, info: WorkerInfo) -> None:
+        self.conn, self.info = conn, info
+        self.lock = threading.RLock()
+
+
 class RemoteKgqa:
     """The methods of :class:`kgqa.runtime.app.Kgqa` the commands use, run by the worker with this command's
     settings."""
 
     def __init__(self, config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> None:
         self.config = config
-        self.info = info
-        self._conn = conn
+        self._link = _Link(conn, info)
         self._notice = notice
+        self._owner = True
+
+    @property
+    def info(self) -> WorkerInfo:
+        return self._link.info
+
+    @property
+    def _conn(self) -> _Connection:
+        return self._link.conn
 
     def __enter__(self) -> RemoteKgqa:
         return self
@@ -342,22 +381,32 @@ class RemoteKgqa:
         self.close()
 
     def close(self) -> None:
-        self._conn.close()
+        """Close the connection; a view (:meth:`with_config`) closes nothing."""
+        if self._owner:
+            self._conn.close()
+
+    def with_config(self, config: Config) -> RemoteKgqa:
+        """This client with another call's settings, on the same connection (the worker checks that the settings
+        that open the store and the models are its own)."""
+        view = copy.copy(self)
+        view.config, view._owner = config, False
+        return view
 
     def _call(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
         """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died)
         is replaced once, and the call repeated: every call but a load only reads."""
-        try:
+        with self._link.lock:
+            try:
+                return self._conn.call(method, self.config, *args, **kwargs)
+            except (EOFError, ConnectionError, BrokenPipeError):
+                if method in JOB_CALLS:
+                    raise WorkerError(
+                        "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
+                    ) from None
+            self._conn.close()
+            fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
+            self._link.conn, self._link.info = fresh._conn, fresh.info
             return self._conn.call(method, self.config, *args, **kwargs)
-        except (EOFError, ConnectionError, BrokenPipeError):
-            if method in JOB_CALLS:
-                raise WorkerError(
-                    "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
-                ) from None
-        self._conn.close()
-        fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
-        self._conn, self.info = fresh._conn, fresh.info
-        return self._conn.call(method, self.config, *args, **kwargs)
 
     def _job(self, method: str, /, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
         """Run ``method`` as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there
@@ -384,7 +433,7 @@ class RemoteKgqa:
         conn = _connect(WorkerPaths.of(self.config))
         if conn is None:
             return  # the worker is gone, and its job with it
-        self._conn = conn
+        self._link.conn = conn
         try:
             conn.call("job_cancel", None, job)
             deadline = time.monotonic() + CANCEL_WAIT
@@ -395,7 +444,8 @@ class RemoteKgqa:
 
     def _follow(self, job: int, progress: ProgressSink | None, tasks: list[Any]) -> JobState:
         while True:
-            state: JobState = self._conn.call("job_poll", None, job)
+            with self._link.lock:
+                state: JobState = self._conn.call("job_poll", None, job)
             if progress is not None:
                 for index, (description, total, completed) in enumerate(state.tasks):
                     if index == len(tasks):

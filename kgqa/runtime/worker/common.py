@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import kgqa
+from kgqa._version import __version__
 from kgqa.config import Config
 from kgqa.errors import WorkerError
 
@@ -94,11 +94,14 @@ class WorkerPaths:
             os.chmod(self.root, 0o700)
 
 
-def build_id() -> str:
+PACKAGE = Path(__file__).resolve().parents[2]
+"""The installed kgqa package (this file is kgqa/runtime/worker/common.py)."""
+
+
+def build_id(package: Path = PACKAGE) -> str:
     """The kgqa version and a digest of its source files (kgqa.cypher and kgqa.loaders included: in a checkout they
     are symlinked folders, followed here): a worker running other code is never reused."""
-    digest = hashlib.sha256(kgqa.__version__.encode())
-    package = Path(kgqa.__file__).resolve().parent
+    digest = hashlib.sha256(__version__.encode())
     files = [
         Path(folder) / name
         for folder, _, names in os.walk(package, followlinks=True)
@@ -108,7 +111,7 @@ def build_id() -> str:
     for path in sorted(files, key=lambda p: p.relative_to(package)):
         digest.update(str(path.relative_to(package)).encode())
         digest.update(path.read_bytes())
-    return f"{kgqa.__version__}+{digest.hexdigest()[:12]}"
+    return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
 def settings_digests(config: Config) -> dict[str, str]:
