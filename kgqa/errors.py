@@ -70,6 +70,11 @@ class WorkerError(KgqaError):
     """The background kgqa worker could not be started, reached or stopped."""
 
 
+class WorkerStoppingError(WorkerError):
+    """The worker is on its way out (idle, ``kgqa server stop``, replaced by one of other code): the client sends the
+    call to the next worker."""
+
+
 class WorkerBusyError(WorkerError):
     """The worker already answers as many calls as it may and as many wait: try again shortly (EX_TEMPFAIL)."""
 

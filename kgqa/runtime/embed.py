@@ -146,6 +146,30 @@ def row_cost(vector_bytes: int, model: str, page_size: int) -> int:
     return math.ceil(record / page_size) * page_size + INDEX_EXTRA
 
 
+DAMAGE = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+"""SQLite's errors for a file that is not, or no longer, a database (truncated, overwritten, a torn write)."""
+
+
+class _GuardedLock:
+    """The cache's lock, which also turns SQLite's report of a damaged file, met by any statement run under it, into
+    an EmbeddingError saying what to do: the cache holds only vectors kgqa can compute again."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        self._lock.release()
+        if isinstance(exc, sqlite3.DatabaseError) and getattr(exc, "sqlite_errorname", None) in DAMAGE:
+            raise EmbeddingError(
+                f"the embedding cache {self._path} is damaged ({exc}); it holds only vectors kgqa computes again: "
+                f"delete it and run the command again"
+            ) from exc
+
+
 class EmbeddingCache:
     """(model, text hash) -> vector, in one SQLite file shared by all SKBs; one connection that threads take in
     turns (the worker embeds for a load and for questions at once). ``max_mb``: the size bound (MiB, the rows' bytes
@@ -153,16 +177,17 @@ class EmbeddingCache:
 
     def __init__(self, path: Path, max_mb: float | None = None, clock: Callable[[], float] = time.time) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
-        self._lock = threading.Lock()
+        self._lock = _GuardedLock(path)
         self._max_bytes = None if max_mb is None else int(max_mb * 2**20)
         self._touched: dict[str, set[bytes]] = {}
         """hits whose last use is to be written, by model"""
         self._touched_since = 0.0
         self._loads = 0
         self._clock = clock
-        self._page_size = int(self._db.execute("PRAGMA page_size").fetchone()[0])
         with self._lock:
+            self._page_size = int(self._db.execute("PRAGMA page_size").fetchone()[0])
             self._create()
             self._evict()
             self._db.commit()

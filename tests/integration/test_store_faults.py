@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ import pytest
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.store.base import NodeRow, SkbMeta
 from kgqa.runtime.store.falkordb import VECTORS_DIR, FalkorStore
-from kgqa.runtime.store.server import WATCHDOG_GRACE
+from kgqa.runtime.store.server import RDB_NAME, WATCHDOG_GRACE
 from tests.conftest import wait_for
 from tests.integration.test_store_bounds import COUNT, SIZE, _complete_graph
 
@@ -147,3 +148,59 @@ def test_a_stopped_server_times_reads_out_and_is_restarted(store: FalkorStore, w
             assert time.monotonic() < deadline
             time.sleep(0.2)
     assert _zombie_or_gone(pid) == "gone"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
+def test_a_damaged_saved_graphs_file_is_refused_saying_what_to_do(tmp_path: Path, damage: str) -> None:
+    """Redis checks the file's format and checksum and refuses it whole: nothing wrong is served."""
+    directory = tmp_path / "db"
+    with FalkorStore(directory, query_timeout=LIMIT) as store:
+        _complete_graph(store)
+    rdb = directory / RDB_NAME
+    data = bytearray(rdb.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    else:
+        middle = len(data) // 2
+        data[middle : middle + 64] = bytes(64)
+    rdb.write_bytes(bytes(data))
+    with pytest.raises(StoreError) as raised:
+        FalkorStore(directory, query_timeout=LIMIT)
+    message = str(raised.value)
+    assert message.startswith(f"the saved graphs in {rdb} cannot be read (") and "\n" not in message
+    assert f"mv {rdb} {rdb}.damaged" in message
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 16 MiB tmpfs: a full disk that the test can fill (mounting needs root; elsewhere the test is skipped)."""
+    mount = tmp_path / "small"
+    mount.mkdir()
+    command = ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"a full disk needs a small tmpfs, and mount refused it: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False, capture_output=True)
+
+
+def test_a_load_whose_save_fills_the_disk_fails_and_the_saved_graph_is_served_again(small_disk: Path) -> None:
+    """The SAVE of a graph larger than the disk's free space fails; the half-written file is removed (redis writes a
+    temporary file and renames it when complete), the published graph is dropped from memory by a restart from the
+    file, and the graph saved before is what is served."""
+    with FalkorStore(small_disk / "db", query_timeout=LIMIT) as store:
+        _complete_graph(store)
+        pid = store.server_pid
+        assert pid is not None
+        documents = (os.urandom(4096).hex() for _ in range(3000))  # 24 MiB that no compression shrinks
+        rows = [NodeRow(f"y{i}", f"y {i}", doc, VECTOR, VECTOR) for i, doc in enumerate(documents)]
+        meta = SkbMeta("k", "test", "2", "test", 4, ("Y",), len(rows), 0, "fp2", "2026-01-02")
+        with pytest.raises(StoreError) as raised, store.writer("k", meta) as writer:
+            writer.add_nodes("Y", rows)
+        message = str(raised.value)
+        assert message.startswith("FalkorDB save failed: ") and "\n" not in message
+        assert message.endswith("the graph loaded before is served again once the server restarts")
+        _intact(store, pid)
+        assert not list((small_disk / "db").glob("temp-*.rdb"))

@@ -15,6 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from kgqa.runtime.worker.common import WorkerPaths
 from tests.conftest import wait_for
 from tests.integration.test_worker import KGQA, _gone, _state, kgqa
 
@@ -134,5 +135,24 @@ def test_a_worker_killed_during_a_batch_is_replaced_and_the_batch_goes_on(loaded
     assert all(d["answers"] == first["answers"] for d in rest)
     assert f"the kgqa worker (pid {state.pid}) had died; starting a new one" in err
     _one_line_or_none(err)
+    new = _state(home)
+    assert new is not None and new.pid != state.pid
+
+
+def test_a_damaged_worker_state_file_is_not_trusted(loaded: dict[str, str], home: Path) -> None:
+    """The state file (worker.json) only helps to name and stop a worker; torn or overwritten, it is ignored: a live
+    worker is found by its socket, and a dead one is replaced."""
+    state = _state(home)
+    assert state is not None
+    paths = WorkerPaths(home / "worker")
+    paths.state.write_text('{"pid": 12', encoding="utf-8")  # torn
+    done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
+    assert json.loads(done.stdout)["answers"] and "error" not in done.stderr
+    os.kill(state.pid, signal.SIGKILL)
+    wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), RECOVERY, "the killed worker")
+    paths.state.write_bytes(b"\x00\xff garbage")
+    done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
+    assert json.loads(done.stdout)["answers"]
+    _one_line_or_none(done.stderr)
     new = _state(home)
     assert new is not None and new.pid != state.pid

@@ -12,6 +12,7 @@ import pytest
 
 import kgqa
 from kgqa.api import CALLS, JOB_CALLS, Api
+from kgqa.errors import WorkerStoppingError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import RemoteKgqa
@@ -107,3 +108,19 @@ def test_a_job_keeps_its_progress_here_and_follows_the_job(monkeypatch: pytest.M
     assert remote.load_source("hpo", force=True, progress=sink) == "report"
     assert conn.sent == [("load_source", (), {"skb": "hpo", "force": True})]
     assert followed == [(7, sink)]
+
+
+class _Stopping(Recorder):
+    """A worker on its way out: it refuses every call before any work."""
+
+    def call(self, method: str, config: Any, *args: Any, **kwargs: Any) -> Any:
+        self.sent.append((method, args, kwargs))
+        raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
+
+
+def test_a_call_refused_by_a_stopping_worker_goes_to_the_next_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    old, new = _Stopping(), Recorder(reply="schema")
+    remote = _remote(old)
+    monkeypatch.setattr(client, "connect_worker", lambda config, notice: _remote(new))
+    assert remote.schema("hpo") == "schema"
+    assert [m for m, _, _ in old.sent] == ["schema"] and [m for m, _, _ in new.sent] == ["schema"]

@@ -169,3 +169,28 @@ def test_the_bound_counts_what_the_file_holds(tmp_path: Path) -> None:
     cache.put_many("st:all-MiniLM-L6-v2|default", items)
     cache.close()
     assert abs(path.stat().st_size / EmbeddingCache(path).size_bytes() - 1) < 0.05
+
+
+def _vectors(n: int) -> list[tuple[bytes, np.ndarray]]:
+    return [(hashlib.sha256(str(i).encode()).digest(), np.full(384, i, dtype=np.float32)) for i in range(n)]
+
+
+def test_a_cache_file_that_is_not_a_database_says_to_delete_it(tmp_path: Path) -> None:
+    path = tmp_path / "embeddings.sqlite"
+    path.write_bytes(b"this is not SQLite\n" * 512)
+    with pytest.raises(EmbeddingError, match=r"the embedding cache .* is damaged .*: delete it and run the command"):
+        EmbeddingCache(path)
+
+
+def test_a_truncated_cache_file_says_to_delete_it_and_serves_no_vector(tmp_path: Path) -> None:
+    """A torn file: the first read that meets the damage is an error naming the file, never a vector made up."""
+    path = tmp_path / "embeddings.sqlite"
+    cache = EmbeddingCache(path)
+    items = _vectors(2000)
+    cache.put_many("m", items)
+    cache.close()
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size // 3)
+    with pytest.raises(EmbeddingError, match="is damaged"):
+        damaged = EmbeddingCache(path)
+        damaged.get_many("m", [h for h, _ in items])

