@@ -37,7 +37,7 @@ from rich.text import Span, Text
 from kgqa.api import check_question
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError
+from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError, WorkerBusyError
 from kgqa.lab.qa import SPLITS
 from kgqa.runtime.progress import LineProgress
 from kgqa.runtime.rows import RefusedRow, Rows, usable_rows
@@ -507,7 +507,7 @@ def report_refused(rows: Rows[Any]) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-PER_QUESTION_ERRORS = (InputError, LlmError, EmbeddingError, StoreError)
+PER_QUESTION_ERRORS = (InputError, LlmError, EmbeddingError, StoreError, WorkerBusyError)
 """What one question of many can fail with while the others still get answers; the rest (no such SKB, a worker or
 settings problem) would fail every line, so they end the command."""
 

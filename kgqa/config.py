@@ -134,8 +134,8 @@ class Config:
     """Context window of an in-process llama.cpp model (tokens)."""
     server_start_timeout: float = 120.0
     server_hang_timeout: float = 120.0
-    """Seconds the embedded server may use no CPU while a load's write waits on it; then it counts as hung (a
-    deadlock, a stopped process) and is killed and restarted from its saved graphs, and the load fails."""
+    """Seconds the embedded server may use neither CPU nor the disk while a load's write waits on it; then it counts
+    as hung (a deadlock, a stopped process) and is killed and restarted from its saved graphs, and the load fails."""
     worker_idle_timeout: float = 600.0
     """Seconds the background worker (open store, loaded models) waits for the next command before it exits;
     ``0``: no worker, every command opens the store and models itself and closes them when it ends."""

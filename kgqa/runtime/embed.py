@@ -166,7 +166,7 @@ class _GuardedLock:
         if isinstance(exc, sqlite3.DatabaseError) and getattr(exc, "sqlite_errorname", None) in DAMAGE:
             raise EmbeddingError(
                 f"the embedding cache {self._path} is damaged ({exc}); it holds only vectors kgqa computes again: "
-                f"delete it and run the command again"
+                "stop the worker (kgqa server stop), delete the file and run the command again"
             ) from exc
 
 

@@ -124,3 +124,20 @@ def test_a_call_refused_by_a_stopping_worker_goes_to_the_next_one(monkeypatch: p
     monkeypatch.setattr(client, "connect_worker", lambda config, notice: _remote(new))
     assert remote.schema("hpo") == "schema"
     assert [m for m, _, _ in old.sent] == ["schema"] and [m for m, _, _ in new.sent] == ["schema"]
+
+
+def test_a_connection_cut_between_a_call_and_its_reply_is_not_used_again() -> None:
+    """Otherwise the late reply of the cut call would be read as the next call's answer."""
+    import socket
+
+    from kgqa.runtime.worker.client import _Connection
+
+    ours, worker = socket.socketpair()
+    conn = _Connection(ours)
+    conn.timeout(0.1)
+    with pytest.raises(TimeoutError):
+        conn.call("schema", None, "hpo")  # the worker does not answer in time
+    assert conn.broken
+    with pytest.raises(ConnectionResetError):
+        conn.call("schema", None, "hpo")
+    worker.close()

@@ -178,7 +178,8 @@ def _vectors(n: int) -> list[tuple[bytes, np.ndarray]]:
 def test_a_cache_file_that_is_not_a_database_says_to_delete_it(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite"
     path.write_bytes(b"this is not SQLite\n" * 512)
-    with pytest.raises(EmbeddingError, match=r"the embedding cache .* is damaged .*: delete it and run the command"):
+    damaged = r"the embedding cache .* is damaged .*: stop the worker \(kgqa server stop\), delete the file"
+    with pytest.raises(EmbeddingError, match=damaged):
         EmbeddingCache(path)
 
 

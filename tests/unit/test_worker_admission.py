@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from kgqa.errors import WorkerBusyError
+from kgqa.errors import WorkerBusyError, WorkerStoppingError
 from kgqa.runtime.worker.service import Admission
 
 
@@ -67,3 +67,46 @@ def test_a_call_that_waits_past_the_queue_timeout_is_refused() -> None:
     assert admission.counts() == (1, 0)  # it no longer counts as waiting
     release.set()
     holder.join()
+
+
+def test_a_call_arriving_as_a_turn_frees_does_not_pass_those_waiting() -> None:
+    """First come, first served: with a call waiting, a new one queues behind it even where a turn is free."""
+    admission = Admission(running=2, waiting=4, wait=0.3)
+    release = threading.Event()
+    holder = _hold(admission, threading.Event(), release)
+    waiting = object()
+    admission._queue.append(waiting)  # one in line before the next arrival, its turn not yet taken
+    with pytest.raises(WorkerBusyError, match="no turn within"), admission.turn():
+        pass
+    admission._queue.remove(waiting)
+    with admission.turn():  # nobody in line: the free turn is taken at once
+        assert admission.counts() == (2, 0)
+    release.set()
+    holder.join()
+
+
+def test_a_stopping_worker_sends_its_waiting_calls_elsewhere() -> None:
+    admission = Admission(running=1, waiting=4, wait=10.0)
+    release = threading.Event()
+    holder = _hold(admission, threading.Event(), release)
+    refused: list[BaseException] = []
+
+    def wait_for_a_turn() -> None:
+        try:
+            with admission.turn():
+                pass
+        except WorkerStoppingError as exc:
+            refused.append(exc)
+
+    waiter = threading.Thread(target=wait_for_a_turn)
+    waiter.start()
+    deadline = time.monotonic() + 5
+    while admission.counts() != (1, 1) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    admission.close()
+    waiter.join(5)
+    assert len(refused) == 1 and admission.counts() == (1, 0)
+    with pytest.raises(WorkerStoppingError), admission.turn():
+        pass
+    release.set()
+    holder.join()  # the call running when it stopped finishes

@@ -330,9 +330,14 @@ class FalkorStore(CatalogueReads):
             try:
                 return work()
             except RedisConnectionError as exc:
-                if attempt == 1 and (self._restarts.generation != generation or self._replacing_dead()):
+                if attempt == 1 and self._restarts.generation != generation:
                     continue
-                raise StoreError(f"FalkorDB read failed: {self._connection_lost(exc)}") from exc
+                how = self._server.exit_status(wait=DEATH_WAIT)
+                if attempt == 1 and how is not None:
+                    self._restarts.after_exit(how)
+                    if self._restarts.restarting:  # wait for it (ready) and read again
+                        continue
+                raise StoreError(f"FalkorDB read failed: {self._connection_lost(exc, how)}") from exc
             except RedisTimeoutError:  # a metadata read (queries map their own)
                 raise StoreTimeoutError(
                     f"the server did not answer within {self.query_timeout:g} s; {self._restarts.after_timeout()}"
@@ -341,18 +346,9 @@ class FalkorStore(CatalogueReads):
                 raise StoreError(f"FalkorDB read failed: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _replacing_dead(self) -> bool:
-        """Whether the server had died and is now being restarted (so a read can wait for it and go again)."""
-        how = self._server.exit_status(wait=DEATH_WAIT)
-        if how is None:
-            return False
-        self._restarts.after_exit(how)
-        return self._restarts.restarting
-
-    def _connection_lost(self, exc: RedisError) -> str:
-        """Why a call lost its connection, in the user's words: the server was killed, by the stall watcher or
-        from outside, or the connection failed with the server alive."""
-        how = self._server.exit_status(wait=DEATH_WAIT)
+    def _connection_lost(self, exc: RedisError, how: str | None) -> str:
+        """Why a call lost its connection, in the user's words (``how``: the server's end, None while it runs): the
+        server was killed, by the stall watcher or from outside, or the connection failed with the server alive."""
         if how is None:
             return str(exc)
         killed = self._server.stalls.killed
@@ -366,7 +362,8 @@ class FalkorStore(CatalogueReads):
             with self._server.stalls.watching():
                 yield
         except RedisConnectionError as exc:
-            raise StoreError(f"FalkorDB {what} failed: {self._connection_lost(exc)}") from exc
+            how = self._server.exit_status(wait=DEATH_WAIT)
+            raise StoreError(f"FalkorDB {what} failed: {self._connection_lost(exc, how)}") from exc
         except RedisError as exc:
             raise StoreError(f"FalkorDB {what} failed: {exc}") from exc
 
@@ -460,7 +457,8 @@ class FalkorStore(CatalogueReads):
             except StoreError as exc:
                 self._restarts.after_failed_save()  # back to the saved graphs once this load has ended
                 raise StoreError(f"{exc}; the graph loaded before is served again once the server restarts") from exc
-            remove_unreferenced(self._vector_root, self._vector_tokens())
+            with suppress(RedisError):  # the load is complete; the next start removes what is left
+                remove_unreferenced(self._vector_root, self._vector_tokens())
 
     def _published(self, graph: str) -> None:
         """A hook between the publishing transaction and the SAVE (tests kill the server here)."""

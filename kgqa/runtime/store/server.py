@@ -51,13 +51,12 @@ trims it."""
 RDB_DAMAGE = (
     "error loading data from rdb",
     "rdb file reading failure",
-    "short read",
     "wrong rdb checksum",
     "wrong signature",
     "bad file format",
-    "loading the db",
 )
-"""What the server logs (lower case) when it cannot read its saved-graphs file, before it exits or crashes."""
+"""What the server logs (lower case) when its saved-graphs file is damaged, before it exits or crashes; not what it
+logs for a file it cannot open or read at all (permissions, I/O errors), which is no damage of the file's."""
 STALE_SAVES = "temp-*.rdb"
 """What a killed ``SAVE`` leaves behind (redis writes ``temp-PID.rdb`` and renames it when complete)."""
 WRITE_TIMEOUT_MS = 3_600_000
@@ -99,18 +98,28 @@ class _Hung(Exception):
 class IdleWatch:
     """How long a process has used no CPU (from /proc/PID/stat), to tell a deadlock from a slow index build."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, *, io: bool = False) -> None:
         self.pid = pid
         self._stat = Path(f"/proc/{pid}/stat")
+        self._io = Path(f"/proc/{pid}/io") if io else None
+        """Also count disk reads and writes as activity: a save on a slow disk waits in fsync, using no CPU."""
         self._cpu = self._cpu_ticks()
         self._since = time.monotonic()
 
     def _cpu_ticks(self) -> int:
+        """CPU ticks (and, with ``io``, bytes read and written): any change counts as activity."""
         try:
             fields = self._stat.read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             return -1
-        return int(fields[11]) + int(fields[12])  # utime + stime
+        ticks = int(fields[11]) + int(fields[12])  # utime + stime
+        if self._io is not None:
+            try:
+                counts = dict(line.split(": ") for line in self._io.read_text().splitlines())
+                ticks += int(counts.get("rchar", 0)) + int(counts.get("wchar", 0))
+            except (OSError, ValueError):
+                pass  # /proc/PID/io unreadable: CPU time alone
+        return ticks
 
     def alive(self) -> None:
         self._since = time.monotonic()
@@ -243,6 +252,7 @@ class EmbeddedServer:
         but computing (a big graph's indexes) is waited for."""
         remove_stale_saves(self.directory)
         rotate_log(self.directory)
+        self.stalls.killed = None  # of the server this start replaces
         for attempt in range(1, START_ATTEMPTS + 1):
             try:
                 return self._start_locked()
@@ -357,7 +367,7 @@ class EmbeddedServer:
         its checksum and format and refuses it whole, so nothing wrong is served) says what to do about it."""
         rdb = self.directory / RDB_NAME
         damage = [line for line in self._log_since_start() if any(s in line.lower() for s in RDB_DAMAGE)]
-        if damage and rdb.exists():
+        if damage and os.access(rdb, os.R_OK):
             why = damage[0].split(" # ", 1)[-1].strip()
             return StoreError(
                 f"the saved graphs in {rdb} cannot be read ({why}): move the file aside (mv {rdb} {rdb}.damaged) and "
@@ -468,11 +478,11 @@ class Stalls:
             if process is None or process.poll() is not None:
                 watch = None
             elif watch is None or watch.pid != process.pid or epoch != seen:
-                watch, seen = IdleWatch(process.pid), epoch  # idle time counts from the call's start
+                watch, seen = IdleWatch(process.pid, io=True), epoch  # idle time counts from the call's start
             elif watch.idle_for() > self.after:
                 with self._cond:
-                    if self._armed:
-                        self.killed = f"it used no CPU for {self.after:g} s while a write waited on it"
+                    if self._armed and self._epoch == seen:  # not a call begun since the measure
+                        self.killed = f"no CPU or disk use for {self.after:g} s while a write waited on it"
                         process.kill()
                 watch = None
             with self._cond:

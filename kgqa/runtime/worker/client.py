@@ -52,6 +52,10 @@ CANCEL_WAIT = 60.0
 """Seconds an interrupted command waits for the worker to end its job cleanly."""
 STOP_TIMEOUT = 90.0
 """Seconds ``kgqa server stop`` waits for a clean stop before it kills the worker."""
+LOAD_LOST = (
+    "the kgqa worker stopped during the load; run the load again (the embedded store keeps the graph loaded before "
+    "until a load completes; a Neo4j database may hold part of this one)"
+)
 ANSWER_TIMEOUT = 30.0
 """Seconds to wait for a worker's answer to hello, status or stop (its serving threads answer these at once)."""
 
@@ -62,10 +66,20 @@ class _Connection:
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self._file = sock.makefile("rwb")
+        self.broken = False
+        """A call was cut between sending and reading its reply (Ctrl-C, a timeout): the reply may still come,
+        and would be read as the next call's, so the connection is closed and not used again."""
 
     def call(self, method: str, config: Config | None, /, *args: Any, **kwargs: Any) -> Any:
-        send(self._file, Call(method, config, args, kwargs))
-        reply: Reply = receive(self._file)
+        if self.broken:
+            raise ConnectionResetError("the connection to the kgqa worker was closed after an interrupted call")
+        try:
+            send(self._file, Call(method, config, args, kwargs))
+            reply: Reply = receive(self._file)
+        except BaseException:
+            self.broken = True
+            self.close()
+            raise
         if reply.error is not None:
             raise reply.error
         return reply.value
@@ -74,6 +88,7 @@ class _Connection:
         self._sock.settimeout(seconds)
 
     def close(self) -> None:
+        self.broken = True
         with contextlib.suppress(OSError):
             self._file.close()
         self._sock.close()
@@ -400,9 +415,7 @@ class RemoteKgqa:
                 return self._conn.call(method, self.config, *args, **kwargs)
             except (EOFError, ConnectionError, BrokenPipeError):
                 if method in JOB_CALLS:
-                    raise WorkerError(
-                        "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
-                    ) from None
+                    raise WorkerError(LOAD_LOST) from None
             except WorkerStoppingError:
                 pass  # refused before any work: the next worker answers it
             deadline = time.monotonic() + STOP_TIMEOUT
@@ -427,10 +440,8 @@ class RemoteKgqa:
         except KeyboardInterrupt:
             self._cancel(job)
             raise
-        except (EOFError, ConnectionError):  # the worker died: its job with it, before any publish was saved
-            raise WorkerError(
-                "the kgqa worker stopped during the load; the graph loaded before is unchanged; run it again"
-            ) from None
+        except (EOFError, ConnectionError):  # the worker died, and its job with it
+            raise WorkerError(LOAD_LOST) from None
         if state.error is not None:
             raise state.error
         return state.result

@@ -14,6 +14,7 @@ store's publish lock, so a load's atomic publish never falls inside one answer.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import itertools
 import json
@@ -104,7 +105,10 @@ class Admission:
 
     def __init__(self, running: int, waiting: int, wait: float) -> None:
         self.max_running, self.max_waiting, self.wait = running, waiting, wait
-        self._running = self._waiting = 0
+        self._running = 0
+        self._queue: collections.deque[object] = collections.deque()
+        """The waiting calls' tokens, first come first served: a call arriving as a turn frees does not pass them."""
+        self._closed = False
         self._cond = threading.Condition()
 
     @classmethod
@@ -120,26 +124,43 @@ class Admission:
     @contextmanager
     def turn(self) -> Iterator[None]:
         with self._cond:
-            if self._running >= self.max_running:
-                if self._waiting >= self.max_waiting:
-                    raise self._busy(f"{self._running} calls running and {self._waiting} waiting")
-                self._waiting += 1
+            if self._closed:
+                raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
+            if self._running >= self.max_running or self._queue:
+                if len(self._queue) >= self.max_waiting:
+                    raise self._busy(f"{self._running} calls running and {len(self._queue)} waiting")
+                token = object()
+                self._queue.append(token)
                 try:
-                    if not self._cond.wait_for(lambda: self._running < self.max_running, self.wait):
-                        raise self._busy(f"no turn within {self.wait:g} s")
+                    ready = self._cond.wait_for(
+                        lambda: self._closed or (self._running < self.max_running and self._queue[0] is token),
+                        self.wait,
+                    )
                 finally:
-                    self._waiting -= 1
+                    self._queue.remove(token)
+                    self._cond.notify_all()  # the next in line may go now
+                if self._closed:
+                    raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
+                if not ready:
+                    raise self._busy(f"no turn within {self.wait:g} s")
             self._running += 1
         try:
             yield
         finally:
             with self._cond:
                 self._running -= 1
-                self._cond.notify()
+                self._cond.notify_all()
+
+    def close(self) -> None:
+        """Refuse every waiting and later call as the worker stops (their clients send them to the next worker);
+        the calls running finish."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
     def counts(self) -> tuple[int, int]:
         with self._cond:
-            return self._running, self._waiting
+            return self._running, len(self._queue)
 
 
 @dataclass
@@ -325,6 +346,7 @@ class Worker:
                 jobs = list(self._jobs.values())
             for job in jobs:
                 job.cancelled.set()
+            self.admission.close()
             self.shutdown()
 
     def drain(self, timeout: float = STOP_WAIT) -> None:
