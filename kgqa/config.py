@@ -139,9 +139,10 @@ class Config:
     worker_idle_timeout: float = 600.0
     """Seconds the background worker (open store, loaded models) waits for the next command before it exits;
     ``0``: no worker, every command opens the store and models itself and closes them when it ends."""
-    worker_max_calls: int = 4
+    worker_max_calls: int = 2
     """Calls (asks, explains, schema and node views) the worker answers at once; more wait their turn. Answers are
-    CPU-bound: more at once than cores share the same CPU, each slower."""
+    CPU-bound and share one interpreter: on 2 cores, 4 at once answered 0.95 questions/s and 2 at once 1.75
+    (docs/benchmarks.md, Soak)."""
     worker_max_waiting: int = 64
     """Calls that may wait for a turn; one more is refused at once as busy (exit 75), never queued without end."""
     worker_queue_timeout: float = 120.0
