@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,7 @@ from kgqa.runtime.store.neo4j import (
     Neo4jStore,
     kgqa_error,
 )
+from tests.neo4j_fakes import Result
 
 SERVER = "Neo4j at bolt://localhost:7687"
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
@@ -163,34 +164,6 @@ def test_the_table_covers_the_driver_classes_it_names() -> None:
 
 
 # -- a recording fake driver -----------------------------------------------------------------------------------------
-
-
-@dataclass
-class Summary:
-    query_type: str
-
-
-@dataclass
-class Record:
-    row: list[Any]
-
-    def values(self) -> list[Any]:
-        return self.row
-
-
-@dataclass
-class Result:
-    rows: list[list[Any]]
-    query_type: str = "r"
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(Record(r) for r in self.rows)
-
-    def keys(self) -> list[str]:
-        return [f"c{i}" for i in range(len(self.rows[0]))] if self.rows else []
-
-    def consume(self) -> Summary:
-        return Summary(self.query_type)
 
 
 @dataclass

@@ -16,36 +16,9 @@ from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.store import neo4j_queries as q
 from kgqa.runtime.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta, TextHit
 from kgqa.runtime.store.neo4j import Neo4jStore
+from tests.neo4j_fakes import Result
 
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
-
-
-@dataclass
-class Summary:
-    query_type: str
-
-
-@dataclass
-class Record:
-    row: list[Any]
-
-    def values(self) -> list[Any]:
-        return self.row
-
-
-@dataclass
-class Result:
-    rows: list[list[Any]]
-    query_type: str
-
-    def __iter__(self) -> Any:
-        return iter(Record(r) for r in self.rows)
-
-    def keys(self) -> list[str]:
-        return [f"c{i}" for i in range(len(self.rows[0]))] if self.rows else []
-
-    def consume(self) -> Summary:
-        return Summary(self.query_type)
 
 
 @dataclass
