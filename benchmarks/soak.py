@@ -20,10 +20,19 @@ default the first 20% of the run or 60 s, whichever is shorter), per process.
 
     python benchmarks/soak.py [--home /tmp/kgqa-soak] [--clients 1,4,16] [--seconds 120] [--cli-share 0.5]
     python benchmarks/soak.py --long                  # one run, N = 4, 1800 s -> results/soak_long.json
+    python benchmarks/soak.py --fault kill            # N = 4, 180 s; the store server SIGKILLed at 30 s
+    python benchmarks/soak.py --fault stop            # ... SIGSTOPped at 30 s for 90 s, then SIGCONT
     python benchmarks/soak.py --table [--out FILE]    # print the table of a results file
     python benchmarks/soak.py --render [--out FILE]   # only rewrite its docs table in docs/benchmarks.md
 
-Writes benchmarks/results/soak.json (soak_long.json with --long) after every run. Nothing else may run meanwhile:
+With ``--fault`` (issue 34's "store server SIGKILLed under 4 askers", then "SIGSTOP for 90 s"), the FalkorDB server
+the worker holds is sent SIGKILL, or SIGSTOP and SIGCONT ``--stop-for`` seconds later, ``--fault-at`` seconds into the
+run, with the worker's default settings (no shorter timeouts). Recorded beside the run: the pids before and after,
+the failed requests, and the recovery: from the fault to the end of the first request started after it that was
+answered, then whether every request started after that was answered.
+
+Writes benchmarks/results/soak.json (soak_long.json with --long, soak_fault_kill/stop.json with --fault) after every
+run. Nothing else may run meanwhile:
 the machine's cores are what is measured.
 """
 
@@ -335,6 +344,48 @@ def summary(requests: list[Request], duration: float) -> dict[str, Any]:
     }
 
 
+def inject(kind: str, at: float, stop_for: float, env: dict[str, str], start: float) -> dict[str, Any]:
+    """Wait until ``at`` seconds into the run, then SIGKILL the worker's store server, or SIGSTOP it and SIGCONT it
+    ``stop_for`` seconds later (if the worker has not replaced it by then). Returns what was done, when."""
+    time.sleep(max(0.0, start + at - time.monotonic()))
+    before = sample(env, start)
+    pid = before.get("store_pid")
+    if not isinstance(pid, int):
+        return {"kind": kind, "error": f"no store server pid to signal ({before})"}
+    fault: dict[str, Any] = {"kind": kind, "at_s": round(time.monotonic() - start, 1), "pid": pid}
+    os.kill(pid, signal.SIGKILL if kind == "kill" else signal.SIGSTOP)
+    if kind == "stop":
+        time.sleep(stop_for)
+        try:
+            os.kill(pid, signal.SIGCONT)
+            fault["continued_s"] = round(time.monotonic() - start, 1)
+        except ProcessLookupError:
+            fault["continued_s"] = None  # the worker had killed it and started another
+    return fault
+
+
+def recovery(requests: list[Request], fault: dict[str, Any], samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """After the fault: the failed requests, the first answer from a request started after it (recovery), whether
+    every request started after that answer was answered, and the store pids seen."""
+    at = fault.get("at_s")
+    if at is None:
+        return fault
+    after = sorted((r for r in requests if r.started >= at), key=lambda r: r.started)
+    answered = [r for r in after if r.outcome == "ok"]
+    first = min(answered, key=lambda r: r.started + r.seconds, default=None)
+    back = None if first is None else first.started + first.seconds
+    later = [r for r in requests if back is not None and r.started >= back]
+    spanning = [r for r in requests if r.started < at < r.started + r.seconds]
+    return {
+        **fault,
+        "in_flight_at_fault": dict(Counter(r.outcome for r in spanning)),
+        "failed_after_fault": dict(Counter(r.outcome for r in after if r.outcome != "ok")),
+        "recovered_s": None if back is None else round(back - at, 1),
+        "after_recovery": {"requests": len(later), "answers": sum(r.outcome == "ok" for r in later)},
+        "store_pids": sorted({s["store_pid"] for s in samples if s.get("store_pid")}),
+    }
+
+
 def soak(
     n: int,
     args: argparse.Namespace,
@@ -369,6 +420,12 @@ def soak(
 
     watcher = threading.Thread(target=sampler, daemon=True)
     watcher.start()
+    faults: list[dict[str, Any]] = []
+    injector = threading.Thread(
+        target=lambda: faults.append(inject(args.fault, args.fault_at, args.stop_for, env, start)), daemon=True
+    )
+    if args.fault:
+        injector.start()
     for _ in range(n_cli):
         begin(cli_client)
     for _ in range(n - n_cli):
@@ -392,6 +449,8 @@ def soak(
     duration = time.monotonic() - start
     stop.set()
     watcher.join()
+    if args.fault:
+        injector.join()
     by_client = {
         kind: summary([r for r in run.requests if r.client == kind], duration)
         for kind in ("cli", "api")
@@ -408,6 +467,11 @@ def soak(
         "notices": dict(run.notices.most_common()),
         "rss": {"warmup_s": round(warmup, 1), **growth(samples, args.seconds, warmup)},
         "timeline": timeline(run.requests, args.seconds),
+        **(
+            {"fault": recovery(run.requests, faults[0], samples) if faults else {"error": "not injected"}}
+            if args.fault
+            else {}
+        ),
         "rss_samples": samples,
     }
 
@@ -458,6 +522,7 @@ def table(result: dict[str, Any], path: Path = OUT) -> str:
             f"{row['requests']:,} | {row['throughput']:.2f} | {latency} | {errors} | {row['busy']} | {row['hangs']} | "
             f"{_mib(rss['worker'])} | {_mib(rss['store'])} |"
         )
+    faults = [_fault_line(row["fault"]) for row in result["runs"] if "fault" in row]
     kinds = Counter[str]()
     for row in result["runs"]:
         kinds.update(row["errors"])
@@ -473,7 +538,31 @@ def table(result: dict[str, Any], path: Path = OUT) -> str:
             "",
             *lines,
             *(["", "Errors: " + ", ".join(notes) + "."] if notes else []),
+            *(["", *faults] if faults else []),
         ]
+    )
+
+
+def _fault_line(fault: dict[str, Any]) -> str:
+    if "at_s" not in fault:
+        return f"Fault: {fault.get('error', 'not injected')}."
+    what = "SIGKILL" if fault["kind"] == "kill" else "SIGSTOP"
+    cont = fault.get("continued_s")
+    stopped = (
+        ""
+        if fault["kind"] == "kill"
+        else (f", SIGCONT at {cont:.0f} s" if cont is not None else ", replaced before its SIGCONT was due")
+    )
+    failed = sum(fault["failed_after_fault"].values())
+    kinds = ", ".join(f"`{k}` x{v}" for k, v in fault["failed_after_fault"].items()) or "none"
+    spanning = ", ".join(f"{k} x{v}" for k, v in fault["in_flight_at_fault"].items()) or "none"
+    rec = fault["recovered_s"]
+    after = fault["after_recovery"]
+    return (
+        f"Fault: {what} of the store server (pid {fault['pid']}) at {fault['at_s']:.0f} s{stopped}; "
+        f"requests in flight then: {spanning}; {failed} started after it failed ({kinds}); "
+        f"first answer {('n/a' if rec is None else f'{rec:.1f} s')} after the fault; after that "
+        f"{after['answers']} of {after['requests']} requests answered; store pids seen {fault['store_pids']}."
     )
 
 
@@ -496,6 +585,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--long", action="store_true", help="one run of N = 4 for 1800 s (into soak_long.json)")
+    parser.add_argument("--fault", choices=("kill", "stop"), help="N = 4, 180 s, the store server signalled")
+    parser.add_argument("--fault-at", type=float, default=30.0, help="seconds into the run (default 30)")
+    parser.add_argument("--stop-for", type=float, default=90.0, help="SIGSTOP this long, then SIGCONT (default 90)")
     parser.add_argument("--out", type=Path, default=None, help="results file (default results/soak.json)")
     parser.add_argument("--table", action="store_true", help="only print the table of --out")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table of --out")
@@ -504,7 +596,9 @@ def main() -> None:
         parser.error("--long is N = 4 for 1800 s: give neither --clients nor --seconds with it")
     if not 0 <= args.cli_share <= 1:
         parser.error("--cli-share is a fraction in [0, 1]")
-    out = args.out or (OUT_LONG if args.long else OUT)
+    if args.fault and args.long:
+        parser.error("--fault and --long are separate runs")
+    out = args.out or (OUT_LONG if args.long else RESULTS / f"soak_fault_{args.fault}.json" if args.fault else OUT)
     if args.table or args.render:
         body = table(json.loads(out.read_text(encoding="utf-8")), out)
         print(body)
@@ -515,10 +609,10 @@ def main() -> None:
             DOC.write_text(replace_block(text, block, body, heading), encoding="utf-8")
         return
     try:
-        clients = [4] if args.long else _clients(args.clients)
+        clients = [4] if args.long or (args.fault and not args.clients) else _clients(args.clients)
     except (ValueError, argparse.ArgumentTypeError) as exc:
         parser.error(str(exc))
-    args.seconds = 1800.0 if args.long else (args.seconds or 120.0)
+    args.seconds = 1800.0 if args.long else (args.seconds or (180.0 if args.fault else 120.0))
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -536,6 +630,9 @@ def main() -> None:
         "hang_after": args.hang_after,
         "sample_every": args.sample_every,
         "warmup": args.warmup,
+        "fault": args.fault,
+        "fault_at": args.fault_at,
+        "stop_for": args.stop_for,
         "questions": len(questions),
         "seed": args.seed,
         "api_client": "kgqa.connect() beside the running worker (its client), one per thread, kept across questions",
