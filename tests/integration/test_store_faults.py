@@ -17,6 +17,7 @@ import psutil
 import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
+from kgqa.runtime.store import server
 from kgqa.runtime.store.base import NodeRow, SkbMeta
 from kgqa.runtime.store.falkordb import VECTORS_DIR, FalkorStore
 from kgqa.runtime.store.server import RDB_NAME, WATCHDOG_GRACE
@@ -148,6 +149,25 @@ def test_a_stopped_server_times_reads_out_and_is_restarted(store: FalkorStore, w
             assert time.monotonic() < deadline
             time.sleep(0.2)
     assert _zombie_or_gone(pid) == "gone"
+
+
+@pytest.mark.parametrize("what", ["query", "metadata"])
+def test_a_read_on_a_stopped_server_is_answered_by_a_restart_long_before_its_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    """With the default minute of ``query_timeout``, a read does not wait it out on a server that uses no CPU: the
+    read stall watch kills it after ``READ_HANG_AFTER`` (here 2 s), and the read is asked again of the new server,
+    so the caller sees its answer, not an error."""
+    monkeypatch.setattr(server, "READ_HANG_AFTER", 2.0)
+    with FalkorStore(tmp_path / "db", query_timeout=60.0, hang_timeout=HANG) as store:
+        _complete_graph(store)
+        read = (lambda: store.read("k", COUNT)) if what == "query" else store.graphs
+        pid = _kill(store, signal.SIGSTOP)
+        started = time.monotonic()
+        assert read() == ([[SIZE]] if what == "query" else ["k"])
+        assert time.monotonic() - started < BOUND
+        assert store.server_pid not in (pid, None)
+        assert _zombie_or_gone(pid) == "gone"
 
 
 @pytest.mark.parametrize("damage", ["truncated", "overwritten"])

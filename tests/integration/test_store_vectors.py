@@ -156,16 +156,47 @@ def test_an_open_never_serves_vectors_of_another_graph(tmp_path: Path) -> None:
             store.vector_top_k("a", "disease", "name", query, 3)
 
 
-def test_a_truncated_vector_file_is_refused_not_read(tmp_path: Path) -> None:
+def _damage(directory: Path, number: int, how: str) -> None:
+    if how == "truncated matrix":
+        file = directory / f"t{number}.name_emb.f32"
+        os.truncate(file, file.stat().st_size - 4)
+    elif how == "missing ids":
+        (directory / f"t{number}.ids.npy").unlink()
+    elif how == "garbage ids":
+        (directory / f"t{number}.ids.npy").write_bytes(b"\x00\xffnot an array" * 10)
+    elif how == "truncated hnsw":
+        file = directory / f"t{number}.name_emb.usearch"
+        os.truncate(file, file.stat().st_size // 2)
+    elif how == "garbage hnsw":
+        file = directory / f"t{number}.name_emb.usearch"
+        file.write_bytes(b"\x00" * file.stat().st_size)
+    else:
+        (directory / vectors.MANIFEST).write_text('{"format": 2, "tab')
+
+
+@pytest.mark.parametrize(
+    "how", ["truncated matrix", "missing ids", "garbage ids", "truncated hnsw", "garbage hnsw", "torn manifest"]
+)
+def test_damaged_vector_files_are_refused_saying_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A file of the vector directory cut short, gone or overwritten (a disk error, a careless hand): the search
+    fails with one line naming the damage and the way out (a forced load), never an internal error or a crash, and
+    never answers from what is left. An overwrite that keeps a matrix file's size is not detected (no checksum is read
+    at open: reading every vector would undo what the directory is for, a fast reopen)."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 10)  # HNSW indexes to damage too
     with FalkorStore(tmp_path / "db") as store:
         _load(store, "g", seed=1)
     (directory,) = (tmp_path / "db" / VECTORS_DIR).iterdir()
-    manifest = json.loads((directory / vectors.MANIFEST).read_text())
-    number = manifest["tables"]["disease"]["number"]
-    file = directory / f"t{number}.name_emb.f32"
-    os.truncate(file, file.stat().st_size - 4)
-    with FalkorStore(tmp_path / "db") as store, pytest.raises(StoreError, match=r"has \d+ bytes, not 300 x 16"):
-        store.vector_top_k("g", "disease", "name", _unit(7, 1)[0], 3)
+    number = json.loads((directory / vectors.MANIFEST).read_text())["tables"]["disease"]["number"]
+    _damage(directory, number, how)
+    with FalkorStore(tmp_path / "db") as store:
+        with pytest.raises(
+            StoreError, match=r"^the vectors of graph 'g' \(.*\) are damaged: .*kgqa load .*--force"
+        ) as err:
+            store.vector_top_k("g", "disease", "name", _unit(7, 1)[0], 3)
+        assert "\n" not in str(err.value)
+        assert store.meta("g") is not None  # the graph itself still reads: only its vectors need the load
 
 
 def test_hnsw_for_every_large_name_index_and_the_candidate_types_documents_only(

@@ -1,9 +1,11 @@
 """Faults under a warm worker, with real ``kgqa`` subprocesses as clients: its store server killed (as the
 out-of-memory killer does) or stopped while clients ask, and the worker itself killed in the middle of a batch. A
-client sees answers, a notice or a one-line error, never a traceback or a hang, and the graph survives."""
+client sees answers, a notice or a one-line error, never a traceback or a hang, and the graph survives. Loads: the
+worker killed during one, and a second load while one runs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,9 +17,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from kgqa.runtime.worker.client import LOAD_LOST
 from kgqa.runtime.worker.common import WorkerPaths
 from tests.conftest import wait_for
-from tests.integration.test_worker import KGQA, _gone, _state, kgqa
+from tests.integration.test_worker import KGQA, _gone, _state, _version_2, kgqa
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which drugs treat strongyloidiasis?"
@@ -156,3 +159,72 @@ def test_a_damaged_worker_state_file_is_not_trusted(loaded: dict[str, str], home
     _one_line_or_none(done.stderr)
     new = _state(home)
     assert new is not None and new.pid != state.pid
+
+
+def _load_v2(env: dict[str, str], source: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*KGQA, "load", "stark", "--name", "prime", "--dir", str(source), "--force"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _names(env: dict[str, str]) -> set[str]:
+    done = kgqa(env, "ask", QUESTION, "--skb", "prime", "--json")
+    return {a["name"] for a in json.loads(done.stdout)["answers"]}
+
+
+def _held_load(env: dict[str, str], home: Path, source: Path) -> tuple[subprocess.Popen[str], int]:
+    """A load begun while the store server is stopped (SIGSTOP): it is surely still running when the test acts;
+    returns it and the stopped server's pid (the caller sends SIGCONT)."""
+    state = _state(home)
+    assert state is not None and state.store_pid is not None
+    os.kill(state.store_pid, signal.SIGSTOP)
+    load = _load_v2(env, source)
+
+    def busy() -> bool:
+        return bool(json.loads(kgqa(env, "server", "status", "--json").stdout)["in_flight"] >= 1)
+
+    wait_for(busy, RECOVERY, "the load to start in the worker")
+    return load, state.store_pid
+
+
+def test_a_worker_killed_during_a_load_says_so_and_the_old_graph_answers(
+    loaded: dict[str, str], home: Path, prime_dir: Path, tmp_path: Path
+) -> None:
+    before = _names(loaded)
+    state = _state(home)
+    assert state is not None
+    load, server = _held_load(loaded, home, _version_2(prime_dir, tmp_path / "v2"))
+    try:
+        os.kill(state.pid, signal.SIGKILL)
+        _, err = load.communicate(timeout=RECOVERY)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server, signal.SIGCONT)
+    assert load.returncode == 1
+    assert f"error: {LOAD_LOST}" in err
+    _one_line_or_none(err)
+    wait_for(lambda: _gone(server), RECOVERY, "the stopped server to die with its worker")
+    assert _names(loaded) == before  # a new worker, the graph saved before the load
+    new = _state(home)
+    assert new is not None and new.pid != state.pid
+
+
+def test_a_second_load_while_one_runs_is_refused_at_once_and_the_first_completes(
+    loaded: dict[str, str], home: Path, prime_dir: Path, tmp_path: Path
+) -> None:
+    source = _version_2(prime_dir, tmp_path / "v2")
+    first, server = _held_load(loaded, home, source)
+    try:
+        second = kgqa(loaded, "load", "stark", "--name", "prime", "--dir", str(source), "--force", check=False)
+    finally:
+        os.kill(server, signal.SIGCONT)
+    assert second.returncode == 1
+    assert "error: the kgqa worker is already running a load (job " in second.stderr
+    _one_line_or_none(second.stderr)
+    _, err = first.communicate(timeout=RECOVERY * 3)
+    assert first.returncode == 0, err
+    assert _names(loaded) and all(name.endswith(" v2") for name in _names(loaded))

@@ -328,7 +328,8 @@ class FalkorStore(CatalogueReads):
         for attempt in (1, 2):
             generation = self._restarts.ready()
             try:
-                return work()
+                with self._server.read_stalls.watching():  # a stopped server is restarted long before the limit
+                    return work()
             except RedisConnectionError as exc:
                 if attempt == 1 and self._restarts.generation != generation:
                     continue
@@ -351,7 +352,7 @@ class FalkorStore(CatalogueReads):
         server was killed, by the stall watcher or from outside, or the connection failed with the server alive."""
         if how is None:
             return str(exc)
-        killed = self._server.stalls.killed
+        killed = self._server.stalls.killed or self._server.read_stalls.killed
         what = f"stopped answering ({killed}) and was killed" if killed is not None else how
         return f"the FalkorDB server {what}; {self._restarts.after_exit(how)}"
 

@@ -10,7 +10,8 @@ server-side time limit (``TIMEOUT_DEFAULT``), and :class:`Restarts` restarts the
 read runs on past it (FalkorDB cannot stop a running query from outside), or once it finds the server dead (killed,
 perhaps by the out-of-memory killer); (6) a call that writes waits only while the server computes: :class:`Stalls`
 kills a server that uses no CPU for ``hang_timeout`` seconds while a write waits on it (a deadlock, or a stopped
-process), so the write fails instead of hanging; (7) the log is rotated at start.
+process), so the write fails instead of hanging, and one that uses none for ``READ_HANG_AFTER`` seconds while a read
+waits, so the read is restarted long before its time limit; (7) the log is rotated at start.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ WATCHDOG_GRACE = 5.0
 inside some operations, so a read may run on past it."""
 HANG_TIMEOUT = 120.0
 """Default seconds without CPU use after which a server that a write waits on counts as hung (:class:`Stalls`)."""
+READ_HANG_AFTER = 15.0
+"""Seconds without CPU or disk use after which a server that a read waits on counts as hung: a read computes from
+its first moment to its answer, so a server idle this long with one pending is stopped or deadlocked, and waiting
+for ``query_timeout`` (60 s by default) would only delay the restart (docs/limits.md, "Faults and load")."""
 STALL_POLL = 0.25
 RUNAWAY_PROBE_TIMEOUT = 5.0
 """Seconds kgqa waits for the server to say which queries it runs: a server that does not answer in time counts as
@@ -208,7 +213,8 @@ class EmbeddedServer:
         self.query_timeout = query_timeout
         self.socket_path = directory / SOCKET_NAME
         self.process: subprocess.Popen[bytes] | None = None
-        self.stalls = Stalls(self, hang_timeout)
+        self.stalls = Stalls(self, hang_timeout, "a write")
+        self.read_stalls = Stalls(self, READ_HANG_AFTER, "a read")
         self._lock = DataDirLock(directory)
         self._log_start = 0
         """The log's size when the server last started: what it logged since then follows."""
@@ -252,7 +258,7 @@ class EmbeddedServer:
         but computing (a big graph's indexes) is waited for."""
         remove_stale_saves(self.directory)
         rotate_log(self.directory)
-        self.stalls.killed = None  # of the server this start replaces
+        self.stalls.killed = self.read_stalls.killed = None  # of the server this start replaces
         for attempt in range(1, START_ATTEMPTS + 1):
             try:
                 return self._start_locked()
@@ -409,6 +415,7 @@ class EmbeddedServer:
         """Stop the server without saving (saves are explicit) and release the lock. Safe to call twice."""
         process, self.process = self.process, None
         self.stalls.close()
+        self.read_stalls.close()
         try:
             if process is not None and process.poll() is None:
                 if client is not None:
@@ -428,7 +435,8 @@ class EmbeddedServer:
 
 
 class Stalls:
-    """Kills the server when a call that writes waits on it while it uses no CPU for ``after`` seconds.
+    """Kills the server when a call (one that writes, or one that reads: ``what``) waits on it while it uses no CPU
+    for ``after`` seconds.
 
     Writes cannot have a socket timeout: a save or a bulk insert of a large graph takes as long as it takes. A server
     that computes is waited for; one that neither answers nor computes (FalkorDB's rare deadlock on ``GRAPH.BULK``, a
@@ -437,9 +445,10 @@ class Stalls:
     every published graph. One watcher thread per server, started by the first call and armed only during calls.
     """
 
-    def __init__(self, server: EmbeddedServer, after: float) -> None:
+    def __init__(self, server: EmbeddedServer, after: float, what: str) -> None:
         self._server = server
         self.after = after
+        self.what = what
         self._cond = threading.Condition()
         self._armed = 0
         self._epoch = 0
@@ -482,7 +491,7 @@ class Stalls:
             elif watch.idle_for() > self.after:
                 with self._cond:
                     if self._armed and self._epoch == seen:  # not a call begun since the measure
-                        self.killed = f"no CPU or disk use for {self.after:g} s while a write waited on it"
+                        self.killed = f"no CPU or disk use for {self.after:g} s while {self.what} waited on it"
                         process.kill()
                 watch = None
             with self._cond:

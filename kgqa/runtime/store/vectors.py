@@ -306,9 +306,14 @@ class VectorTables:
         path = directory / MANIFEST
         try:
             manifest = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
+        except FileNotFoundError as exc:
             raise StoreError(
                 f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again"
+            ) from exc
+        except (OSError, ValueError) as exc:
+            raise StoreError(
+                f"the vectors of graph '{graph}' ({directory}) are damaged: {exc}; load the SKB again with "
+                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
             ) from exc
         if manifest.get("format") != FORMAT:
             raise StoreError(
@@ -321,9 +326,17 @@ class VectorTables:
                 "load the SKB again"
             )
         self.token = token
-        self.tables = {
-            label: VectorTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
-        }
+        try:
+            self.tables = {
+                label: VectorTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()
+            }
+        except (OSError, ValueError, LookupError, TypeError, RuntimeError, StoreError) as exc:
+            # a file cut short, gone or overwritten (numpy and usearch say so in their own words)
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreError(
+                f"the vectors of graph '{graph}' ({directory}) are damaged: {reason}; load the SKB again with "
+                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
+            ) from exc
 
     def table(self, label: str) -> VectorTable:
         found = self.tables.get(label)
