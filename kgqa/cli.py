@@ -37,7 +37,16 @@ from rich.text import Span, Text
 from kgqa.api import check_question
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, STORES, Baseline, RerankerSetting, Steps, StoreKind
 from kgqa.config import Config, load_config
-from kgqa.errors import EmbeddingError, InputError, KgqaError, LlmError, QuestionError, StoreError, WorkerBusyError
+from kgqa.errors import (
+    ConfigError,
+    EmbeddingError,
+    InputError,
+    KgqaError,
+    LlmError,
+    QuestionError,
+    StoreError,
+    WorkerBusyError,
+)
 from kgqa.lab.qa import SPLITS
 from kgqa.runtime.progress import LineProgress
 from kgqa.runtime.rows import RefusedRow, Rows, usable_rows
@@ -1065,8 +1074,9 @@ def explain(
     lenient: bool,
     as_json: bool,
 ) -> None:
-    """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION: what it dropped
-    or repaired, and the compiled query with its parameters."""
+    """Show the plan kgqa builds from a Cypher text, or from the Cypher the LLM writes for QUESTION (without an LLM:
+    the plan of the entities linked in it): what it dropped or repaired, and the compiled query with its
+    parameters."""
     if (question is None) == (cypher_text is None):
         raise click.UsageError("give either a QUESTION or --cypher TEXT (not both)")
     try:
@@ -1185,6 +1195,29 @@ def server_start(ctx: click.Context) -> None:
     with _start(config) as kg:
         pid = cast(RemoteKgqa, kg).info.pid
     say(f"the kgqa worker (pid {pid}) serves {config.home}")
+
+
+@main.command("mcp")
+@click.option("--http", is_flag=True, help="Serve streamable HTTP on mcp_host:mcp_port (default 127.0.0.1:8765).")
+@click.option("--host", default=None, help="Listen address for --http (mcp_host); not loopback needs mcp_token.")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port for --http (mcp_port).")
+@click.pass_context
+def mcp_command(ctx: click.Context, http: bool, host: str | None, port: int | None) -> None:
+    """Serve kgqa to LLM agents over the Model Context Protocol: tools ask, explain, schema, node and list_skbs, all
+    read-only, through the data directory's worker (docs/mcp.md). Over standard input and output by default (what an
+    MCP client starts); with --http on a loopback address. Needs the extra: pip install 'kgqa[mcp]'."""
+    if not http and (host is not None or port is not None):
+        raise click.UsageError("--host and --port are for --http")
+    config = _config(ctx, mcp_host=host, mcp_port=port)
+    try:
+        from kgqa.mcp import serve
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] not in ("mcp", "uvicorn", "anyio", "pydantic"):
+            raise
+        raise ConfigError(f"kgqa mcp needs the extra 'mcp' ({exc.name} is missing): pip install 'kgqa[mcp]'") from None
+    if http:
+        say(f"kgqa MCP server on http://{config.mcp_host}:{config.mcp_port}/mcp (Ctrl-C stops it)", err=True)
+    serve(config, http=http)
 
 
 SHELL_HELP = (

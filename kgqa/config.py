@@ -147,6 +147,15 @@ class Config:
     """Calls that may wait for a turn; one more is refused at once as busy (exit 75), never queued without end."""
     worker_queue_timeout: float = 120.0
     """Seconds a call waits for its turn before it is refused as busy."""
+    mcp_host: str = "127.0.0.1"
+    """Address ``kgqa mcp --http`` listens on; one that is not loopback needs ``mcp_token``."""
+    mcp_port: int = 8765
+    mcp_token: str | None = None
+    """Bearer token every HTTP client of ``kgqa mcp --http`` must send (``Authorization: Bearer ...``); also read
+    from ``KGQA_MCP_TOKEN``. Unset: no token (loopback only)."""
+    mcp_call_timeout: float = 120.0
+    """Seconds an MCP tool call may take before the agent gets an error (the call ends in kgqa within its own
+    bounds, ``query_timeout`` and ``llm_timeout``)."""
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None
@@ -295,6 +304,11 @@ def validate(config: Config) -> None:
         value = getattr(config, setting)
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"'{setting}' must be a finite number, got {value}")
+    if not 0 < config.mcp_port < 65536 or not config.mcp_call_timeout > 0:
+        raise ConfigError(
+            f"'mcp_port' must be a port number (1-65535) and 'mcp_call_timeout' > 0, got {config.mcp_port} and "
+            f"{config.mcp_call_timeout}"
+        )
     if config.worker_max_waiting < 0 or not config.worker_queue_timeout > 0:
         raise ConfigError(
             f"'worker_max_waiting' must be >= 0 and 'worker_queue_timeout' > 0, got {config.worker_max_waiting} and "

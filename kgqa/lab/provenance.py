@@ -33,7 +33,7 @@ CODE_PATHS = ("kgqa", "cypher", "loaders", "pyproject.toml")
 """Paths whose changes can alter answers or timings; a benchmark adds its own script."""
 OUTPUT_PATHS = ("benchmarks/results/", "docs/")
 """Paths the benchmarks write: changes there do not make the tree dirty."""
-SECRETS = ("openai_api_key", "neo4j_password")
+SECRETS = ("openai_api_key", "neo4j_password", "mcp_token")
 """Configuration fields never written into a results file."""
 MAX_DIRTY_PATHS = 100
 

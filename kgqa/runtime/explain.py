@@ -17,7 +17,6 @@ from kgqa.config import hidden_labels
 from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.sanitize import GraphSchema, Mode, SanitizedPlan
-from kgqa.errors import ConfigError
 from kgqa.runtime.llm import Usage
 from kgqa.runtime.pipeline import llm_plan_refusal, target_type
 from kgqa.runtime.steps.s2_fallback import linked_plan
@@ -85,16 +84,23 @@ def explain_question(
     dialect: Dialect = "falkordb",
 ) -> Explanation:
     """Steps 1-3 for ``question`` exactly as ``kgqa ask`` runs them, then the compiled query of the LLM's plan and,
-    ``beside`` it, of the linked entities' plan ``kgqa ask`` grounds too. Raises LlmError when the LLM fails,
-    CypherSyntaxError when its reply gives no usable plan."""
+    ``beside`` it, of the linked entities' plan ``kgqa ask`` grounds too. Without an LLM, the linked entities' plan
+    alone (``generated`` is None), which is what ``kgqa ask`` grounds then. Raises LlmError when the LLM fails,
+    CypherSyntaxError when its reply gives no usable plan, or without an LLM when nothing in the question links."""
     ctx, options = kg.prepare(skb, types=types)
-    if ctx.llm is None:
-        raise ConfigError(
-            "explaining a QUESTION needs an LLM: set 'llm' (--llm openai:MODEL or llama:PATH.gguf), "
-            "or pass the Cypher with --cypher"
-        )
     step1 = StepTrace(1, STEP_NAMES[1])
     target = target_type(ctx, question, options, kg.embedder.embed_one(question), step1)
+    if ctx.llm is None:  # what ``kgqa ask`` grounds without an LLM: the linked entities' plan
+        linked = linked_plan(ctx, question, target)[0]
+        if linked is None:
+            raise CypherSyntaxError(
+                f"no entity named in the question is linked to the graph near its answer type '{target}', so there "
+                "is no plan to explain (kgqa ask answers it by document similarity alone); with an LLM ('llm') it "
+                "writes the Cypher, or pass a Cypher text"
+            )
+        return compile_plan(
+            kg, skb, ctx.graph, SanitizedPlan(linked, (), ctx.config.cypher_mode), scope=scope, dialect=dialect
+        )
     reply = write_cypher(
         ctx.llm,
         ctx.store,

@@ -95,10 +95,17 @@ def test_bad_replies_give_one_json_error(
     assert out["type"] == error and message in out["message"], out
 
 
-def test_question_mode_needs_an_llm_and_excludes_cypher(loaded: dict[str, str], monkeypatch: Any) -> None:
+def test_question_mode_without_an_llm_explains_the_linked_plan_and_excludes_cypher(
+    loaded: dict[str, str], monkeypatch: Any
+) -> None:
+    """Without an LLM, the plan ``kgqa ask`` grounds then: the entities linked in the question, as a pattern."""
     result = run(loaded, ScriptedEndpoint([]), monkeypatch, QUESTION, "--json")
-    assert result.exit_code == 2
-    assert as_json(result)["error"]["message"].startswith("explaining a QUESTION needs an LLM")
+    assert result.exit_code == 0, result.output
+    out = as_json(result)
+    assert "generated" not in out and out["params"] and "$" in out["query"]
+    unlinked = run(loaded, ScriptedEndpoint([]), monkeypatch, "What is it?", "--json")
+    assert unlinked.exit_code == 2
+    assert as_json(unlinked)["error"]["message"].startswith("no entity named in the question is linked")
     both = run(loaded, ScriptedEndpoint([]), monkeypatch, QUESTION, "--cypher", "MATCH (y) RETURN y")
     assert both.exit_code == 2 and "give either a QUESTION or --cypher TEXT" in both.output
     neither = run(loaded, ScriptedEndpoint([]), monkeypatch)

@@ -1,0 +1,200 @@
+"""``kgqa mcp`` as an agent meets it: a subprocess spoken to by the SDK's own client session, over stdio (every tool,
+a bad argument, the attack corpus, a call past its time bound) and over streamable HTTP with a bearer token. It
+answers through the data directory's warm worker, and nothing it is asked writes to the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+import redis
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from kgqa.runtime.store.server import SOCKET_NAME
+from tests.conftest import wait_for
+from tests.integration.test_worker import KGQA, _state
+from tests.unit.test_attack_corpus import CASES
+
+pytestmark = pytest.mark.slow
+QUESTION = "Which drugs treat strongyloidiasis?"
+TOOLS = {"ask", "explain", "schema", "node", "list_skbs"}
+CALL_TIMEOUT = 10.0
+"""The server's mcp_call_timeout here: far above a warm call, short enough to wait for in a test."""
+
+
+def _stdio(env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "kgqa.cli", "mcp"], env=env)
+
+
+def _session(env: dict[str, str], work: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    async def go() -> Any:
+        async with stdio_client(_stdio(env)) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await work(session)
+
+    return anyio.run(go)
+
+
+def _changes(home: Path) -> int:
+    """Writes the store server has taken since its last save (a load ends with one): any write counts."""
+    client = redis.Redis(unix_socket_path=str(home / "falkordb" / SOCKET_NAME))
+    try:
+        return int(client.info("persistence")["rdb_changes_since_last_save"])
+    finally:
+        client.close()
+
+
+def _one_line(result: Any) -> str:
+    (content,) = result.content
+    assert "\n" not in content.text and "Traceback" not in content.text
+    return str(content.text)
+
+
+def test_every_tool_over_stdio_through_the_warm_worker(loaded: dict[str, str], home: Path) -> None:
+    env = {**loaded, "KGQA_MCP_CALL_TIMEOUT": str(CALL_TIMEOUT)}
+    worker = _state(home)
+    assert worker is not None
+    before = _changes(home)
+
+    async def work(session: ClientSession) -> dict[str, Any]:
+        tools = await session.list_tools()
+        asked = await session.call_tool("ask", {"question": QUESTION, "skb": "prime", "k": 5})
+        out = {
+            "tools": {tool.name for tool in tools.tools},
+            "ask": asked,
+            "explain_question": await session.call_tool("explain", {"skb": "prime", "question": QUESTION}),
+            "explain_cypher": await session.call_tool(
+                "explain",
+                {
+                    "skb": "prime",
+                    "cypher": "MATCH (d:drug)-[:indication]->(x:disease {name: 'strongyloidiasis'}) RETURN d",
+                },
+            ),
+            "schema": await session.call_tool("schema", {"skb": "prime"}),
+            "node": await session.call_tool(
+                "node", {"skb": "prime", "node_id": asked.structured_content["answers"][0]["id"]}
+            ),
+            "list_skbs": await session.call_tool("list_skbs", {}),
+            "bad_k": await session.call_tool("ask", {"question": QUESTION, "skb": "prime", "k": 1000}),
+            "unknown_skb": await session.call_tool("ask", {"question": QUESTION, "skb": "wiki"}),
+        }
+        return out
+
+    out = _session(env, work)
+    assert out["tools"] == TOOLS
+    asked = out["ask"].structured_content
+    assert not out["ask"].is_error and 1 <= len(asked["answers"]) <= 5
+    top = asked["answers"][0]
+    assert top["type"] == "drug" and top["strands"] and asked["trace"]["skb"] == "prime"
+    assert json.loads(out["ask"].content[0].text) == asked  # the text fallback
+    for name in ("explain_question", "explain_cypher"):
+        explained = out[name].structured_content
+        assert not out[name].is_error, out[name].content
+        assert explained["dialect"] == "neo4j" and "$" in explained["query"] and explained["params"]
+        assert explained["browser"].startswith(":params")
+    assert out["schema"].structured_content["meta"]["name"] == "prime"
+    assert out["node"].structured_content["id"] == top["id"]
+    loaded_skbs = {s["name"]: s["loaded"] for s in out["list_skbs"].structured_content["skbs"]}
+    assert loaded_skbs == {"hpo": False, "prime": True, "mag": False, "amazon": False}
+    assert _one_line(out["bad_k"]).startswith("error: invalid arguments for ask: k: Input should be less than")
+    assert _one_line(out["unknown_skb"]) == "error: unknown SKB 'wiki' (known: hpo, prime, mag, amazon)"
+    assert _state(home) == worker  # the command line's worker served it: no second one, no restart
+    assert _changes(home) == before
+
+
+def test_the_attack_corpus_through_the_tools_writes_nothing_and_breaks_nothing(
+    loaded: dict[str, str], home: Path
+) -> None:
+    before = _changes(home)
+
+    async def work(session: ClientSession) -> list[tuple[str, Any, Any]]:
+        results = []
+        for case in CASES:
+            explained = await session.call_tool("explain", {"skb": "prime", "cypher": case.cypher})
+            asked = await session.call_tool("ask", {"question": case.cypher, "skb": "prime", "k": 3})
+            results.append((case.case, explained, asked))
+        return results
+
+    results = _session(loaded, work)
+    assert len(results) == len(CASES)
+    for case, explained, asked in results:
+        for result in (explained, asked):
+            if result.is_error:
+                line = _one_line(result)
+                assert "internal error" not in line, (case, line)
+            else:
+                assert result.structured_content, case
+        if asked.is_error:  # any text is a question to answer, unless it is too long or holds a NUL
+            assert asked.structured_content["error"]["type"] in ("InvalidArguments", "QuestionError"), case
+    assert _changes(home) == before
+
+
+def test_a_call_past_its_time_bound_is_a_tool_error_and_the_server_goes_on(loaded: dict[str, str], home: Path) -> None:
+    env = {**loaded, "KGQA_MCP_CALL_TIMEOUT": "3"}
+    worker = _state(home)
+    assert worker is not None and worker.store_pid is not None
+
+    async def work(session: ClientSession) -> tuple[Any, Any]:
+        await session.call_tool("list_skbs", {})  # connected to the worker
+        os.kill(worker.store_pid, signal.SIGSTOP)  # type: ignore[arg-type]
+        try:
+            late = await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
+        finally:
+            os.kill(worker.store_pid, signal.SIGCONT)  # type: ignore[arg-type]
+        return late, await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
+
+    late, after = _session(env, work)
+    assert _one_line(late).startswith("error: kgqa did not answer within 3 s (mcp_call_timeout)")
+    assert not after.is_error and after.structured_content["answers"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_on_loopback_with_a_bearer_token(loaded: dict[str, str]) -> None:
+    port = _free_port()
+    env = {**loaded, "KGQA_MCP_TOKEN": "s3cret-token", "KGQA_MCP_PORT": str(port)}
+    server = subprocess.Popen([*KGQA, "mcp", "--http"], env=env, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        wait_for(lambda: _listening(port), 60, "the HTTP server")
+
+        async def call(token: str) -> Any:
+            headers = {"Authorization": f"Bearer {token}"}
+            async with (
+                httpx2.AsyncClient(headers=headers) as http,
+                streamable_http_client(url, http_client=http) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await session.call_tool("ask", {"question": QUESTION, "skb": "prime", "k": 3})
+
+        result = anyio.run(call, "s3cret-token")
+        assert not result.is_error and result.structured_content["answers"]
+        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
+        assert refused.status_code == 401
+        wrong = httpx2.post(url, json={}, headers={"Authorization": "Bearer wrong"}, timeout=10)
+        assert wrong.status_code == 401
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=30)
+    assert "Traceback" not in err, err
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
