@@ -67,35 +67,46 @@ class Clients:
     def __init__(self, opener: Callable[[], Api], *, shared: bool) -> None:
         self._opener = opener
         self._shared = shared
-        self._idle: list[Api] = []
         self._lock = threading.Lock()
+        self._idle: list[Api] = []
         self._open: list[Api] = []
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[Api]:
+        if self._shared:
+            yield self._one()
+            return
         with self._lock:
             api = self._idle.pop() if self._idle else None
         if api is None:
             api = self._opener()
             with self._lock:
                 self._open.append(api)
-        keep = True
         try:
             yield api
         except KgqaError:
+            self._give_back(api)
             raise
         except BaseException:
-            keep = self._shared  # a connection that failed otherwise is not trusted again
+            self._discard(api)  # a connection that failed otherwise (cut, abandoned) is not trusted again
             raise
-        finally:
-            with self._lock:
-                if keep and (not self._shared or not self._idle):
-                    self._idle.append(api)
-                elif not keep:
-                    self._open.remove(api)
-            if not keep:
-                with contextlib.suppress(Exception):
-                    api.close()
+        self._give_back(api)
+
+    def _one(self) -> Api:
+        with self._lock:  # the first call opens it (the store and models: seconds); the others wait for it
+            if not self._open:
+                self._open.append(self._opener())
+            return self._open[0]
+
+    def _give_back(self, api: Api) -> None:
+        with self._lock:
+            self._idle.append(api)
+
+    def _discard(self, api: Api) -> None:
+        with self._lock:
+            self._open.remove(api)
+        with contextlib.suppress(Exception):
+            api.close()
 
     def close(self) -> None:
         with self._lock:
