@@ -239,3 +239,32 @@ def test_http_binds_loopback_unless_a_token_is_set(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"'mcp_host' 0\.0\.0\.0 is not a loopback address: set 'mcp_token'"):
         check_http(replace(config, mcp_host="0.0.0.0"))
     check_http(replace(config, mcp_host="0.0.0.0", mcp_token="s3cret"))
+
+
+def test_a_shared_kgqa_is_opened_once_for_calls_at_once() -> None:
+    """With no worker (worker_idle_timeout = 0) the server's one kgqa holds the data directory: a second would be
+    refused, so calls at once share it."""
+    opened: list[FakeKg] = []
+    entered = threading.Barrier(2, timeout=5)
+
+    def opener() -> Api:
+        time.sleep(0.1)  # opening takes a while: the second call comes meanwhile
+        opened.append(FakeKg())
+        return opened[-1]  # type: ignore[return-value]
+
+    pool = Clients(opener, shared=True)
+    seen: list[Api] = []
+
+    def call() -> None:
+        with pool.borrow() as api:
+            seen.append(api)
+            entered.wait()  # both inside at once
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(opened) == 1 and seen == [opened[0], opened[0]]
+    pool.close()
+    assert opened[0].closed == 1
