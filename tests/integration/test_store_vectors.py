@@ -79,6 +79,27 @@ def test_searches_rank_as_exact_cosine_and_survive_a_reopen(
         } <= kinds
 
 
+@pytest.mark.parametrize("exact_rows", [10_000, 10], ids=["exact", "hnsw"])
+def test_many_vectors_searched_at_once_find_what_each_finds_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exact_rows: int
+) -> None:
+    """Entity linking searches every span of a question in one call: the same hits, in the same order, with the
+    same similarities (to float32's last bits) as a call per span, names included."""
+    monkeypatch.setattr(vectors, "EXACT_ROWS", exact_rows)
+    queries = _unit(9, 20)
+    with FalkorStore(tmp_path / "db") as store:
+        names = _load(store, "g", seed=1)
+        many = store.vector_top_k_many("g", "disease", "name", queries, 3)
+        alone = [store.vector_top_k("g", "disease", "name", query, 3) for query in queries]
+        assert [[(h.id, h.name) for h in hits] for hits in many] == [[(h.id, h.name) for h in hits] for hits in alone]
+        # one matrix product against one per query: float32 sums in another order, equal to the last bit or two
+        for hits, single in zip(many, alone, strict=True):
+            assert [h.similarity for h in hits] == pytest.approx([h.similarity for h in single], abs=1e-6)
+        assert [[h.id for h in hits] for hits in many] == [_exact(names, query, 3) for query in queries]
+        assert all(h.name.startswith("disease 1-") for hits in many for h in hits)
+        assert store.vector_top_k_many("g", "disease", "name", queries[:0], 3) == []
+
+
 def test_a_second_load_replaces_the_vectors_and_removes_the_old_directory(tmp_path: Path) -> None:
     query = _unit(7, 1)[0]
     with FalkorStore(tmp_path / "db") as store:

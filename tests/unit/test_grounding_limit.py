@@ -11,7 +11,7 @@ from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.runtime.steps.s4_grounding import NodeMatch, at_scope, constant_candidates, exact_names, ground
-from kgqa.runtime.store.base import AliasHit, VectorHit
+from kgqa.runtime.store.base import AliasHit, OneByOne, VectorHit
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan
@@ -69,7 +69,7 @@ def test_nodes_of_the_very_name_tie_for_the_first_candidate() -> None:
     assert exact_names(found["d"]) == 2 and exact_names(found["d"][2:]) == 0
 
 
-class Named:
+class Named(OneByOne):
     """Three nodes named 'Migraine', one with it as an alias, and near names by vector."""
 
     def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:

@@ -12,14 +12,14 @@ from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_hybrid import RRF_K, hybrid_merge, merge, rrf
-from kgqa.runtime.store.base import TextHit, VectorHit
+from kgqa.runtime.store.base import OneByOne, TextHit, VectorHit
 from kgqa.types import Candidate
 
 QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 VECTORS = (QUESTION, QUESTION)
 
 
-class _Store:
+class _Store(OneByOne):
     """Vector strand: v1 (0.9), v2 (0.8), both (0.7). Full-text top: t1 (3.0), both (2.0); v2 matches too (1.0),
     below the full-text top. Stored document vectors give v1 0.9, v2 0.8, both 0.7, t1 0.5."""
 

@@ -28,7 +28,7 @@ from kgqa.runtime.steps.s2_linking import (
     schema_guided_plan,
     span_cap,
 )
-from kgqa.runtime.store.base import NODE_KEYS, VectorHit
+from kgqa.runtime.store.base import NODE_KEYS, OneByOne, VectorHit
 from kgqa.runtime.trace import StepTrace, Trace
 
 LABELS = ("disease", "drug")
@@ -122,7 +122,7 @@ class _Embedder:
         return np.array([[1.0, 0.0] if t in ("migraine", "ivermectin") else [0.0, 1.0] for t in texts], np.float32)
 
 
-class _Names:
+class _Names(OneByOne):
     """The name index: a span embedded as [1, 0] is the node whose name it is; records its lookups."""
 
     def __init__(self) -> None:

@@ -30,7 +30,7 @@ from kgqa.runtime.steps.s2_linking import (
 )
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s6_lexical import residual_terms, search_terms
-from kgqa.runtime.store.base import VectorHit
+from kgqa.runtime.store.base import OneByOne, VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention, type_words, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
@@ -338,7 +338,7 @@ def test_a_prefix_is_read_after_its_verb_and_fillers(question: str, prefixes: se
     assert prefix_words(question) == prefixes
 
 
-class _SpanNames:
+class _SpanNames(OneByOne):
     """A name index whose best hit for a span is set by hand (span -> similarity); every other span is far."""
 
     def __init__(self, similar: dict[str, float]) -> None:
@@ -432,7 +432,7 @@ def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:
 DEFINITION = "Intense or prolonged psychological distress occurs when individuals are exposed to cues"
 
 
-class _Index:
+class _Index(OneByOne):
     """A name and a document index set by hand: ``names`` (span -> (node, similarity)) and ``docs`` (quoted text
     -> the document hits, best first); everything else is far."""
 

@@ -26,7 +26,7 @@ from kgqa.runtime.steps.s4_grounding import (
     weak_constants,
 )
 from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand
-from kgqa.runtime.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
+from kgqa.runtime.store.base import NODE_KEYS, NodeText, OneByOne, TextHit, VectorHit
 from kgqa.runtime.text import STOP_WORDS, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
@@ -259,7 +259,7 @@ class _Embedder:
         return np.array([[1.0, float(text[-1])] for text in texts], dtype=np.float32)
 
 
-class _Store:
+class _Store(OneByOne):
     """Document vectors rank d4, d2, d0 nearest the question; documents are 'doc <id>', whose stored ``plain_emb``
     are what :class:`_Embedder` makes of them. Records its vector lookups and the ids whose vectors it read; reading
     documents fails (step 6 needs only the vectors)."""

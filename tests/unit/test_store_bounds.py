@@ -19,7 +19,7 @@ from kgqa.config import load_config
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.app import open_store
 from kgqa.runtime.store.falkordb import FalkorStore
-from kgqa.runtime.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts
+from kgqa.runtime.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts, Stalls
 
 WAIT = 30.0
 """Seconds a test waits for another thread at most (a correctness bound)."""
@@ -37,6 +37,8 @@ class FakeServer:
         self.stopped = False
         self.dead: str | None = None
         """How the server ended (``exit_status``), until a restart starts a new one."""
+        self.process = None  # no child: the stall watches below find nothing to measure
+        self.stalls, self.read_stalls = Stalls(self, 120.0, "a write"), Stalls(self, 15.0, "a read")  # type: ignore[arg-type]
 
     def exit_status(self, wait: float = 0.0) -> str | None:
         return self.dead

@@ -24,7 +24,7 @@ from kgqa.runtime.steps.s2_linking import (
     type_nouns,
 )
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
-from kgqa.runtime.store.base import VectorHit
+from kgqa.runtime.store.base import OneByOne, VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link
 from tests.meaning_table import MeaningTable
@@ -178,7 +178,7 @@ def test_the_answers_type_named_in_other_words_is_where_the_answers_are_named() 
     ]
 
 
-class _Names:
+class _Names(OneByOne):
     """A name index set by hand: span -> (the node's name, similarity); other spans are far from every name."""
 
     def __init__(self, hits: dict[str, tuple[str, float]]) -> None:

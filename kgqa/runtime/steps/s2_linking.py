@@ -530,16 +530,18 @@ def link_entities(
     if not grams:
         return []
     vectors = embedder.embed([text for _, _, text in grams])
+    by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
+    by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS) if aliases else []
     found: list[Link] = []
-    for (start, end, text), vector in zip(grams, vectors, strict=True):
+    for number, (start, end, text) in enumerate(grams):
         floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
-            for hit in store.vector_top_k(skb, label, "name", vector, 1):
+            for hit in by_label[label][number]:
                 if hit.similarity >= floor:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
         if aliases:
             best: dict[str, Link] = {}
-            for alias in store.alias_top_k(skb, vector, ALIAS_HITS):
+            for alias in by_alias[number]:
                 if alias.label in labels and alias.similarity >= floor and alias.label not in best:
                     best[alias.label] = Link(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
@@ -657,8 +659,9 @@ def compound_link(
     if not texts:
         return None
     found: list[tuple[float, int, Link]] = []
-    for text, vector in zip(texts, embedder.embed(texts), strict=True):
-        for hit in store.vector_top_k(skb, link.label, "name", vector, 1):
+    hits = store.vector_top_k_many(skb, link.label, "name", embedder.embed(texts), 1)
+    for text, best_hits in zip(texts, hits, strict=True):
+        for hit in best_hits:
             if hit.similarity >= threshold and str(hit.id) != link.id:
                 joined = Link(text, link.start, link.end, link.label, str(hit.id), hit.name, hit.similarity)
                 found.append((hit.similarity, len(text.split()), joined))

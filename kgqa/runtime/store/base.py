@@ -278,6 +278,25 @@ def refuse_names(
                 raise InputError(f"{kind} {shown} cannot be stored in {database}: {why}; nothing was written")
 
 
+class OneByOne:
+    """:meth:`GraphStore.vector_top_k_many` and :meth:`GraphStore.alias_top_k_many` as a search per vector, for a
+    store whose server searches one vector per query (Neo4j's vector index)."""
+
+    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        raise NotImplementedError
+
+    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        raise NotImplementedError
+
+    def vector_top_k_many(
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+    ) -> list[list[VectorHit]]:
+        return [self.vector_top_k(graph, label, index, vector, k) for vector in vectors]
+
+    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
+        return [self.alias_top_k(graph, vector, k) for vector in vectors]
+
+
 class GraphStore(Protocol):
     """A graph database holding one graph per SKB."""
 
@@ -308,6 +327,17 @@ class GraphStore(Protocol):
     def vector_top_k(
         self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int
     ) -> list[VectorHit]: ...
+
+    def vector_top_k_many(
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+    ) -> list[list[VectorHit]]:
+        """:meth:`vector_top_k` of each row of ``vectors``, in one call (entity linking searches every span of a
+        question: the embedded store answers them with one matrix product and one read of the names)."""
+        ...
+
+    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
+        """:meth:`alias_top_k` of each row of ``vectors``, in one call."""
+        ...
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         """The ``k`` aliases nearest to ``vector`` by the alias name index, over every label (only for a graph

@@ -533,14 +533,25 @@ class FalkorStore(CatalogueReads):
         return Schema(labels, rels, (*self._indexes(graph), *indexed))
 
     def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        return self.vector_top_k_many(graph, label, index, np.asarray(vector)[None, :], k)[0]
+
+    def vector_top_k_many(
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+    ) -> list[list[VectorHit]]:
         table = self.vectors(graph).table(label)
-        found = table.top_k(q.INDEX_PROPERTY[index], vector, k)
-        ids = [str(table.ids[row]) for row, _ in found]
+        found = table.top_k_many(q.INDEX_PROPERTY[index], vectors, k)
+        ids = sorted({str(table.ids[row]) for hits in found for row, _ in hits})
         names = {str(i): name for i, name in self.read(graph, q.names(label), {"ids": ids})} if ids else {}
-        return [
-            VectorHit(node_id, str(names.get(node_id) or ""), label, sim)
-            for node_id, (_, sim) in zip(ids, found, strict=True)
-        ]
+        out = []
+        for hits in found:
+            hit_ids = [str(table.ids[row]) for row, _ in hits]
+            out.append(
+                [
+                    VectorHit(node_id, str(names.get(node_id) or ""), label, sim)
+                    for node_id, (_, sim) in zip(hit_ids, hits, strict=True)
+                ]
+            )
+        return out
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         table = self.vectors(graph).table(label)
@@ -589,15 +600,21 @@ class FalkorStore(CatalogueReads):
         return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        return self.alias_top_k_many(graph, np.asarray(vector)[None, :], k)[0]
+
+    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
         table = self.vectors(graph).table(ALIAS_LABEL)
-        found = table.top_k(q.NAME_EMB, vector, k)
-        numbers = [str(table.ids[row]) for row, _ in found]
+        found = table.top_k_many(q.NAME_EMB, vectors, k)
+        numbers = sorted({str(table.ids[row]) for hits in found for row, _ in hits})
         rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": numbers})} if numbers else {}
-        hits = []
-        for number, (_, sim) in zip(numbers, found, strict=True):
-            i, label, name, alias = rows[number]
-            hits.append(AliasHit(str(i), str(label), str(name), str(alias), sim))
-        return hits
+        out = []
+        for hits in found:
+            per = []
+            for row, sim in hits:
+                i, label, name, alias = rows[str(table.ids[row])]
+                per.append(AliasHit(str(i), str(label), str(name), str(alias), sim))
+            out.append(per)
+        return out
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""

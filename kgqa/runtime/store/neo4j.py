@@ -42,6 +42,7 @@ from kgqa.runtime.store.base import (
     LabelInfo,
     NodeId,
     NodeRow,
+    OneByOne,
     RelationshipInfo,
     Schema,
     SkbMeta,
@@ -221,7 +222,7 @@ def _graph_value(value: Any) -> Any:
     return value
 
 
-class Neo4jStore(CatalogueReads):
+class Neo4jStore(OneByOne, CatalogueReads):
     """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake), and a driver the
     store did not open is the caller's to close (:meth:`borrow`)."""
 
