@@ -55,9 +55,9 @@ async def session(env: dict[str, str]) -> list[tuple[str, dict[str, Any], Any]]:
             shown = result.content[0].text if result.is_error else result.structured_content
             out.append((name, arguments, {"isError": True, "text": shown} if result.is_error else shown))
             if name == "ask" and not result.is_error:
-                top = result.structured_content["answers"][0]["id"]
-                node = await client.call_tool("node", {"skb": "hpo", "node_id": top})
-                out.append(("node", {"skb": "hpo", "node_id": top}, node.structured_content))
+                where = {"skb": arguments["skb"], "node_id": result.structured_content["answers"][0]["id"]}
+                node = await client.call_tool("node", where)
+                out.append(("node", where, node.structured_content))
     return out
 
 

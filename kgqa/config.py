@@ -153,9 +153,10 @@ class Config:
     mcp_token: str | None = None
     """Bearer token every HTTP client of ``kgqa mcp --http`` must send (``Authorization: Bearer ...``); also read
     from ``KGQA_MCP_TOKEN``. Unset: no token (loopback only)."""
-    mcp_call_timeout: float = 120.0
+    mcp_call_timeout: float = 150.0
     """Seconds an MCP tool call may take before the agent gets an error (the call ends in kgqa within its own
-    bounds, ``query_timeout`` and ``llm_timeout``)."""
+    bounds, ``query_timeout`` and ``llm_timeout``); longer than ``worker_queue_timeout``, so that a call the worker
+    refuses as busy reaches the agent as such."""
     neo4j_uri: str = "bolt://localhost:7687"
     neo4j_user: str = "neo4j"
     neo4j_password: str | None = None

@@ -24,6 +24,9 @@ class Evidence(TypedDict):
 
 
 class RankedAnswer(TypedDict):
+    """One answer, as ``kgqa ask --json`` prints it: ``strands`` says which evidence found it (graph, vector, text),
+    ``matches`` the plan's constants and the nodes they were grounded to, ``why`` how its score was made."""
+
     rank: int
     id: str
     type: str
@@ -40,6 +43,8 @@ class RankedAnswer(TypedDict):
 
 
 class StepSummary(TypedDict):
+    """One of the eight steps: ``ran``, ``degraded`` (with why in ``detail``) or ``skipped``."""
+
     step: int
     name: str
     status: str
@@ -48,6 +53,9 @@ class StepSummary(TypedDict):
 
 
 class TraceSummary(TypedDict):
+    """How the answer was found: the settings, the compiled Cypher of the first plan with its parameters (what
+    reproduces the graph strand in Neo4j Browser), each step, and each bound that cut the work."""
+
     skb: str
     steps_mode: str
     llm: str
@@ -61,12 +69,16 @@ class TraceSummary(TypedDict):
 
 
 class AskResult(TypedDict):
+    """The ``ask`` tool's result."""
+
     question: str
     answers: list[RankedAnswer]
     trace: TraceSummary
 
 
 class ExplainResult(TypedDict):
+    """The ``explain`` tool's result, as ``kgqa explain --json`` prints it (``browser``: Neo4j only)."""
+
     dialect: str
     query: str
     params: dict[str, Any]
@@ -78,11 +90,15 @@ class ExplainResult(TypedDict):
 
 
 class SchemaResult(TypedDict):
+    """The ``schema`` tool's result, as ``kgqa schema --json`` prints it."""
+
     meta: dict[str, Any]
     schema: dict[str, Any]
 
 
 class SkbEntry(TypedDict):
+    """One SKB kgqa knows, and what is loaded of it (None where it is not)."""
+
     name: str
     loaded: bool
     source: str | None
@@ -93,6 +109,8 @@ class SkbEntry(TypedDict):
 
 
 class SkbList(TypedDict):
+    """The ``list_skbs`` tool's result."""
+
     skbs: list[SkbEntry]
 
 

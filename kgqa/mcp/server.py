@@ -23,6 +23,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, Field, ValidationError
 
@@ -62,7 +63,10 @@ INSTRUCTIONS = (
 class Clients:
     """Where the tools' calls go: the data directory's worker, one connection per call at once (a worker's client
     answers one call at a time), or with ``worker_idle_timeout = 0`` one kgqa in this process, shared (its calls are
-    thread-safe, as the worker's are). ``opener``: how a connection is made (tests pass their own)."""
+    thread-safe, as the worker's are). ``opener``: how a connection is made (tests pass their own).
+
+    The shared kgqa is opened, and closed, by a thread of its own that lives as long as the server: its store server
+    dies with the thread that started it (``PR_SET_PDEATHSIG``), and the threads that run tool calls come and go."""
 
     def __init__(self, opener: Callable[[], Api], *, shared: bool) -> None:
         self._opener = opener
@@ -70,6 +74,10 @@ class Clients:
         self._lock = threading.Lock()
         self._idle: list[Api] = []
         self._open: list[Api] = []
+        self._closed = threading.Event()
+        self._keeper: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._failed: BaseException | None = None
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[Api]:
@@ -88,32 +96,58 @@ class Clients:
             self._give_back(api)
             raise
         except BaseException:
-            self._discard(api)  # a connection that failed otherwise (cut, abandoned) is not trusted again
+            self._discard(api)  # a connection that failed otherwise (cut mid-call) is not trusted again
             raise
         self._give_back(api)
 
     def _one(self) -> Api:
-        with self._lock:  # the first call opens it (the store and models: seconds); the others wait for it
-            if not self._open:
-                self._open.append(self._opener())
-            return self._open[0]
+        with self._lock:
+            if self._keeper is None:
+                self._keeper = threading.Thread(target=self._keep, name="kgqa-mcp-store", daemon=True)
+                self._keeper.start()
+        self._ready.wait()
+        if self._failed is not None:
+            raise self._failed
+        return self._open[0]
+
+    def _keep(self) -> None:
+        try:
+            api = self._opener()
+        except BaseException as exc:  # every call reports it
+            self._failed = exc
+            self._ready.set()
+            return
+        self._open.append(api)
+        self._ready.set()
+        self._closed.wait()
+        with contextlib.suppress(Exception):
+            api.close()
 
     def _give_back(self, api: Api) -> None:
         with self._lock:
-            self._idle.append(api)
+            if not self._closed.is_set():
+                self._idle.append(api)
+                return
+        with contextlib.suppress(Exception):
+            api.close()
 
     def _discard(self, api: Api) -> None:
         with self._lock:
-            self._open.remove(api)
+            if api in self._open:
+                self._open.remove(api)
         with contextlib.suppress(Exception):
             api.close()
 
     def close(self) -> None:
         with self._lock:
-            opened, self._open, self._idle = self._open, [], []
+            self._closed.set()
+            opened, self._open, self._idle = ([] if self._shared else self._open), [], []
+            keeper = self._keeper
         for api in opened:
             with contextlib.suppress(Exception):
                 api.close()
+        if keeper is not None:
+            keeper.join(60)
 
 
 def default_clients(config: Config) -> Clients:
@@ -185,9 +219,13 @@ def build_server(config: Config, clients: Clients | None = None) -> KgqaMcp:
     if config.mcp_token:
         auth = {
             "token_verifier": StaticToken(config.mcp_token),
-            "auth": AuthSettings(issuer_url=AnyHttpUrl(f"http://{config.mcp_host}"), resource_server_url=None),
+            # the SDK's resource-server settings want an issuer; a static token has none, and nothing serves this URL
+            "auth": AuthSettings(issuer_url=AnyHttpUrl("http://localhost"), resource_server_url=None),
         }
     server = KgqaMcp(name="kgqa", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING", **auth)
+    # the tool calls' own threads: an abandoned call (past the timeout) holds one until kgqa answers it, so the SDK's
+    # stdio reader, which shares anyio's default pool, never waits for them
+    threads = anyio.CapacityLimiter(config.worker_max_calls + config.worker_max_waiting)
 
     async def call(work: Callable[[Api], T]) -> T:
         def run() -> T:
@@ -196,7 +234,7 @@ def build_server(config: Config, clients: Clients | None = None) -> KgqaMcp:
 
         try:
             with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(run, abandon_on_cancel=True, limiter=threads)
         except TimeoutError:
             raise ToolError(
                 f"kgqa did not answer within {timeout:g} s (mcp_call_timeout); the call ends in kgqa within its own "
@@ -259,6 +297,10 @@ def build_server(config: Config, clients: Clients | None = None) -> KgqaMcp:
         scope: Annotated[
             int, Field(description="Candidate nodes per constant of the plan.", ge=1, le=config.l_max)
         ] = 1,
+        types: Annotated[
+            list[str] | None,
+            Field(description="For a question: its answer types, as ask takes them; default: the SKB's."),
+        ] = None,
     ) -> ExplainResult:
         """The query plan of a question or of a Cypher draft, and the parameterized Cypher kgqa compiles from it with
         its parameters (the vector lookups of each constant included), ready to paste into Neo4j Browser; what the
@@ -266,7 +308,9 @@ def build_server(config: Config, clients: Clients | None = None) -> KgqaMcp:
         if (question is None) == (cypher is None):
             raise ToolError("give exactly one of question and cypher")
         explanation = await call(
-            lambda api: api.explain(skb, cypher=cypher, question=question, scope=scope, dialect=dialect)
+            lambda api: api.explain(
+                skb, cypher=cypher, question=question, scope=scope, types=types or None, dialect=dialect
+            )
         )
         return explain_result(explanation)
 
@@ -302,17 +346,32 @@ def build_server(config: Config, clients: Clients | None = None) -> KgqaMcp:
     return server
 
 
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def check_http(config: Config) -> None:
     """HTTP binds loopback unless configured, and anything else only with a token."""
-    try:
-        loopback = ipaddress.ip_address(config.mcp_host).is_loopback
-    except ValueError:
-        loopback = config.mcp_host == "localhost"
-    if not loopback and not config.mcp_token:
+    if not _loopback(config.mcp_host) and not config.mcp_token:
         raise ConfigError(
             f"'mcp_host' {config.mcp_host} is not a loopback address: set 'mcp_token' (KGQA_MCP_TOKEN) so that HTTP "
             "clients must send it, or bind 127.0.0.1"
         )
+
+
+def rebinding_guard(host: str) -> TransportSecuritySettings | None:
+    """The SDK's guard against DNS rebinding (a web page's script reaching a local server under another name): only
+    requests whose Host, and Origin if any, name the loopback address served are answered. None: the SDK's own for
+    127.0.0.1, localhost and ::1, and no guard for an address that is not loopback, which needs the token instead
+    (its clients use names the server cannot know)."""
+    if host in ("127.0.0.1", "localhost", "::1") or not _loopback(host):
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=[f"{host}:*"], allowed_origins=[f"http://{host}:*"]
+    )
 
 
 def serve(config: Config, *, http: bool = False, clients: Clients | None = None) -> None:
@@ -335,7 +394,7 @@ def serve(config: Config, *, http: bool = False, clients: Clients | None = None)
         if http:
             import uvicorn
 
-            app = server.streamable_http_app(host=config.mcp_host)
+            app = server.streamable_http_app(host=config.mcp_host, transport_security=rebinding_guard(config.mcp_host))
             uvicorn.run(app, host=config.mcp_host, port=config.mcp_port, log_level="warning")
         else:
             server.run()

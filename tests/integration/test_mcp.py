@@ -21,8 +21,8 @@ import redis
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from kgqa.runtime.store.server import SOCKET_NAME
-from tests.conftest import wait_for
+from kgqa.runtime.store.server import LOG_NAME, SOCKET_NAME
+from tests.conftest import servers_for, wait_for
 from tests.integration.test_worker import KGQA, _state
 from tests.unit.test_attack_corpus import CASES
 
@@ -198,3 +198,30 @@ def test_http_on_loopback_with_a_bearer_token(loaded: dict[str, str]) -> None:
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_without_a_worker_the_server_keeps_its_own_store_open(
+    cli_env: dict[str, str], home: Path, prime_dir: Path
+) -> None:
+    """``worker_idle_timeout = 0``: the server opens kgqa itself, once, and its store server lives as long as it does,
+    beyond the threads that ran the calls (anyio's end after 10 s idle; the store dies with the thread that opened
+    it)."""
+    loaded = subprocess.run(
+        [*KGQA, "load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env, capture_output=True
+    )
+    assert loaded.returncode == 0, loaded.stderr
+
+    def starts() -> int:  # the store server's log gains this line at each start
+        return (home / "falkordb" / LOG_NAME).read_text().count("Ready to accept connections")
+
+    before = starts()  # the load's
+
+    async def work(session: ClientSession) -> tuple[Any, Any]:
+        first = await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
+        await anyio.sleep(12)
+        return first, await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
+
+    first, again = _session(cli_env, work)
+    assert not first.is_error and not again.is_error and again.structured_content["answers"]
+    assert starts() == before + 1  # one start for the MCP server, never killed and started again
+    wait_for(lambda: not servers_for(home), 30, "the store server to stop with the MCP server")

@@ -100,6 +100,26 @@ def test_many_vectors_searched_at_once_find_what_each_finds_alone(
         assert store.vector_top_k_many("g", "disease", "name", queries[:0], 3) == []
 
 
+def test_equally_similar_nodes_rank_by_row_alone_or_with_other_queries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nodes of one name have one vector: a search's ties go to the first stored, whatever else is searched with it
+    (np.argpartition alone picks any of them)."""
+    monkeypatch.setattr(vectors, "PRODUCT_CELLS", 1000)  # three blocks of queries
+    same = _unit(3, 1)[0]
+    others = _unit(5, 50)
+    rows = [NodeRow(f"R{i}", f"other {i}", "doc", others[i], others[i]) for i in range(50)]
+    rows += [NodeRow(f"S{i}", "Marfan syndrome", "doc", same, same) for i in range(200)]
+    with FalkorStore(tmp_path / "db") as store:
+        with store.writer("g", _meta("g", "fp")) as writer:
+            writer.add_nodes("disease", rows)
+            writer.create_vector_indexes(["disease"], DIM)
+        others = _unit(4, 11)
+        alone = store.vector_top_k("g", "disease", "name", same, 3)
+        many = store.vector_top_k_many("g", "disease", "name", np.vstack([others, same]), 3)
+        assert [h.id for h in alone] == [h.id for h in many[-1]] == ["S0", "S1", "S2"]  # the rows as written
+
+
 def test_a_second_load_replaces_the_vectors_and_removes_the_old_directory(tmp_path: Path) -> None:
     query = _unit(7, 1)[0]
     with FalkorStore(tmp_path / "db") as store:

@@ -18,7 +18,7 @@ from mcp import Client
 from kgqa.api import Api
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError, SkbNotLoadedError, StoreTimeoutError
-from kgqa.mcp.server import MAX_K, Clients, build_server, check_http
+from kgqa.mcp.server import MAX_K, Clients, build_server, check_http, rebinding_guard
 from kgqa.runtime.store.base import IndexInfo, LabelInfo, RelationCount, RelationshipInfo, Schema, SkbMeta
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Answer, Candidate, Match, NodeView
@@ -268,3 +268,17 @@ def test_a_shared_kgqa_is_opened_once_for_calls_at_once() -> None:
     assert len(opened) == 1 and seen == [opened[0], opened[0]]
     pool.close()
     assert opened[0].closed == 1
+
+
+def test_the_rebinding_guard_covers_every_loopback_address() -> None:
+    assert rebinding_guard("127.0.0.1") is None  # the SDK's own guard (127.0.0.1, localhost, ::1)
+    guard = rebinding_guard("127.0.0.2")
+    assert guard is not None and guard.enable_dns_rebinding_protection
+    assert guard.allowed_hosts == ["127.0.0.2:*"] and guard.allowed_origins == ["http://127.0.0.2:*"]
+    assert rebinding_guard("10.1.2.3") is None  # not loopback: the token guards it (check_http insists)
+
+
+def test_a_token_on_an_ipv6_loopback_builds_the_server() -> None:
+    server = _server(FakeKg(), mcp_host="::1", mcp_token="s3cret")
+    tools = _run(server, lambda c: c.list_tools())
+    assert {tool.name for tool in tools.tools} == TOOLS

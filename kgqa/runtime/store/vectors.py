@@ -44,6 +44,10 @@ HNSW_EXPANSION_ADD = 64
 HNSW_DTYPE = "i8"
 """The HNSW graph holds 8-bit vectors (4x less to build and map than float32); its candidates are rescored with the
 float32 vectors, so a similarity is never approximate, only which candidates come back."""
+PRODUCT_CELLS = 4_000_000
+"""Similarities one matrix product of :meth:`VectorTable.top_k_many` makes at most (16 MB of float32, times three
+arrays): a question's spans are searched in blocks, so that 1,000 spans against a label of 100,000 nodes do not
+take gigabytes."""
 ADD_BATCH = 100_000
 MAX_ID_CHARS = 256
 """The id files are fixed-width arrays (memory-mapped, searched by bisection): every row is as wide as the longest
@@ -279,10 +283,15 @@ class VectorTable:
             norms = self._norms.get(prop)
             if norms is None:
                 norms = self._norms[prop] = np.linalg.norm(self._matrices[prop], axis=1)
-            all_sims = _cosine_many(self._matrices[prop], queries, norms)
-            for sims in all_sims.T:
-                rows = np.argpartition(-sims, k - 1)[:k] if k < self.rows else np.arange(self.rows)
-                out.append(_best(rows, sims[rows], k))
+            block = max(1, PRODUCT_CELLS // max(1, self.rows))
+            for first in range(0, len(queries), block):
+                for sims in _cosine_many(self._matrices[prop], queries[first : first + block], norms).T:
+                    if k < self.rows:  # every row as similar as the k-th best, so that ties go by row
+                        kth = sims[np.argpartition(-sims, k - 1)[k - 1]]
+                        rows = np.flatnonzero(sims >= kth)
+                    else:
+                        rows = np.arange(self.rows)
+                    out.append(_best(rows, sims[rows], k))
             return out
         for query in queries:
             found = index.search(query, min(self.rows, max(k, self._ef_runtime)))
@@ -333,7 +342,8 @@ class VectorTables:
             manifest = json.loads(path.read_text())
         except FileNotFoundError as exc:
             raise StoreError(
-                f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again"
+                f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again with "
+                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
             ) from exc
         except (OSError, ValueError) as exc:
             raise StoreError(
