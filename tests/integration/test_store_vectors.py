@@ -95,7 +95,8 @@ def test_many_vectors_searched_at_once_find_what_each_finds_alone(
         # one matrix product against one per query: float32 sums in another order, equal to the last bit or two
         for hits, single in zip(many, alone, strict=True):
             assert [h.similarity for h in hits] == pytest.approx([h.similarity for h in single], abs=1e-6)
-        assert [[h.id for h in hits] for hits in many] == [_exact(names, query, 3) for query in queries]
+        if exact_rows > 300:  # HNSW's candidates are approximate: only the exact path must match exact ranking
+            assert [[h.id for h in hits] for hits in many] == [_exact(names, query, 3) for query in queries]
         assert all(h.name.startswith("disease 1-") for hits in many for h in hits)
         assert store.vector_top_k_many("g", "disease", "name", queries[:0], 3) == []
 
