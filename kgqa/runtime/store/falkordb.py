@@ -220,6 +220,12 @@ class FalkorWriter:
             self.indexed[ALIAS_LABEL] = {q.NAME_EMB}
 
 
+def _alias_hit(row: Sequence[Any], similarity: float) -> AliasHit:
+    """An alias-index hit from its row of ``ALIASES_BY_ROW`` (node id, label, name, alias)."""
+    i, label, name, alias = row
+    return AliasHit(str(i), str(label), str(name), str(alias), similarity)
+
+
 def hnsw_indexed(indexed: Mapping[str, set[str]], candidate_types: Sequence[str]) -> set[tuple[str, str]]:
     """Which indexed vectors get an HNSW index when their label is large: every name index (step 4 searches them for
     each constant) and the document index of the candidate types (steps 6-7 search it for every question). A large
@@ -540,18 +546,12 @@ class FalkorStore(CatalogueReads):
     ) -> list[list[VectorHit]]:
         table = self.vectors(graph).table(label)
         found = table.top_k_many(q.INDEX_PROPERTY[index], vectors, k)
-        ids = sorted({str(table.ids[row]) for hits in found for row, _ in hits})
-        names = {str(i): name for i, name in self.read(graph, q.names(label), {"ids": ids})} if ids else {}
-        out = []
-        for hits in found:
-            hit_ids = [str(table.ids[row]) for row, _ in hits]
-            out.append(
-                [
-                    VectorHit(node_id, str(names.get(node_id) or ""), label, sim)
-                    for node_id, (_, sim) in zip(hit_ids, hits, strict=True)
-                ]
-            )
-        return out
+        ids = {row: str(table.ids[row]) for hits in found for row, _ in hits}
+        wanted = sorted(set(ids.values()))
+        names = {str(i): name for i, name in self.read(graph, q.names(label), {"ids": wanted})} if wanted else {}
+        return [
+            [VectorHit(ids[row], str(names.get(ids[row]) or ""), label, sim) for row, sim in hits] for hits in found
+        ]
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         table = self.vectors(graph).table(label)
@@ -605,16 +605,10 @@ class FalkorStore(CatalogueReads):
     def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
         table = self.vectors(graph).table(ALIAS_LABEL)
         found = table.top_k_many(q.NAME_EMB, vectors, k)
-        numbers = sorted({str(table.ids[row]) for hits in found for row, _ in hits})
-        rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": numbers})} if numbers else {}
-        out = []
-        for hits in found:
-            per = []
-            for row, sim in hits:
-                i, label, name, alias = rows[str(table.ids[row])]
-                per.append(AliasHit(str(i), str(label), str(name), str(alias), sim))
-            out.append(per)
-        return out
+        numbers = {row: str(table.ids[row]) for hits in found for row, _ in hits}
+        wanted = sorted(set(numbers.values()))
+        rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": wanted})} if wanted else {}
+        return [[_alias_hit(rows[numbers[row]], sim) for row, sim in hits] for hits in found]
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         """Run a read-only query; the server itself rejects writes (GRAPH.RO_QUERY)."""

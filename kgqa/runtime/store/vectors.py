@@ -52,6 +52,8 @@ ADD_BATCH = 100_000
 MAX_ID_CHARS = 256
 """The id files are fixed-width arrays (memory-mapped, searched by bisection): every row is as wide as the longest
 id, so one id of megabytes would make the files of a large label terabytes."""
+RELOAD = "load the SKB again with `kgqa load ... --force` (an unforced load finds the graph up to date)"
+"""What to do about vectors that cannot be read: their graph's metadata still says the load is current."""
 PARTIAL = ".partial"
 MANIFEST = "manifest.json"
 
@@ -341,15 +343,9 @@ class VectorTables:
         try:
             manifest = json.loads(path.read_text())
         except FileNotFoundError as exc:
-            raise StoreError(
-                f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; load the SKB again with "
-                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
-            ) from exc
+            raise StoreError(f"the vectors of graph '{graph}' ({directory}) cannot be read: {exc}; {RELOAD}") from exc
         except (OSError, ValueError) as exc:
-            raise StoreError(
-                f"the vectors of graph '{graph}' ({directory}) are damaged: {exc}; load the SKB again with "
-                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
-            ) from exc
+            raise StoreError(f"the vectors of graph '{graph}' ({directory}) are damaged: {exc}; {RELOAD}") from exc
         if manifest.get("format") != FORMAT:
             raise StoreError(
                 f"the vector directory {directory} of graph '{graph}' has format {manifest.get('format')}, this kgqa "
@@ -368,10 +364,7 @@ class VectorTables:
         except (OSError, ValueError, LookupError, TypeError, RuntimeError, StoreError) as exc:
             # a file cut short, gone or overwritten (numpy and usearch say so in their own words)
             reason = " ".join(str(exc).split()) or type(exc).__name__
-            raise StoreError(
-                f"the vectors of graph '{graph}' ({directory}) are damaged: {reason}; load the SKB again with "
-                "`kgqa load ... --force` (an unforced load finds the graph up to date)"
-            ) from exc
+            raise StoreError(f"the vectors of graph '{graph}' ({directory}) are damaged: {reason}; {RELOAD}") from exc
 
     def table(self, label: str) -> VectorTable:
         found = self.tables.get(label)
