@@ -77,6 +77,7 @@ class Clients:
         self._closed = threading.Event()
         self._keeper: threading.Thread | None = None
         self._ready = threading.Event()
+        self._one_api: Api | None = None
         self._failed: BaseException | None = None
 
     @contextlib.contextmanager
@@ -108,7 +109,8 @@ class Clients:
         self._ready.wait()
         if self._failed is not None:
             raise self._failed
-        return self._open[0]
+        assert self._one_api is not None  # set before ``_ready`` unless the open failed
+        return self._one_api
 
     def _keep(self) -> None:
         try:
@@ -117,7 +119,7 @@ class Clients:
             self._failed = exc
             self._ready.set()
             return
-        self._open.append(api)
+        self._one_api = api
         self._ready.set()
         self._closed.wait()
         with contextlib.suppress(Exception):
@@ -141,7 +143,7 @@ class Clients:
     def close(self) -> None:
         with self._lock:
             self._closed.set()
-            opened, self._open, self._idle = ([] if self._shared else self._open), [], []
+            opened, self._open, self._idle = self._open, [], []  # the pool's; the shared one is its keeper's
             keeper = self._keeper
         for api in opened:
             with contextlib.suppress(Exception):
