@@ -851,6 +851,47 @@ def eval_command(
         raise refused
 
 
+@main.command("train-reader")
+@skb_option
+@click.option(
+    "--questions",
+    "per_family",
+    type=click.IntRange(1, 10000),
+    default=120,
+    show_default=True,
+    help="Training questions to generate per phrasing family (no LLM).",
+)
+@click.option("--seed", type=int, default=202, show_default=True, help="Seed of the training questions.")
+@click.option("--force", is_flag=True, help="Start over and replace the reader, even one trained with these settings.")
+@click.pass_context
+def train_reader_command(ctx: click.Context, skb: str, per_family: int, seed: int, force: bool) -> None:
+    """Learn the question reader from the SKB itself: its spelling (misspelt names still link) and the answer type
+    from questions generated from its graph; then kgqa ask uses it. Resumable: a rerun reuses the questions made."""
+    from kgqa.lab.train_reader import ReaderSettings, train
+    from kgqa.runtime.worker.client import stop_worker, worker_status
+
+    config = _config(ctx)
+    console = _stderr()
+    if config.worker_idle_timeout > 0 and worker_status(config) is not None:
+        console.print("stopping the kgqa worker: training opens the data directory itself", highlight=False)
+        stop_worker(config)
+
+    def notice(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    settings = ReaderSettings(skb, questions_per_family=per_family, seed=seed)
+    with _progress(console) as progress:
+        outcome = train(config, settings, force=force, progress=progress, notice=notice)
+    info = outcome.reader.info
+    if outcome.already:
+        notice(f"the reader of '{skb}' is already trained with these settings ({info['trained_at']}); --force retrains")
+        return
+    notice(
+        f"trained the reader of '{skb}': {info['vocabulary_words']} words of its names, {info['examples']} training "
+        f"questions ({info['questions']} generated), {info['seconds']:.0f} s; kgqa ask uses it"
+    )
+
+
 @main.command("train-reranker")
 @skb_option
 @click.option(

@@ -75,6 +75,9 @@ class Config:
     """Step 7: how the vector strand and the full-text index's top answers for the residual words fill the slots the
     graph strand leaves: ``rrf`` (reciprocal-rank fusion), ``weighted`` (as step 6 scores, by ``lexical_weight``) or
     ``none`` (the vector strand alone); measured in docs/results.md. Off with ``lexical_weight = 0`` too."""
+    reader: bool = True
+    """Use the question reader ``kgqa train-reader`` trained for the SKB, where there is one (misspelt names linked,
+    a learned answer type in step 1); off: the hand-written reading alone."""
     link_aliases: bool = True
     """Entity linking and step 4 search the nodes' aliases too (HPO synonyms, gene names), where the load stored
     them; off: names only."""

@@ -125,6 +125,7 @@ ANSWER_SETTINGS = (
     "cypher_mode",
     "hidden_labels",
     "link_threshold",
+    "reader",
     "link_aliases",
     "relation_meaning",
     "relation_threshold",

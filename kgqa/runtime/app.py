@@ -27,6 +27,7 @@ from kgqa.runtime.load import load_skb
 from kgqa.runtime.node_view import describe_node
 from kgqa.runtime.pipeline import run
 from kgqa.runtime.progress import ProgressSink
+from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.skbs import check_name, read_source
 from kgqa.runtime.store.base import GraphStore, NodeText, Schema, SkbMeta, same_model
 from kgqa.runtime.trained import Trained, find_trained
@@ -86,6 +87,8 @@ class _Models:
     embedder: Embedder | None
     llms: dict[tuple[Any, ...], CachedChat] = field(default_factory=dict)
     cross_encoders: dict[str, CrossEncoderModel] = field(default_factory=dict)
+    readers: dict[str, tuple[float, Reader | None]] = field(default_factory=dict)
+    """skb -> (the reader manifest's modification time, the reader read then): read again once retrained."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -369,6 +372,23 @@ class Kgqa(Api):
                 )
             return self._models.cross_encoders[key]
 
+    def reader(self, skb: str) -> Reader | None:
+        """The question reader ``kgqa train-reader`` trained for ``skb`` in this data directory, if any (config
+        ``reader = false`` asks without it); read once per training."""
+        if not self.config.reader:
+            return None
+        manifest = reader_folder(self.config.home, skb) / MANIFEST
+        try:
+            stamp = manifest.stat().st_mtime
+        except FileNotFoundError:
+            return None
+        with self._models.lock:
+            held = self._models.readers.get(skb)
+            if held is None or held[0] != stamp:
+                held = (stamp, find_reader(self.config.home, skb))
+                self._models.readers[skb] = held
+            return held[1]
+
     def trained_reranker(self, skb: str) -> Trained | None:
         """The reranker ``kgqa train-reranker`` trained for ``skb`` in this data directory, if any."""
         return find_trained(self.config.home, skb)
@@ -410,7 +430,8 @@ class Kgqa(Api):
             else:
                 scores = self.cross_encoder(options.cross_encoder)
         documents = same_model(self.embedder.name, meta.doc_model)
-        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores, documents)
+        reader = self.reader(skb)
+        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores, documents, reader)
         return ctx, options
 
     def ask(

@@ -12,6 +12,7 @@ from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import ConfigError
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel
+from kgqa.runtime.reader import Reader
 from kgqa.runtime.store.base import GraphStore, Schema, graph_schema
 
 CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
@@ -82,6 +83,9 @@ class Context:
     """Whether the SKB's document vectors are the embedder's (not imported from another model, as STaRK's ada-002
     ones may be): only then can the embedder's vector of a text the question quotes be searched in the document
     index (kgqa.runtime.steps.s2_linking.described_anchors)."""
+    reader: Reader | None = None
+    """The question reader trained for the SKB (``kgqa train-reader``), if any: its spelling links misspelt names,
+    its type head votes in step 1."""
 
     @property
     def aliases(self) -> bool:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -69,6 +69,11 @@ class SentenceTransformerEncoder:
             raise EmbeddingError(f"model '{model}' does not report its maximum sequence length")
         self._default_max: int = self._model.max_seq_length
         self._batch_size = batch_size
+
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer (its whole words are the reader's known words: kgqa.lab.train_reader)."""
+        return self._model.tokenizer
 
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
         self._model.max_seq_length = min(max_tokens or self._default_max, self._default_max)

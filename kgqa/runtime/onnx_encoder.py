@@ -169,6 +169,11 @@ class OnnxEncoder:
         """Keys the embedding cache and a store's fingerprint: an int8 vector of another export format is another
         model's (fp32 gives the same vectors in every format)."""
 
+    @property
+    def tokenizer(self) -> Any:
+        """The model's tokenizer (its whole words are the reader's known words: kgqa.lab.train_reader)."""
+        return self._tokenizer
+
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
         """Normalised mean-pooled vectors, in ``texts``' order; computed shortest first so that each batch pads
         little (cost grows with the longest text of a batch)."""

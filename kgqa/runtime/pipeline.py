@@ -135,6 +135,7 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
         record.detail = f"{options.types[0]} (the only candidate type)"
         return options.types[0]
     temperature = ctx.config.llm_temperature
+    learned = None if ctx.reader is None else ctx.reader.types.probabilities(question_vector, options.types)
     try:
         choice = predict_target_type(
             question,
@@ -143,14 +144,15 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
             embedder=ctx.embedder,
             question_vector=question_vector,
             temperature=temperature,
+            learned=learned,
         )
     except LlmError as exc:
-        choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc))
+        choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc), learned)
         record.degrade(f"{choice.detail}: {choice.label}")
         return choice.label
     if choice.completion is not None:
         record.usage.add(choice.completion)
-    if choice.method in ("named", "subject", "embedding"):  # no LLM, or its reply named no type
+    if choice.method in ("named", "subject", "embedding", "reader"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
     elif choice.method == "outvoted":
         record.detail = f"{choice.label} ({choice.detail})"

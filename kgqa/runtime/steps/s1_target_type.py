@@ -12,7 +12,7 @@ which way it went.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -28,9 +28,15 @@ from kgqa.runtime.text import (
     type_mentions,
 )
 
-Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding"]
-"""How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's) both
-take the type the question names."""
+Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding", "reader"]
+"""How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's, or the
+learned reader is sure of another) both take the question's type; ``reader``: the learned reader's type."""
+
+CONFIDENT = 0.8
+"""The learned reader's probability at which its type stands against an LLM's vote."""
+NAMED_FLOOR = 0.1
+"""The least probability the learned reader gives a type the question names for that type to be taken: below it,
+the type word is context ("my son's *gene* test ... which disorders")."""
 
 
 @dataclass(frozen=True)
@@ -130,30 +136,53 @@ def predict_target_type(
     embedder: Embedder,
     question_vector: np.ndarray,
     temperature: float = 0.0,
+    learned: Mapping[str, float] | None = None,
 ) -> TargetType:
+    """``learned``: the trained reader's probability of each type (kgqa.runtime.reader.types), when there is one."""
     if len(types) == 1:
         return TargetType(types[0], "only")
     if llm is None:
-        return fallback_type(question, types, embedder, question_vector, "no LLM")
+        return fallback_type(question, types, embedder, question_vector, "no LLM", learned)
     completion = llm.complete(type_messages(question, types), max_tokens=16, temperature=temperature)
     chosen = parse_type(completion.text, types)
     if chosen is None:
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
-        return replace(fallback_type(question, types, embedder, question_vector, why), completion=completion)
-    named = type_named_in_question(question, types)
-    if named is not None and named[0] != chosen:
-        why = f"the question names it ({named[1]!r}), outvoting the LLM's {chosen}"
-        return TargetType(named[0], "outvoted", why, completion)
+        return replace(fallback_type(question, types, embedder, question_vector, why, learned), completion=completion)
+    own = question_type(question, types, learned)
+    if own is not None and own[0] != chosen and (own[1] != "reader" or (learned and learned[own[0]] >= CONFIDENT)):
+        why = f"{own[2]}, outvoting the LLM's {chosen}"
+        return TargetType(own[0], "outvoted", why, completion)
     return TargetType(chosen, "llm", "", completion)
 
 
-def fallback_type(
-    question: str, types: Sequence[str], embedder: Embedder, question_vector: np.ndarray, why: str
-) -> TargetType:
-    """Without a usable LLM answer: the type the question names, else the closest type name by embedding."""
+def question_type(
+    question: str, types: Sequence[str], learned: Mapping[str, float] | None
+) -> tuple[str, Method, str] | None:
+    """The type the question itself asks for, how it was read and what says so: the type it names (unless the
+    learned reader all but rules it out: :data:`NAMED_FLOOR`), else the learned reader's most likely type; None
+    without either."""
     named = type_named_in_question(question, types)
-    if named is not None:
-        return TargetType(named[0], "named", f"{why}; the question names it ({named[1]!r})")
+    if named is not None and (not learned or learned.get(named[0], 0.0) >= NAMED_FLOOR):
+        return named[0], "named", f"the question names it ({named[1]!r})"
+    if learned:
+        best = max(learned, key=lambda label: learned[label])
+        return best, "reader", f"the learned reader reads it ({learned[best]:.2f})"
+    return None
+
+
+def fallback_type(
+    question: str,
+    types: Sequence[str],
+    embedder: Embedder,
+    question_vector: np.ndarray,
+    why: str,
+    learned: Mapping[str, float] | None = None,
+) -> TargetType:
+    """Without a usable LLM answer: the type the question asks for (:func:`question_type`), else the type its
+    subject phrase means, else the closest type name by embedding."""
+    own = question_type(question, types, learned)
+    if own is not None:
+        return TargetType(own[0], own[1], f"{why}; {own[2]}")
     subject = type_by_subject(question, types, embedder)
     if subject is not None:
         return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")

@@ -42,6 +42,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         limit=ctx.config.max_link_ngrams,
         nouns=nouns,
         documents=ctx.embedder_documents,
+        spelling=None if ctx.reader is None else ctx.reader.spelling,
     )
     found = ", ".join(map(describe, links)) or "none"
     typed, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)

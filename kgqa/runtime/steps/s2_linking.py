@@ -30,6 +30,7 @@ import numpy as np
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.runtime.embed import Embedder
+from kgqa.runtime.reader.spelling import Spelling
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
 from kgqa.runtime.store.base import GraphStore
 from kgqa.runtime.text import (
@@ -519,29 +520,34 @@ def link_entities(
     limit: int = MAX_LINK_SPANS,
     nouns: Sequence[Mention] = (),
     documents: bool = False,
+    spelling: Spelling | None = None,
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
     is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words (and type
     ``nouns``) and textual conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are
     (``max_link_ngrams``, :func:`link_spans`). With ``documents`` (the document index holds the embedder's vectors),
-    a quoted definition links the node it describes (:func:`described_anchors`)."""
+    a quoted definition links the node it describes (:func:`described_anchors`). With ``spelling``, a span with a
+    misspelt word is looked up as written and respelled (:func:`respellings`); a link keeps the words as written."""
     every, types = _typed_ngrams(question, labels, nouns)
     grams, _ = _capped(question, every, limit)
     if not grams:
         return []
-    vectors = embedder.embed([text for _, _, text in grams])
+    respelled = respellings(grams, words_of(question), spelling)
+    vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS) if aliases else []
     found: list[Link] = []
-    for number, (start, end, text) in enumerate(grams):
+    rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
+    for row, number in rows:
+        start, end, text = grams[number]
         floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
-            for hit in by_label[label][number]:
+            for hit in by_label[label][row]:
                 if hit.similarity >= floor:
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
         if aliases:
             best: dict[str, Link] = {}
-            for alias in by_alias[number]:
+            for alias in by_alias[row]:
                 if alias.label in labels and alias.similarity >= floor and alias.label not in best:
                     best[alias.label] = Link(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
@@ -558,6 +564,19 @@ def link_entities(
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
+
+
+def respellings(grams: Sequence[Span], words: Sequence[str], spelling: Spelling | None) -> list[tuple[int, str]]:
+    """(gram number, the gram's text with each misspelt word replaced by the SKB word it misspells) for every gram
+    of at most :data:`SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`); none without ``spelling``."""
+    if spelling is None:
+        return []
+    fixes = spelling.variants(words)
+    out = []
+    for number, (start, end, _) in enumerate(grams):
+        if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
+            out.append((number, " ".join(fixes.get(i, words[i]) for i in range(start, end))))
+    return out
 
 
 QUOTED_CONDITION = 6

@@ -1,0 +1,157 @@
+"""Answer quality on questions written by hand, the way people type them (issue 51): a dev half and a test half.
+
+The questions (benchmarks/natural/hpo_{dev,test}.jsonl) were written one by one, not by template, in the voices of
+clinicians, counsellors, students, researchers and relatives: typos, lay words, abbreviations, lead-ins, implicit
+answer types, hierarchy in plain words, negation, intersections. Each carries a structured gold spec; the answers
+are computed from the graph by benchmarks/natural_gold.py into benchmarks/results/natural_hpo_{dev,test}.csv.
+
+The dev half's misses may be read; the test half is never read nor tuned on: only its aggregate figures are shown.
+Each half is one ``kgqa eval`` run without an LLM per point (resumable from its records) into
+benchmarks/results/natural_hpo_<half>_<point>.json: ``rules`` (``reader = false``: the hand-written reading alone)
+and ``reader`` (kgqa's default, with the reader ``kgqa train-reader`` trained; the run refuses to start without one).
+The tables go between the ``natural_hpo`` markers in docs/results.md.
+
+    python benchmarks/natural_gold.py          # the answer files, once
+    python benchmarks/natural_hpo.py           # both halves, then the tables
+    python benchmarks/natural_hpo.py --render
+
+It needs HPO loaded in the configured home (``kgqa load hpo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from kgqa.config import load_config
+from kgqa.lab.evaluate import Record, commits, eval_settings, load_records, results, run_eval
+from kgqa.lab.metrics import mean_metrics
+from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader import find_reader
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+SOURCE = ROOT / "benchmarks" / "natural"
+DOC = ROOT / "docs" / "results.md"
+SKB = "hpo"
+HALVES = ("dev", "test")
+BLOCK = "natural_hpo"
+TITLE = "## Questions written by hand, the way people type them (`benchmarks/natural_hpo.py`)"
+PATHS = (*CODE_PATHS, "benchmarks/natural_hpo.py", "benchmarks/natural_gold.py", "benchmarks/natural")
+
+
+POINTS: dict[str, dict[str, Any]] = {"rules": {"reader": False}, "reader": {}}
+"""point -> configuration overrides (no LLM at every point)."""
+
+
+def qa_file(half: str) -> Path:
+    return RESULTS / f"natural_hpo_{half}.csv"
+
+
+def out_file(half: str, point: str) -> Path:
+    return RESULTS / f"natural_hpo_{half}_{point}.json"
+
+
+def kinds(half: str) -> dict[str, list[str]]:
+    """Question id -> its kinds (the hand-written tags: typo, lay, lead-in, ...)."""
+    lines = (SOURCE / f"hpo_{half}.jsonl").read_text(encoding="utf-8").splitlines()
+    return {q["id"]: list(q["kinds"]) for q in map(json.loads, filter(None, lines))}
+
+
+def run_half(half: str, point: str, limit: int | None) -> None:
+    """One ``kgqa eval`` run of ``half`` at ``point``, resumed from its records; writes its results file."""
+    qa = qa_file(half)
+    if not qa.exists():
+        raise SystemExit(f"{qa} is missing: run benchmarks/natural_gold.py first")
+    config = load_config({"llm": "none", **POINTS[point]})
+    reader = find_reader(config.home, SKB) if config.reader else None
+    if config.reader and reader is None:
+        raise SystemExit(f"point {point!r} needs the reader: kgqa train-reader --skb {SKB}")
+    rows = [(point, config.steps)]
+    out = out_file(half, point)
+
+    def show(record: Record, so_far: list[Record]) -> None:
+        shown = "" if half == "test" else f" {record.id} {record.metrics}"
+        print(f"{half} {point} {len(so_far)}{shown} {record.seconds:.2f} s", flush=True)
+
+    with Kgqa(config) as kg:
+        settings = eval_settings(kg, SKB, str(qa.relative_to(ROOT)), "test", rows)
+        settings["reader_trained"] = None if reader is None else reader.info
+        records = run_eval(kg, SKB, load_questions(qa)[:limit], rows, out, settings=settings, on_answer=show)
+    out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+
+
+def table(half: str) -> list[str]:
+    """hit@1 / recall@20 per kind (rows) and point (columns) of ``half``, with each point's commit."""
+    found = {p: out_file(half, p) for p in POINTS if out_file(half, p).exists()}
+    if not found:
+        return [f"The {half} half has not been measured yet."]
+    tags = kinds(half)
+    columns: dict[str, dict[str, list[dict[str, float]]]] = {}
+    labels = []
+    for point, path in found.items():
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        records = load_records(path)
+        labels.append(f"{point}: {origin(doc, path, ROOT, PATHS, commits=commits(records) or None).label()}")
+        groups: dict[str, list[dict[str, float]]] = {"all": [r.metrics for r in records]}
+        for record in records:
+            for tag in tags.get(record.id, []):
+                groups.setdefault(tag, []).append(record.metrics)
+        columns[point] = groups
+    every = sorted({t for groups in columns.values() for t in groups if t != "all"})
+    out = [
+        f"The {half} half, hit@1 / recall@20 (commits: {'; '.join(labels)}):",
+        "",
+        "| kind | n | " + " | ".join(found) + " |",
+        "|---|---|" + "---|" * len(found),
+    ]
+    for tag in ["all", *every]:
+        n = max(len(groups.get(tag, [])) for groups in columns.values())
+        cells = []
+        for groups in columns.values():
+            m = mean_metrics(groups[tag]) if groups.get(tag) else None
+            cells.append("-" if m is None else f"{m['hit@1']:.3f} / {m['recall@20']:.3f}")
+        out.append(f"| {tag} | {n} | " + " | ".join(cells) + " |")
+    return out
+
+
+def render() -> None:
+    body = "\n".join(
+        [
+            "No LLM. `rules`: the hand-written reading alone (`reader = false`); `reader`: with the reader "
+            "`kgqa train-reader` trained (kgqa's default where one is trained). The dev half's misses were read while "
+            "the reader was worked on; the test half was never read. A question can have several kinds.",
+            "",
+            *table("dev"),
+            "",
+            *table("test"),
+        ]
+    )
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, body, TITLE), encoding="utf-8")
+    print(body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--halves", default=",".join(HALVES), help="comma-separated: dev, test")
+    parser.add_argument("--points", default=",".join(POINTS), help="comma-separated: " + ", ".join(POINTS))
+    parser.add_argument("--limit", type=int, default=None, help="the first N questions of each half")
+    parser.add_argument("--render", action="store_true", help="only rewrite the tables from the results files")
+    args = parser.parse_args()
+    if not args.render:
+        for point in args.points.split(","):
+            if point not in POINTS:
+                raise SystemExit(f"--points: {point!r} is not one of {', '.join(POINTS)}")
+            for half in args.halves.split(","):
+                if half not in HALVES:
+                    raise SystemExit(f"--halves: {half!r} is not one of {', '.join(HALVES)}")
+                run_half(half, point, args.limit)
+    render()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""``kgqa train-reader`` on the loaded PRIME fixture: the reader is saved beside the SKB with its vocabulary, a rerun
+with the same settings keeps it, a killed run resumes from the questions it made, and ``kgqa ask`` then links a
+misspelt name and reads the answer type with it (``reader = false`` asks without it)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from kgqa.cli import main
+from kgqa.lab.train_reader import ReaderSettings, train, work_folder
+from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader import find_reader
+
+ARGS = ["--questions", "2", "--seed", "3"]
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
+    assert result.exit_code == 0, result.stderr
+    return cli_env
+
+
+def test_train_reader_saves_a_reader_that_ask_uses(loaded: dict[str, str], home: Path, config: Any) -> None:
+    with Kgqa(config) as kg:
+        before = kg.ask("Which drugs treat migrane?", "prime", top_k=3)
+    assert "'migrane' -> disease 'migraine' (1.00)" not in before.trace.record(2).detail  # read as written
+
+    result = CliRunner().invoke(main, ["train-reader", "--skb", "prime", *ARGS], env=loaded)
+    assert result.exit_code == 0, result.output
+    assert "trained the reader of 'prime'" in result.output
+    reader = find_reader(home, "prime")
+    assert reader is not None and reader.spelling.counts["migraine"] >= 1
+    assert reader.info["questions"] > 0 and reader.info["examples"] >= reader.info["questions"]
+    assert not work_folder(home, "prime").exists()
+
+    again = CliRunner().invoke(main, ["train-reader", "--skb", "prime", *ARGS], env=loaded)
+    assert again.exit_code == 0 and "already trained" in again.output
+
+    with Kgqa(config) as kg:
+        answer = kg.ask("Which drugs treat migrane?", "prime", top_k=3)
+        off = kg.with_config(replace(config, reader=False)).ask("Which drugs treat migrane?", "prime", top_k=3)
+    # respelled, the span is the disease's exact name; the words as written stay the span
+    assert "'migrane' -> disease 'migraine' (1.00)" in answer.trace.record(2).detail
+    assert "'migrane' -> disease 'migraine' (1.00)" not in off.trace.record(2).detail
+
+
+def test_a_killed_run_resumes_from_the_questions_it_made(
+    loaded: dict[str, str], config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kgqa.lab.train_reader as tr
+
+    settings = ReaderSettings("prime", questions_per_family=2, seed=3)
+    real = tr.fit_types
+    calls: list[int] = []
+
+    def killed(*args: Any) -> Any:
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tr, "fit_types", killed)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, settings)
+    assert (work_folder(config.home, "prime") / "questions.json").is_file()
+    assert find_reader(config.home, "prime") is None
+
+    generated: list[int] = []
+    real_generate = tr.generate
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        generated.append(1)
+        return real_generate(*args, **kwargs)
+
+    monkeypatch.setattr(tr, "fit_types", real)
+    monkeypatch.setattr(tr, "generate", counted)
+    outcome = train(config, settings)
+    assert not generated and not outcome.already  # the questions were read back, not made again
+    assert find_reader(config.home, "prime") is not None and calls == [1]

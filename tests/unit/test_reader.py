@@ -1,0 +1,133 @@
+"""The learned question reader (issue 51): the SKB's spelling corrects misspelt names, the type head gives step 1 a
+confidence, the reader is saved and read back whole, and step 1 weighs it against the question's type words and an
+LLM's vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgqa.errors import ConfigError
+from kgqa.lab.questions import GeneratedQuestion
+from kgqa.lab.reader_data import IMPLICIT, variants
+from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
+from kgqa.runtime.reader.spelling import Spelling, edit_distance, vocabulary
+from kgqa.runtime.reader.types import TypeHead
+from kgqa.runtime.steps.s1_target_type import question_type
+from kgqa.runtime.steps.s2_linking import respellings
+from kgqa.runtime.text import words_of
+
+TYPES = ("disease", "gene/protein", "effect/phenotype")
+SKB_WORDS = vocabulary(
+    ["Marfan syndrome", "Marfan syndrome type 2", "Hypotonia", "Seizure", "Seizures", "Arachnodactyly", "Tie syndrome"]
+)
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("marfans", "marfan"),  # a letter too many
+        ("syndrom", "syndrome"),  # one too few
+        ("hypotonai", "hypotonia"),  # neighbours swapped
+        ("Siezure", "seizure"),  # swapped, capitalised
+        ("arachnodactily", "arachnodactyly"),  # one letter wrong
+    ],
+)
+def test_a_misspelt_word_is_read_as_the_skb_word_it_misspells(typed: str, meant: str) -> None:
+    assert Spelling(SKB_WORDS).correct(typed) == meant
+
+
+def test_known_short_numeric_and_far_words_are_left_as_written() -> None:
+    spelling = Spelling(SKB_WORDS, frozenset({"daughter", "tied"}))
+    assert spelling.correct("Marfan") is None  # the SKB's own word
+    assert spelling.correct("tied") is None  # known whole to the tokenizer, though one letter from "tie"
+    assert spelling.correct("sezr") is None  # too far from any SKB word
+    assert spelling.correct("tie") is None  # too short to correct
+    assert spelling.correct("HP0001") is None  # digits: an id, never a typo
+
+
+def test_the_most_common_of_equally_near_words_wins() -> None:
+    spelling = Spelling({"seizure": 1, "seizures": 9})
+    assert spelling.correct("seizurs") == "seizures"
+    assert edit_distance("seizurs", "seizure") == edit_distance("seizurs", "seizures") == 1
+
+
+def test_only_short_spans_with_a_misspelt_word_are_looked_up_respelled() -> None:
+    words = words_of("marfans syndrom, which genes?")
+    grams = [(0, 1, "marfans"), (0, 2, "marfans syndrom"), (3, 4, "genes")]
+    assert respellings(grams, words, Spelling(SKB_WORDS)) == [(0, "marfan"), (1, "marfan syndrome")]
+    assert respellings(grams, words, None) == []
+
+
+def test_the_type_head_learns_separable_questions_and_renormalises_over_the_candidates() -> None:
+    rng = np.random.default_rng(0)
+    centres = np.eye(3, 8)
+    vectors = np.vstack([c + 0.05 * rng.standard_normal((20, 8)) for c in centres])
+    head = TypeHead.fit(vectors, [t for t in TYPES for _ in range(20)], TYPES)
+    p = head.probabilities(centres[1], TYPES)
+    assert max(p, key=lambda t: p[t]) == "gene/protein" and p["gene/protein"] > 0.8
+    assert sum(p.values()) == pytest.approx(1.0)
+    two = head.probabilities(centres[1], ["disease", "effect/phenotype"])
+    assert set(two) == {"disease", "effect/phenotype"} and sum(two.values()) == pytest.approx(1.0)
+    assert head.probabilities(centres[1], ["drug"]) == {}
+
+
+def _reader() -> Reader:
+    head = TypeHead(TYPES, np.arange(9 * 3, dtype=np.float64).reshape(9, 3) / 100)
+    return Reader("hpo", Spelling(SKB_WORDS, frozenset({"daughter"})), head, {"trained_at": "t1", "questions": 3})
+
+
+def test_a_saved_reader_reads_back_whole(tmp_path: Path) -> None:
+    saved = _reader()
+    saved.save(tmp_path)
+    found = find_reader(tmp_path, "hpo")
+    assert found is not None and found.key == "hpo@t1" and found.info["questions"] == 3
+    assert dict(found.spelling.counts) == dict(SKB_WORDS) and found.spelling.known == {"daughter"}
+    assert found.types.labels == TYPES and np.array_equal(found.types.weights, saved.types.weights)
+    assert find_reader(tmp_path, "prime") is None
+
+
+def test_a_damaged_reader_says_how_to_retrain_it(tmp_path: Path) -> None:
+    _reader().save(tmp_path)
+    manifest = reader_folder(tmp_path, "hpo") / MANIFEST
+    raw = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**raw, "vocabulary": None}))
+    with pytest.raises(ConfigError, match=r"kgqa train-reader --skb hpo --force"):
+        find_reader(tmp_path, "hpo")
+    manifest.write_text("{")
+    with pytest.raises(ConfigError, match="cannot be read"):
+        find_reader(tmp_path, "hpo")
+
+
+def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
+    question = "Which genes are tied to the disorder my son has?"
+    assert question_type(question, TYPES, None) == ("gene/protein", "named", "the question names it ('genes')")
+    sure = {"disease": 0.02, "gene/protein": 0.9, "effect/phenotype": 0.08}
+    assert question_type(question, TYPES, sure)[:2] == ("gene/protein", "named")
+    against = {"disease": 0.95, "gene/protein": 0.01, "effect/phenotype": 0.04}
+    assert question_type(question, TYPES, against)[:2] == ("disease", "reader")
+    assert question_type("what could she have?", TYPES, against)[:2] == ("disease", "reader")
+    assert question_type("what could she have?", TYPES, None) is None
+
+
+def _question(kind: str, template: str) -> GeneratedQuestion:
+    return GeneratedQuestion(
+        "0", "Which diseases show Seizure?", ["OMIM:1"], template, "HP:1", "Seizure", "", "OMIM:1", "", False,
+        kind, "natural", "name", "Seizure", None, "clinical",
+    )  # fmt: skip
+
+
+def test_training_variants_keep_the_answer_type_and_are_reproducible() -> None:
+    questions = [_question("1-hop", "disease / phenotype present effect/phenotype")] * 40
+    names = {"disease": ["Marfan syndrome"], "gene/protein": ["FBN1"]}
+    made = variants(questions, names, seed=5)
+    assert made == variants(questions, names, seed=5) and len(made) == 80
+    assert {e.target for e in made} == {"disease"}
+    assert {e.family for e in made[40:]} <= {"implicit", "lead-in", "trailer"}
+    implicit = [e.text for e in made if e.family == "implicit"]
+    assert implicit and all("seizure" in t.lower() for t in implicit)
+    assert all(not any(w in t.lower() for w in ("disease", "condition")) for t in implicit)
+    assert IMPLICIT["disease"]
