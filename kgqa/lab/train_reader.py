@@ -33,8 +33,8 @@ from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.reader import READERS, Reader, find_reader
-from kgqa.runtime.reader.spelling import TOKEN, Spelling, vocabulary
-from kgqa.runtime.reader.types import TypeHead
+from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, vocabulary
+from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
 
 QUESTIONS_PER_FAMILY = 120
@@ -59,8 +59,8 @@ def work_folder(home: Path, skb: str) -> Path:
     return home / READERS / f".work-{skb}"
 
 
-def skb_vocabulary(kg: Kgqa, skb: str, progress: ProgressSink | None) -> dict[str, int]:
-    """Stage 1: word -> how many of the SKB's names and aliases hold it."""
+def skb_names(kg: Kgqa, skb: str, progress: ProgressSink | None) -> list[str]:
+    """Stage 1: every name and alias of the SKB (its vocabulary and abbreviations are read from them)."""
     schema = kg.schema(skb)
     texts: list[str] = []
     labels = [info.name for info in schema.labels]
@@ -73,7 +73,7 @@ def skb_vocabulary(kg: Kgqa, skb: str, progress: ProgressSink | None) -> dict[st
                 if schema.has_aliases:
                     texts += [a for found in kg.store.aliases(skb, label, part).values() for a in found]
                 advance(len(part))
-    return dict(vocabulary(texts))
+    return texts
 
 
 def whole_words(embedder: Embedder) -> frozenset[str]:
@@ -129,8 +129,8 @@ def training_examples(kg: Kgqa, skb: str, questions: Sequence[GeneratedQuestion]
 
 
 def fit_types(embedder: Embedder, examples: Sequence[Example], labels: Sequence[str]) -> TypeHead:
-    """Stage 3b: the type head on the examples' question vectors (as step 1 embeds a question)."""
-    vectors = embedder.embed([e.text for e in examples])
+    """Stage 3b: the type head on the vectors of the examples' asking sentences (as step 1 embeds a question)."""
+    vectors = embedder.embed([asking_sentence(e.text) for e in examples])
     return TypeHead.fit(np.asarray(vectors, dtype=np.float64), [e.target for e in examples], labels)
 
 
@@ -164,7 +164,8 @@ def train(
         ):
             return Outcome(existing, True)
         start = time.perf_counter()
-        counts = skb_vocabulary(kg, settings.skb, progress)
+        names = skb_names(kg, settings.skb, progress)
+        counts = dict(vocabulary(names))
         embedder = kg.embedder
         known = whole_words(embedder)
         questions = training_questions(kg, settings, folder, notice)
@@ -183,7 +184,7 @@ def train(
             "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "provenance": provenance(),
         }
-        reader = Reader(settings.skb, Spelling(counts, known), head, info)
+        reader = Reader(settings.skb, Spelling(counts, known, acronyms(names)), head, info)
         reader.save(config.home)
     shutil.rmtree(folder, ignore_errors=True)
     return Outcome(reader, False)

@@ -33,6 +33,7 @@ from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.plan import Dropped, QueryPlan
 from kgqa.errors import LlmError
 from kgqa.runtime.context import Context, Options
+from kgqa.runtime.reader.types import asking_sentence
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_fallback import linked_plan
@@ -135,7 +136,10 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
         record.detail = f"{options.types[0]} (the only candidate type)"
         return options.types[0]
     temperature = ctx.config.llm_temperature
-    learned = None if ctx.reader is None else ctx.reader.types.probabilities(question_vector, options.types)
+    learned = None
+    if ctx.reader is not None:
+        asking = ctx.embedder.embed_one(asking_sentence(question))
+        learned = ctx.reader.types.probabilities(asking, options.types)
     try:
         choice = predict_target_type(
             question,

@@ -14,8 +14,8 @@ from kgqa.errors import ConfigError
 from kgqa.lab.questions import GeneratedQuestion
 from kgqa.lab.reader_data import IMPLICIT, variants
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
-from kgqa.runtime.reader.spelling import Spelling, edit_distance, vocabulary
-from kgqa.runtime.reader.types import TypeHead
+from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
+from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.steps.s1_target_type import question_type
 from kgqa.runtime.steps.s2_linking import respellings
 from kgqa.runtime.text import words_of
@@ -41,12 +41,39 @@ def test_a_misspelt_word_is_read_as_the_skb_word_it_misspells(typed: str, meant:
 
 
 def test_known_short_numeric_and_far_words_are_left_as_written() -> None:
-    spelling = Spelling(SKB_WORDS, frozenset({"daughter", "tied"}))
+    spelling = Spelling(SKB_WORDS | {"ties": 1, "warts": 30}, frozenset({"daughter", "tied"}))
     assert spelling.correct("Marfan") is None  # the SKB's own word
-    assert spelling.correct("tied") is None  # known whole to the tokenizer, though one letter from "tie"
+    assert spelling.correct("tied") is None  # known whole to the tokenizer, though one letter from "ties"
     assert spelling.correct("sezr") is None  # too far from any SKB word
     assert spelling.correct("tie") is None  # too short to correct
     assert spelling.correct("HP0001") is None  # digits: an id, never a typo
+    assert spelling.correct("whats") is None  # two edits from "warts": too far for a short word
+
+
+def test_a_rare_skb_word_beside_a_far_more_common_one_is_read_as_both() -> None:
+    spelling = Spelling({"syndrom": 1, "syndrome": 500, "hypotonia": 40, "hypotonic": 10})
+    assert spelling.correct("syndrom") == "syndrome"
+    assert spelling.correct("hypotonic") is None  # not 20 times rarer than its neighbour
+
+
+def test_an_abbreviation_in_capitals_stands_for_the_run_of_words_its_initials_start_most_often() -> None:
+    names = [
+        "Prader-Willi syndrome", "Prader-Willi syndrome", "Port-wine stain", "Generalized tonic-clonic seizure",
+        "Abnormality of the spinal cord", "Tuberous sclerosis complex", *["Atrophy of the eye"] * 200,
+    ]  # fmt: skip
+    short = acronyms(names)
+    assert short["pws"] == "prader willi syndrome" and short["gtc"] == "generalized tonic clonic"
+    assert short["tsc"] == "tuberous sclerosis complex"  # not "the spinal cord": "the" is common in the names
+    spelling = Spelling(vocabulary(names), frozenset(), short)
+    assert spelling.expand("PWS") == "prader willi syndrome" and spelling.expand("GTCs") is None
+    assert spelling.expand("pws") is None  # typed in small letters: a word, not an abbreviation
+    assert spelling.variants(words_of("PWS genes and hypotonai?")) == {0: "prader willi syndrome"}
+
+
+def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:
+    spelling = Spelling({}, frozenset({"son", "was"}))
+    assert spelling.dictionary_word("son") and not spelling.dictionary_word("SON")
+    assert not spelling.dictionary_word("scn1a") and not spelling.dictionary_word("my son")
 
 
 def test_the_most_common_of_equally_near_words_wins() -> None:
@@ -111,6 +138,21 @@ def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
     assert question_type(question, TYPES, against)[:2] == ("disease", "reader")
     assert question_type("what could she have?", TYPES, against)[:2] == ("disease", "reader")
     assert question_type("what could she have?", TYPES, None) is None
+    unsure = {"disease": 0.5, "gene/protein": 0.3, "effect/phenotype": 0.2}  # under READ_FLOOR: no reading
+    assert question_type("what could she have?", TYPES, unsure) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "asking"),
+    [
+        ("Which genes cause Marfan syndrome?", "Which genes cause Marfan syndrome?"),
+        ("My son has seizures. He is 4. Which disorders fit?", "Which disorders fit?"),
+        ("Context: webbed neck and short stature; what is it", "what is it"),
+        ("Seizures. Why?", "Seizures. Why?"),  # no sentence of two words but the whole
+    ],
+)
+def test_the_asking_sentence_is_the_last_of_two_or_more_words(question: str, asking: str) -> None:
+    assert asking_sentence(question) == asking
 
 
 def _question(kind: str, template: str) -> GeneratedQuestion:

@@ -55,6 +55,7 @@ class Reader:
             **self.info,
             "vocabulary": dict(self.spelling.counts),
             "known": sorted(self.spelling.known),
+            "acronyms": dict(self.spelling.short),
         }
         (work / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
         old = target.with_name(f".{self.skb}.{os.getpid()}.old")
@@ -78,7 +79,8 @@ def find_reader(home: Path, skb: str) -> Reader | None:
         with np.load(folder / WEIGHTS) as arrays:
             head = TypeHead(tuple(str(x) for x in arrays["labels"]), np.array(arrays["weights"]))
         vocabulary = {str(k): int(v) for k, v in raw.pop("vocabulary").items()}
-        spelling = Spelling(vocabulary, frozenset(raw.pop("known")))
+        short = {str(k): str(v) for k, v in raw.pop("acronyms").items()}
+        spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(
             f"the reader in {folder} cannot be read ({exc}); retrain it: kgqa train-reader --skb {skb} --force"

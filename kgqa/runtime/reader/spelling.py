@@ -1,10 +1,12 @@
-"""Typo-tolerant linking: a misspelt name ("marfans syndrom", "hypotonai") reaches its node.
+"""Typo-tolerant linking: a misspelt name ("marfans syndrom", "hypotonai") or an abbreviation ("PWS") reaches its node.
 
 The embedder reads a misspelt word as other word pieces, and the span falls under the link threshold. So the reader
 keeps the SKB's own vocabulary (every word of its names and aliases, with how many hold it) and the words the
-embedder's tokenizer knows whole; a question word that neither knows is replaced by the most common SKB word within
-two edits (symmetric deletes, one on each side: a deletion, insertion, substitution or swap of neighbours), and the
-span is looked up both ways. Nothing here knows a language: the vocabulary is the SKB's.
+embedder's tokenizer knows whole. A question word that neither knows, or that the SKB holds only rarely beside a far
+more common neighbour ("syndrom" beside "syndrome"), is read as the most common SKB word one edit away (two for long
+words: a deletion, insertion, substitution or swap of neighbours each), and the span is looked up both ways. An
+abbreviation typed in capitals is read as the run of words of the SKB's names whose initials it is most often. Nothing
+here knows a language: the vocabulary, its common words and its abbreviations are the SKB's.
 """
 
 from __future__ import annotations
@@ -15,9 +17,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 MIN_LETTERS = 4
-"""Shorter words are not corrected: within two edits of a three-letter word lies half the vocabulary."""
+"""Shorter words are not corrected: within an edit of a three-letter word lies half the vocabulary."""
+LONG_WORD = 8
+"""Words of this many letters may be two edits from what was meant; shorter ones one ("whats" is not "warts")."""
+RARE_RATIO = 20
+"""An SKB word is read as its neighbour too when the neighbour is this many times as common (a typo in the SKB's own
+names, "syndrom", is no reason to leave the question's typo as it is)."""
 TOKEN = re.compile(r"[^\W\d_]+")
 """The words a correction may replace: runs of letters (digits and symbols are ids, never typos)."""
+PART = re.compile(r"[^\W_]+")
+ACRONYM_LETTERS = range(2, 6)
+"""Lengths of the abbreviations read: "ID" to "CMTDI"."""
+ABBREVIATION = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
+"""How an abbreviation is typed: two or more capitals, maybe small letters between ("GTC", "PWS", "EIEE")."""
+COMMON_SHARE = 0.02
+"""A word in more than this share of the names is one of their common words ("of", "the", "syndrome"): a run of
+words an abbreviation stands for does not start with one (on HPO, "TSC" is no "the spinal cord")."""
 
 
 def vocabulary(texts: Iterable[str]) -> Counter[str]:
@@ -26,6 +41,33 @@ def vocabulary(texts: Iterable[str]) -> Counter[str]:
     for text in texts:
         counts.update(set(TOKEN.findall(text.lower())))
     return counts
+
+
+def acronyms(texts: Sequence[str]) -> dict[str, str]:
+    """Initials -> the run of words they abbreviate in most of ``texts`` (names and aliases): "prader willi
+    syndrome" for "pws", "generalized tonic clonic" for "gtc". The run starts with no common word
+    (:data:`COMMON_SHARE`) and its first and last words have three letters or more."""
+    held: Counter[str] = Counter()
+    for text in texts:
+        held.update(set(PART.findall(text.lower())))
+    common = {word for word, n in held.items() if n > COMMON_SHARE * len(texts)}
+    counts: Counter[tuple[str, str]] = Counter()
+    for text in texts:
+        parts = [w for w in PART.findall(text.lower()) if w.isalpha()]
+        runs = set()
+        for i, first in enumerate(parts):
+            if first in common or len(first) < 3:
+                continue
+            for size in ACRONYM_LETTERS:
+                run = parts[i : i + size]
+                if len(run) == size and len(run[-1]) >= 3:
+                    runs.add(("".join(w[0] for w in run), " ".join(run)))
+        counts.update(runs)
+    best: dict[str, tuple[int, str]] = {}
+    for (letters, phrase), n in counts.items():
+        if letters not in best or (n, phrase) > best[letters]:
+            best[letters] = (n, phrase)
+    return {letters: phrase for letters, (_, phrase) in best.items()}
 
 
 def _deletes(word: str) -> set[str]:
@@ -49,11 +91,12 @@ def edit_distance(a: str, b: str) -> int:
 
 @dataclass
 class Spelling:
-    """The SKB's words (``counts``) and the other words known whole (``known``: the tokenizer's), and the index of
-    their one-letter deletions, built once."""
+    """The SKB's words (``counts``), the other words known whole (``known``: the tokenizer's), the SKB's
+    abbreviations (``short``: :func:`acronyms`), and the index of the words' one-letter deletions, built once."""
 
     counts: Mapping[str, int]
     known: frozenset[str] = frozenset()
+    short: Mapping[str, str] = field(default_factory=dict)
     _index: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -62,26 +105,38 @@ class Spelling:
                 for key in {word, *_deletes(word)}:
                     self._index.setdefault(key, []).append(word)
 
-    def unknown(self, word: str) -> bool:
-        lowered = word.lower()
-        return len(lowered) >= MIN_LETTERS and lowered not in self.counts and lowered not in self.known
-
     def correct(self, word: str) -> str | None:
-        """The SKB word ``word`` most likely misspells: the nearest within two edits, the most common of those;
-        None for a known word, or when none is near."""
-        if not TOKEN.fullmatch(word) or not self.unknown(word):
-            return None
+        """The SKB word ``word`` most likely misspells: the most common of the nearest within reach
+        (:data:`LONG_WORD`); None for a word the tokenizer knows, an SKB word with no far more common neighbour
+        (:data:`RARE_RATIO`), or when none is near."""
         lowered = word.lower()
-        near = {c for key in {lowered, *_deletes(lowered)} for c in self._index.get(key, ())}
-        scored = [(edit_distance(lowered, c), -self.counts[c], c) for c in near]
-        scored = [s for s in scored if s[0] <= 2]
+        if not TOKEN.fullmatch(word) or len(lowered) < MIN_LETTERS or lowered in self.known:
+            return None
+        reach = 2 if len(lowered) >= LONG_WORD else 1
+        floor = RARE_RATIO * self.counts[lowered] if lowered in self.counts else 0
+        near = {c for key in {lowered, *_deletes(lowered)} for c in self._index.get(key, ()) if c != lowered}
+        scored = [(edit_distance(lowered, c), -self.counts[c], c) for c in near if self.counts[c] > floor]
+        scored = [s for s in scored if s[0] <= reach]
         return min(scored)[2] if scored else None
 
+    def expand(self, word: str) -> str | None:
+        """The phrase an abbreviation typed in capitals stands for in the SKB's names ("PWS" -> "prader willi
+        syndrome"); None for another word, or initials no name has."""
+        if not ABBREVIATION.fullmatch(word) or len(word) not in ACRONYM_LETTERS:
+            return None
+        return self.short.get(word.lower())
+
     def variants(self, words: Sequence[str]) -> dict[int, str]:
-        """Position -> correction of each misspelt word of a question (:func:`correct`)."""
+        """Position -> what each abbreviation (:meth:`expand`) or misspelt word (:meth:`correct`) of a question
+        stands for."""
         out = {}
         for i, word in enumerate(words):
-            fixed = self.correct(word)
+            fixed = self.expand(word) or self.correct(word)
             if fixed is not None:
                 out[i] = fixed
         return out
+
+    def dictionary_word(self, text: str) -> bool:
+        """Whether ``text`` is one word the tokenizer knows whole, typed in small letters ("son"): it names no
+        node whose name is a symbol in capitals (the gene SON) unless it is typed so."""
+        return text.islower() and text in self.known

@@ -37,6 +37,10 @@ CONFIDENT = 0.8
 NAMED_FLOOR = 0.1
 """The least probability the learned reader gives a type the question names for that type to be taken: below it,
 the type word is context ("my son's *gene* test ... which disorders")."""
+READ_FLOOR = 0.6
+"""The learned reader's probability at which its type is taken where the question names none; below it, the type
+the subject phrase means, as without a reader (on the natural dev half, 55 of 60 types right against 53 with the
+reader always taken and 51 without it)."""
 
 
 @dataclass(frozen=True)
@@ -159,14 +163,15 @@ def question_type(
     question: str, types: Sequence[str], learned: Mapping[str, float] | None
 ) -> tuple[str, Method, str] | None:
     """The type the question itself asks for, how it was read and what says so: the type it names (unless the
-    learned reader all but rules it out: :data:`NAMED_FLOOR`), else the learned reader's most likely type; None
-    without either."""
+    learned reader all but rules it out: :data:`NAMED_FLOOR`), else the learned reader's most likely type where it
+    is likely enough (:data:`READ_FLOOR`); None otherwise."""
     named = type_named_in_question(question, types)
     if named is not None and (not learned or learned.get(named[0], 0.0) >= NAMED_FLOOR):
         return named[0], "named", f"the question names it ({named[1]!r})"
     if learned:
         best = max(learned, key=lambda label: learned[label])
-        return best, "reader", f"the learned reader reads it ({learned[best]:.2f})"
+        if learned[best] >= READ_FLOOR:
+            return best, "reader", f"the learned reader reads it ({learned[best]:.2f})"
     return None
 
 

@@ -555,6 +555,8 @@ def link_entities(
             found += best.values()
     words = words_of(question)
     found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, words))]
+    if spelling is not None:  # "son" is no gene SON: a symbol in capitals is named by what is typed so
+        found = [link for link in found if not (link.search.isupper() and spelling.dictionary_word(link.span))]
     found = tightest(found, labels)
     anchors = described_anchors(question, store, skb, labels, embedder, found, nouns) if documents else []
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
