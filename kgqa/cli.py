@@ -314,6 +314,8 @@ def _run_load(
             markup=False,
             soft_wrap=True,  # one line in a log or pipe, where tools read it (benchmarks/first_run.py)
         )
+    if report.reader:
+        console.print(f"{skb}: question reader {report.reader}", markup=False, soft_wrap=True)
     for reason, count in sorted(report.skipped_rows.items()):
         console.print(f"  skipped {count} source rows: {reason}", markup=False)
 
@@ -868,6 +870,7 @@ def train_reader_command(ctx: click.Context, skb: str, per_family: int, seed: in
     """Learn the question reader from the SKB itself: its spelling (misspelt names still link) and the answer type
     from questions generated from its graph; then kgqa ask uses it. Resumable: a rerun reuses the questions made."""
     from kgqa.lab.train_reader import ReaderSettings, train
+    from kgqa.runtime.app import Kgqa
     from kgqa.runtime.worker.client import stop_worker, worker_status
 
     config = _config(ctx)
@@ -880,8 +883,8 @@ def train_reader_command(ctx: click.Context, skb: str, per_family: int, seed: in
         console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     settings = ReaderSettings(skb, questions_per_family=per_family, seed=seed)
-    with _progress(console) as progress:
-        outcome = train(config, settings, force=force, progress=progress, notice=notice)
+    with Kgqa(config) as kg, _progress(console) as progress:
+        outcome = train(kg, settings, force=force, progress=progress, notice=notice)
     info = outcome.reader.info
     if outcome.already:
         notice(f"the reader of '{skb}' is already trained with these settings ({info['trained_at']}); --force retrains")

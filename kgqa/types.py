@@ -198,6 +198,9 @@ class LoadReport:
     """Seconds per phase: nodes (render, embed, write), edges, publish (vector indexes, atomic rename, save)."""
     imported: int = 0
     """Document vectors taken from precomputed embeddings (STaRK's candidate_emb_dict.pt) instead of embedded."""
+    reader: str = ""
+    """What became of the SKB's question reader (``reader_on_load``): trained, up to date, or why not; '' when the
+    load trains none."""
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,17 @@ IMPLICIT: Mapping[str, Sequence[str]] = {
     ),
 }
 """Frames that do not name the answer type, by the type they ask for; the anchor is a node of another type."""
+HIERARCHY = (
+    "subtypes of {anchor}",
+    "what is {anchor} a kind of?",
+    "{anchor}: what sits one level up?",
+    "more specific forms of {anchor}",
+    "parents of {anchor}",
+    "what falls directly under {anchor}",
+    "{anchor} - broader terms?",
+    "children of {anchor} in the ontology",
+)
+"""Frames of a one-step hierarchy question that leave the answer type implicit: it is the anchor's own type."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,14 @@ class Example:
     family: str
 
 
+def implicit_frames(question: GeneratedQuestion) -> Sequence[str]:
+    """The frames that ask ``question`` without naming its answer type (none where there are none)."""
+    hops = len(question.template.split(" / ")) - 1
+    if question.kind == "hierarchy" and hops == 1:
+        return HIERARCHY
+    return IMPLICIT.get(target_of(question), ()) if question.kind == "1-hop" else ()
+
+
 def target_of(question: GeneratedQuestion) -> str:
     """The answer type of a generated question (its template starts with it)."""
     return question.template.split(" / ")[0]
@@ -77,19 +96,19 @@ def target_of(question: GeneratedQuestion) -> str:
 
 def variants(questions: Sequence[GeneratedQuestion], names: Mapping[str, Sequence[str]], seed: int) -> list[Example]:
     """Every question as generated, and one varied copy of each: a lead-in or a trailer naming a random node
-    (``names``: label -> example names), casing and punctuation taken away at times, or an implicit-type frame for a
-    one-hop question whose answer type has frames."""
+    (``names``: label -> example names), casing and punctuation taken away at times; and for a one-hop question
+    whose answer type has frames, or a one-step hierarchy question, a copy in a frame that leaves the type implicit."""
     rng = random.Random(seed)
     pool = [name for label in sorted(names) for name in names[label]]
     out = [Example(q.query, target_of(q), q.family or q.phrasing) for q in questions]
     for q in questions:
         target = target_of(q)
+        frames = implicit_frames(q)
+        if frames:
+            text = rng.choice(frames).format(anchor=q.mention_text, who=rng.choice(WHO))
+            out.append(Example(text if rng.random() < 0.5 else text.lower(), target, "implicit"))
         text = q.query
-        if q.kind == "1-hop" and target in IMPLICIT and rng.random() < 0.5:
-            frame = rng.choice(IMPLICIT[target])
-            text = frame.format(anchor=q.mention_text, who=rng.choice(WHO))
-            family = "implicit"
-        elif pool and rng.random() < 0.7:
+        if pool and rng.random() < 0.7:
             lead = rng.choice(LEAD_INS).format(who=rng.choice(WHO), name=rng.choice(pool))
             text = f"{lead[0].upper()}{lead[1:]} {text}"
             family = "lead-in"

@@ -20,22 +20,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kgqa.config import Config
 from kgqa.errors import KgqaError
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.provenance import provenance
 from kgqa.lab.questions import GeneratedQuestion, generate
 from kgqa.lab.reader_data import Example, variants
-from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.reader import READERS, Reader, find_reader
 from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, vocabulary
 from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
+
+if TYPE_CHECKING:
+    from kgqa.runtime.app import Kgqa
 
 QUESTIONS_PER_FAMILY = 120
 SEED = 202
@@ -129,9 +129,9 @@ def training_examples(kg: Kgqa, skb: str, questions: Sequence[GeneratedQuestion]
 
 
 def fit_types(embedder: Embedder, examples: Sequence[Example], labels: Sequence[str]) -> TypeHead:
-    """Stage 3b: the type head on the vectors of the examples' asking sentences (as step 1 embeds a question)."""
-    vectors = embedder.embed([asking_sentence(e.text) for e in examples])
-    return TypeHead.fit(np.asarray(vectors, dtype=np.float64), [e.target for e in examples], labels)
+    """Stage 3b: the type head on the examples' asking sentences, read as step 1 reads a question's."""
+    sentences = [asking_sentence(e.text) for e in examples]
+    return TypeHead.fit(sentences, embedder.embed(sentences), [e.target for e in examples], labels)
 
 
 @dataclass(frozen=True)
@@ -141,50 +141,48 @@ class Outcome:
 
 
 def train(
-    config: Config,
+    kg: Kgqa,
     settings: ReaderSettings,
     *,
     force: bool = False,
     progress: ProgressSink | None = None,
     notice: Callable[[str], None] = lambda _: None,
 ) -> Outcome:
-    """Train (or, with the same settings and no ``force``, keep) the reader of ``settings.skb``."""
+    """Train (or, with the same settings and graph and no ``force``, keep) the reader of ``settings.skb`` in
+    ``kg``'s data directory (``kgqa train-reader``, and ``kgqa load`` with ``reader_on_load``)."""
     check_name(settings.skb)
-    folder = work_folder(config.home, settings.skb)
+    home = kg.config.home
+    folder = work_folder(home, settings.skb)
     if force:
         shutil.rmtree(folder, ignore_errors=True)
-    with Kgqa(config) as kg:
-        meta = kg.meta(settings.skb)
-        existing = None if force else find_reader(config.home, settings.skb)
-        wanted = asdict(settings) | {"families": list(settings.families), "embedder": kg.embedder_name()}
-        if (
-            existing is not None
-            and existing.info.get("settings") == wanted
-            and existing.info.get("fingerprint") == (meta.fingerprint)
-        ):
-            return Outcome(existing, True)
-        start = time.perf_counter()
-        names = skb_names(kg, settings.skb, progress)
-        counts = dict(vocabulary(names))
-        embedder = kg.embedder
-        known = whole_words(embedder)
-        questions = training_questions(kg, settings, folder, notice)
-        examples = training_examples(kg, settings.skb, questions, settings.seed)
-        with task(progress, "fitting the type head", None):
-            head = fit_types(embedder, examples, meta.candidate_types)
-        info = {
-            "skb": settings.skb,
-            "settings": wanted,
-            "fingerprint": meta.fingerprint,
-            "questions": len(questions),
-            "examples": len(examples),
-            "vocabulary_words": len(counts),
-            "known_words": len(known),
-            "seconds": round(time.perf_counter() - start, 1),
-            "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "provenance": provenance(),
-        }
-        reader = Reader(settings.skb, Spelling(counts, known, acronyms(names)), head, info)
-        reader.save(config.home)
+    meta = kg.meta(settings.skb)
+    existing = None if force else find_reader(home, settings.skb)
+    wanted = asdict(settings) | {"families": list(settings.families), "embedder": kg.embedder_name()}
+    same = existing is not None and existing.info.get("settings") == wanted
+    if existing is not None and same and existing.info.get("fingerprint") == meta.fingerprint:
+        return Outcome(existing, True)
+    start = time.perf_counter()
+    names = skb_names(kg, settings.skb, progress)
+    counts = dict(vocabulary(names))
+    embedder = kg.embedder
+    known = whole_words(embedder)
+    questions = training_questions(kg, settings, folder, notice)
+    examples = training_examples(kg, settings.skb, questions, settings.seed)
+    with task(progress, "fitting the type head", None):
+        head = fit_types(embedder, examples, meta.candidate_types)
+    info = {
+        "skb": settings.skb,
+        "settings": wanted,
+        "fingerprint": meta.fingerprint,
+        "questions": len(questions),
+        "examples": len(examples),
+        "vocabulary_words": len(counts),
+        "known_words": len(known),
+        "seconds": round(time.perf_counter() - start, 1),
+        "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "provenance": provenance(),
+    }
+    reader = Reader(settings.skb, Spelling(counts, known, acronyms(names)), head, info)
+    reader.save(home)
     shutil.rmtree(folder, ignore_errors=True)
     return Outcome(reader, False)

@@ -18,7 +18,7 @@ from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.cypher.errors import CypherError
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
-from kgqa.errors import ConfigError, CypherSyntaxError, InputError, SkbNotLoadedError, StoreLockedError
+from kgqa.errors import ConfigError, CypherSyntaxError, InputError, KgqaError, SkbNotLoadedError, StoreLockedError
 from kgqa.loaders.model import SkbData
 from kgqa.runtime.context import Context, CrossEncoderModel, Options
 from kgqa.runtime.embed import Embedder, EmbeddingCache, make_encoder
@@ -235,9 +235,25 @@ class Kgqa(Api):
         embedding those documents."""
         data = read_source(skb, directory) if isinstance(skb, str) else skb
         with self.embedder.cache.loading():  # a load's vectors are not evicted while it runs (its re-run finds them)
-            return load_skb(
+            report = load_skb(
                 self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
             )
+        if not self.config.reader_on_load:
+            return report
+        return replace(report, reader=self._train_reader(report.skb, progress))
+
+    def _train_reader(self, skb: str, progress: ProgressSink | None) -> str:
+        """The reader of a loaded SKB trained (or kept, when up to date) as ``kgqa train-reader`` trains it; what
+        happened, for the load's report. A reader that cannot be trained leaves the SKB loaded and says why."""
+        from kgqa.lab.train_reader import ReaderSettings, train
+
+        try:
+            outcome = train(self, ReaderSettings(skb), progress=progress)
+        except KgqaError as exc:
+            return f"not trained ({exc}); kgqa ask reads questions without it"
+        if outcome.already:
+            return "up to date"
+        return f"trained in {outcome.reader.info['seconds']:.0f} s"
 
     def load_source(
         self,

@@ -138,8 +138,8 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
     temperature = ctx.config.llm_temperature
     learned = None
     if ctx.reader is not None:
-        asking = ctx.embedder.embed_one(asking_sentence(question))
-        learned = ctx.reader.types.probabilities(asking, options.types)
+        asking = asking_sentence(question)
+        learned = ctx.reader.types.probabilities(asking, ctx.embedder.embed_one(asking), options.types)
     try:
         choice = predict_target_type(
             question,

@@ -64,8 +64,8 @@ def test_a_killed_run_resumes_from_the_questions_it_made(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(tr, "fit_types", killed)
-    with pytest.raises(KeyboardInterrupt):
-        train(config, settings)
+    with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
+        train(kg, settings)
     assert (work_folder(config.home, "prime") / "questions.json").is_file()
     assert find_reader(config.home, "prime") is None
 
@@ -78,6 +78,22 @@ def test_a_killed_run_resumes_from_the_questions_it_made(
 
     monkeypatch.setattr(tr, "fit_types", real)
     monkeypatch.setattr(tr, "generate", counted)
-    outcome = train(config, settings)
+    with Kgqa(config) as kg:
+        outcome = train(kg, settings)
     assert not generated and not outcome.already  # the questions were read back, not made again
     assert find_reader(config.home, "prime") is not None and calls == [1]
+
+
+def test_a_load_with_reader_on_load_trains_the_reader_and_keeps_it_when_up_to_date(
+    cli_env: dict[str, str], prime_dir: Path, home: Path
+) -> None:
+    env = {**cli_env, "KGQA_READER_ON_LOAD": "1"}
+    first = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=env)
+    assert first.exit_code == 0, first.output
+    assert "prime: question reader trained in" in first.output
+    reader = find_reader(home, "prime")
+    assert reader is not None
+    again = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=env)
+    assert again.exit_code == 0 and "prime: question reader up to date" in again.output
+    kept = find_reader(home, "prime")
+    assert kept is not None and kept.key == reader.key

@@ -12,10 +12,10 @@ import pytest
 
 from kgqa.errors import ConfigError
 from kgqa.lab.questions import GeneratedQuestion
-from kgqa.lab.reader_data import IMPLICIT, variants
+from kgqa.lab.reader_data import HIERARCHY, IMPLICIT, implicit_frames, variants
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
-from kgqa.runtime.reader.types import TypeHead, asking_sentence
+from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.steps.s1_target_type import question_type
 from kgqa.runtime.steps.s2_linking import respellings
 from kgqa.runtime.text import words_of
@@ -93,17 +93,29 @@ def test_the_type_head_learns_separable_questions_and_renormalises_over_the_cand
     rng = np.random.default_rng(0)
     centres = np.eye(3, 8)
     vectors = np.vstack([c + 0.05 * rng.standard_normal((20, 8)) for c in centres])
-    head = TypeHead.fit(vectors, [t for t in TYPES for _ in range(20)], TYPES)
-    p = head.probabilities(centres[1], TYPES)
+    sentences = ["which disorders"] * 20 + ["which genes"] * 20 + ["which signs"] * 20
+    head = TypeHead.fit(sentences, vectors, [t for t in TYPES for _ in range(20)], TYPES)
+    p = head.probabilities("which genes", centres[1], TYPES)
     assert max(p, key=lambda t: p[t]) == "gene/protein" and p["gene/protein"] > 0.8
     assert sum(p.values()) == pytest.approx(1.0)
-    two = head.probabilities(centres[1], ["disease", "effect/phenotype"])
+    two = head.probabilities("which genes", centres[1], ["disease", "effect/phenotype"])
     assert set(two) == {"disease", "effect/phenotype"} and sum(two.values()) == pytest.approx(1.0)
-    assert head.probabilities(centres[1], ["drug"]) == {}
+    assert head.probabilities("which genes", centres[1], ["drug"]) == {}
+    # the words alone tell the types apart where the vectors do not
+    words = head.probabilities("which signs", np.zeros(8), TYPES)
+    assert max(words, key=lambda t: words[t]) == "effect/phenotype"
+
+
+def test_hashed_words_are_stable_normalised_counts_of_words_and_pairs() -> None:
+    v = hashed_words("Subtypes of GTC seizures")
+    assert v.shape == (BUCKETS,) and np.linalg.norm(v) == pytest.approx(1.0)
+    assert np.count_nonzero(v) == 7  # 4 words and 3 pairs (no two in one bucket here)
+    assert np.array_equal(v, hashed_words("subtypes of gtc seizures"))
+    assert not hashed_words("...").any()
 
 
 def _reader() -> Reader:
-    head = TypeHead(TYPES, np.arange(9 * 3, dtype=np.float64).reshape(9, 3) / 100)
+    head = TypeHead(TYPES, np.arange((8 + BUCKETS + 1) * 3, dtype=np.float64).reshape(-1, 3) / 1e4)
     return Reader("hpo", Spelling(SKB_WORDS, frozenset({"daughter"})), head, {"trained_at": "t1", "questions": 3})
 
 
@@ -166,10 +178,14 @@ def test_training_variants_keep_the_answer_type_and_are_reproducible() -> None:
     questions = [_question("1-hop", "disease / phenotype present effect/phenotype")] * 40
     names = {"disease": ["Marfan syndrome"], "gene/protein": ["FBN1"]}
     made = variants(questions, names, seed=5)
-    assert made == variants(questions, names, seed=5) and len(made) == 80
+    assert made == variants(questions, names, seed=5) and len(made) == 120  # as made, implicit, varied
     assert {e.target for e in made} == {"disease"}
-    assert {e.family for e in made[40:]} <= {"implicit", "lead-in", "trailer"}
+    assert {e.family for e in made[40:]} == {"implicit", "lead-in", "trailer"}
     implicit = [e.text for e in made if e.family == "implicit"]
-    assert implicit and all("seizure" in t.lower() for t in implicit)
+    assert len(implicit) == 40 and all("seizure" in t.lower() for t in implicit)
     assert all(not any(w in t.lower() for w in ("disease", "condition")) for t in implicit)
     assert IMPLICIT["disease"]
+    # a one-step hierarchy question gets a frame of its own; a two-hop question none
+    step = _question("hierarchy", "effect/phenotype / parent-child effect/phenotype")
+    assert implicit_frames(step) == HIERARCHY
+    assert implicit_frames(_question("2-hop", "disease / a gene/protein / b effect/phenotype")) == ()

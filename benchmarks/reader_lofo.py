@@ -1,0 +1,146 @@
+"""The learned reader against the hand-written rules, leaving one phrasing family out (issue 51).
+
+For each phrasing family F of :mod:`kgqa.lab.families`, a reader is trained on questions generated in every family
+but F (``kgqa train-reader``'s recipe, :func:`kgqa.lab.train_reader.train` with ``families`` without F), and F's
+questions of benchmarks/results/families_hpo_questions.csv (made by benchmarks/families_hpo.py, another seed than the
+reader's) are asked with it; beside them, the same questions with the rules alone (``reader = false``). So the
+reader is measured on phrasing it never saw. Each (family, point) is one ``kgqa eval`` run without an LLM into
+benchmarks/results/reader_lofo/<family>_<point>.json (resumable); the table goes between the ``reader_lofo`` markers
+in docs/results.md. The reader trained for HPO is put back at the end (retrained with every family).
+
+    python benchmarks/reader_lofo.py
+    python benchmarks/reader_lofo.py --families lay,esl --limit 20
+    python benchmarks/reader_lofo.py --render
+
+It needs HPO loaded in the configured home (``kgqa load hpo``) and families_hpo_questions.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from kgqa.config import load_config
+from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
+from kgqa.lab.families import FAMILIES
+from kgqa.lab.metrics import mean_metrics
+from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.qa import load_questions
+from kgqa.lab.train_reader import ReaderSettings, train
+from kgqa.runtime.app import Kgqa
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+QUESTIONS = RESULTS / "families_hpo_questions.csv"
+META = RESULTS / "families_hpo_questions.meta.json"
+OUT = RESULTS / "reader_lofo"
+DOC = ROOT / "docs" / "results.md"
+SKB = "hpo"
+BLOCK = "reader_lofo"
+TITLE = "## The learned reader against the rules, one phrasing family left out (`benchmarks/reader_lofo.py`)"
+PATHS = (*CODE_PATHS, "benchmarks/reader_lofo.py")
+POINTS = ("rules", "reader")
+
+
+def out_file(family: str, point: str) -> Path:
+    return OUT / f"{family}_{point}.json"
+
+
+def family_csv(family: str, folder: Path) -> Path:
+    """F's questions of the families set, as their own question file."""
+    meta = {str(q["id"]): q["family"] for q in json.loads(META.read_text(encoding="utf-8"))["questions"]}
+    path = folder / f"{family}.csv"
+    with QUESTIONS.open(encoding="utf-8", newline="") as source, path.open("w", encoding="utf-8", newline="") as out:
+        rows = csv.DictReader(source)
+        writer = csv.DictWriter(out, fieldnames=list(rows.fieldnames or []))
+        writer.writeheader()
+        writer.writerows(row for row in rows if meta.get(row["id"]) == family)
+    return path
+
+
+def run_family(family: str, limit: int | None, folder: Path) -> None:
+    """The reader trained without ``family``, then both points on ``family``'s questions."""
+    others = tuple(f for f in FAMILIES if f != family)
+    with Kgqa(load_config({"llm": "none"})) as kg:
+        train(kg, ReaderSettings(SKB, families=others), notice=print)
+    qa = family_csv(family, folder)
+    for point in POINTS:
+        config = load_config({"llm": "none", "reader": point == "reader"})
+        rows = [(point, config.steps)]
+        out = out_file(family, point)
+        with Kgqa(config) as kg:
+            settings = eval_settings(kg, SKB, f"families_hpo_questions.csv, family {family}", "test", rows)
+            settings["reader_families"] = list(others) if point == "reader" else None
+            records = run_eval(kg, SKB, load_questions(qa)[:limit], rows, out, settings=settings)
+        out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n")
+        m = mean_metrics([r.metrics for r in records])
+        print(f"{family} {point}: hit@1 {m['hit@1']:.3f} recall@20 {m['recall@20']:.3f} ({len(records)})", flush=True)
+
+
+def table() -> list[str]:
+    out = [
+        "| family left out | n | rules hit@1 | reader hit@1 | rules recall@20 | reader recall@20 | commit |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    every: dict[str, list[dict[str, float]]] = {p: [] for p in POINTS}
+    labels = set()
+    for family in FAMILIES:
+        found = {p: out_file(family, p) for p in POINTS if out_file(family, p).exists()}
+        if len(found) < len(POINTS):
+            continue
+        m = {}
+        for point, path in found.items():
+            doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            records = load_records(path)
+            every[point] += [r.metrics for r in records]
+            m[point] = mean_metrics([r.metrics for r in records])
+            labels.add(origin(doc, path, ROOT, PATHS, commits=commits(records) or None).label())
+        out.append(
+            f"| {family} | {m['rules']['n']} | {m['rules']['hit@1']:.3f} | {m['reader']['hit@1']:.3f} | "
+            f"{m['rules']['recall@20']:.3f} | {m['reader']['recall@20']:.3f} | {' / '.join(sorted(labels))} |"
+        )
+    if every["rules"]:
+        a, b = mean_metrics(every["rules"]), mean_metrics(every["reader"])
+        out.append(
+            f"| all | {a['n']} | {a['hit@1']:.3f} | {b['hit@1']:.3f} | {a['recall@20']:.3f} | {b['recall@20']:.3f} | |"
+        )
+    return out
+
+
+def render() -> None:
+    body = "\n".join(
+        [
+            "No LLM. Per family F: the rules alone (`reader = false`), and the reader trained on every family but F. "
+            "Questions: families_hpo_questions.csv (benchmarks/families_hpo.py).",
+            "",
+            *table(),
+        ]
+    )
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, body, TITLE), encoding="utf-8")
+    print(body)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to leave out")
+    parser.add_argument("--limit", type=int, default=None, help="the first N questions of each family")
+    parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
+    args = parser.parse_args()
+    if not args.render:
+        OUT.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as folder:
+            for family in args.families.split(","):
+                if family not in FAMILIES:
+                    raise SystemExit(f"--families: {family!r} is not one of {', '.join(FAMILIES)}")
+                run_family(family, args.limit, Path(folder))
+        with Kgqa(load_config({"llm": "none"})) as kg:
+            train(kg, ReaderSettings(SKB), notice=print)
+    render()
+
+
+if __name__ == "__main__":
+    main()
