@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,10 @@ TITLE = "## Questions written by hand, the way people type them (`benchmarks/nat
 PATHS = (*CODE_PATHS, "benchmarks/natural_hpo.py", "benchmarks/natural_gold.py", "benchmarks/natural")
 
 
-POINTS: dict[str, dict[str, Any]] = {"rules": {"reader": False}, "reader": {}}
-"""point -> configuration overrides (no LLM at every point)."""
+POINTS: dict[str, dict[str, Any]] = {"rules": {"reader": False}, "reader": {}, "junk": {}}
+"""point -> configuration overrides; ``junk`` is ``reader`` with benchmarks/llm_axis.py's junk LLM (step 1 always
+'disease', step 2 a pattern whose constant is three words of the question, step 8 a reply that names no
+candidate): an LLM must not make answers worse (issue 51, item 8)."""
 
 
 def qa_file(half: str) -> Path:
@@ -60,6 +63,13 @@ def kinds(half: str) -> dict[str, list[str]]:
     """Question id -> its kinds (the hand-written tags: typo, lay, lead-in, ...)."""
     lines = (SOURCE / f"hpo_{half}.jsonl").read_text(encoding="utf-8").splitlines()
     return {q["id"]: list(q["kinds"]) for q in map(json.loads, filter(None, lines))}
+
+
+def junk_llm(kg: Kgqa) -> Any:
+    """llm_axis's junk level: it reads no question's metadata, so every question is unknown to it."""
+    from llm_axis import Schemaful, Scripted
+
+    return Scripted("junk", defaultdict(lambda: None), Schemaful(kg.schema(SKB)))
 
 
 def run_half(half: str, point: str, limit: int | None) -> None:
@@ -79,6 +89,8 @@ def run_half(half: str, point: str, limit: int | None) -> None:
         print(f"{half} {point} {len(so_far)}{shown} {record.seconds:.2f} s", flush=True)
 
     with Kgqa(config) as kg:
+        if point == "junk":
+            kg = kg.with_llm(junk_llm(kg))
         settings = eval_settings(kg, SKB, str(qa.relative_to(ROOT)), "test", rows)
         settings["reader_trained"] = None if reader is None else reader.info
         records = run_eval(kg, SKB, load_questions(qa)[:limit], rows, out, settings=settings, on_answer=show)

@@ -580,3 +580,26 @@ def test_each_hop_reads_the_words_between_its_ends(
     meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=frozenset(spans | textual))
     plan = schema_guided_plan(links, target, HPO, question, meaning)
     assert plan is not None and [t.types for t in plan.triplets] == types
+
+
+@pytest.mark.parametrize(
+    ("question", "learned", "reply", "label", "method"),
+    [
+        ("What treats migraine?", {"drug": 0.9, "disease": 0.1}, "disease", "drug", "outvoted"),  # a sure reader
+        ("What treats migraine?", {"drug": 0.7, "disease": 0.3}, "disease", "disease", "llm"),  # not sure enough
+        ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "drug", "drug", "llm"),  # they agree
+        ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "disease", "outvoted"),
+    ],
+)
+def test_step_1_weighs_the_learned_reader_against_the_llm(
+    question: str, learned: dict[str, float], reply: str, label: str, method: str
+) -> None:
+    choice = predict_target_type(
+        question,
+        ("drug", "disease", "gene"),
+        llm=_TypeLLM(reply),
+        embedder=_NoEmbedder(),  # type: ignore[arg-type]
+        question_vector=np.ones(2),
+        learned=learned,
+    )
+    assert (choice.label, choice.method) == (label, method)

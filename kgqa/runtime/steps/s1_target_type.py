@@ -7,6 +7,10 @@ whole question. The question's own words win over the LLM: an LLM that names ano
 wrong far more often than the question (measured in docs/results.md), and a wrong type loses every answer. A reply that
 is not exactly one known type (after stripping quotes, backticks, punctuation and case) is no vote. The trace records
 which way it went.
+
+With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
+the question names none (:data:`READ_FLOOR`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`)
+and outvotes an LLM when sure (:data:`CONFIDENT`), unless the LLM says the type the question names.
 """
 
 from __future__ import annotations
@@ -153,7 +157,10 @@ def predict_target_type(
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
         return replace(fallback_type(question, types, embedder, question_vector, why, learned), completion=completion)
     own = question_type(question, types, learned)
-    if own is not None and own[0] != chosen and (own[1] != "reader" or (learned and learned[own[0]] >= CONFIDENT)):
+    named = type_named_in_question(question, types)
+    backed = named is not None and named[0] == chosen  # the LLM says the type the question names: it stands
+    sure = own is not None and (own[1] != "reader" or (learned is not None and learned[own[0]] >= CONFIDENT))
+    if own is not None and own[0] != chosen and sure and not backed:
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
     return TargetType(chosen, "llm", "", completion)
