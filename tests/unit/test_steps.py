@@ -586,7 +586,7 @@ def test_each_hop_reads_the_words_between_its_ends(
     ("question", "learned", "reply", "label", "method"),
     [
         ("What treats migraine?", {"drug": 0.9, "disease": 0.1}, "disease", "drug", "outvoted"),  # a sure reader
-        ("What treats migraine?", {"drug": 0.7, "disease": 0.3}, "disease", "disease", "llm"),  # not sure enough
+        ("What treats migraine?", {"drug": 0.55, "disease": 0.45}, "disease", "disease", "llm"),  # not sure enough
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "drug", "drug", "llm"),  # they agree
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "disease", "outvoted"),
     ],

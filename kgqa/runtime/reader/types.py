@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-L2 = 1e-3
-STEPS = 600
+L2 = 1e-5
+STEPS = 3000
 RATE = 2.0
 """Full-batch gradient descent on the mean cross-entropy with an L2 penalty: both views are normalised, so one rate
-serves every SKB."""
+serves every SKB. Chosen by the log-loss on generated HPO questions of three phrasing families left out (0.22, against
+0.25 at 2,000 steps and 1e-4, 0.37 at 600 and 1e-3): the reader's probability is a confidence step 1 weighs."""
 BUCKETS = 4096
 """Hash buckets of the words view: collisions among a few thousand training words cost little."""
 SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+")
@@ -53,12 +54,15 @@ def features(sentences: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     return np.hstack([np.asarray(vectors, dtype=np.float64).reshape(len(sentences), -1), words])
 
 
-def _probabilities(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
-    z = np.hstack([x, np.ones((len(x), 1))]) @ weights
-    z -= z.max(axis=1, keepdims=True)
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
     p = np.exp(z)
     out: np.ndarray = p / p.sum(axis=1, keepdims=True)
     return out
+
+
+def _with_bias(x: np.ndarray) -> np.ndarray:
+    return np.hstack([x, np.ones((len(x), 1))])
 
 
 @dataclass(frozen=True)
@@ -75,18 +79,17 @@ class TypeHead:
         """Trained on asking ``sentences`` (and their embedder ``vectors``) whose answer types are ``targets``."""
         index = {label: i for i, label in enumerate(labels)}
         truth = np.eye(len(labels))[[index[t] for t in targets]]
-        x = features(sentences, vectors)
-        weights = np.zeros((x.shape[1] + 1, len(labels)))
-        ones = np.hstack([x, np.ones((len(x), 1))])
+        x = _with_bias(features(sentences, vectors))
+        weights = np.zeros((x.shape[1], len(labels)))
         for _ in range(STEPS):
-            gradient = ones.T @ (_probabilities(weights, x) - truth) / len(x) + L2 * weights
+            gradient = x.T @ (_softmax(x @ weights) - truth) / len(x) + L2 * weights
             weights -= RATE * gradient
         return cls(tuple(labels), weights)
 
     def probabilities(self, sentence: str, vector: np.ndarray, among: Sequence[str]) -> dict[str, float]:
         """Each of ``among`` (the question's candidate types) with its probability for the asking ``sentence``
         (embedded as ``vector``), renormalised over them; a type the head was not trained on gets none."""
-        p = _probabilities(self.weights, features([sentence], vector))[0]
+        p = _softmax(_with_bias(features([sentence], vector)) @ self.weights)[0]
         known = {label: float(p[i]) for i, label in enumerate(self.labels) if label in among}
         total = sum(known.values())
         return {label: value / total for label, value in known.items()} if total > 0 else {}
