@@ -6,9 +6,10 @@ answer types, hierarchy in plain words, negation, intersections. Each carries a 
 are computed from the graph by benchmarks/natural_gold.py into benchmarks/results/natural_hpo_{dev,test}.csv.
 
 The dev half's misses may be read; the test half is never read nor tuned on: only its aggregate figures are shown.
-Each half is one ``kgqa eval`` run without an LLM per point (resumable from its records) into
+Each half is one ``kgqa eval`` run per point (resumable from its records) into
 benchmarks/results/natural_hpo_<half>_<point>.json: ``rules`` (``reader = false``: the hand-written reading alone)
-and ``reader`` (kgqa's default, with the reader ``kgqa train-reader`` trained; the run refuses to start without one).
+and ``reader`` (kgqa's default, with the reader ``kgqa train-reader`` trained; the run refuses to start without one),
+no LLM at either, and ``junk`` (:data:`POINTS`).
 The tables go between the ``natural_hpo`` markers in docs/results.md.
 
     python benchmarks/natural_gold.py          # the answer files, once
@@ -134,9 +135,10 @@ def table(half: str) -> list[str]:
 def render() -> None:
     body = "\n".join(
         [
-            "No LLM. `rules`: the hand-written reading alone (`reader = false`); `reader`: with the reader "
-            "`kgqa train-reader` trained (kgqa's default where one is trained). The dev half's misses were read while "
-            "the reader was worked on; the test half was never read. A question can have several kinds.",
+            "`rules`: no LLM, the hand-written reading alone (`reader = false`); `reader`: no LLM, with the reader "
+            "`kgqa train-reader` trained (kgqa's default where one is trained); `junk`: `reader` with "
+            "benchmarks/llm_axis.py's junk LLM (steps 1-8). The dev half's misses were read while the reader was "
+            "worked on; the test half was never read. A question can have several kinds.",
             "",
             *table("dev"),
             "",

@@ -4,8 +4,9 @@ Stages, one function each:
 
 1. :func:`skb_vocabulary`: every word of the SKB's names and aliases, with how many hold it (typo-tolerant
    linking: :mod:`kgqa.runtime.reader.spelling`), and the words the embedder's tokenizer knows whole.
-2. :func:`training_questions`: questions generated from the SKB in every phrasing family (no LLM), written once to
-   the work folder and read back on a rerun, so a killed run resumes there.
+2. :func:`training_questions`: questions generated from the SKB in every phrasing family (no LLM), each family's
+   written once to ``<home>/readers/.work-<skb>/`` and read back, so a killed run resumes there and a retraining
+   (or a family left out) generates nothing again; ``--force`` starts over.
 3. :func:`training_examples` and :meth:`TypeHead.fit`: the questions and their varied copies
    (:mod:`kgqa.lab.reader_data`), embedded by the SKB's embedder, and the answer-type head fitted on them.
 4. :meth:`Reader.save`: the reader into ``<home>/readers/<skb>/`` at once; ``kgqa ask`` then uses it.
@@ -89,16 +90,18 @@ def whole_words(embedder: Embedder) -> frozenset[str]:
 def training_questions(
     kg: Kgqa, settings: ReaderSettings, folder: Path, notice: Callable[[str], None]
 ) -> list[GeneratedQuestion]:
-    """Stage 2: ``questions_per_family`` questions in each family, generated once and read back on a rerun."""
-    path = folder / "questions.json"
-    if path.is_file():
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        if saved.get("settings") == asdict(settings) | {"families": list(settings.families)}:
-            return [GeneratedQuestion(**q) for q in saved["questions"]]
+    """Stage 2: ``questions_per_family`` questions in each family, each family's generated once for this graph, count
+    and seed and kept in ``folder`` (a killed run, a retraining and a family left out read them back)."""
     meta = kg.meta(settings.skb)
     schema = kg.schema(settings.skb)
+    key = {"fingerprint": meta.fingerprint, "n": settings.questions_per_family, "seed": settings.seed}
     made: list[GeneratedQuestion] = []
     for family in settings.families:
+        path = folder / f"{family}.json"
+        saved = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        if saved.get("key") == key:
+            made += [GeneratedQuestion(**q) for q in saved["questions"]]
+            continue
         found = generate(
             kg.store,
             settings.skb,
@@ -110,12 +113,11 @@ def training_questions(
             families=[family],
         )
         notice(f"{family}: {len(found)} questions")
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"key": key, "questions": [asdict(q) for q in found]}), encoding="utf-8")
         made += found
     if not made:
         raise KgqaError(f"no training question could be generated from SKB '{settings.skb}'")
-    folder.mkdir(parents=True, exist_ok=True)
-    doc = {"settings": asdict(settings) | {"families": list(settings.families)}, "questions": [asdict(q) for q in made]}
-    path.write_text(json.dumps(doc), encoding="utf-8")
     return made
 
 
@@ -184,5 +186,4 @@ def train(
     }
     reader = Reader(settings.skb, Spelling(counts, known, acronyms(names)), head, info)
     reader.save(home)
-    shutil.rmtree(folder, ignore_errors=True)
     return Outcome(reader, False)

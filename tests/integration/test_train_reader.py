@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from kgqa.cli import main
+from kgqa.lab.families import FAMILIES
 from kgqa.lab.train_reader import ReaderSettings, train, work_folder
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import find_reader
@@ -37,7 +38,7 @@ def test_train_reader_saves_a_reader_that_ask_uses(loaded: dict[str, str], home:
     reader = find_reader(home, "prime")
     assert reader is not None and reader.spelling.counts["migraine"] >= 1
     assert reader.info["questions"] > 0 and reader.info["examples"] >= reader.info["questions"]
-    assert not work_folder(home, "prime").exists()
+    assert {p.name for p in work_folder(home, "prime").iterdir()} == {f"{f}.json" for f in FAMILIES}
 
     again = CliRunner().invoke(main, ["train-reader", "--skb", "prime", *ARGS], env=loaded)
     assert again.exit_code == 0 and "already trained" in again.output
@@ -66,7 +67,7 @@ def test_a_killed_run_resumes_from_the_questions_it_made(
     monkeypatch.setattr(tr, "fit_types", killed)
     with Kgqa(config) as kg, pytest.raises(KeyboardInterrupt):
         train(kg, settings)
-    assert (work_folder(config.home, "prime") / "questions.json").is_file()
+    assert (work_folder(config.home, "prime") / "lay.json").is_file()
     assert find_reader(config.home, "prime") is None
 
     generated: list[int] = []
@@ -82,6 +83,12 @@ def test_a_killed_run_resumes_from_the_questions_it_made(
         outcome = train(kg, settings)
     assert not generated and not outcome.already  # the questions were read back, not made again
     assert find_reader(config.home, "prime") is not None and calls == [1]
+    # a family left out reads the others back; another count makes them again
+    with Kgqa(config) as kg:
+        train(kg, replace(settings, families=("lay", "esl")))
+        assert not generated
+        train(kg, replace(settings, questions_per_family=1))
+    assert len(generated) == len(FAMILIES)
 
 
 def test_a_load_with_reader_on_load_trains_the_reader_and_keeps_it_when_up_to_date(
