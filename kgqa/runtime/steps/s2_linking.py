@@ -527,7 +527,8 @@ def link_entities(
     ``nouns``) and textual conditions are not looked up (:func:`not_entities`); at most ``limit`` spans are
     (``max_link_ngrams``, :func:`link_spans`). With ``documents`` (the document index holds the embedder's vectors),
     a quoted definition links the node it describes (:func:`described_anchors`). With ``spelling``, a span with a
-    misspelt word is looked up as written and respelled (:func:`respellings`); a link keeps the words as written."""
+    misspelt word or an abbreviation is also looked up respelled (:func:`respellings`) where the words as written
+    link nothing; a link keeps the words as written."""
     every, types = _typed_ngrams(question, labels, nouns)
     grams, _ = _capped(question, every, limit)
     if not grams:
@@ -540,6 +541,8 @@ def link_entities(
     rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
     for row, number in rows:
         start, end, text = grams[number]
+        if row >= len(grams) and any((link.start, link.end) == (start, end) for link in found):
+            continue  # the words as typed link: a respelling only fills in where they do not ("PTEN" is PTEN)
         floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
             for hit in by_label[label][row]:
