@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kgqa.errors import KgqaError
 from kgqa.lab.families import FAMILIES
@@ -98,7 +98,7 @@ def training_questions(
     made: list[GeneratedQuestion] = []
     for family in settings.families:
         path = folder / f"{family}.json"
-        saved = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        saved = _read_json(path)
         if saved.get("key") == key:
             made += [GeneratedQuestion(**q) for q in saved["questions"]]
             continue
@@ -114,11 +114,22 @@ def training_questions(
         )
         notice(f"{family}: {len(found)} questions")
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"key": key, "questions": [asdict(q) for q in found]}), encoding="utf-8")
+        partial = path.with_suffix(".part")
+        partial.write_text(json.dumps({"key": key, "questions": [asdict(q) for q in found]}), encoding="utf-8")
+        partial.replace(path)  # whole or not at all: a kill mid-write leaves no torn file to read back
         made += found
     if not made:
         raise KgqaError(f"no training question could be generated from SKB '{settings.skb}'")
     return made
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A kept family's questions, or {} when there are none that can be read (they are generated again)."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def training_examples(kg: Kgqa, skb: str, questions: Sequence[GeneratedQuestion], seed: int) -> list[Example]:
