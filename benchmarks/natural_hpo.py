@@ -25,6 +25,7 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from kgqa.config import load_config
@@ -132,6 +133,25 @@ def table(half: str) -> list[str]:
     return out
 
 
+READING_STEPS = (1, 2, 3)
+"""Steps 1-3 without an LLM: the answer type, and the linked entities' plan (the reader's work and the rules')."""
+
+
+def reading_times() -> list[str]:
+    """Median and largest seconds of steps 1-3 per point, both halves together, on this machine."""
+    out = []
+    for point in POINTS:
+        spent = sorted(
+            sum(s["seconds"] for s in r.steps if s["step"] in READING_STEPS)
+            for half in HALVES
+            if out_file(half, point).exists()
+            for r in load_records(out_file(half, point))
+        )
+        if spent:
+            out.append(f"`{point}` median {1000 * median(spent):.0f} ms, max {1000 * spent[-1]:.0f} ms")
+    return [f"Steps 1-3 ({len(HALVES)} halves, 2 CPU cores): " + "; ".join(out) + "."] if out else []
+
+
 def render() -> None:
     body = "\n".join(
         [
@@ -143,6 +163,8 @@ def render() -> None:
             *table("dev"),
             "",
             *table("test"),
+            "",
+            *reading_times(),
         ]
     )
     DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, body, TITLE), encoding="utf-8")
