@@ -2,8 +2,8 @@
 
 Stages, one function each:
 
-1. :func:`skb_vocabulary`: every word of the SKB's names and aliases, with how many hold it (typo-tolerant
-   linking: :mod:`kgqa.runtime.reader.spelling`), and the words the embedder's tokenizer knows whole.
+1. :func:`skb_texts`: every word of the SKB's names and aliases, with how many hold it (typo-tolerant linking:
+   :mod:`kgqa.runtime.reader.spelling`), and the words its documents use and the embedder's tokenizer knows whole.
 2. :func:`training_questions`: questions generated from the SKB in every phrasing family (no LLM), each family's
    written once to ``<home>/readers/.work-<skb>/`` and read back, so a killed run resumes there and a retraining
    (or a family left out) generates nothing again; ``--force`` starts over.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -43,6 +44,9 @@ SEED = 202
 """Not the seeds of the benchmarks' question sets (11 for quality_hpo, the families' own)."""
 CHUNK = 5000
 """Ids per read of names and aliases."""
+DOC_WORD_FLOOR = 3
+"""Documents a word must be in to count as a word of the SKB's language (on HPO, "syndrom" is in 2, "ontology" in
+11, the misspellings of the natural dev half in none)."""
 NAMES_PER_LABEL = 200
 """Node names per label that lead-ins draw from."""
 
@@ -60,21 +64,26 @@ def work_folder(home: Path, skb: str) -> Path:
     return home / READERS / f".work-{skb}"
 
 
-def skb_names(kg: Kgqa, skb: str, progress: ProgressSink | None) -> list[str]:
-    """Stage 1: every name and alias of the SKB (its vocabulary and abbreviations are read from them)."""
+def skb_texts(kg: Kgqa, skb: str, progress: ProgressSink | None) -> tuple[list[str], set[str]]:
+    """Stage 1: every name and alias of the SKB (its vocabulary and abbreviations are read from them), and the words
+    its documents use in :data:`DOC_WORD_FLOOR` or more of them (words of its language, never typos: "ontology" is
+    no misspelt "oncology")."""
     schema = kg.schema(skb)
     texts: list[str] = []
+    in_docs: Counter[str] = Counter()
     labels = [info.name for info in schema.labels]
     with task(progress, "reading names", None) as advance:
         for label in labels:
             ids = kg.store.label_ids(skb, label)
             for start in range(0, len(ids), CHUNK):
                 part = ids[start : start + CHUNK]
-                texts += [node.name for node in kg.store.documents(skb, label, part)]
+                for node in kg.store.documents(skb, label, part):
+                    texts.append(node.name)
+                    in_docs.update(set(TOKEN.findall(node.doc.lower())))
                 if schema.has_aliases:
                     texts += [a for found in kg.store.aliases(skb, label, part).values() for a in found]
                 advance(len(part))
-    return texts
+    return texts, {word for word, n in in_docs.items() if n >= DOC_WORD_FLOOR}
 
 
 def whole_words(embedder: Embedder) -> frozenset[str]:
@@ -175,10 +184,10 @@ def train(
     if existing is not None and same and existing.info.get("fingerprint") == meta.fingerprint:
         return Outcome(existing, True)
     start = time.perf_counter()
-    names = skb_names(kg, settings.skb, progress)
+    names, in_docs = skb_texts(kg, settings.skb, progress)
     counts = dict(vocabulary(names))
     embedder = kg.embedder
-    known = whole_words(embedder)
+    known = whole_words(embedder) | in_docs
     questions = training_questions(kg, settings, folder, notice)
     examples = training_examples(kg, settings.skb, questions, settings.seed)
     with task(progress, "fitting the type head", None):

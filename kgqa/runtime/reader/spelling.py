@@ -1,12 +1,13 @@
 """Typo-tolerant linking: a misspelt name ("marfans syndrom", "hypotonai") or an abbreviation ("PWS") reaches its node.
 
 The embedder reads a misspelt word as other word pieces, and the span falls under the link threshold. So the reader
-keeps the SKB's own vocabulary (every word of its names and aliases, with how many hold it) and the words the
-embedder's tokenizer knows whole. A question word that neither knows, or that the SKB holds only rarely beside a far
-more common neighbour ("syndrom" beside "syndrome"), is read as the most common SKB word one edit away (two for long
-words: a deletion, insertion, substitution or swap of neighbours each), and the span is looked up both ways. An
-abbreviation typed in capitals is read as the run of words of the SKB's names whose initials it is most often. Nothing
-here knows a language: the vocabulary, its common words and its abbreviations are the SKB's.
+keeps the SKB's own vocabulary (every word of its names and aliases, with how many hold it) and the words known
+otherwise (those its documents use, and those the embedder's tokenizer holds whole). A question word that neither
+knows, or that the SKB holds only rarely beside a far more common neighbour ("syndrom" beside "syndrome"), is read
+as the most common SKB word one edit away (two for long words: a deletion, insertion, substitution or swap of
+neighbours each), and the span is looked up both ways. An abbreviation typed in capitals is read as the run of words
+of the SKB's names whose initials it is most often. Nothing here knows a language: the vocabulary, its common words
+and its abbreviations are the SKB's.
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def edit_distance(a: str, b: str) -> int:
 
 @dataclass
 class Spelling:
-    """The SKB's words (``counts``), the other words known whole (``known``: the tokenizer's), the SKB's
+    """The SKB's words (``counts``), the other words known (``known``: its documents' and the tokenizer's), the SKB's
     abbreviations (``short``: :func:`acronyms`), and the index of the words' one-letter deletions, built once."""
 
     counts: Mapping[str, int]
