@@ -4,7 +4,9 @@ For each phrasing family F of :mod:`kgqa.lab.families`, a reader is trained on q
 but F (``kgqa train-reader``'s recipe, :func:`kgqa.lab.train_reader.train` with ``families`` without F), and F's
 questions of benchmarks/results/families_hpo_questions.csv (made by benchmarks/families_hpo.py, another seed than the
 reader's) are asked with it; beside them, the same questions with the rules alone (``reader = false``). So the
-reader is measured on phrasing it never saw. Each (family, point) is one ``kgqa eval`` run without an LLM into
+reader is measured on phrasing it never saw. Each left-out reader is kept in ``<home>/readers/.lofo/<family>/`` and
+put back while its training settings and the graph are the same (a rerun trains nothing; ``--train-only`` trains
+them all and asks nothing, for offline study). Each (family, point) is one ``kgqa eval`` run without an LLM into
 benchmarks/results/reader_lofo/<family>_<point>.json (resumable); the table goes between the ``reader_lofo`` markers
 in docs/results.md. The reader trained for HPO is put back at the end (retrained with every family).
 
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.config import load_config
+from kgqa.errors import ConfigError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
@@ -32,6 +35,7 @@ from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
 from kgqa.lab.qa import load_questions
 from kgqa.lab.train_reader import ReaderSettings, train
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader import READERS, find_reader
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -62,11 +66,33 @@ def family_csv(family: str, folder: Path) -> Path:
     return path
 
 
+def kept_home(home: Path, family: str | None) -> Path:
+    """Where the reader trained without ``family`` (None: the full reader) is kept, as a data directory of its own."""
+    return home / READERS / ".lofo" / (family or "none")
+
+
+def train_without(family: str | None) -> None:
+    """The reader trained on every family but ``family`` in place: the kept one, when it is the same training."""
+    others = tuple(f for f in FAMILIES if f != family)
+    with Kgqa(load_config({"llm": "none"})) as kg:
+        kept_at = kept_home(kg.config.home, family)
+        try:
+            kept = find_reader(kept_at, SKB)
+        except ConfigError as exc:
+            print(f"{family}: the kept reader is damaged ({exc}); training again")
+            kept = None
+        if kept is not None:
+            kept.save(kg.config.home)  # train() below keeps it when its settings and graph are still the same
+        outcome = train(kg, ReaderSettings(SKB, families=others), notice=print)
+        if kept is None or not outcome.already:
+            outcome.reader.save(kept_at)
+        print(f"{family or 'nothing'} left out: {'kept reader' if outcome.already else 'trained'}", flush=True)
+
+
 def run_family(family: str, limit: int | None, folder: Path) -> None:
     """The reader trained without ``family``, then both points on ``family``'s questions."""
     others = tuple(f for f in FAMILIES if f != family)
-    with Kgqa(load_config({"llm": "none"})) as kg:
-        train(kg, ReaderSettings(SKB, families=others), notice=print)
+    train_without(family)
     qa = family_csv(family, folder)
     for point in POINTS:
         config = load_config({"llm": "none", "reader": point == "reader"})
@@ -129,17 +155,24 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to leave out")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each family")
     parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
+    parser.add_argument("--train-only", action="store_true", help="train and keep the left-out readers, ask nothing")
     args = parser.parse_args()
-    if not args.render:
+    families = args.families.split(",")
+    for family in families:
+        if family not in FAMILIES:
+            raise SystemExit(f"--families: {family!r} is not one of {', '.join(FAMILIES)}")
+    if args.train_only:
+        for family in families:
+            train_without(family)
+    elif not args.render:
         OUT.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as folder:
-            for family in args.families.split(","):
-                if family not in FAMILIES:
-                    raise SystemExit(f"--families: {family!r} is not one of {', '.join(FAMILIES)}")
+            for family in families:
                 run_family(family, args.limit, Path(folder))
-        with Kgqa(load_config({"llm": "none"})) as kg:
-            train(kg, ReaderSettings(SKB), notice=print)
-    render()
+    if not args.render:
+        train_without(None)  # the reader trained for HPO, back in place
+    if not args.train_only:
+        render()
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.steps.s1_target_type import question_type
-from kgqa.runtime.steps.s2_linking import respellings
-from kgqa.runtime.text import words_of
+from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
+from kgqa.runtime.text import quoted_runs, words_of
 
 TYPES = ("disease", "gene/protein", "effect/phenotype")
 SKB_WORDS = vocabulary(
@@ -74,6 +74,22 @@ def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:
     spelling = Spelling({}, frozenset({"son", "was"}))
     assert spelling.dictionary_word("son") and not spelling.dictionary_word("SON")
     assert not spelling.dictionary_word("scn1a") and not spelling.dictionary_word("my son")
+
+
+def test_a_common_word_is_dropped_as_a_symbol_only_beside_another_link_and_unquoted() -> None:
+    spelling = Spelling({}, frozenset({"son", "sry"}))
+    question = "my son has a variant in COL1A1, which diseases?"
+    son = Link("son", 1, 2, "gene/protein", "NCBIGene:25949", "SON", 1.0)
+    col = Link("COL1A1", 5, 6, "gene/protein", "NCBIGene:1277", "COL1A1", 1.0)
+    assert word_not_symbol(son, [son, col], quoted_runs(question), spelling)
+    assert not word_not_symbol(col, [son, col], quoted_runs(question), spelling)
+    assert not word_not_symbol(son, [son], [], spelling)  # nothing else is named: the word may be the symbol
+    quoted = 'which symptoms of "tumor" are linked to "sry"?'
+    sry = Link("sry", 7, 8, "gene/protein", "NCBIGene:6736", "SRY", 1.0)
+    tumor = Link("tumor", 3, 4, "effect/phenotype", "HP:1", "Tumor", 0.9)
+    assert words_of(quoted)[7] == "sry"
+    assert not word_not_symbol(sry, [sry, tumor], quoted_runs(quoted), spelling)
+    assert word_not_symbol(sry, [sry, tumor], [], spelling)
 
 
 def test_the_most_common_of_equally_near_words_wins() -> None:

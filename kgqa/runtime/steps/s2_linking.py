@@ -558,8 +558,8 @@ def link_entities(
             found += best.values()
     words = words_of(question)
     found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, words))]
-    if spelling is not None:  # "son" is no gene SON: a symbol in capitals is named by what is typed so
-        found = [link for link in found if not (link.search.isupper() and spelling.dictionary_word(link.span))]
+    if spelling is not None:
+        found = [link for link in found if not word_not_symbol(link, found, quoted_runs(question), spelling)]
     found = tightest(found, labels)
     anchors = described_anchors(question, store, skb, labels, embedder, found, nouns) if documents else []
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
@@ -569,6 +569,16 @@ def link_entities(
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(link)
     return sorted(taken, key=lambda link: link.start)
+
+
+def word_not_symbol(link: Link, found: Sequence[Link], quoted: Sequence[range], spelling: Spelling) -> bool:
+    """Whether ``link`` is a common word in small letters taken for a symbol in capitals ("my son's exome ... COL1A1"
+    is no gene SON): only where the question links something else, and the word is not quoted ("linked to 'sry'")."""
+    if not (link.search.isupper() and spelling.dictionary_word(link.span)):
+        return False
+    if any(link.start in run for run in quoted):
+        return False
+    return any(other.end <= link.start or other.start >= link.end for other in found)
 
 
 def respellings(grams: Sequence[Span], words: Sequence[str], spelling: Spelling | None) -> list[tuple[int, str]]:
