@@ -1,5 +1,5 @@
 """HPO's schema as the Cypher front end sees it, and links at their real word positions: the unit tests of the
-no-LLM plan (kgqa.runtime.steps.s2_linking) share them."""
+no-LLM plan (kgqa.runtime.steps.s2_schema_plan) share them."""
 
 from __future__ import annotations
 

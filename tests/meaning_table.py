@@ -1,6 +1,6 @@
 """An embedder whose meanings are set by hand, for the unit tests of reading a type by meaning
-(kgqa.runtime.steps.s1_target_type's asked-for phrase, kgqa.runtime.steps.s2_linking's type nouns): each type of HPO's
-three lies on an axis of its own."""
+(kgqa.runtime.steps.s1_target_type's asked-for phrase, kgqa.runtime.steps.s2_type_nouns' type nouns): each type of
+HPO's three lies on an axis of its own."""
 
 from __future__ import annotations
 

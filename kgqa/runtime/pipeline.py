@@ -36,8 +36,10 @@ from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reader.types import asking_sentence
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
+from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import linked_plan
-from kgqa.runtime.steps.s2_linking import read_conditions, relaxations, span_cap, unreached
+from kgqa.runtime.steps.s2_schema_plan import relaxations, unreached
+from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
     NodeMatch,
@@ -305,8 +307,9 @@ SHOWN = 3
 
 
 def note_unjoined(dropped: Sequence[Dropped], trace: Trace, record: StepTrace) -> None:
-    """The linked entities' plan left links out (``max_triplets``, kgqa.runtime.steps.s2_linking.schema_guided_plan):
-    ``record``'s step is degraded and the trace's ``bounds`` say which."""
+    """The linked entities' plan left links out (``max_triplets``,
+    kgqa.runtime.steps.s2_schema_plan.schema_guided_plan): ``record``'s step is degraded and the trace's ``bounds`` say
+    which."""
     if not dropped:
         return
     more = f" and {len(dropped) - SHOWN} more" if len(dropped) > SHOWN else ""

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from kgqa.runtime import lexicon
+
 WORD = re.compile(r"[\w][\w'/-]*")
 """A word as the linker counts it."""
 
@@ -47,31 +49,11 @@ def quotations(question: str) -> list[tuple[range, str]]:
     return out
 
 
-_STOP = """a an and are as at be by can could do does for from has have how i in is it its me my of on or that the
-their them these this those to was what when where which who whom whose why with would you your any all also some
-find list show give tell name please associated related linked known both either neither than more most less one
-ones into onto out up down over via per such own other only just very same so too then there here"""
+STOP_WORDS = lexicon.words("stop_words")
+"""Words that carry no entity and no answer type."""
 
 
-STOP_WORDS = frozenset(_STOP.split())
-
-
-_LAY_WORDS = {
-    "effect/phenotype": "symptom, sign, clinical feature, feature, abnormality, manifestation, trait, finding, "
-    "hpo term",
-    "disease": "disorder, condition, syndrome, illness, diagnosis",
-    "gene/protein": "locus, loci",
-    "drug": "medication, medicine, compound",
-    "anatomy": "tissue, organ, anatomical structure",
-    "field_of_study": "field, research field, topic",
-    "paper": "publication, article",
-    "author": "researcher",
-    "institution": "organisation, organization, university",
-    "product": "item",
-}
-
-
-LAY_WORDS = {label: tuple(w.strip() for w in words.split(",")) for label, words in _LAY_WORDS.items()}
+LAY_WORDS = lexicon.table("lay_words")
 """Everyday words for the types of the STaRK SKBs and HPO ("symptoms" for phenotypes, "disorders" for diseases):
 analysts seldom type a label's own name."""
 
@@ -93,26 +75,15 @@ def singular_type_words(label: str) -> set[str]:
 
 
 NEGATION, HIERARCHY = "negation", "hierarchy"
-_NEGATION_SAID = """lack lacks lacking lacked absent absence without not no never none excluded exclude excludes
-negative free missing ruled"""
-_NEGATION_TYPE = "absent absence not negative lacks lacking no without"
-_NARROWER_SAID = """subtype subtypes subclass subclasses child children narrower descendant descendants specific under
-below beneath underneath specialization specializations specialisation specialisations kinds forms refinements"""
-_BROADER_SAID = """parent parents broader ancestor ancestors superclass superclasses above general generic umbrella
-encompassing generalization generalisation"""
-NARROWER, BROADER = frozenset(_NARROWER_SAID.split()), frozenset(_BROADER_SAID.split())
+NARROWER, BROADER = lexicon.words("narrower_said"), lexicon.words("broader_said")
 """Words that say the answers sit below the entity in a hierarchy ("more specific than X", "subtypes of X"), or
 above it ("broader than X"); "less" before one turns it round ("less specific than X")."""
-AMBIGUOUS = frozenset(
-    ["child", "children", "parent", "parents", "under", "below", "above", "general", "beneath", "underneath"]
-)
+AMBIGUOUS = lexicon.words("ambiguous_steps")
 """Hierarchy words with an everyday sense ("in children", "under 5 years"): read as a step only before "of"."""
 STEP_WORDS = (NARROWER | BROADER) - AMBIGUOUS
-_HIERARCHY_SAID = "hierarchy " + _NARROWER_SAID + " " + _BROADER_SAID
-_HIERARCHY_TYPE = "parent child subclass subtype is_a isa hierarchy"
 KINDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    NEGATION: (frozenset(_NEGATION_SAID.split()), frozenset(_NEGATION_TYPE.split())),
-    HIERARCHY: (frozenset(_HIERARCHY_SAID.split()), frozenset(_HIERARCHY_TYPE.split())),
+    NEGATION: (lexicon.words("negation_said"), lexicon.words("negation_type")),
+    HIERARCHY: (lexicon.words("hierarchy_said") | NARROWER | BROADER, lexicon.words("hierarchy_type")),
 }
 """kind -> (words of a question that mean it, words of a relationship type's name that say it is of that kind)."""
 
@@ -160,11 +131,12 @@ def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
     return sorted(m for m in found if not any(inside(m, other) for other in found))
 
 
-ASKING = frozenset({"which", "what", "list", "all", "name", "give", "find", "show", "any", "every"})
+ASKING = lexicon.words("asking")
 """Words after which a question says what it asks for ("what *bits of DNA* ...", "list all *diagnoses* ...")."""
 
 
-LEADING = frozenset({"the", "all", "of", "a", "an", "me", "are", "is", "there", "those", "these", "kinds", "types"})
+LEADING = lexicon.words("leading")
+"""Words skipped between an asking word and what it asks for ("list *all the* diagnoses")."""
 
 
 def subject_start(words: Sequence[str]) -> int:

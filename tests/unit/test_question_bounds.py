@@ -18,16 +18,9 @@ from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import QuestionError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.pipeline import note_link_cap, note_unjoined
-from kgqa.runtime.steps.s2_linking import (
-    MAX_LINK_SPANS,
-    MAX_NGRAM,
-    Link,
-    link_entities,
-    link_spans,
-    ngrams,
-    schema_guided_plan,
-    span_cap,
-)
+from kgqa.runtime.steps.s2_linking import Link, link_entities
+from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
+from kgqa.runtime.steps.s2_spans import MAX_LINK_SPANS, MAX_NGRAM, link_spans, ngrams, span_cap
 from kgqa.runtime.store.base import NODE_KEYS, OneByOne, VectorHit
 from kgqa.runtime.trace import StepTrace, Trace
 

@@ -12,23 +12,17 @@ import numpy as np
 import pytest
 
 from kgqa.cypher.plan import QueryPlan
-from kgqa.runtime.steps.s2_linking import (
-    Hop,
-    Link,
-    Reaches,
-    compound_link,
+from kgqa.runtime.steps.s2_conditions import (
     condition_words,
-    link_entities,
     naming_words,
-    ngrams,
     not_entities,
     prefix_words,
     read_conditions,
-    relaxations,
-    schema_guided_plan,
-    unreached,
 )
+from kgqa.runtime.steps.s2_linking import Link, compound_link, link_entities
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s2_schema_plan import Hop, Reaches, relaxations, schema_guided_plan, unreached
+from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s6_lexical import residual_terms, search_terms
 from kgqa.runtime.store.base import OneByOne, VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention, type_words, words_of

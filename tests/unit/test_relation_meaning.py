@@ -1,5 +1,5 @@
 """What a question says without an LLM: relationship types by meaning (kgqa.runtime.steps.s2_relation_meaning), answer
-types in everyday words (step 1) and which spans are not entities (kgqa.runtime.steps.s2_linking)."""
+types in everyday words (step 1) and which spans are not entities (kgqa.runtime.steps.s2_spans)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.steps.s1_target_type import type_named_in_question
-from kgqa.runtime.steps.s2_linking import ngrams
 from kgqa.runtime.steps.s2_relation_meaning import RelationChoice, RelationMeaning, type_kinds
+from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.text import STOP_WORDS
 
 HPO = ("phenotype absent", "phenotype present")

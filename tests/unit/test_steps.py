@@ -15,8 +15,11 @@ from kgqa.errors import StoreError
 from kgqa.runtime.llm import Completion
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, type_named_in_question
-from kgqa.runtime.steps.s2_linking import Link, ngrams, not_entities, schema_guided_plan
+from kgqa.runtime.steps.s2_conditions import not_entities
+from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
+from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s4_grounding import (
     Grounded,
     GroundingResult,

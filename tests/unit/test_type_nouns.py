@@ -13,17 +13,12 @@ import numpy as np
 
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.steps.s1_target_type import type_named_in_question
-from kgqa.runtime.steps.s2_linking import (
-    Link,
-    link_entities,
-    ngrams,
-    not_entities,
-    prefix_words,
-    schema_guided_plan,
-    tightest,
-    type_nouns,
-)
+from kgqa.runtime.steps.s2_conditions import not_entities, prefix_words
+from kgqa.runtime.steps.s2_linking import Link, link_entities, tightest
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
+from kgqa.runtime.steps.s2_spans import ngrams
+from kgqa.runtime.steps.s2_type_nouns import type_nouns
 from kgqa.runtime.store.base import OneByOne, VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention, words_of
 from tests.hpo_schema import HPO, PHENOTYPE, link

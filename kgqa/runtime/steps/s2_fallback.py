@@ -1,5 +1,5 @@
-"""The schema-guided plan of the entities linked in the question (kgqa.runtime.steps.s2_linking): the plan without an
-LLM, and the plan grounded beside the LLM's (``plan_fallback``).
+"""The schema-guided plan (kgqa.runtime.steps.s2_schema_plan) of the entities linked in the question
+(kgqa.runtime.steps.s2_linking): the plan without an LLM, and the plan grounded beside the LLM's (``plan_fallback``).
 
 An LLM's plan is evidence, not a switch: a small local model often invents a relation, reverses one, or turns the
 question's free-text condition into a node constant, and any model gets some questions wrong. So with an LLM both
@@ -13,17 +13,11 @@ from collections.abc import Sequence
 
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
-from kgqa.runtime.steps.s2_linking import (
-    Hop,
-    Link,
-    compound_link,
-    describe,
-    link_entities,
-    not_entities,
-    schema_guided_plan,
-    type_nouns,
-)
+from kgqa.runtime.steps.s2_conditions import not_entities
+from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s2_schema_plan import Hop, schema_guided_plan
+from kgqa.runtime.steps.s2_type_nouns import type_nouns
 from kgqa.runtime.text import STOP_WORDS, words_of
 
 

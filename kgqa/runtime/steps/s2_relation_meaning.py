@@ -1,8 +1,8 @@
 """Relationship types by meaning, without an LLM: which of the types between two labels a question means.
 
-A hop of the no-LLM plan (kgqa.runtime.steps.s2_linking) between two labels may have several relationship types (HPO's
-disease and phenotype: 'phenotype present' and 'phenotype absent'); using all of them answers "Which diseases lack
-seizures?" with every disease that has seizures. A hop's types are narrowed, first rule that applies:
+A hop of the no-LLM plan (kgqa.runtime.steps.s2_schema_plan) between two labels may have several relationship types
+(HPO's disease and phenotype: 'phenotype present' and 'phenotype absent'); using all of them answers "Which diseases
+lack seizures?" with every disease that has seizures. A hop's types are narrowed, first rule that applies:
 
 1. the types the question names verbatim ("'phenotype absent'");
 2. kinds of wording (:data:`KINDS`, a small table): a question word of a kind keeps the types whose own name has a

@@ -53,7 +53,8 @@ class Grounded:
     matches: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(constant symbol, ids of its candidates this target was grounded through) in that round"""
     plan: str = "llm"
-    """whose plan grounded it: ``llm`` (steps 2-3) or ``linked`` (kgqa.runtime.steps.s2_linking's schema-guided plan)"""
+    """whose plan grounded it: ``llm`` (steps 2-3) or ``linked`` (kgqa.runtime.steps.s2_schema_plan's schema-guided
+    plan)"""
 
 
 class NodeMatch(NamedTuple):

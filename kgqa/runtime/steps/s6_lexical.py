@@ -14,18 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from kgqa.runtime import lexicon
 from kgqa.runtime.text import RELATIONAL, STOP_WORDS, plain_words, type_words, words_of
 
 MAX_TERMS = 16
 MIN_LENGTH = 3
-_FRAMING = """mention mentions mentioning mentioned describe described description descriptions word words involve
-involving involves contain contains containing text their term terms have having which what list name show find
-among looking nodes node relation relations"""
-_RELATIONAL = """directly direct related hierarchy level above below showing shown shows seen found presenting occur
-occurs occurring manifest manifests manifesting characterised characterized explicitly marked noted implicated been
-linked connected recorded reported documented annotated listed called known named contains contain includes include
-starts start starting begins begin beginning symbol symbols definition defined synonym synonyms inherited manner"""
-FRAMING = frozenset(_FRAMING.split()) | frozenset(_RELATIONAL.split())
+FRAMING = lexicon.words("framing") | lexicon.words("relation_phrasing")
 """Words that introduce a condition or shape a question rather than say what the answer is about: framing words,
 and the verbs and phrases people say a relation or a place in the hierarchy with ("directly related in the
 hierarchy", "seen in", "characterised by"; the plan's pattern says those)."""
@@ -72,7 +66,7 @@ def search_terms(
 ) -> list[str]:
     """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
     holds (``stated``: the word positions of a textual condition or a short quotation no constant covers;
-    ``prefixes``: the beginnings of names; step 2 reads both, kgqa.runtime.steps.s2_linking.read_conditions), those
+    ``prefixes``: the beginnings of names; step 2 reads both, kgqa.runtime.steps.s2_conditions.read_conditions), those
     words alone, each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a
     question frames it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its
     rare words would outweigh the condition's in the index's scores. Else every residual word."""

@@ -1,0 +1,398 @@
+"""The plan of the entities linked in a question (kgqa.runtime.steps.s2_linking), in place of method steps 2-3 without
+an LLM: a schema-guided QueryPlan.
+
+For each link the plan gets a path from the answer ``y`` (of the target type) to the linked entity, in either
+direction: one triplet over every relationship type the schema has between the two labels, or two through an
+intermediate type when the question names one before the entity ("diseases with a *phenotype* that is associated with
+the gene ERLIN2") or the schema offers exactly one when the two labels are not adjacent. A hop's relationship types are
+those the question means (kgqa.runtime.steps.s2_relation_meaning: named verbatim, ``'phenotype present'``; or by
+wording, "lacks"; or by meaning). A link that names the answers themselves ("symptoms also called X") is a condition on
+``y``, not a hop.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
+from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
+from kgqa.runtime import lexicon
+from kgqa.runtime.steps.s2_conditions import naming_after, naming_words
+from kgqa.runtime.steps.s2_linking import Link, describe
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
+from kgqa.runtime.steps.s2_spans import CLAUSE_ENDS, CONJUNCTIONS, DESCRIPTION_CUES, NAME_CUES, SOMETHING
+from kgqa.runtime.steps.s2_type_nouns import ARTICLES, with_nouns
+from kgqa.runtime.text import (
+    HIERARCHY,
+    NEGATION,
+    STOP_WORDS,
+    Mention,
+    type_mentions,
+    words_of,
+)
+
+DESCRIPTION_CUE = 4
+"""Words a quoted definition's cue may take after the noun that owns it ("the manifestation *whose definition
+reads* '...'", "the trait *the HPO defines as* '...'"): that noun is the anchor, not a node to go through."""
+
+
+def _offered(schema: GraphSchema, a: str, b: str) -> tuple[str, ...]:
+    """Relationship types between labels ``a`` and ``b``, either direction."""
+    return tuple(sorted({t for s, t, d in schema.relationships if {s, d} == {a, b}}))
+
+
+OWN_LABEL_WORDS = 2
+"""The entity's own type named this close before a linked span ("the gene/protein ERLIN2") is no hop (another type
+is: "genes linked phenotype assoc TAF8")."""
+
+
+Hop = tuple[tuple[str, ...], str, Direction]
+"""One hop of a linked entity's path: (relationship types, the label it reaches, the direction from the answer's
+side: ``out`` where a hierarchy edge points from the answers' side, ``in`` where it points to it, else ``both``)."""
+
+
+def _hierarchy(schema: GraphSchema, label: str) -> tuple[str, ...]:
+    """The hierarchy types between nodes of ``label`` (HPO's 'parent-child'), by their names' kind."""
+    return tuple(t for t in _offered(schema, label, label) if HIERARCHY in type_kinds(t))
+
+
+_WAY: dict[Toward | None, Direction] = {"narrower": "out", "broader": "in", None: "both"}
+"""A hierarchy hop's direction: its edges point from the more specific node to the broader one (an ontology's is_a,
+as kgqa.loaders.hpo stores 'parent-child' and kgqa.lab.phrasing words it)."""
+
+
+STEP_SPAN = 4
+"""A hierarchy step between two labels is said right before the entity ("a *more specific form of* Seizure")."""
+
+
+def _path(
+    link: Link,
+    target: str,
+    schema: GraphSchema,
+    meaning: RelationMeaning,
+    mentions: Sequence[tuple[int, str]],
+    after: int,
+    trailing: range | None = None,
+    naming: int = 0,
+) -> list[Hop] | None:
+    """The hops from the target type to the link's label, or None if the schema has none. An intermediate type
+    counts when the question names it (``mentions``) between word ``after`` and the link; each hop's types are those
+    the question means (kgqa.runtime.steps.s2_relation_meaning), the hop next to the link also reading the words after
+    it (``trailing``); a hierarchy hop goes the way the question says ("subtypes of X"), and a question that says a
+    way between two labels with no hierarchy between them ("diseases with a *subtype of* Seizure") goes through a
+    node of the link's label that is one step from it in its hierarchy. ``naming``: the words right before the
+    link that say it is a name ("the phenotype *known as* X": the phenotype is X, no hop) or quote its definition."""
+
+    def joins(middle: str) -> bool:
+        return bool(_offered(schema, target, middle)) and bool(_offered(schema, middle, link.label))
+
+    def hop(a: str, b: str, within: range, trail: range | None = None) -> Hop:
+        types = meaning.types(a, b, _offered(schema, a, b), within, trail)
+        return types, b, _WAY[meaning.toward(a, b, types, within, trail) if a == b else None]
+
+    named = [
+        (label, position)
+        for position, label in mentions
+        if after <= position < link.start - (OWN_LABEL_WORDS + naming if label == link.label else 0)
+    ]
+    via = [(m, position) for m, position in reversed(named) if joins(m)]
+    if not via and not _offered(schema, target, link.label):  # not adjacent: the one intermediate type there is
+        only = [m for m in schema.labels if joins(m)]
+        via = [(only[0], -1)] if len(only) == 1 else []
+    stretch = range(after, link.start)
+    hierarchy = _hierarchy(schema, link.label)
+    near = range(max(after, link.start - STEP_SPAN), link.start)
+    if not via and target != link.label and hierarchy and _offered(schema, target, link.label) and meaning.step(near):
+        via = [(link.label, -1)]
+    if not via and target != link.label:
+        via = [(m, -1) for m in _said_between(schema, target, link.label, meaning, stretch, trailing)]
+    if via:  # each hop reads the words between its two ends ("... a symptom *absent in* X")
+        middle, at = via[0]
+        first, second = (range(after, at), range(at + 1, link.start)) if at >= 0 else (stretch, stretch)
+        moved = _negation_moves(schema, target, middle, link.label, meaning, first, second, trailing, mentions)
+        if moved is not None:
+            second = range(moved, second.stop)
+        return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
+    direct = hop(target, link.label, stretch, trailing)
+    return [direct] if direct[0] else None
+
+
+def _negation_moves(
+    schema: GraphSchema,
+    target: str,
+    middle: str,
+    label: str,
+    meaning: RelationMeaning,
+    first: range,
+    second: range,
+    trailing: range | None,
+    mentions: Sequence[tuple[int, str]],
+) -> int | None:
+    """Where the second hop's words start when a negation said in the first hop's words is the second hop's: after
+    an earlier noun of the middle's type in them, the negation that follows it ("genes linked to a *sign explicitly
+    excluded* from the phenotype of X", where the later "phenotype" is the middle's noun), the first hop having no
+    negated type and the second one, and saying no negation itself. A negation before the middle's only noun is the
+    first hop's ("genes *not* associated with a sign present in X" keeps 'phenotype present'). None: nothing moves."""
+    if any(NEGATION in type_kinds(t) for t in _offered(schema, target, middle)) or not any(
+        NEGATION in type_kinds(t) for t in _offered(schema, middle, label)
+    ):
+        return None
+    if meaning.says(NEGATION, second, trailing):
+        return None
+    noun = next((at for at, of in mentions if of == middle and at in first), None)
+    if noun is None or not meaning.says(NEGATION, range(noun + 1, first.stop)):
+        return None
+    return noun + 1
+
+
+def _said_between(
+    schema: GraphSchema, target: str, label: str, meaning: RelationMeaning, stretch: range, trailing: range | None
+) -> list[str]:
+    """The one label to go through when the question says a negation no type between ``target`` and ``label`` has
+    but one between that label and ``label`` does ("genes linked to a finding *noted as absent in* disease X": genes
+    and diseases have no absent relation, phenotypes and diseases do); none otherwise."""
+    direct = _offered(schema, target, label)
+    if any(NEGATION in type_kinds(t) for t in direct) or not meaning.says(NEGATION, stretch, trailing):
+        return []
+    middles = [
+        m
+        for m in schema.labels
+        if m not in (target, label)
+        and _offered(schema, target, m)
+        and any(NEGATION in type_kinds(t) for t in _offered(schema, m, label))
+    ]
+    return middles if len(middles) == 1 else []
+
+
+COPULAS = lexicon.words("copulas")
+RESTATED_MODIFIERS = 2
+
+
+def _restated(words: Sequence[str], at: int, label: str, target: str) -> bool:
+    """Whether the answer type named at ``at`` only restates the answer ("symptoms that *are features* of the
+    condition X", "is a symptom of", "are *recognized* features of"): a predicate, not an intermediate node to go
+    through. Between the copula and the noun: an article, and at most :data:`RESTATED_MODIFIERS` other words, none a
+    stop word."""
+    if label != target:
+        return False
+    modifiers, i = 0, at - 1
+    while i >= 0 and words[i] not in COPULAS:
+        if words[i] not in ARTICLES:
+            modifiers += 1
+            if words[i] in STOP_WORDS or modifiers > RESTATED_MODIFIERS:
+                return False
+        i -= 1
+    return i >= 0
+
+
+def _coordinated_type(words: Sequence[str], at: int, answer_end: int, label: str, target: str) -> bool:
+    """Whether the type named at ``at`` is the answer's again, coordinated with it ("signs *or symptoms*")."""
+    return label == target and at == answer_end + 1 and words[answer_end] in CONJUNCTIONS
+
+
+def _named_types(question: str, schema: GraphSchema) -> set[int]:
+    """Positions of the words of a relationship type the question quotes ("a 'phenotype present' relation"): its
+    "phenotype" names no node type to go through (unquoted, "a phenotype present in X" does)."""
+    found: set[int] = set()
+    for rel_type in {t for _, t, _ in schema.relationships}:
+        size = len(words_of(rel_type))
+        for match in re.finditer(rf"(['\"`]){re.escape(rel_type)}\1", question, re.IGNORECASE):
+            first = len(words_of(question[: match.start()]))
+            found |= set(range(first, first + size))
+    return found
+
+
+def _coordinated(words: Sequence[str], first: Link, second: Link) -> bool:
+    """Whether ``second`` is joined to ``first`` by a conjunction alone ("lack X and Y", "X or Y"): it shares its
+    hop."""
+    between = [w for w in words[first.end : second.start] if w not in ARTICLES]
+    return len(between) == 1 and between[0] in CONJUNCTIONS
+
+
+def _shown(path: Sequence[Hop]) -> str:
+    return " then ".join(f"{'|'.join(types)} ({label})" for types, label, _ in path)
+
+
+NAME_FILLERS = lexicon.words("name_fillers")
+"""Words between a naming cue and the name ("known *as the* X", "go *by the name* X")."""
+NAME_OWNERS = lexicon.words("name_owners")
+"""Words between a naming cue and the noun it names ("symptoms *that are also* called X")."""
+
+
+def _naming_cue(words: Sequence[str], start: int, *, descriptions: bool = True) -> int:
+    """How many words right before ``start`` say that what follows is a name ("known as", "called the"), or the
+    node's text (at least :data:`DESCRIPTION_CUE`: "whose definition reads X"): 0 if none (or past the words: a
+    link the question's words do not hold). Without ``descriptions``, names only: a node's text said is no other
+    name of the answers ("findings more general than the manifestation whose definition *reads* X")."""
+    if start > len(words):
+        return 0
+    i = start - 1
+    while i >= 0 and start - i <= 3 and words[i] in NAME_FILLERS:
+        i -= 1
+    if descriptions and i >= 0 and words[i] in DESCRIPTION_CUES:
+        return max(start - i, DESCRIPTION_CUE)
+    return start - i if i >= 0 and words[i] in NAME_CUES else 0
+
+
+def names_answer(words: Sequence[str], link: Link, target: str, mentions: Sequence[Mention], answer: int) -> bool:
+    """Whether ``link`` is another name of the answers themselves ("symptoms that are sometimes called X"), not an
+    entity they relate to: it has the answer type, a naming cue comes right before it, and no other type mention
+    owns that cue ("the symptom known as X", "something called X" name an anchor), nor does a noun the question
+    brings in with an article right before it ("the *health problem* known as X")."""
+    if link.label == target and naming_after(words, link.end):
+        return True  # "which signs list 'X' as an alternative name": their name, said after it
+    cue = _naming_cue(words, link.start, descriptions=False)
+    if link.label != target or not cue:
+        return False
+    j = link.start - cue - 1
+    while j >= 0 and words[j] in NAME_OWNERS:
+        j -= 1
+    if j >= 0 and words[j] in SOMETHING:
+        return False
+    owner = next((m for m in mentions if j in m.words), None)
+    if owner is None and j == link.start - cue - 1 and ARTICLES.intersection(words[max(0, j - 2) : j]):
+        return False
+    return owner is None or owner.position == answer
+
+
+UNREACHED = "no"
+"""How the reason of a link dropped because no answer reaches it starts (:func:`unreached`)."""
+
+
+def unreached(dropped: Dropped) -> bool:
+    """Whether ``dropped`` is a link no node of the answer type reaches (not a bound: nothing was lost)."""
+    return dropped.reason.startswith(f"{UNREACHED} ")
+
+
+Reaches = Callable[[Link, Sequence[Hop]], bool]
+"""Whether a linked entity reaches a node of the answer type along its hops (one store read)."""
+Rejoin = Callable[[Link], "Link | None"]
+"""The longer name a link is the head of (:func:`kgqa.runtime.steps.s2_linking.compound_link`), or None."""
+
+
+def schema_guided_plan(
+    links: Sequence[Link],
+    target_type: str,
+    schema: GraphSchema,
+    question: str = "",
+    meaning: RelationMeaning | None = None,
+    *,
+    max_triplets: int = MAX_TRIPLETS,
+    reaches: Reaches | None = None,
+    nouns: Sequence[Mention] = (),
+    rejoin: Rejoin | None = None,
+) -> QueryPlan | None:
+    """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
+    through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
+    narrows each hop's types (default: only types the question names verbatim). A node linked again (the question
+    names it twice) is joined once; links past ``max_triplets`` triplets are not joined, each in the plan's
+    ``dropped`` with the reason: a question that repeats its entities must not multiply the plan's joins. With
+    ``reaches``, a link no node of the target type reaches along its hops (HPO's root 'Onset', which no disease
+    presents) is dropped too: as a required constant it would ground nothing until the scope expansion wandered off
+    to its neighbours, and its words stay with the full-text strand, unless ``rejoin`` finds the longer name it heads
+    and that name is reached. ``nouns``: the types the question names in words the lists lack
+    (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`)."""
+    meaning = meaning or RelationMeaning(question, by_kind=False)
+    symbols = [Symbol("y", (target_type,))]
+    triplets: list[Triplet] = []
+    words = [w.lower() for w in words_of(question)]
+    named_types = _named_types(question, schema)
+    named = {i for link in links for i in range(link.start, link.end)}  # "syndrome" in "Marfan syndrome" names none
+    spans = [m for m in with_nouns(type_mentions(words, schema.labels), nouns) if m.position not in named]
+    mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
+    answer = next((position for position, label in mentions if label == target_type), -1)
+    answer_end = next((m.position - m.minus_size for m in spans if m.position == answer), answer + 1)
+    mentions = [
+        (at, label)
+        for at, label in mentions
+        if at <= answer
+        or not (
+            _restated(words, at, label, target_type) or _coordinated_type(words, at, answer_end, label, target_type)
+        )
+    ]
+    after = answer + 1  # hops are named after the answer's type and after the previous linked entity
+    named_at = {at for at, _ in mentions}
+    naming = naming_words(words, question)
+    identity: Link | None = None
+    joined: set[tuple[str, str]] = set()
+    dropped: list[Dropped] = []
+    previous: tuple[Link, list[Hop]] | None = None
+    for number, link in enumerate(links):
+        following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
+        stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
+        trailing = range(link.end, next(stops, following))
+        if identity is None and names_answer(words, link, target_type, spans, answer):
+            identity = link  # "symptoms also called X": the answers are X's node, or nodes named like it
+            after = link.end
+            continue
+        if link.label != target_type and link.start in naming:  # no hop to read for it
+            dropped.append(Dropped(describe(link), "another name of the answers, not an entity of theirs"))
+            continue
+        cue = DESCRIPTION_CUE if link.described else _naming_cue(words, link.start)
+        path = _path(link, target_type, schema, meaning, mentions, after, trailing, cue)
+        if previous is not None and path is not None and _coordinated(words, previous[0], link):
+            path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
+        if path is None or (link.label, link.id) in joined:
+            after = link.end
+            continue
+        reached = reaches is None or reaches(link, path)
+        if not reached and reaches is not None and rejoin is not None:
+            longer = rejoin(link)  # "their *onset* falling within the *young adult* category": 'Young adult onset'
+            if longer is not None and reaches(longer, path):
+                link, reached = longer, True
+        if not reached:  # the next entity's hop reads the words before it too
+            dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
+            continue
+        after = link.end
+        if len(triplets) + len(path) > max_triplets:
+            dropped.append(Dropped(describe(link), f"beyond max_triplets = {max_triplets}"))
+            continue
+        previous = (link, path)
+        joined.add((link.label, link.id))
+        name = f"e{number}"
+        if len(path) == 2:
+            middle = f"m{number}"
+            symbols.append(Symbol(middle, (path[0][1],)))
+            triplets += [Triplet("y", path[0][0], middle, path[0][2]), Triplet(middle, path[1][0], name, path[1][2])]
+        else:
+            triplets.append(Triplet("y", path[0][0], name, path[0][2]))
+        symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
+    if identity is not None:
+        symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
+    elif not triplets:
+        return None
+    return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))
+
+
+def relaxations(plan: QueryPlan) -> list[tuple[str, QueryPlan]]:
+    """The plan without each of its constants in turn, with the intermediate nodes joined only for it: (the
+    constant's search string, the relaxed plan); none for a plan of fewer than two constants. A question's linked
+    entities are each evidence; where the plan that joins them all grounds too little, the answers that meet all
+    but one of them are the next best (a linked span that is really part of a textual condition, or a hop the
+    question words loosely, no longer empties the graph strand)."""
+    constants = [c.name for c in plan.constants]
+    if len(constants) < 2:
+        return []
+    out = []
+    for name in constants:
+        if name == plan.target:  # the answers' own name ("also called X") relaxed: the relations alone
+            if plan.triplets:
+                bare = tuple(replace(s, conditions=()) if s.name == name else s for s in plan.symbols)
+                out.append((plan.symbol(name).search_string or name, replace(plan, symbols=bare)))
+            continue
+        triplets = [t for t in plan.triplets if name not in (t.head, t.tail)]
+        while True:  # intermediates left hanging (joined to one node only) go too
+            degree: dict[str, int] = {}
+            for t in triplets:
+                degree[t.head] = degree.get(t.head, 0) + 1
+                degree[t.tail] = degree.get(t.tail, 0) + 1
+            hanging = {s for s, n in degree.items() if n == 1 and s != plan.target and s not in constants}
+            if not hanging:
+                break
+            triplets = [t for t in triplets if not hanging & {t.head, t.tail}]
+        used = {plan.target} | {s for t in triplets for s in (t.head, t.tail)}
+        symbols = tuple(s for s in plan.symbols if s.name in used)
+        out.append((plan.symbol(name).search_string or name, replace(plan, symbols=symbols, triplets=tuple(triplets))))
+    return out
