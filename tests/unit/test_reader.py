@@ -13,12 +13,14 @@ import pytest
 from kgqa.errors import ConfigError
 from kgqa.lab.questions import GeneratedQuestion
 from kgqa.lab.reader_data import HIERARCHY, IMPLICIT, implicit_frames, variants
+from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.steps.s1_target_type import question_type
 from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
 from kgqa.runtime.text import quoted_runs, words_of
+from tests.meaning_table import MeaningTable
 
 TYPES = ("disease", "gene/protein", "effect/phenotype")
 SKB_WORDS = vocabulary(
@@ -159,15 +161,34 @@ def test_a_damaged_reader_says_how_to_retrain_it(tmp_path: Path) -> None:
 
 def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
     question = "Which genes are tied to the disorder my son has?"
-    assert question_type(question, TYPES, None) == ("gene/protein", "named", "the question names it ('genes')")
+    nothing = _meanings({})
+    assert question_type(question, TYPES, None, nothing) == ("gene/protein", "named", "the question names it ('genes')")
     sure = {"disease": 0.02, "gene/protein": 0.9, "effect/phenotype": 0.08}
-    assert question_type(question, TYPES, sure)[:2] == ("gene/protein", "named")
-    against = {"disease": 0.95, "gene/protein": 0.01, "effect/phenotype": 0.04}
-    assert question_type(question, TYPES, against)[:2] == ("disease", "reader")
-    assert question_type("what could she have?", TYPES, against)[:2] == ("disease", "reader")
-    assert question_type("what could she have?", TYPES, None) is None
+    assert question_type(question, TYPES, sure, nothing)[:2] == ("gene/protein", "named")
+    doubtful = {"disease": 0.95, "gene/protein": 0.03, "effect/phenotype": 0.02}  # above NAMED_FLOOR: it stands
+    assert question_type(question, TYPES, doubtful, nothing)[:2] == ("gene/protein", "named")
+    against = {"disease": 0.98, "gene/protein": 0.01, "effect/phenotype": 0.01}
+    assert question_type(question, TYPES, against, nothing)[:2] == ("disease", "reader")
+    assert question_type("what could she have?", TYPES, against, nothing)[:2] == ("disease", "reader")
+    assert question_type("what could she have?", TYPES, None, nothing) is None
     unsure = {"disease": 0.5, "gene/protein": 0.3, "effect/phenotype": 0.2}  # under READ_FLOOR: no reading
-    assert question_type("what could she have?", TYPES, unsure) is None
+    assert question_type("what could she have?", TYPES, unsure, nothing) is None
+
+
+def test_the_subject_phrase_stands_where_the_reader_is_not_sure() -> None:
+    question = "What bits of DNA can play a part in Seizure?"
+    dna = _meanings({"bits of dna": ("gene/protein", 0.6)})
+    leaning = {"disease": 0.7, "gene/protein": 0.2, "effect/phenotype": 0.1}  # under SUBJECT_STANDS
+    assert question_type(question, TYPES, leaning, dna)[:2] == ("gene/protein", "subject")
+    sure = {"disease": 0.9, "gene/protein": 0.05, "effect/phenotype": 0.05}
+    assert question_type(question, TYPES, sure, dna)[:2] == ("disease", "reader")
+    agreeing = {"disease": 0.2, "gene/protein": 0.7, "effect/phenotype": 0.1}
+    assert question_type(question, TYPES, agreeing, dna)[:2] == ("gene/protein", "reader")
+    assert question_type(question, TYPES, leaning, _meanings({}))[:2] == ("disease", "reader")
+
+
+def _meanings(table: dict[str, tuple[str, float]]) -> Embedder:
+    return MeaningTable(table)  # type: ignore[return-value]
 
 
 @pytest.mark.parametrize(

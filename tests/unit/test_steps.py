@@ -591,7 +591,8 @@ def test_each_hop_reads_the_words_between_its_ends(
         ("What treats migraine?", {"drug": 0.9, "disease": 0.1}, "disease", "drug", "outvoted"),  # a sure reader
         ("What treats migraine?", {"drug": 0.55, "disease": 0.45}, "disease", "disease", "llm"),  # not sure enough
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "drug", "drug", "llm"),  # they agree
-        ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "disease", "outvoted"),
+        ("Which drugs treat migraine?", {"drug": 0.01, "disease": 0.99}, "gene", "disease", "outvoted"),
+        ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "drug", "outvoted"),  # it stands
     ],
 )
 def test_step_1_weighs_the_learned_reader_against_the_llm(
