@@ -12,6 +12,7 @@ import pytest
 
 from kgqa.config import Config, load_config
 from kgqa.runtime.store.server import SOCKET_NAME
+from tests.environment import QUIET
 from tests.stark_fixture import write_prime_fixture
 from tests.tiny_model import build_tiny_model
 
@@ -19,6 +20,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 for _key in [k for k in os.environ if k.startswith("KGQA_")]:
     del os.environ[_key]  # a developer's own settings must not leak into tests
 os.environ["KGQA_WORKER_IDLE_TIMEOUT"] = "0"  # commands run in-process; tests/integration/test_worker.py: the worker
+os.environ.update(QUIET)  # no load trains a question reader unless its test asks (tests/environment.py)
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +35,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def config(home: Path, tiny_model: Path) -> Config:
-    return load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)
+    return load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)
 
 
 @pytest.fixture
@@ -46,6 +48,7 @@ def cli_env(home: Path, tiny_model: Path) -> dict[str, str]:
             "KGQA_EMBEDDER": str(tiny_model),
             "HF_HUB_OFFLINE": "1",
             "KGQA_WORKER_IDLE_TIMEOUT": "0",
+            **QUIET,
         }
     )
     return env

@@ -14,6 +14,7 @@ import pytest
 
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
+from tests.environment import QUIET
 from tests.scripted_llm import ScriptedEndpoint
 
 pytestmark = pytest.mark.neo4j
@@ -60,7 +61,7 @@ def _ask(settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch, prime_dir: P
             "top_k": 4,
             **settings,
         },
-        env={},
+        env=QUIET,
         cwd=prime_dir,
     )
     with Kgqa(config) as kg:

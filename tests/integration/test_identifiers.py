@@ -15,6 +15,7 @@ from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import load_skb
 from kgqa.runtime.store.falkordb import FalkorStore
 from kgqa.runtime.store.server import RDB_NAME
+from tests.environment import QUIET
 from tests.unit.test_identifiers import BACKTICK_LABEL, write_with_node_type
 from tests.unit.test_stark_embeddings import HashEncoder
 
@@ -22,7 +23,7 @@ from tests.unit.test_stark_embeddings import HashEncoder
 def test_a_backtick_label_is_refused_before_any_write_and_the_previous_graph_stays(
     tmp_path: Path, prime_dir: Path
 ) -> None:
-    settings = load_config({"home": tmp_path / "home"}, env={}, cwd=tmp_path)
+    settings = load_config({"home": tmp_path / "home"}, env=QUIET, cwd=tmp_path)
     embedder = Embedder(HashEncoder("st:tiny", 8), EmbeddingCache(tmp_path / "cache.sqlite"))
     bad = read_stark("prime", write_with_node_type(prime_dir, tmp_path / "bad", BACKTICK_LABEL))
     with FalkorStore(tmp_path / "db") as store:

@@ -14,6 +14,7 @@ import pytest
 
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
+from tests.environment import QUIET
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
 NEEDS_SERVER = "# needs:"
@@ -28,7 +29,7 @@ def examples() -> list[str]:
 @pytest.fixture(scope="module")
 def hpo_home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
     home = tmp_path_factory.mktemp("hpo") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("hpo")
     return home
 

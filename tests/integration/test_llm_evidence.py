@@ -17,6 +17,7 @@ import pytest
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
 from kgqa.types import Answer
+from tests.environment import QUIET
 from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.stark_fixture import Node, write_prime_fixture
 
@@ -41,7 +42,7 @@ K = 5
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
     home = tmp_path_factory.mktemp("evidence") / "home"
     source = write_prime_fixture(tmp_path_factory.mktemp("evidence-skb") / "processed", NODES, EDGES)
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", source)
     return home
 
@@ -61,7 +62,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
             "steps": "hybrid",
             **settings,
         }
-        with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
+        with Kgqa(load_config(overrides, env=QUIET, cwd=home.parent)) as kg:
             return kg.ask(QUESTION, "prime")
 
     yield run

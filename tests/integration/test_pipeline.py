@@ -22,6 +22,7 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.steps.s1_target_type import type_by_embedding
 from kgqa.runtime.steps.s8_rerank import render, rerank_documents
 from kgqa.types import Answer
+from tests.environment import QUIET
 from tests.local_llm import MISSING, SMOLLM2
 from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
 from tests.tiny_model import build_tiny_cross_encoder
@@ -35,7 +36,7 @@ CYPHER = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("pipeline") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
@@ -56,7 +57,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
             "top_k": 4,
             **settings,
         }
-        with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
+        with Kgqa(load_config(overrides, env=QUIET, cwd=home.parent)) as kg:
             return kg.ask(question, "prime", types=types), endpoint
 
     yield run
@@ -110,7 +111,7 @@ def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
         return original(self, texts, max_tokens, progress)
 
     overrides = {"home": home, "embedder": str(tiny_model), "top_k": 4, "lexical_weight": 0.0}
-    with Kgqa(load_config(overrides, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config(overrides, env=QUIET, cwd=home.parent)) as kg:
         store, embedder = kg.store, kg.embedder
         labels = store.labels("prime")
         nodes = {(lab, t.id): t for lab in labels for t in store.documents("prime", lab, store.label_ids("prime", lab))}
@@ -180,7 +181,7 @@ def test_step1_fallback_is_the_named_type_else_the_closest_type_name(
     """The type the question names near its start wins over the embeddings; without one, the type whose name is
     closest to the question by embedding (kgqa/runtime/steps/s1_target_type.py)."""
     answer, _ = ask(["protein", CYPHER], question=question, steps="graph")
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         closest, _ = type_by_embedding(kg.embedder.embed_one(question), answer.trace.types, kg.embedder)
     assert closest != named  # else this question could not tell the two fallbacks apart
     assert answer.trace.record(1).status == "degraded"
@@ -454,7 +455,7 @@ def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model
     assert status(answer)[8] == "ran" and answer.trace.reranker == "cross-encoder"
     assert len(endpoint.requests) == 2 and answer.trace.record(8).usage.calls == 0  # the model, not the LLM
     # The same documents scored by the model directly give the same order.
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         texts, _ = render(rerank_documents(kg.store, "prime", answer.answers), 3000)
     scores = CrossEncoder(str(model), local_files_only=True).predict([(QUESTION, t) for t in texts])
     assert ids(answer) == [c.id for _, c in sorted(zip(-scores, answer.answers, strict=True), key=lambda p: p[0])]
@@ -530,7 +531,7 @@ def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
         "top_k": 4,
         "llm_cache": False,
     }
-    with Kgqa(load_config(settings, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config(settings, env=QUIET, cwd=home.parent)) as kg:
         answer = kg.ask(QUESTION, "prime")
     assert answer.trace.llm == "llama:" + SMOLLM2.name and answer.trace.reranker == "listwise"
     assert answer.trace.usage.calls >= 3 and answer.trace.usage.completion_tokens > 0  # steps 1, 2 and 8 asked

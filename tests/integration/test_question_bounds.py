@@ -15,6 +15,7 @@ from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import QuestionError
 from kgqa.runtime.app import Kgqa
+from tests.environment import QUIET
 from tests.scripted_llm import ScriptedEndpoint
 
 FILLER = " ".join(f"w{i}" for i in range(700))
@@ -25,14 +26,14 @@ LONG = f"Which drugs are indicated for migraine? {FILLER} ivermectin"
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("bounds") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
 
 def _kgqa(home: Path, tiny_model: Path, **settings: Any) -> Kgqa:
     overrides = {"home": home, "embedder": str(tiny_model), "llm_cache": False, **settings}
-    return Kgqa(load_config(overrides, env={}, cwd=home.parent))
+    return Kgqa(load_config(overrides, env=QUIET, cwd=home.parent))
 
 
 def test_a_question_past_the_limit_is_refused_before_it_is_embedded_or_asked(

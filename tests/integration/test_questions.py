@@ -19,6 +19,7 @@ from kgqa.lab.questions import split_of
 from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
+from tests.environment import QUIET
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
 
@@ -65,7 +66,7 @@ def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_mod
     questions = read_csv(out)
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert len(questions) == 6 and meta["n"] == 6 and meta["skb"] == "prime"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         docs = {
             str(r[0]): r[2]
@@ -184,7 +185,7 @@ def test_natural_questions_have_exact_answers(loaded: dict[str, str], tmp_path: 
 
 def _loaded_docs(env: dict[str, str]) -> dict[str, str]:
     """Each fixture node's document as loaded (what the textual condition is matched against)."""
-    config = load_config({"home": env["KGQA_HOME"], "embedder": env["KGQA_EMBEDDER"]}, env={}, cwd=Path.cwd())
+    config = load_config({"home": env["KGQA_HOME"], "embedder": env["KGQA_EMBEDDER"]}, env=QUIET, cwd=Path.cwd())
     with Kgqa(config) as kg:
         return {
             str(r[0]): r[1]
@@ -262,7 +263,7 @@ def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
     """HPO's is_a edges point child -> parent; "(phenotype)-[parent-child]-(Seizure)" reaches Seizure's parent and
     children, and the natural question names one side ("direct subtypes of Seizure") and keeps only its answers."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         kg.load(data)
     docs = {node.id: node.doc for node in data.nodes}
@@ -508,7 +509,7 @@ def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
     labels = {node.id: node.type for node in data.nodes}
     edges = {(e.source, e.type, e.target) for e in data.edges}
     definitions = {t: d for t, d in re.findall(r'id: (HP:\d+)\nname: .*\ndef: "([^"]*)"', HP_OBO + CONDITIONS_OBO)}
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
     made = []
     with Kgqa(config) as kg:
         kg.load(data)

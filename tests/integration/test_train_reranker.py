@@ -21,6 +21,7 @@ from kgqa.lab.train_reranker import Paths, TrainSettings, read_examples, train
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
 from kgqa.runtime.trained import find_trained
+from tests.environment import QUIET
 
 ARGS = ["--questions", "4", "--negatives", "2", "--seed", "3"]
 
@@ -40,7 +41,7 @@ def _train(env: dict[str, str], *extra: str) -> Any:
 def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
     loaded: dict[str, str], home: Path, tiny_model: Path, tmp_path: Path
 ) -> None:
-    config = load_config({"home": home, "embedder": str(tiny_model)}, env={}, cwd=tmp_path)
+    config = load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
     by_name = replace(config, reranker="cross-encoder")
     with Kgqa(by_name) as kg, pytest.raises(ConfigError, match="run kgqa train-reranker --skb prime"):
         kg.ask("Which drugs treat migraine?", "prime")

@@ -21,6 +21,7 @@ from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import falkordb_queries, neo4j_queries
 from kgqa.runtime.store.base import NameKind, SkbMeta
 from kgqa.runtime.store.falkordb import FalkorStore
+from tests.environment import QUIET
 from tests.unit.test_stark_embeddings import HashEncoder
 from tests.unit.test_store_neo4j import FakeDriver, store_with
 
@@ -140,7 +141,7 @@ def test_a_load_checks_the_names_before_it_reads_embeds_or_writes(tmp_path: Path
     data = read_stark("prime", folder)
     encoder = HashEncoder("st:tiny", 8)
     embedder = Embedder(encoder, EmbeddingCache(tmp_path / "cache.sqlite"))
-    settings = load_config({"home": tmp_path / "home"}, env={}, cwd=tmp_path)
+    settings = load_config({"home": tmp_path / "home"}, env=QUIET, cwd=tmp_path)
     with pytest.raises(InputError, match=r"^label 'gene`' cannot be stored in FalkorDB: .*; nothing was written$"):
         load_skb(_NoWrites(), embedder, data, settings)  # type: ignore[arg-type]
     assert encoder.texts == []

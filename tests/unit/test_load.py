@@ -14,6 +14,7 @@ from kgqa.runtime import load
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
 from kgqa.runtime.store.falkordb import FalkorStore
+from tests.environment import QUIET
 from tests.unit.test_stark_embeddings import HashEncoder, RecordingStore
 
 
@@ -23,7 +24,7 @@ class CheckingStore(RecordingStore):
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Config:
-    return load_config({"home": tmp_path / "home"}, env={}, cwd=tmp_path)
+    return load_config({"home": tmp_path / "home"}, env=QUIET, cwd=tmp_path)
 
 
 def test_the_plain_text_is_the_document_else_the_name() -> None:

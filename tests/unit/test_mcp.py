@@ -22,6 +22,7 @@ from kgqa.mcp.server import MAX_K, Clients, build_server, check_http, rebinding_
 from kgqa.runtime.store.base import IndexInfo, LabelInfo, RelationCount, RelationshipInfo, Schema, SkbMeta
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Answer, Candidate, Match, NodeView
+from tests.environment import QUIET
 
 TOOLS = {"ask", "explain", "schema", "node", "list_skbs"}
 
@@ -73,7 +74,7 @@ class FakeKg:
 
 
 def _server(kg: FakeKg, **settings: Any) -> Any:
-    config = replace(load_config({}, env={}, cwd=Path("/")), **settings)
+    config = replace(load_config({}, env=QUIET, cwd=Path("/")), **settings)
     return build_server(config, Clients(lambda: kg, shared=True))
 
 
@@ -233,7 +234,7 @@ def test_a_connection_that_fails_outside_kgqa_is_not_reused() -> None:
 
 
 def test_http_binds_loopback_unless_a_token_is_set(tmp_path: Path) -> None:
-    config: Config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    config: Config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     check_http(config)
     check_http(replace(config, mcp_host="::1"))
     with pytest.raises(ConfigError, match=r"'mcp_host' 0\.0\.0\.0 is not a loopback address: set 'mcp_token'"):

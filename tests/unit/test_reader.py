@@ -17,7 +17,7 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
-from kgqa.runtime.steps.s1_target_type import question_type
+from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_question
 from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
 from kgqa.runtime.text import quoted_runs, words_of
 from tests.meaning_table import MeaningTable
@@ -175,6 +175,16 @@ def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
     assert question_type("what could she have?", TYPES, unsure, nothing) is None
 
 
+def test_the_sentence_that_asks_names_the_type_before_a_lead_in_does() -> None:
+    lead_in = "A couple came to us after their first child was confirmed to have Kleefstra syndrome type 1. "
+    assert type_named_in_question(lead_in + "Which gene is involved in that condition?", TYPES) == (
+        "gene/protein",
+        "gene",
+    )
+    assert type_named_in_question("Our gene test came back. What now?", TYPES) == ("gene/protein", "gene")
+    assert type_named_in_question("It came back. What now?", TYPES) is None
+
+
 def test_the_subject_phrase_stands_where_the_reader_is_not_sure() -> None:
     question = "What bits of DNA can play a part in Seizure?"
     dna = _meanings({"bits of dna": ("gene/protein", 0.6)})
@@ -185,6 +195,8 @@ def test_the_subject_phrase_stands_where_the_reader_is_not_sure() -> None:
     agreeing = {"disease": 0.2, "gene/protein": 0.7, "effect/phenotype": 0.1}
     assert question_type(question, TYPES, agreeing, dna)[:2] == ("gene/protein", "reader")
     assert question_type(question, TYPES, leaning, _meanings({}))[:2] == ("disease", "reader")
+    weak = _meanings({"bits of dna": ("gene/protein", 0.42)})  # a reading under SUBJECT_OVER_READER
+    assert question_type(question, TYPES, leaning, weak)[:2] == ("disease", "reader")
 
 
 def _meanings(table: dict[str, tuple[str, float]]) -> Embedder:

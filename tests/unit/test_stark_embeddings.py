@@ -21,6 +21,7 @@ from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
 from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta, same_model
+from tests.environment import QUIET
 from tests.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
 from tests.stark_fixture import NODES
 
@@ -212,7 +213,7 @@ class RecordingStore:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Config:
-    return load_config({"home": tmp_path / "home"}, env={}, cwd=tmp_path)
+    return load_config({"home": tmp_path / "home"}, env=QUIET, cwd=tmp_path)
 
 
 def _load(tmp_path: Path, prime_dir: Path, settings: Config, encoder: HashEncoder, ids: Sequence[int] | None):

@@ -20,6 +20,7 @@ from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.app import open_store
 from kgqa.runtime.store.falkordb import FalkorStore
 from kgqa.runtime.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts, Stalls
+from tests.environment import QUIET
 
 WAIT = 30.0
 """Seconds a test waits for another thread at most (a correctness bound)."""
@@ -388,5 +389,5 @@ def test_the_configured_limit_reaches_the_embedded_store(tmp_path: Path, monkeyp
     monkeypatch.setattr(
         "kgqa.runtime.store.falkordb.FalkorStore", lambda directory, **settings: opened.update(settings)
     )
-    open_store(load_config({"home": tmp_path, "query_timeout": 7.5}, env={}, cwd=tmp_path))
+    open_store(load_config({"home": tmp_path, "query_timeout": 7.5}, env=QUIET, cwd=tmp_path))
     assert opened["query_timeout"] == 7.5

@@ -18,6 +18,7 @@ from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedE
 from kgqa.runtime.locks import ReadWriteLock
 from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests
 from kgqa.runtime.worker.service import JobProgress, Worker, portable
+from tests.environment import QUIET
 
 
 def test_a_publish_waits_for_readers_and_holds_new_ones_off() -> None:
@@ -132,7 +133,7 @@ class _BlockingLoads:
 
 
 def test_the_worker_runs_one_load_at_a_time_and_never_reuses_a_job_id(tmp_path: Path) -> None:
-    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     kg = _BlockingLoads()
     worker = Worker(kg, _info(config), WorkerPaths.of(config))  # type: ignore[arg-type]
     first = worker._start_job(kg, Call("load_source", config, ("hpo",), {}))  # type: ignore[arg-type]
@@ -154,7 +155,7 @@ def _info(config: Config) -> WorkerInfo:
 
 
 def test_a_worker_is_reused_only_by_the_same_build_and_resource_settings(tmp_path: Path) -> None:
-    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     info = _info(config)
     assert info.differences(build_id(), settings_digests(config)) is None
     # per-call settings travel with each call: no restart for them
@@ -170,7 +171,7 @@ def test_a_worker_is_reused_only_by_the_same_build_and_resource_settings(tmp_pat
 
 
 def test_settings_digests_do_not_reveal_secrets(tmp_path: Path) -> None:
-    config = replace(load_config({"home": tmp_path}, env={}, cwd=tmp_path), openai_api_key="sk-secret-value")
+    config = replace(load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path), openai_api_key="sk-secret-value")
     digests = settings_digests(config)
     assert "sk-secret-value" not in repr(digests)
     assert digests["openai_api_key"] != settings_digests(replace(config, openai_api_key="other"))["openai_api_key"]
@@ -235,7 +236,7 @@ def test_a_worker_whose_store_failed_a_restart_stops_once_idle(tmp_path: Path) -
     class _Kg:
         store = _Store()
 
-    config = load_config({"home": tmp_path}, env={}, cwd=tmp_path)
+    config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     worker = Worker(_Kg(), _info(config), WorkerPaths.of(config))  # type: ignore[arg-type]
     watcher = threading.Thread(target=worker.watch, kwargs={"interval": 0.01}, daemon=True)
     watcher.start()

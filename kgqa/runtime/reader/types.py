@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 L2 = 1e-5
 STEPS = 3000
@@ -40,12 +41,33 @@ def asking_sentence(question: str) -> str:
 def hashed_words(sentence: str) -> np.ndarray:
     """The sentence's lower-case words and pairs of neighbouring words, counted in :data:`BUCKETS` buckets by a
     stable hash (crc32), normalised."""
-    words = WORD.findall(sentence.lower())
     out = np.zeros(BUCKETS)
-    for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
-        out[zlib.crc32(feature.encode("utf-8")) % BUCKETS] += 1.0
+    for bucket, count in _bucket_counts(sentence).items():
+        out[bucket] = count
     norm = np.linalg.norm(out)
     return out / norm if norm else out
+
+
+def _bucket_counts(sentence: str) -> dict[int, float]:
+    words = WORD.findall(sentence.lower())
+    counts: dict[int, float] = {}
+    for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
+        bucket = zlib.crc32(feature.encode("utf-8")) % BUCKETS
+        counts[bucket] = counts.get(bucket, 0.0) + 1.0
+    return counts
+
+
+def hashed_matrix(sentences: Sequence[str]) -> sparse.csr_matrix:
+    """:func:`hashed_words` of every sentence, as rows of a sparse matrix (a few dozen buckets of 4,096 are set)."""
+    rows, cols, values = [], [], []
+    for row, sentence in enumerate(sentences):
+        counts = _bucket_counts(sentence)
+        norm = float(np.sqrt(sum(v * v for v in counts.values())))
+        for bucket, count in counts.items():
+            rows.append(row)
+            cols.append(bucket)
+            values.append(count / norm)
+    return sparse.csr_matrix((values, (rows, cols)), shape=(len(sentences), BUCKETS))
 
 
 def features(sentences: Sequence[str], vectors: np.ndarray) -> np.ndarray:
@@ -79,10 +101,13 @@ class TypeHead:
         """Trained on asking ``sentences`` (and their embedder ``vectors``) whose answer types are ``targets``."""
         index = {label: i for i, label in enumerate(labels)}
         truth = np.eye(len(labels))[[index[t] for t in targets]]
-        x = _with_bias(features(sentences, vectors))
+        dense = np.asarray(vectors, dtype=np.float64).reshape(len(sentences), -1)
+        # the same columns as features() and a bias, kept sparse: a step reads megabytes, not the dense 100 MB
+        x = sparse.hstack([sparse.csr_matrix(dense), hashed_matrix(sentences), np.ones((len(sentences), 1))]).tocsr()
+        xt = x.T.tocsr()
         weights = np.zeros((x.shape[1], len(labels)))
         for _ in range(STEPS):
-            gradient = x.T @ (_softmax(x @ weights) - truth) / len(x) + L2 * weights
+            gradient = xt @ (_softmax(x @ weights) - truth) / len(sentences) + L2 * weights
             weights -= RATE * gradient
         return cls(tuple(labels), weights)
 
