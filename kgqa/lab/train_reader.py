@@ -49,6 +49,9 @@ DOC_WORD_FLOOR = 3
 11, the misspellings of the natural dev half in none)."""
 NAMES_PER_LABEL = 200
 """Node names per label that lead-ins draw from."""
+RECIPE = 2
+"""What the reader is trained on and how; a reader of another recipe is trained again even with the same settings
+(2: the type head reads the sentence that asks, not a trailer after it)."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ def train(
         shutil.rmtree(folder, ignore_errors=True)
     meta = kg.meta(settings.skb)
     existing = None if force else find_reader(home, settings.skb)
-    wanted = asdict(settings) | {"families": list(settings.families), "embedder": kg.embedder_name()}
+    wanted = asdict(settings) | {"families": list(settings.families), "embedder": kg.embedder_name(), "recipe": RECIPE}
     same = existing is not None and existing.info.get("settings") == wanted
     if existing is not None and same and existing.info.get("fingerprint") == meta.fingerprint:
         return Outcome(existing, True)

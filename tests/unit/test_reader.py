@@ -78,6 +78,14 @@ def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:
     assert not spelling.dictionary_word("scn1a") and not spelling.dictionary_word("my son")
 
 
+def test_a_name_s_beginning_after_a_prefix_verb_is_neither_expanded_nor_respelt() -> None:
+    spelling = Spelling(SKB_WORDS, frozenset(), {"pws": "prader willi syndrome"})
+    words = words_of("Which genes with a symbol beginning from PWS are tied to PWS?")
+    grams = [(i, i + 1, words[i]) for i in range(len(words))]
+    respelt = {grams[n][0]: text for n, text in respellings(grams, words, spelling)}
+    assert respelt == {len(words) - 1: "prader willi syndrome"}  # the last PWS only
+
+
 def test_a_common_word_is_dropped_as_a_symbol_only_beside_another_link_and_unquoted() -> None:
     spelling = Spelling({}, frozenset({"son", "sry"}))
     question = "my son has a variant in COL1A1, which diseases?"
@@ -190,7 +198,7 @@ def test_the_subject_phrase_stands_where_the_reader_is_not_sure() -> None:
     dna = _meanings({"bits of dna": ("gene/protein", 0.6)})
     leaning = {"disease": 0.7, "gene/protein": 0.2, "effect/phenotype": 0.1}  # under SUBJECT_STANDS
     assert question_type(question, TYPES, leaning, dna)[:2] == ("gene/protein", "subject")
-    sure = {"disease": 0.9, "gene/protein": 0.05, "effect/phenotype": 0.05}
+    sure = {"disease": 0.99, "gene/protein": 0.005, "effect/phenotype": 0.005}  # at SUBJECT_STANDS or more
     assert question_type(question, TYPES, sure, dna)[:2] == ("disease", "reader")
     agreeing = {"disease": 0.2, "gene/protein": 0.7, "effect/phenotype": 0.1}
     assert question_type(question, TYPES, agreeing, dna)[:2] == ("gene/protein", "reader")
@@ -210,6 +218,8 @@ def _meanings(table: dict[str, tuple[str, float]]) -> Embedder:
         ("My son has seizures. He is 4. Which disorders fit?", "Which disorders fit?"),
         ("Context: webbed neck and short stature; what is it", "what is it"),
         ("Seizures. Why?", "Seizures. Why?"),  # no sentence of two words but the whole
+        ("Which genes cause it? Asking ahead of clinic.", "Which genes cause it?"),  # a trailer asks nothing
+        ("Which genes? Which diseases then?", "Which diseases then?"),
     ],
 )
 def test_the_asking_sentence_is_the_last_of_two_or_more_words(question: str, asking: str) -> None:

@@ -593,6 +593,14 @@ def test_each_hop_reads_the_words_between_its_ends(
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "drug", "drug", "llm"),  # they agree
         ("Which drugs treat migraine?", {"drug": 0.01, "disease": 0.99}, "gene", "disease", "outvoted"),
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "drug", "outvoted"),  # it stands
+        (
+            "What treats migraine?",
+            {"drug": 0.55, "disease": 0.44, "gene": 0.01},
+            "gene",
+            "drug",
+            "embedding",
+        ),  # no vote
+        ("What treats migraine?", {"drug": 0.55, "disease": 0.4, "gene": 0.05}, "gene", "gene", "llm"),
     ],
 )
 def test_step_1_weighs_the_learned_reader_against_the_llm(

@@ -33,9 +33,12 @@ WORD = re.compile(r"[^\W_]+")
 
 
 def asking_sentence(question: str) -> str:
-    """The question's last sentence of two or more words (the whole question when it is one sentence)."""
+    """The question's last sentence of two or more words that ends in a question mark, else its last sentence of two
+    or more words (the whole question when it is one sentence): a trailer ("... in MORM syndrome? Asking ahead of
+    clinic.") says nothing of the type asked for."""
     parts = [part for part in SENTENCE_END.split(question.strip()) if len(part.split()) >= 2]
-    return parts[-1] if parts else question
+    asking = [part for part in parts if part.rstrip().endswith("?")]
+    return asking[-1] if asking else parts[-1] if parts else question
 
 
 def hashed_words(sentence: str) -> np.ndarray:

@@ -11,7 +11,8 @@ which way it went.
 With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
 (:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) and outvotes an LLM
-where it reads a type (:data:`READ_FLOOR`), unless the LLM says the type the question names.
+where it reads a type (:data:`READ_FLOOR`), unless the LLM says the type the question names. Where it reads none, an
+LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ READ_FLOOR = 0.6
 """The learned reader's probability at which its type is taken where the question names none, and stands against an
 LLM's vote; below it, the LLM's vote, else the type the subject phrase means, as without a reader. On the natural
 dev half the reader was right on 49 of 52 questions it read at 0.6 or more, on 4 of 8 below."""
-SUBJECT_STANDS = 0.8
+SUBJECT_STANDS = 0.98
 """Under this probability the reader's type gives way to another type that the question's subject phrase means
-(:func:`type_by_subject`): on phrasing it never saw ("what bits of DNA ...") the reader is less sure and more often
-wrong than the phrase's meaning (docs/reader.md)."""
+(:func:`type_by_subject`): on phrasing it never saw ("what bits of DNA ...", read as diseases at 0.91 and 0.97 by a
+reader trained without the lay family) the phrase's meaning is right more often (docs/reader.md)."""
 SUBJECT_OVER_READER = 0.44
 """The least similarity of the subject phrase to its type for it to set the reader's type aside: the bare
 :data:`SUBJECT_SIMILARITY` is too weak ("parents of" Lisch nodules reads as genes at 0.40, "bits of DNA" at 0.45).
@@ -173,6 +174,9 @@ def predict_target_type(
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
+    if own is None and not backed and learned and learned.get(chosen, 1.0) < NAMED_FLOOR:
+        why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
+        return replace(fallback_type(question, types, embedder, question_vector, why, learned), completion=completion)
     return TargetType(chosen, "llm", "", completion)
 
 

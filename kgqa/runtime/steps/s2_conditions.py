@@ -220,6 +220,17 @@ PREFIX_FILLERS = INNER | lexicon.words("prefix_fillers")
 PREFIX_WORDS = 3
 
 
+def after_prefix_verb(words: Sequence[str]) -> set[int]:
+    """Positions within :data:`PREFIX_WORDS` words after a prefix verb ("symbols beginning from RASG"): what stands
+    there is the beginning of a name as typed, never initials to expand or a misspelling to respell."""
+    return {
+        i
+        for at, word in enumerate(words)
+        if word.lower() in PREFIX_VERBS
+        for i in range(at + 1, min(len(words), at + 1 + PREFIX_WORDS))
+    }
+
+
 def prefix_words(question: str) -> set[str]:
     """Lower-case words the question gives as the beginning of a name ("whose symbol starts with KCN", "KCN*",
     "with a short name beginning 'RASG'"): the full-text strand searches them as prefixes. After a prefix verb and

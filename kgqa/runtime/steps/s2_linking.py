@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader.spelling import Spelling
-from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, not_entities
+from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
 from kgqa.runtime.steps.s2_spans import (
     CLAUSE_WORDS,
     CONJUNCTIONS,
@@ -157,7 +157,8 @@ def respellings(grams: Sequence[Span], words: Sequence[str], spelling: Spelling 
     none without ``spelling``."""
     if spelling is None:
         return []
-    fixes = spelling.variants(words)
+    kept = after_prefix_verb(words)
+    fixes = {i: fixed for i, fixed in spelling.variants(words).items() if i not in kept}
     out = []
     for number, (start, end, _) in enumerate(grams):
         if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
