@@ -7,7 +7,8 @@ kgqa.runtime.steps.s2_text2cypher.plan_from_reply and the schema-guided plan of 
 (kgqa.runtime.steps.s2_fallback.linked_plan), 4-5 kgqa.runtime.steps.s4_grounding, 6
 kgqa.runtime.steps.s6_graph_ranking, 7 kgqa.runtime.steps.s7_hybrid, 8 kgqa.runtime.steps.s8_rerank.rerank. Modes
 (``steps``): ``vss`` = the vector strand alone (step 7 over the candidate types); ``graph`` = steps 1-6; ``hybrid`` =
-1-7; ``full`` = 1-8.
+1-7; ``full`` = 1-8. The question is read once (kgqa.runtime.reading.read_question): steps 1-3 and step 6's lexical
+side take that reading, so that they count the same words at the same positions.
 
 An LLM only ever adds evidence: its type is one vote beside the type the question names
 (kgqa.runtime.steps.s1_target_type), its plan is grounded beside the linked entities' plan and step 6 ranks both plans'
@@ -33,7 +34,7 @@ from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.plan import Dropped, QueryPlan
 from kgqa.errors import LlmError
 from kgqa.runtime.context import Context, Options
-from kgqa.runtime.reader.types import asking_sentence
+from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_conditions import read_conditions
@@ -102,14 +103,15 @@ def run(
             pass
         return answers, trace
 
+    reading = read_question(question)  # steps 1-3 and 6 read the question's words from here, once
     with trace.step(1) as record:
-        target = target_type(ctx, question, options, question_vector, record)
+        target = target_type(ctx, reading, options, question_vector, record)
     trace.target_type = target
-    plans = _plans(ctx, question, target, trace)
+    plans = _plans(ctx, reading, target, trace)
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     vectors = (question_vector, doc_question)
     linked = next((p.plan for p in plans if p.source == "linked"), None)
-    lexical = lexical_signal(ctx, question, linked)
+    lexical = lexical_signal(ctx, reading, linked)
     ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
@@ -132,7 +134,9 @@ def run(
     return answers, trace
 
 
-def target_type(ctx: Context, question: str, options: Options, question_vector: np.ndarray, record: StepTrace) -> str:
+def target_type(
+    ctx: Context, reading: Reading, options: Options, question_vector: np.ndarray, record: StepTrace
+) -> str:
     """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type)."""
     if len(options.types) == 1:
         record.detail = f"{options.types[0]} (the only candidate type)"
@@ -140,11 +144,11 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
     temperature = ctx.config.llm_temperature
     learned = None
     if ctx.reader is not None:
-        asking = asking_sentence(question)
+        asking = reading.asking
         learned = ctx.reader.types.probabilities(asking, ctx.embedder.embed_one(asking), options.types)
     try:
         choice = predict_target_type(
-            question,
+            reading,
             options.types,
             llm=ctx.llm,
             embedder=ctx.embedder,
@@ -153,7 +157,7 @@ def target_type(ctx: Context, question: str, options: Options, question_vector: 
             learned=learned,
         )
     except LlmError as exc:
-        choice = fallback_type(question, options.types, ctx.embedder, question_vector, str(exc), learned)
+        choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned)
         record.degrade(f"{choice.detail}: {choice.label}")
         return choice.label
     if choice.completion is not None:
@@ -176,11 +180,11 @@ class Planned:
     weight: float
 
 
-def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Planned]:
+def _plans(ctx: Context, reading: Reading, target: str, trace: Trace) -> list[Planned]:
     """Steps 2-3: the LLM's plan (if there is an LLM and :func:`llm_plan_refusal` finds its reply's plan fit to
     ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's
     first."""
-    llm_plan = _llm_plan(ctx, question, target, trace) if ctx.llm is not None else None
+    llm_plan = _llm_plan(ctx, reading.text, target, trace) if ctx.llm is not None else None
     if ctx.llm is None:
         with trace.step(2) as record:
             record.degrade("no LLM: entities linked by the name index")
@@ -190,7 +194,7 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
     plan, links = None, ""
     if ctx.llm is None or ctx.config.plan_fallback:
         start = time.perf_counter()
-        plan, links = linked_plan(ctx, question, target)
+        plan, links = linked_plan(ctx, reading, target)
         record.seconds = round(record.seconds + time.perf_counter() - start, 4)
     plans: list[Planned] = []
     if llm_plan is not None:
@@ -205,7 +209,7 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
     if ctx.llm is None:
         step2 = trace.record(2)
         step2.degrade(f"no LLM: entities linked by the name index: {links}")
-        note_link_cap(ctx, question, trace, step2)
+        note_link_cap(ctx, reading, trace, step2)
     if plan is None:
         why = f"no linked entity ({links}) is connected to {target} by the schema"
         record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
@@ -218,7 +222,7 @@ def _plans(ctx: Context, question: str, target: str, trace: Trace) -> list[Plann
     else:
         record.degrade(f"{record.detail}; {shown} alone".lstrip("; "))
     if ctx.llm is not None:
-        note_link_cap(ctx, question, trace, record)
+        note_link_cap(ctx, reading, trace, record)
     note_unjoined([d for d in plan.dropped if not unreached(d)], trace, record)
     for d in (d for d in plan.dropped if unreached(d)):
         record.detail = f"{record.detail}; not joined: {d.text}, {d.reason} (its words stay with the full text)"
@@ -290,10 +294,10 @@ def wrong_answer_type(plan: QueryPlan, target: str) -> str | None:
     return f"the plan answers {':'.join(labels) or 'any node'}, not {target} (step 1): not grounded"
 
 
-def note_link_cap(ctx: Context, question: str, trace: Trace, record: StepTrace) -> None:
-    """Entity linking ran on ``question`` for ``record``'s step: when ``max_link_ngrams`` cut its spans, the step is
-    degraded (a later part of the question was not linked) and the trace's ``bounds`` say so."""
-    cap = span_cap(question, ctx.graph.labels, ctx.config.max_link_ngrams)
+def note_link_cap(ctx: Context, reading: Reading, trace: Trace, record: StepTrace) -> None:
+    """Entity linking ran on the question (``reading``) for ``record``'s step: when ``max_link_ngrams`` cut its
+    spans, the step is degraded (a later part of the question was not linked) and the trace's ``bounds`` say so."""
+    cap = span_cap(reading, ctx.graph.labels, ctx.config.max_link_ngrams)
     if cap is None:
         return
     note = cap.describe()
@@ -453,7 +457,7 @@ def _whose(source: str, plans: Sequence[Planned]) -> str:
     return f"{source}: " if len(plans) > 1 else ""
 
 
-def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexical | None:
+def lexical_signal(ctx: Context, reading: Reading, plan: QueryPlan | None) -> Lexical | None:
     """Steps 6-7's lexical side: the question's words not covered by the constants of ``plan``, the linked
     entities' plan (all of them without one), if the graph has full-text indexes and ``lexical_weight`` is on. An
     LLM's constants never take words away: one that turns the textual condition into a constant would otherwise
@@ -462,9 +466,9 @@ def lexical_signal(ctx: Context, question: str, plan: QueryPlan | None) -> Lexic
         return None
     covered = [c.search_string or "" for c in plan.constants] if plan is not None else []
     types = sorted({t for _, t, _ in ctx.graph.relationships})
-    conditions = read_conditions(question, ctx.graph.labels, covered)
+    conditions = read_conditions(reading, ctx.graph.labels, covered)
     terms = search_terms(
-        question, covered, ctx.graph.labels, types, stated=conditions.stated, prefixes=conditions.prefixes
+        reading, covered, ctx.graph.labels, types, stated=conditions.stated, prefixes=conditions.prefixes
     )
     return Lexical(tuple(terms), ctx.config.lexical_weight)
 

@@ -18,6 +18,7 @@ from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import QuestionError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.pipeline import note_link_cap, note_unjoined
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_linking import Link, link_entities
 from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
 from kgqa.runtime.steps.s2_spans import MAX_LINK_SPANS, MAX_NGRAM, link_spans, ngrams, span_cap
@@ -84,13 +85,13 @@ def _question(words: int) -> str:
 
 
 def test_under_the_cap_linking_reads_every_span_as_before() -> None:
-    question = "Which drugs are indicated for migraine with aura and nausea?"
+    question = read_question("Which drugs are indicated for migraine with aura and nausea?")
     assert link_spans(question, LABELS, MAX_LINK_SPANS) == (ngrams(question, LABELS), None)
     assert span_cap(question, LABELS, len(ngrams(question, LABELS))) is None
 
 
 def test_over_the_cap_the_spans_of_the_first_words_are_kept_in_order() -> None:
-    question = _question(100)  # no stop words: MAX_NGRAM spans start at each word but the last few
+    question = read_question(_question(100))  # no stop words: MAX_NGRAM spans start at each word but the last few
     every = ngrams(question, LABELS)
     limit = 2 * MAX_NGRAM + 2
     kept, cap = link_spans(question, LABELS, limit)
@@ -127,7 +128,7 @@ class _Names(OneByOne):
 
 
 def test_linking_embeds_and_searches_at_most_the_cap_and_links_the_first_part() -> None:
-    question = f"migraine {_question(300)} ivermectin"
+    question = read_question(f"migraine {_question(300)} ivermectin")
     store, embedder = _Names(), _Embedder()
     links = link_entities(question, store, "prime", LABELS, embedder, threshold=0.85, limit=50)  # type: ignore[arg-type]
     assert len(embedder.embedded) == 50 and store.lookups == 50 * len(LABELS)
@@ -143,18 +144,19 @@ def _ctx(limit: int) -> Any:
 def test_a_cut_degrades_the_linking_step_and_is_listed_in_the_trace_bounds() -> None:
     trace = Trace("prime", "graph", "none", "none", 5, 0.67, 3, "tiny", LABELS)
     record = StepTrace(2, "cypher", detail="no LLM: entities linked by the name index: none")
-    note_link_cap(_ctx(20), _question(100), trace, record)
+    question = read_question(_question(100))
+    note_link_cap(_ctx(20), question, trace, record)
     assert record.status == "degraded"
     assert record.detail.startswith("no LLM: entities linked by the name index: none; linked the first 2 of 100")
     assert trace.bounds == [record.detail.split("; ", 1)[1]]
-    note_link_cap(_ctx(20), _question(100), trace, StepTrace(5, "grounding"))  # linking again: listed once
+    note_link_cap(_ctx(20), question, trace, StepTrace(5, "grounding"))  # linking again: listed once
     assert len(trace.bounds) == 1
 
 
 def test_no_cut_leaves_the_step_and_the_trace_as_they_were() -> None:
     trace = Trace("prime", "graph", "none", "none", 5, 0.67, 3, "tiny", LABELS)
     record = StepTrace(5, "grounding", detail="l=1: 3")
-    note_link_cap(_ctx(1000), _question(100), trace, record)
+    note_link_cap(_ctx(1000), read_question(_question(100)), trace, record)
     assert (record.status, record.detail, trace.bounds) == ("ran", "l=1: 3", [])
 
 

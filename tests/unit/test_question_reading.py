@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_conditions import (
     condition_words,
     naming_words,
@@ -37,10 +38,11 @@ def plan_of(
     """The linked plan as kgqa.runtime.steps.s2_fallback.linked_plan builds it (relation meaning on, the links' words
     skipped)."""
     links = [link(question, span, label) for span, label in spans]
-    _, textual = not_entities(words_of(question), TYPES)
+    reading = read_question(question)
+    _, textual = not_entities(reading, TYPES)
     skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)
-    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=skip)
-    return schema_guided_plan(links, target, HPO, question, meaning, reaches=reaches)
+    meaning = RelationMeaning(reading, ignore=STOP_WORDS, skip=skip)
+    return schema_guided_plan(links, target, HPO, reading, meaning, reaches=reaches)
 
 
 def hops(question: str, spans: Sequence[tuple[str, str]], target: str) -> list[tuple[str, tuple[str, ...], str, str]]:
@@ -170,9 +172,10 @@ def test_a_link_no_answer_reaches_is_never_a_required_triplet() -> None:
 )
 def test_a_textual_condition_is_not_linked(question: str, condition: list[str]) -> None:
     words = words_of(question)
-    _, textual = not_entities(words, TYPES)
+    reading = read_question(question)
+    _, textual = not_entities(reading, TYPES)
     assert sorted(words[i].lower().strip("'") for i in textual) == sorted(condition)
-    grams = {text.lower() for _, _, text in ngrams(question, TYPES)}
+    grams = {text.lower() for _, _, text in ngrams(reading, TYPES)}
     assert not any(word in gram.split() for word in condition for gram in grams)
 
 
@@ -180,20 +183,20 @@ def test_the_words_of_a_textual_condition_reach_the_full_text_strand_where_a_con
     # "Seizure" is the anchor's constant; "seizure" after "mention" is the answers' own text: it is still searched
     question = "Which phenotypes are children of Seizure and mention seizure?"
     words = words_of(question)
-    condition = [words[i] for i in sorted(condition_words(words, TYPES))]
+    condition = [words[i] for i in sorted(condition_words(read_question(question), TYPES))]
     assert condition == ["seizure"]
     assert residual_terms(question, ["Seizure"], TYPES, ("parent-child",), condition) == ["seizure"]
     assert residual_terms(question, ["Seizure"], TYPES, ("parent-child",)) == []
     # a phrase of the condition that a linked entity's name covers ('Uterine cervix'): every word is searched
     phrase = "Which phenotypes linked to SRY have a definition that mentions tumor of the uterine cervix?"
     words = words_of(phrase)
-    condition = [words[i] for i in sorted(condition_words(words, TYPES))]
+    condition = [words[i] for i in sorted(condition_words(read_question(phrase), TYPES))]
     assert condition == ["tumor", "uterine", "cervix"]
     terms = residual_terms(phrase, ["SRY", "Uterine cervix"], TYPES, ("associated with",), condition)
     assert terms == ["tumor", "uterine", "cervix"]
     # framing words of a condition are not searched; a prefix is searched as one
     prefix = "Which genes whose symbol starts with KCN are linked to Seizure?"
-    assert residual_terms(prefix, ["Seizure"], TYPES, (), [], prefix_words(prefix)) == ["kcn*"]
+    assert residual_terms(prefix, ["Seizure"], TYPES, (), [], prefix_words(read_question(prefix))) == ["kcn*"]
 
 
 def test_relaxations_drop_each_constant_with_the_nodes_joined_only_for_it() -> None:
@@ -232,9 +235,10 @@ def test_another_type_named_right_before_the_entity_is_a_hop() -> None:
 
 def test_a_prefix_is_not_linked() -> None:
     question = "genes assoc hpo term excluded in Spinocerebellar ataxia type 35 MFN*"
-    assert prefix_words(question) == {"mfn"}
-    assert not [gram for gram in ngrams(question, TYPES) if "MFN" in gram[2]]
-    assert [gram for gram in ngrams(question, TYPES) if gram[2] == "Spinocerebellar ataxia type 35"]
+    reading = read_question(question)
+    assert prefix_words(reading) == {"mfn"}
+    assert not [gram for gram in ngrams(reading, TYPES) if "MFN" in gram[2]]
+    assert [gram for gram in ngrams(reading, TYPES) if gram[2] == "Spinocerebellar ataxia type 35"]
 
 
 def test_a_dropped_link_leaves_the_words_before_it_to_the_next_entity() -> None:
@@ -272,8 +276,9 @@ def test_another_name_of_the_answers_is_their_own_constant_not_a_related_entity(
     question = 'Which phenotypes under Seizure are also called "febrile fits"?'
     words = words_of(question)
     # the full-text strand's words, and linked, to find the answers
-    assert sorted(words[i].strip("'") for i in not_entities(words, TYPES)[1]) == ["febrile", "fits"]
-    assert "febrile fits" in {text.strip("'") for _, _, text in ngrams(question, TYPES)}
+    reading = read_question(question)
+    assert sorted(words[i].strip("'") for i in not_entities(reading, TYPES)[1]) == ["febrile", "fits"]
+    assert "febrile fits" in {text.strip("'") for _, _, text in ngrams(reading, TYPES)}
     plan = plan_of(question, [("Seizure", PHENOTYPE), ("febrile fits", PHENOTYPE)], PHENOTYPE)
     assert plan is not None and plan.target == "y"
     assert plan.symbol("y").search_string == "febrile fits"
@@ -329,7 +334,7 @@ def test_another_name_that_links_to_another_type_is_not_joined() -> None:
     ],
 )
 def test_a_prefix_is_read_after_its_verb_and_fillers(question: str, prefixes: set[str]) -> None:
-    assert prefix_words(question) == prefixes
+    assert prefix_words(read_question(question)) == prefixes
 
 
 class _SpanNames(OneByOne):
@@ -351,13 +356,15 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
     question = "Which genes are linked to Abnormality of the epiphyses of the 3rd finger?"
     long_name = "Abnormality of the epiphyses of the 3rd finger"
     index = _SpanNames({long_name: 1.0, "epiphyses of the 3rd finger": 0.97})
-    [found] = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    reading = read_question(question)
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert found.span == long_name  # 8 words: past the short spans, linked whole
     index = _SpanNames({long_name: 0.95, "epiphyses of the 3rd finger": 0.97})
-    [found] = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert found.span == "epiphyses of the 3rd finger"  # a long span that only resembles a name is not taken
     # a span that holds a relation word is no name however long: "absent in the disorder ..." is the hop's
-    spans = {text for _, _, text in ngrams("Which genes are absent in the disorder Abnormality of the epiphyses")}
+    hop = read_question("Which genes are absent in the disorder Abnormality of the epiphyses")
+    spans = {text for _, _, text in ngrams(hop)}
     assert "absent in the disorder Abnormality of the epiphyses" not in spans
     assert "disorder Abnormality of the epiphyses" in spans
 
@@ -406,9 +413,15 @@ def test_a_long_name_links_whole_only_when_all_but_exact_and_never_across_a_hop(
 )
 def test_a_stated_condition_is_all_the_full_text_strand_searches(question: str, terms: list[str]) -> None:
     relation_types = ["phenotype present", "phenotype absent", "associated with", "parent-child"]
-    conditions = read_conditions(question, TYPES, ["Seizure"])  # step 2 reads them; step 6 searches them
+    reading = read_question(question)
+    conditions = read_conditions(reading, TYPES, ["Seizure"])  # step 2 reads them; step 6 searches them
     got = search_terms(
-        question, ["Seizure"], TYPES, relation_types, stated=conditions.stated, prefixes=conditions.prefixes
+        reading,
+        ["Seizure"],
+        TYPES,
+        relation_types,
+        stated=conditions.stated,
+        prefixes=conditions.prefixes,
     )
     assert got == terms
 
@@ -418,8 +431,9 @@ def test_syn_abbreviates_a_naming_cue_and_names_nothing_itself() -> None:
     (the name index would find the gene 'SYN2')."""
     question = "all phenotypes in Solar urticaria (syn. Skin writing)"
     words = words_of(question)
-    assert [words[i] for i in sorted(naming_words(words))] == ["Skin", "writing"]
-    spans = {text for _, _, text in ngrams(question, TYPES)}
+    reading = read_question(question)
+    assert [words[i] for i in sorted(naming_words(reading))] == ["Skin", "writing"]
+    spans = {text for _, _, text in ngrams(reading, TYPES)}
     assert "syn" not in spans and "Skin writing" in spans and "Solar urticaria" in spans
 
 
@@ -461,9 +475,10 @@ def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, d
     question = f"Which genes are associated with the manifestation whose definition reads '{DEFINITION}'?"
     docs = {DEFINITION: [("Intense psychological distress to cues", lead), ("Anxiety", 0.70)]}
     index = _Index({"prolonged": ("Prolonged", 0.99)}, docs)
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
+    reading = read_question(question)
+    found = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
     # document vectors of another model (STaRK's imported ones): the embedder's vector is not searched there
-    alone = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    alone = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert [(f.name, f.described) for f in alone] == [("Prolonged", False)]
     if not described:  # the word inside it is linked as before
         assert [(f.name, f.described) for f in found] == [("Prolonged", False)]
@@ -471,7 +486,7 @@ def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, d
     [anchor] = found  # "prolonged" inside the quotation names no modifier of its own
     assert (anchor.name, anchor.described, anchor.span) == ("Intense psychological distress to cues", True, DEFINITION)
     # the noun before the definition's cue is the anchor's own: one hop, no phenotype in between
-    plan = schema_guided_plan(found, "gene/protein", HPO, question)
+    plan = schema_guided_plan(found, "gene/protein", HPO, reading)
     assert plan is not None and len(plan.triplets) == 1
     assert [c.search_string for c in plan.constants] == ["Intense psychological distress to cues"]
 
@@ -486,7 +501,7 @@ def test_a_quoted_definition_names_its_node_by_the_document_index(lead: float, d
 def test_a_quoted_condition_or_short_quotation_is_not_looked_up_as_a_definition(question: str) -> None:
     quoted = question.split("'")[1]
     index = _Index({}, {quoted: [("Intense psychological distress to cues", 0.9)]})
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
+    found = link_entities(read_question(question), index, "hpo", TYPES, index, threshold=0.85, documents=True)  # type: ignore[arg-type]
     assert not any(f.described for f in found)
 
 
@@ -505,19 +520,20 @@ def test_another_name_said_before_its_cue_names_the_answers(question: str, name:
     quoted = f"{name}'" if f"'{name}'" in question else name  # words_of keeps a closing quote
     spans = [(quoted, PHENOTYPE)] + ([("Solar urticaria", "disease")] if "Solar" in question else [])
     links = [replace(link(question, span, label), name=span.strip("'")) for span, label in spans]
-    plan = schema_guided_plan(sorted(links, key=lambda one: one.start), PHENOTYPE, HPO, question)
+    reading = read_question(question)
+    plan = schema_guided_plan(sorted(links, key=lambda one: one.start), PHENOTYPE, HPO, reading)
     assert plan is not None
     assert (plan.symbol("y").search_string == name) is synonym
     words = words_of(question)
-    condition = {words[i].strip("'") for i in not_entities(words, TYPES, question=question)[1]}
+    condition = {words[i].strip("'") for i in not_entities(reading, TYPES)[1]}
     assert ({"Skin", "writing"} <= condition) is synonym  # the full-text strand gets them too
-    assert name in {text.strip("'") for _, _, text in ngrams(question, TYPES)}  # and they are still linked
+    assert name in {text.strip("'") for _, _, text in ngrams(reading, TYPES)}  # and they are still linked
 
 
 def test_a_lower_case_word_heading_an_of_phrase_is_no_symbol() -> None:
     index = _Index({"set": ("SET", 0.99), "gpi": ("GPI", 0.99)}, {})
     question = "Give the complete set of signs of a disorder mapping to gpi"
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    found = link_entities(read_question(question), index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert [f.name for f in found] == ["GPI"]
 
 
@@ -525,7 +541,7 @@ def test_a_plural_type_noun_names_no_node_of_its_name() -> None:
     index = _Index({"phenotypic abnormalities are exhibited": ("Phenotypic abnormality", 0.87)}, {})
     question = "Drafting a review: what phenotypic abnormalities are exhibited in solar urticaria?"
     nouns = [Mention(4, -2, PHENOTYPE, "phenotypic abnormalities")]
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
+    found = link_entities(read_question(question), index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
     assert found == []
 
 
@@ -547,12 +563,13 @@ def test_a_plural_type_noun_names_no_node_of_its_name() -> None:
 )
 def test_a_nodes_own_text_said_to_hold_words_states_a_condition(question: str, condition: list[str]) -> None:
     words = words_of(question)
-    assert [words[i].strip("'?") for i in sorted(condition_words(words, TYPES, question))] == condition
+    assert [words[i].strip("'?") for i in sorted(condition_words(read_question(question), TYPES))] == condition
 
 
 def test_a_multi_word_quotation_after_a_prefix_verb_is_no_prefix() -> None:
-    assert prefix_words("the trait whose definition opens with 'Presence of elevated levels of ketone bodies'") == set()
-    assert prefix_words("genes whose symbols open with 'NKX'") == {"nkx"}
+    text = read_question("the trait whose definition opens with 'Presence of elevated levels of ketone bodies'")
+    assert prefix_words(text) == set()
+    assert prefix_words(read_question("genes whose symbols open with 'NKX'")) == {"nkx"}
 
 
 def test_the_answer_type_coordinated_with_itself_is_no_hop() -> None:
@@ -597,7 +614,7 @@ def test_a_place_in_the_hierarchy_said_right_before_the_entity_is_a_step() -> No
 )
 def test_words_of_the_sentence_name_no_node(question: str, names: dict[str, str], linked: list[str]) -> None:
     index = _Index({span: (name, 0.97) for span, name in names.items()}, {})
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    found = link_entities(read_question(question), index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert [f.name for f in found] == linked
 
 
@@ -619,19 +636,26 @@ def test_an_unreached_link_finds_the_longer_name_the_question_splits(question: s
     index = _Index(names, {})
     words = [w.lower() for w in words_of(question)]
     onset = replace(link(question, "onset", PHENOTYPE), id="HP:0003674")
-    longer = compound_link(question, onset, index, "hpo", index, 0.85, taken={words.index("tbx3")})  # type: ignore[arg-type]
+    reading = read_question(question)
+    longer = compound_link(reading, onset, index, "hpo", index, 0.85, taken={words.index("tbx3")})  # type: ignore[arg-type]
     assert longer is not None and (longer.name, longer.start) == ("Young adult onset", onset.start)
     empty = _Index({}, {})
-    assert compound_link(question, onset, empty, "hpo", empty, 0.85, taken=set()) is None  # type: ignore[arg-type]
+    assert compound_link(reading, onset, empty, "hpo", empty, 0.85, taken=set()) is None  # type: ignore[arg-type]
 
 
 def test_a_link_no_answer_reaches_is_replaced_by_its_longer_name_when_that_is_reached() -> None:
     question = "Which diseases of TBX3 have onset recorded as infantile?"
     links = [link(question, "TBX3", "gene/protein"), link(question, "onset", PHENOTYPE)]
     infantile = replace(links[1], name="Infantile onset", id="infantile onset")
+    reading = read_question(question)
     plan = schema_guided_plan(
-        links, "disease", HPO, question, reaches=lambda one, _: one.name != "onset", rejoin=lambda _: infantile
+        links,
+        "disease",
+        HPO,
+        reading,
+        reaches=lambda one, _: one.name != "onset",
+        rejoin=lambda _: infantile,
     )
     assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3", "Infantile onset"]
-    plan = schema_guided_plan(links, "disease", HPO, question, reaches=lambda one, _: one.name != "onset")
+    plan = schema_guided_plan(links, "disease", HPO, reading, reaches=lambda one, _: one.name != "onset")
     assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3"] and plan.dropped

@@ -17,6 +17,7 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_question
 from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
 from kgqa.runtime.text import quoted_runs, words_of
@@ -170,41 +171,44 @@ def test_a_damaged_reader_says_how_to_retrain_it(tmp_path: Path) -> None:
 def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
     question = "Which genes are tied to the disorder my son has?"
     nothing = _meanings({})
-    assert question_type(question, TYPES, None, nothing) == ("gene/protein", "named", "the question names it ('genes')")
+    reading = read_question(question)
+    assert question_type(reading, TYPES, None, nothing) == ("gene/protein", "named", "the question names it ('genes')")
     sure = {"disease": 0.02, "gene/protein": 0.9, "effect/phenotype": 0.08}
-    assert question_type(question, TYPES, sure, nothing)[:2] == ("gene/protein", "named")
+    assert question_type(reading, TYPES, sure, nothing)[:2] == ("gene/protein", "named")
     doubtful = {"disease": 0.95, "gene/protein": 0.03, "effect/phenotype": 0.02}  # above NAMED_FLOOR: it stands
-    assert question_type(question, TYPES, doubtful, nothing)[:2] == ("gene/protein", "named")
+    assert question_type(reading, TYPES, doubtful, nothing)[:2] == ("gene/protein", "named")
     against = {"disease": 0.98, "gene/protein": 0.01, "effect/phenotype": 0.01}
-    assert question_type(question, TYPES, against, nothing)[:2] == ("disease", "reader")
-    assert question_type("what could she have?", TYPES, against, nothing)[:2] == ("disease", "reader")
-    assert question_type("what could she have?", TYPES, None, nothing) is None
+    assert question_type(reading, TYPES, against, nothing)[:2] == ("disease", "reader")
+    unnamed = read_question("what could she have?")
+    assert question_type(unnamed, TYPES, against, nothing)[:2] == ("disease", "reader")
+    assert question_type(unnamed, TYPES, None, nothing) is None
     unsure = {"disease": 0.5, "gene/protein": 0.3, "effect/phenotype": 0.2}  # under READ_FLOOR: no reading
-    assert question_type("what could she have?", TYPES, unsure, nothing) is None
+    assert question_type(unnamed, TYPES, unsure, nothing) is None
 
 
 def test_the_sentence_that_asks_names_the_type_before_a_lead_in_does() -> None:
+    def named(question: str) -> tuple[str, str] | None:
+        return type_named_in_question(read_question(question), TYPES)
+
     lead_in = "A couple came to us after their first child was confirmed to have Kleefstra syndrome type 1. "
-    assert type_named_in_question(lead_in + "Which gene is involved in that condition?", TYPES) == (
-        "gene/protein",
-        "gene",
-    )
-    assert type_named_in_question("Our gene test came back. What now?", TYPES) == ("gene/protein", "gene")
-    assert type_named_in_question("It came back. What now?", TYPES) is None
+    assert named(lead_in + "Which gene is involved in that condition?") == ("gene/protein", "gene")
+    assert named("Our gene test came back. What now?") == ("gene/protein", "gene")
+    assert named("It came back. What now?") is None
 
 
 def test_the_subject_phrase_stands_where_the_reader_is_not_sure() -> None:
     question = "What bits of DNA can play a part in Seizure?"
     dna = _meanings({"bits of dna": ("gene/protein", 0.6)})
     leaning = {"disease": 0.7, "gene/protein": 0.2, "effect/phenotype": 0.1}  # under SUBJECT_STANDS
-    assert question_type(question, TYPES, leaning, dna)[:2] == ("gene/protein", "subject")
+    reading = read_question(question)
+    assert question_type(reading, TYPES, leaning, dna)[:2] == ("gene/protein", "subject")
     sure = {"disease": 0.99, "gene/protein": 0.005, "effect/phenotype": 0.005}  # at SUBJECT_STANDS or more
-    assert question_type(question, TYPES, sure, dna)[:2] == ("disease", "reader")
+    assert question_type(reading, TYPES, sure, dna)[:2] == ("disease", "reader")
     agreeing = {"disease": 0.2, "gene/protein": 0.7, "effect/phenotype": 0.1}
-    assert question_type(question, TYPES, agreeing, dna)[:2] == ("gene/protein", "reader")
-    assert question_type(question, TYPES, leaning, _meanings({}))[:2] == ("disease", "reader")
+    assert question_type(reading, TYPES, agreeing, dna)[:2] == ("gene/protein", "reader")
+    assert question_type(reading, TYPES, leaning, _meanings({}))[:2] == ("disease", "reader")
     weak = _meanings({"bits of dna": ("gene/protein", 0.42)})  # a reading under SUBJECT_OVER_READER
-    assert question_type(question, TYPES, leaning, weak)[:2] == ("disease", "reader")
+    assert question_type(reading, TYPES, leaning, weak)[:2] == ("disease", "reader")
 
 
 def _meanings(table: dict[str, tuple[str, float]]) -> Embedder:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kgqa.runtime.embed import Embedder
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import type_named_in_question
 from kgqa.runtime.steps.s2_relation_meaning import RelationChoice, RelationMeaning, type_kinds
 from kgqa.runtime.steps.s2_spans import ngrams
@@ -38,7 +39,7 @@ CASES = [
 def test_rules(
     question: str, ignore: frozenset[str], offered: tuple[str, ...], kept: tuple[str, ...], reason: str | None
 ) -> None:
-    meaning = RelationMeaning(question, ignore=STOP_WORDS | ignore)
+    meaning = RelationMeaning(read_question(question), ignore=STOP_WORDS | ignore)
     assert meaning.types("a", "b", offered) == kept
     if reason is None:
         assert meaning.choices == []
@@ -48,14 +49,14 @@ def test_rules(
 
 
 def test_verbatim_only_when_off() -> None:
-    off = RelationMeaning("Which diseases lack seizures?", by_kind=False)
+    off = RelationMeaning(read_question("Which diseases lack seizures?"), by_kind=False)
     assert off.types("disease", "effect/phenotype", HPO) == HPO and off.choices == []
-    named = RelationMeaning("diseases with a 'phenotype absent' relation", by_kind=False)
+    named = RelationMeaning(read_question("diseases with a 'phenotype absent' relation"), by_kind=False)
     assert named.types("disease", "effect/phenotype", HPO) == ("phenotype absent",)
 
 
 def test_one_type_is_never_narrowed_or_reported() -> None:
-    meaning = RelationMeaning("Which genes lack anything?")
+    meaning = RelationMeaning(read_question("Which genes lack anything?"))
     assert meaning.types("gene", "disease", ["associated with"]) == ("associated with",) and meaning.choices == []
 
 
@@ -91,13 +92,15 @@ class _Words:
 
 def test_meaning_by_embedding_keeps_the_types_a_word_is_close_to_and_says_which() -> None:
     embedder = cast(Embedder, _Words([{"treat", "indication"}]))
-    meaning = RelationMeaning("Which drugs treat migraine?", embedder, 0.6, ignore=STOP_WORDS | {"migraine"})
+    meaning = RelationMeaning(
+        read_question("Which drugs treat migraine?"), embedder, 0.6, ignore=STOP_WORDS | {"migraine"}
+    )
     assert meaning.types("drug", "disease", PRIME) == ("indication",)
     assert meaning.choices == [RelationChoice("drug", "disease", ("indication",), PRIME, "'treat' ~ indication (1.00)")]
     assert meaning.choices[0].describe() == "drug-disease: 'treat' ~ indication (1.00) -> indication"
     # a word close to every type (or to none) narrows nothing
     everything = cast(Embedder, _Words([{"drugs", *PRIME}]))
-    assert RelationMeaning("Which drugs?", everything, 0.6).types("drug", "disease", PRIME) == PRIME
+    assert RelationMeaning(read_question("Which drugs?"), everything, 0.6).types("drug", "disease", PRIME) == PRIME
 
 
 LABELS = ("disease", "effect/phenotype", "gene/protein")
@@ -114,7 +117,7 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
     ],
 )
 def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str]) -> None:
-    assert type_named_in_question(question, LABELS) == named
+    assert type_named_in_question(read_question(question), LABELS) == named
 
 
 @pytest.mark.parametrize(
@@ -129,7 +132,7 @@ def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str])
 def test_answer_type_words_and_textual_conditions_are_not_looked_up(
     question: str, not_linked: list[str], linked: list[str]
 ) -> None:
-    grams = {text for _, _, text in ngrams(question, LABELS)}
+    grams = {text for _, _, text in ngrams(read_question(question), LABELS)}
     assert not any(word in gram.split() for word in not_linked for gram in grams)
     assert set(linked) <= grams
     # a type's words alone are no entity; inside a name they still count

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreError
 from kgqa.runtime.llm import Completion
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, type_named_in_question
 from kgqa.runtime.steps.s2_conditions import not_entities
@@ -30,7 +31,7 @@ from kgqa.runtime.steps.s4_grounding import (
 )
 from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand
 from kgqa.runtime.store.base import NODE_KEYS, NodeText, OneByOne, TextHit, VectorHit
-from kgqa.runtime.text import STOP_WORDS, words_of
+from kgqa.runtime.text import STOP_WORDS
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
@@ -46,18 +47,19 @@ def test_parse_type() -> None:
 
 def test_the_type_a_question_names() -> None:
     types = [*TYPES, "molecular_function"]
-    assert type_named_in_question("Which drugs target CYP3A4 and treat strongyloidiasis?", types) == ("drug", "drugs")
-    assert type_named_in_question("What are the genes associated with X?", types) == ("gene/protein", "genes")
-    assert type_named_in_question("Could you list the diseases linked to gene X?", types) == ("disease", "diseases")
-    assert type_named_in_question("Which effect/phenotype nodes ...", types) == ("effect/phenotype", "effect/phenotype")
-    assert type_named_in_question("Which molecular functions has X?", types) == (
-        "molecular_function",
-        "molecular functions",
-    )
+
+    def named(question: str) -> tuple[str, str] | None:
+        return type_named_in_question(read_question(question), types)
+
+    assert named("Which drugs target CYP3A4 and treat strongyloidiasis?") == ("drug", "drugs")
+    assert named("What are the genes associated with X?") == ("gene/protein", "genes")
+    assert named("Could you list the diseases linked to gene X?") == ("disease", "diseases")
+    assert named("Which effect/phenotype nodes ...") == ("effect/phenotype", "effect/phenotype")
+    assert named("Which molecular functions has X?") == ("molecular_function", "molecular functions")
     # the earliest named type wins; one named only late in a long question, or not at all, does not count
-    assert type_named_in_question("Which diseases present the phenotype X?", types) == ("disease", "diseases")
-    assert type_named_in_question("What is known about aspirin and its many uses in the drug trade?", types) is None
-    assert type_named_in_question("What treats migraine?", types) is None
+    assert named("Which diseases present the phenotype X?") == ("disease", "diseases")
+    assert named("What is known about aspirin and its many uses in the drug trade?") is None
+    assert named("What treats migraine?") is None
 
 
 class _TypeLLM:
@@ -88,7 +90,7 @@ class _NoEmbedder:
 )
 def test_step_1_votes_the_named_type_over_the_llm(question: str, reply: str, label: str, method: str) -> None:
     choice = predict_target_type(
-        question,
+        read_question(question),
         TYPES,
         llm=_TypeLLM(reply),
         embedder=_NoEmbedder(),
@@ -98,7 +100,7 @@ def test_step_1_votes_the_named_type_over_the_llm(question: str, reply: str, lab
 
 
 def test_ngrams_skip_stop_word_edges() -> None:
-    grams = {text for _, _, text in ngrams("Which drugs treat the migraine attacks?")}
+    grams = {text for _, _, text in ngrams(read_question("Which drugs treat the migraine attacks?"))}
     assert {"drugs", "migraine attacks", "drugs treat the migraine"} <= grams
     assert "the migraine" not in grams and "Which drugs" not in grams
 
@@ -166,7 +168,7 @@ def test_a_span_gives_way_to_a_tighter_span_inside_it_that_links_the_same_node()
 
 
 def _hops(question: str, links: list[Link], target: str) -> list[tuple[str, tuple[str, ...], str, str]]:
-    plan = schema_guided_plan(links, target, HPO, question)
+    plan = schema_guided_plan(links, target, HPO, read_question(question))
     assert plan is not None
     labels = {s.name: s.labels[0] for s in plan.symbols}
     return [(labels[t.head], t.types, labels[t.tail], t.tail) for t in plan.triplets]
@@ -577,11 +579,11 @@ def test_votes_hold_each_target_once_and_a_plan_that_grounds_nothing_changes_not
 def test_each_hop_reads_the_words_between_its_ends(
     question: str, span: str, label: str, target: str, types: list[tuple[str, ...]]
 ) -> None:
-    links = [link(question, span, label)]
-    _, textual = not_entities(words_of(question), HPO.labels)
+    links, reading = [link(question, span, label)], read_question(question)
+    _, textual = not_entities(reading, HPO.labels)
     spans = {i for one in links for i in range(one.start, one.end)}
-    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=frozenset(spans | textual))
-    plan = schema_guided_plan(links, target, HPO, question, meaning)
+    meaning = RelationMeaning(reading, ignore=STOP_WORDS, skip=frozenset(spans | textual))
+    plan = schema_guided_plan(links, target, HPO, reading, meaning)
     assert plan is not None and [t.types for t in plan.triplets] == types
 
 
@@ -607,7 +609,7 @@ def test_step_1_weighs_the_learned_reader_against_the_llm(
     question: str, learned: dict[str, float], reply: str, label: str, method: str
 ) -> None:
     choice = predict_target_type(
-        question,
+        read_question(question),
         ("drug", "disease", "gene"),
         llm=_TypeLLM(reply),
         embedder=_NoEmbedder(),  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import type_named_in_question
 from kgqa.runtime.steps.s2_conditions import not_entities, prefix_words
 from kgqa.runtime.steps.s2_linking import Link, link_entities, tightest
@@ -20,7 +21,7 @@ from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
 from kgqa.runtime.store.base import OneByOne, VectorHit
-from kgqa.runtime.text import STOP_WORDS, Mention, words_of
+from kgqa.runtime.text import STOP_WORDS, Mention
 from tests.hpo_schema import HPO, PHENOTYPE, link
 from tests.meaning_table import MeaningTable
 
@@ -40,16 +41,16 @@ def table(meanings: dict[str, tuple[str, float]] = MEANINGS) -> MeaningTable:
 
 
 def nouns_of(question: str, embedder: MeaningTable | None = None) -> list[tuple[str, str]]:
-    found = type_nouns(question, TYPES, embedder or table())  # type: ignore[arg-type]
+    found = type_nouns(read_question(question), TYPES, embedder or table())  # type: ignore[arg-type]
     return [(m.form, m.label) for m in found]
 
 
 def plan_of(question: str, spans: Sequence[tuple[str, str]], target: str, nouns: Sequence[Mention]) -> QueryPlan:
-    links = [link(question, span, label) for span, label in spans]
-    _, textual = not_entities(words_of(question), TYPES, nouns=nouns)
+    links, reading = [link(question, span, label) for span, label in spans], read_question(question)
+    _, textual = not_entities(reading, TYPES, nouns=nouns)
     skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)
-    meaning = RelationMeaning(question, ignore=STOP_WORDS, skip=skip)
-    plan = schema_guided_plan(links, target, HPO, question, meaning, nouns=nouns)
+    meaning = RelationMeaning(reading, ignore=STOP_WORDS, skip=skip)
+    plan = schema_guided_plan(links, target, HPO, reading, meaning, nouns=nouns)
     assert plan is not None
     return plan
 
@@ -79,9 +80,10 @@ def test_a_type_named_in_other_words_after_an_article_is_read_by_meaning() -> No
 
 def test_a_type_noun_is_no_entity_to_link_and_a_node_to_go_through() -> None:
     question = "Which conditions exhibit a characteristic connected to ANTXR2?"
-    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
-    assert "characteristic" in {text for _, _, text in ngrams(question, TYPES)}
-    assert "characteristic" not in {text for _, _, text in ngrams(question, TYPES, nouns)}
+    reading = read_question(question)
+    nouns = type_nouns(reading, TYPES, table())  # type: ignore[arg-type]
+    assert "characteristic" in {text for _, _, text in ngrams(reading, TYPES)}
+    assert "characteristic" not in {text for _, _, text in ngrams(reading, TYPES, nouns)}
     plan = plan_of(question, [("ANTXR2", "gene/protein")], "disease", nouns)
     assert hops(plan) == [
         ("disease", ("phenotype present",), PHENOTYPE),
@@ -95,8 +97,9 @@ def test_a_type_noun_is_no_entity_to_link_and_a_node_to_go_through() -> None:
 
 def test_a_type_noun_before_a_naming_cue_is_the_entitys_own_type() -> None:
     question = "Which genes are associated with the phenotypic abnormality referred to as Hypoglycaemia?"
-    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
-    assert "phenotypic abnormality" not in {text.lower() for _, _, text in ngrams(question, TYPES, nouns)}
+    reading = read_question(question)
+    nouns = type_nouns(reading, TYPES, table())  # type: ignore[arg-type]
+    assert "phenotypic abnormality" not in {text.lower() for _, _, text in ngrams(reading, TYPES, nouns)}
     plan = plan_of(question, [("Hypoglycaemia", PHENOTYPE)], "gene/protein", nouns)
     assert hops(plan) == [("gene/protein", ("associated with",), PHENOTYPE)]
 
@@ -113,14 +116,18 @@ def test_a_negation_said_before_the_middle_nodes_noun_negates_the_hop_that_can_b
 
 
 def test_a_prefix_reads_after_opening_with_and_before_prefixed() -> None:
-    assert prefix_words('Name the loci with symbols opening with "MYO".') == {"myo"}
-    assert prefix_words("Which ZNF-prefixed genes are linked to X?") == {"znf"}
-    assert not any("ZNF" in text for _, _, text in ngrams("Which ZNF-prefixed genes are linked to X?", TYPES))
-    assert prefix_words("Which clinics are opening soon?") == set()
+    assert prefix_words(read_question('Name the loci with symbols opening with "MYO".')) == {"myo"}
+    prefixed = read_question("Which ZNF-prefixed genes are linked to X?")
+    assert prefix_words(prefixed) == {"znf"}
+    assert not any("ZNF" in text for _, _, text in ngrams(prefixed, TYPES))
+    assert prefix_words(read_question("Which clinics are opening soon?")) == set()
 
 
 def test_loci_name_genes() -> None:
-    assert type_named_in_question("Name the loci that are mapped to X.", TYPES) == ("gene/protein", "loci")
+    assert type_named_in_question(read_question("Name the loci that are mapped to X."), TYPES) == (
+        "gene/protein",
+        "loci",
+    )
 
 
 def test_words_that_only_frame_a_better_link_inside_make_no_better_name() -> None:
@@ -133,16 +140,22 @@ def test_words_that_only_frame_a_better_link_inside_make_no_better_name() -> Non
 
 
 def test_no_span_holds_a_clause_word_or_ends_on_a_conditions_cue() -> None:
-    grams = {text.lower() for _, _, text in ngrams("For my coursework which clinical signs mention the word X?", TYPES)}
+    grams = {
+        text.lower()
+        for _, _, text in ngrams(read_question("For my coursework which clinical signs mention the word X?"), TYPES)
+    }
     assert not [g for g in grams if "which" in g.split()]
-    grams = {text.lower() for _, _, text in ngrams("Which diseases show radial head dislocation with the word X?")}
+    grams = {
+        text.lower()
+        for _, _, text in ngrams(read_question("Which diseases show radial head dislocation with the word X?"))
+    }
     assert "radial head dislocation with the word" not in grams
     assert "radial head dislocation" in grams
 
 
 def test_type_nouns_embed_nothing_without_a_candidate() -> None:
     embedder = table()
-    assert type_nouns("Which genes cause Seizure?", TYPES, embedder) == []  # type: ignore[arg-type]
+    assert type_nouns(read_question("Which genes cause Seizure?"), TYPES, embedder) == []  # type: ignore[arg-type]
     assert embedder.asked == []
 
 
@@ -152,7 +165,7 @@ def test_a_modifier_before_a_listed_type_word_is_one_noun_with_it() -> None:
     meanings = {"clinical": (PHENOTYPE, 0.7), "clinical signs": (PHENOTYPE, 0.9)}
     assert nouns_of("What are the clinical signs seen in X?", table(meanings)) == [("clinical signs", PHENOTYPE)]
     question = "What are the clinical signs seen in the disease X?"
-    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
+    nouns = type_nouns(read_question(question), TYPES, table(meanings))  # type: ignore[arg-type]
     assert hops(plan_of(question, [("X", "disease")], PHENOTYPE, nouns)) == [
         (PHENOTYPE, ("phenotype present",), "disease")
     ]
@@ -163,7 +176,7 @@ def test_the_answers_type_named_in_other_words_is_where_the_answers_are_named() 
     # another name of the answers
     meanings = {"characteristics": (PHENOTYPE, 0.61), "clinical sign": (PHENOTYPE, 0.9)}
     question = "Name all characteristics seen in a disease exhibiting the clinical sign referred to as Reduced acuity."
-    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
+    nouns = type_nouns(read_question(question), TYPES, table(meanings))  # type: ignore[arg-type]
     assert [(m.form, m.position) for m in nouns] == [("characteristics", 2)]  # "clinical" alone means no type
     plan = plan_of(question, [("Reduced acuity", PHENOTYPE)], PHENOTYPE, nouns)
     assert plan.symbol("y").conditions == ()
@@ -197,11 +210,12 @@ def test_a_span_that_matched_only_its_type_noun_links_nothing() -> None:
             "Hypoglycaemia": ("Hypoglycemia", 1.0),
         }
     )
-    nouns = type_nouns(question, TYPES, table())  # type: ignore[arg-type]
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
+    reading = read_question(question)
+    nouns = type_nouns(reading, TYPES, table())  # type: ignore[arg-type]
+    found = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, nouns=nouns)  # type: ignore[arg-type]
     assert [(one.span, one.name) for one in found] == [("Hypoglycaemia", "Hypoglycemia")]
     # the type noun unread, the node is linked
-    found = link_entities(question, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    found = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
     assert "Phenotypic abnormality" in [one.name for one in found]
 
 
@@ -217,14 +231,15 @@ def test_a_name_in_lower_case_before_a_listed_type_word_is_no_type_noun() -> Non
     meanings = {"marfan syndrome": ("disease", 0.7)}
     question = "Which genes are linked to the marfan syndrome?"
     assert nouns_of(question, table(meanings)) == []
-    nouns = type_nouns(question, TYPES, table(meanings))  # type: ignore[arg-type]
-    assert "marfan syndrome" in {text for _, _, text in ngrams(question, TYPES, nouns)}
+    reading = read_question(question)
+    nouns = type_nouns(reading, TYPES, table(meanings))  # type: ignore[arg-type]
+    assert "marfan syndrome" in {text for _, _, text in ngrams(reading, TYPES, nouns)}
 
 
 def test_open_is_a_prefix_verb_only_with_with_or_quotes() -> None:
-    assert prefix_words("Which drugs open the CFTR channel?") == set()
-    assert prefix_words("Which genes have symbols opening with JAK?") == {"jak"}
-    assert prefix_words("Which genes have symbols that open 'JAK'?") == {"jak"}
+    assert prefix_words(read_question("Which drugs open the CFTR channel?")) == set()
+    assert prefix_words(read_question("Which genes have symbols opening with JAK?")) == {"jak"}
+    assert prefix_words(read_question("Which genes have symbols that open 'JAK'?")) == {"jak"}
 
 
 def test_framing_words_do_not_cut_a_name_they_belong_to() -> None:

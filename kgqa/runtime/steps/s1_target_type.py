@@ -26,7 +26,7 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.reader.types import asking_sentence
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.text import (
     NAMED_WITHIN,
     meant_type,
@@ -95,13 +95,13 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
-def type_named_in_question(question: str, types: Sequence[str]) -> tuple[str, str] | None:
+def type_named_in_question(reading: Reading, types: Sequence[str]) -> tuple[str, str] | None:
     """The type whose name (or a word of it, singular or plural) comes first among the first ``NAMED_WITHIN`` words
-    of the sentence that asks (:func:`asking_sentence`: "... was confirmed to have Kleefstra syndrome. *Which gene*
+    of the sentence that asks (:attr:`Reading.asking`: "... was confirmed to have Kleefstra syndrome. *Which gene*
     is involved?"), else of the question, with the words that named it; None if no type is named there. Of two type
     words in a row the second is the noun ("disease genes" are genes)."""
-    for text in dict.fromkeys((asking_sentence(question), question)):
-        mentions = type_mentions(re.findall(r"[\w][\w/-]*", text.lower())[:NAMED_WITHIN], types)
+    for words in dict.fromkeys((reading.asking_words, reading.lower_words)):
+        mentions = type_mentions(words[:NAMED_WITHIN], types)
         if mentions:
             first = mentions[0]
             head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
@@ -116,18 +116,18 @@ SUBJECT_MARGIN = 0.1
 than to any other type's."""
 
 
-def subject_phrases(question: str) -> list[str]:
+def subject_phrases(reading: Reading) -> list[str]:
     """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for (:func:`subject_start`)."""
-    words = re.findall(r"[\w][\w/-]*", question.lower())
+    words = reading.lower_words
     start = subject_start(words)
     return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= len(words)]
 
 
-def type_by_subject(question: str, types: Sequence[str], embedder: Embedder) -> tuple[str, float, str] | None:
+def type_by_subject(reading: Reading, types: Sequence[str], embedder: Embedder) -> tuple[str, float, str] | None:
     """The type the question's subject phrase means ("bits of DNA" -> gene/protein, "diagnoses" -> disease) by
     embedding against every word of every type (:func:`type_words`, singular forms): the shortest phrase that is
     similar enough to one type and clear of the others ("diagnoses", not "diagnoses manifesting"); else None."""
-    phrases = subject_phrases(question)
+    phrases = subject_phrases(reading)
     if not phrases:
         return None
     forms = type_forms(types)
@@ -149,7 +149,7 @@ def type_by_embedding(question_vector: np.ndarray, types: Sequence[str], embedde
 
 
 def predict_target_type(
-    question: str,
+    reading: Reading,
     types: Sequence[str],
     *,
     llm: ChatModel | None,
@@ -158,36 +158,37 @@ def predict_target_type(
     temperature: float = 0.0,
     learned: Mapping[str, float] | None = None,
 ) -> TargetType:
-    """``learned``: the trained reader's probability of each type (kgqa.runtime.reader.types), when there is one."""
+    """The question's answer type (``reading``: kgqa.runtime.reading.read_question); ``learned``: the trained
+    reader's probability of each type (kgqa.runtime.reader.types), when there is one."""
     if len(types) == 1:
         return TargetType(types[0], "only")
     if llm is None:
-        return fallback_type(question, types, embedder, question_vector, "no LLM", learned)
-    completion = llm.complete(type_messages(question, types), max_tokens=16, temperature=temperature)
+        return fallback_type(reading, types, embedder, question_vector, "no LLM", learned)
+    completion = llm.complete(type_messages(reading.text, types), max_tokens=16, temperature=temperature)
     chosen = parse_type(completion.text, types)
     if chosen is None:
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
-        return replace(fallback_type(question, types, embedder, question_vector, why, learned), completion=completion)
-    own = question_type(question, types, learned, embedder)
-    named = type_named_in_question(question, types)
+        return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
+    own = question_type(reading, types, learned, embedder)
+    named = type_named_in_question(reading, types)
     backed = named is not None and named[0] == chosen  # the LLM says the type the question names: it stands
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
     if own is None and not backed and learned and learned.get(chosen, 1.0) < NAMED_FLOOR:
         why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
-        return replace(fallback_type(question, types, embedder, question_vector, why, learned), completion=completion)
+        return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
     return TargetType(chosen, "llm", "", completion)
 
 
 def question_type(
-    question: str, types: Sequence[str], learned: Mapping[str, float] | None, embedder: Embedder
+    reading: Reading, types: Sequence[str], learned: Mapping[str, float] | None, embedder: Embedder
 ) -> tuple[str, Method, str] | None:
     """The type the question itself asks for, how it was read and what says so: the type it names (unless the
     learned reader all but rules it out: :data:`NAMED_FLOOR`), else the learned reader's most likely type where it
     is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type;
     None otherwise."""
-    named = type_named_in_question(question, types)
+    named = type_named_in_question(reading, types)
     if named is not None and (not learned or learned.get(named[0], 0.0) >= NAMED_FLOOR):
         return named[0], "named", f"the question names it ({named[1]!r})"
     if not learned:
@@ -195,7 +196,7 @@ def question_type(
     best = max(learned, key=lambda label: learned[label])
     if learned[best] < READ_FLOOR:
         return None
-    subject = type_by_subject(question, types, embedder) if learned[best] < SUBJECT_STANDS else None
+    subject = type_by_subject(reading, types, embedder) if learned[best] < SUBJECT_STANDS else None
     if subject is not None and subject[0] != best and subject[1] >= SUBJECT_OVER_READER:
         why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}); the learned reader reads {best} at only"
         return subject[0], "subject", f"{why} {learned[best]:.2f}"
@@ -203,7 +204,7 @@ def question_type(
 
 
 def fallback_type(
-    question: str,
+    reading: Reading,
     types: Sequence[str],
     embedder: Embedder,
     question_vector: np.ndarray,
@@ -212,10 +213,10 @@ def fallback_type(
 ) -> TargetType:
     """Without a usable LLM answer: the type the question asks for (:func:`question_type`), else the type its
     subject phrase means, else the closest type name by embedding."""
-    own = question_type(question, types, learned, embedder)
+    own = question_type(reading, types, learned, embedder)
     if own is not None:
         return TargetType(own[0], own[1], f"{why}; {own[2]}")
-    subject = type_by_subject(question, types, embedder)
+    subject = type_by_subject(reading, types, embedder)
     if subject is not None:
         return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")
     fallback, score = type_by_embedding(question_vector, types, embedder)

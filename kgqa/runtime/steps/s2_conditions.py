@@ -12,14 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kgqa.runtime import lexicon
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.text import (
     RELATIONAL,
     STOP_WORDS,
     Mention,
     plain_words,
-    quoted_runs,
     type_mentions,
-    words_of,
 )
 
 TEXT_CUES = lexicon.words("text_cues")
@@ -102,12 +101,11 @@ def _runs_from(lowered: Sequence[str], starts: set[int]) -> set[int]:
     return {i for start in starts for i in _run(lowered, range(start, start + CONDITION_WORDS))}
 
 
-def naming_words(words: Sequence[str], question: str | None = None) -> set[int]:
+def naming_words(reading: Reading) -> set[int]:
     """Positions of the words after a :data:`NAMING_PHRASES` phrase, or before a naming cue of the answers
     (:func:`named_before`): another name of the answers."""
-    lowered = [w.lower() for w in words]
-    runs = quoted_runs(question) if question is not None else []
-    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES)) | named_before(lowered, runs)
+    lowered = reading.lowered
+    return _runs_from(lowered, _phrase_ends(lowered, NAMING_PHRASES)) | named_before(lowered, reading.quoted_runs)
 
 
 SYNONYM_WORDS = lexicon.words("synonym_words")
@@ -158,22 +156,20 @@ def named_before(lowered: Sequence[str], runs: Sequence[range] = ()) -> set[int]
 
 
 def not_entities(
-    words: Sequence[str],
+    reading: Reading,
     labels: Sequence[str],
     phrases: Sequence[str] = TEXT_PHRASES,
-    question: str | None = None,
     nouns: Sequence[Mention] = (),
 ) -> tuple[set[int], set[int]]:
-    """Positions of words that name no entity: (the answer types' words, "symptoms", "disorders", and the type
-    ``nouns`` read by meaning (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`); the words of a textual condition
-    after ``phrases`` and the other cues, which steps 6-7 match against documents instead:
-    kgqa.runtime.steps.s6_lexical). Given the ``question`` the words are of, a condition that reaches into a quotation
-    takes all of it: quoted, its stop and relation words are the condition's own ("mentions 'originating in the
-    ventricles'")."""
-    lowered = [w.lower() for w in words]
+    """Positions of the question's words that name no entity: (the answer types' words, "symptoms", "disorders", and
+    the type ``nouns`` read by meaning (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`); the words of a textual
+    condition after ``phrases`` and the other cues, which steps 6-7 match against documents instead:
+    kgqa.runtime.steps.s6_lexical). A condition that reaches into a quotation takes all of it: quoted, its stop and
+    relation words are the condition's own ("mentions 'originating in the ventricles'")."""
+    lowered = reading.lowered
     types = {i for m in [*type_mentions(lowered, labels), *nouns] for i in m.words}
     textual: set[int] = set()
-    runs = quoted_runs(question) if question is not None else []
+    runs = reading.quoted_runs
     after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
     after_cue |= _contained(lowered, runs)
     textual |= _runs_from(lowered, after_cue - {run.start for run in runs})  # a quotation is all the condition
@@ -231,15 +227,13 @@ def after_prefix_verb(words: Sequence[str]) -> set[int]:
     }
 
 
-def prefix_words(question: str) -> set[str]:
+def prefix_words(reading: Reading) -> set[str]:
     """Lower-case words the question gives as the beginning of a name ("whose symbol starts with KCN", "KCN*",
     "with a short name beginning 'RASG'"): the full-text strand searches them as prefixes. After a prefix verb and
     its fillers ("with the letters"), the next word is a prefix where the question sets it off: "with" said, or
     written quoted or in capitals."""
-    words = words_of(question)
-    lowered = [w.lower() for w in words]
-    found = {m.lower() for m in re.findall(r"(\w+)(?:\*|-prefixed\b)", question, re.IGNORECASE)}
-    runs = quoted_runs(question)
+    words, lowered, runs = reading.words, reading.lowered, reading.quoted_runs
+    found = {m.lower() for m in re.findall(r"(\w+)(?:\*|-prefixed\b)", reading.text, re.IGNORECASE)}
     for at, word in enumerate(lowered):
         if word not in PREFIX_VERBS:
             continue
@@ -251,7 +245,7 @@ def prefix_words(question: str) -> set[str]:
         if any(run.start == i and len(run) > 1 for run in runs):
             continue  # "whose definition opens with 'Presence of elevated levels ...'": a text, not a prefix
         bare = words[i].strip("'")
-        quoted = re.search(rf"['\"`]{re.escape(bare)}\b", question) is not None
+        quoted = re.search(rf"['\"`]{re.escape(bare)}\b", reading.text) is not None
         capitals = bare.isupper() and bare.isalnum() and word not in OPEN_VERBS  # "drugs that open the CFTR channel"
         if "with" in lowered[at + 1 : i] or quoted or capitals:
             found.add(bare.lower())
@@ -264,26 +258,27 @@ class Conditions:
     (kgqa.runtime.steps.s6_lexical.search_terms)."""
 
     stated: frozenset[int]
-    """Word positions (:func:`words_of`) of a textual condition, and of a short quotation no constant covers."""
+    """Word positions (:attr:`kgqa.runtime.reading.Reading.words`) of a textual condition, and of a short quotation no
+    constant covers."""
     prefixes: frozenset[str]
     """Lower-case beginnings of names (:func:`prefix_words`)."""
 
 
-def read_conditions(question: str, labels: Sequence[str], covered: Iterable[str]) -> Conditions:
-    """The textual conditions of ``question`` (:func:`condition_words`), with each quotation of at most
+def read_conditions(reading: Reading, labels: Sequence[str], covered: Iterable[str]) -> Conditions:
+    """The textual conditions of the question (:func:`condition_words`), with each quotation of at most
     :data:`QUOTED_CONDITION` words that says a word none of the ``covered`` texts (the plan's constants) says: a short
     quotation no constant covers is what the answers' text says."""
-    words = words_of(question)
+    words = reading.words
     covered_words = {w for text in covered for w in plain_words(text)}
-    stated = condition_words(words, labels, question)
-    for run in quoted_runs(question):
+    stated = condition_words(reading, labels)
+    for run in reading.quoted_runs:
         said = {w for i in run for w in plain_words(words[i])}
         if len(run) <= QUOTED_CONDITION and said - covered_words - STOP_WORDS:
             stated |= set(run)
-    return Conditions(frozenset(stated), frozenset(prefix_words(question)))
+    return Conditions(frozenset(stated), frozenset(prefix_words(reading)))
 
 
-def condition_words(words: Sequence[str], labels: Sequence[str], question: str | None = None) -> set[int]:
+def condition_words(reading: Reading, labels: Sequence[str]) -> set[int]:
     """Positions of the words of a textual condition (:func:`not_entities`): they reach the full-text strand even
     where a constant's name covers them ("children of Seizure that mention seizure")."""
-    return not_entities(words, labels, question=question)[1]
+    return not_entities(reading, labels)[1]

@@ -13,20 +13,21 @@ from collections.abc import Sequence
 
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import Hop, schema_guided_plan
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.text import STOP_WORDS, words_of
+from kgqa.runtime.text import STOP_WORDS
 
 
-def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | None, str]:
-    """The schema-guided plan of the entities the name index links in ``question``, and what was linked (for the
-    trace); None when no linked entity is connected to ``target`` by the schema."""
-    nouns = type_nouns(question, ctx.graph.labels, ctx.embedder)
+def linked_plan(ctx: Context, reading: Reading, target: str) -> tuple[QueryPlan | None, str]:
+    """The schema-guided plan of the entities the name index links in the question (``reading``), and what was
+    linked (for the trace); None when no linked entity is connected to ``target`` by the schema."""
+    nouns = type_nouns(reading, ctx.graph.labels, ctx.embedder)
     links = link_entities(
-        question,
+        reading,
         ctx.store,
         ctx.skb,
         ctx.graph.labels,
@@ -39,10 +40,10 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         spelling=None if ctx.reader is None else ctx.reader.spelling,
     )
     found = ", ".join(map(describe, links)) or "none"
-    typed, textual = not_entities(words_of(question), ctx.graph.labels, question=question, nouns=nouns)
+    typed, textual = not_entities(reading, ctx.graph.labels, nouns=nouns)
     spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
-        question,
+        reading,
         ctx.embedder,
         ctx.config.relation_threshold,
         ignore=STOP_WORDS,
@@ -60,7 +61,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
     taken = spans | typed
 
     def rejoin(link: Link) -> Link | None:
-        longer = compound_link(question, link, ctx.store, ctx.skb, ctx.embedder, ctx.config.link_threshold, taken)
+        longer = compound_link(reading, link, ctx.store, ctx.skb, ctx.embedder, ctx.config.link_threshold, taken)
         compounds.extend([longer] if longer is not None else [])
         return longer
 
@@ -68,7 +69,7 @@ def linked_plan(ctx: Context, question: str, target: str) -> tuple[QueryPlan | N
         links,
         target,
         ctx.graph,
-        question,
+        reading,
         meaning,
         max_triplets=ctx.config.max_triplets,
         reaches=reaches,

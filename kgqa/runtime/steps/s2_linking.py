@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader.spelling import Spelling
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
 from kgqa.runtime.steps.s2_spans import (
     CLAUSE_WORDS,
@@ -35,8 +36,6 @@ from kgqa.runtime.text import (
     RELATIONAL,
     STOP_WORDS,
     Mention,
-    quotations,
-    quoted_runs,
     type_words,
     words_of,
 )
@@ -79,7 +78,7 @@ ALIAS_HITS = 10
 
 
 def link_entities(
-    question: str,
+    reading: Reading,
     store: GraphStore,
     skb: str,
     labels: Sequence[str],
@@ -99,11 +98,11 @@ def link_entities(
     ``documents`` (the document index holds the embedder's vectors), a quoted definition links the node it describes
     (:func:`described_anchors`). With ``spelling``, a span with a misspelt word or an abbreviation is also looked up
     respelled (:func:`respellings`) where the words as written link nothing; a link keeps the words as written."""
-    every, types = typed_ngrams(question, labels, nouns)
-    grams, _ = capped(question, every, limit)
+    every, types = typed_ngrams(reading, labels, nouns)
+    grams, _ = capped(reading, every, limit)
     if not grams:
         return []
-    respelled = respellings(grams, words_of(question), spelling)
+    respelled = respellings(grams, reading.words, spelling)
     vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS) if aliases else []
@@ -126,12 +125,11 @@ def link_entities(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
             found += best.values()
-    words = words_of(question)
-    found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, words))]
+    found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, reading.lowered))]
     if spelling is not None:
-        found = [link for link in found if not word_not_symbol(link, found, quoted_runs(question), spelling)]
+        found = [link for link in found if not word_not_symbol(link, found, reading.quoted_runs, spelling)]
     found = tightest(found, labels)
-    anchors = described_anchors(question, store, skb, labels, embedder, found, nouns) if documents else []
+    anchors = described_anchors(reading, store, skb, labels, embedder, found, nouns) if documents else []
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
     taken: list[Link] = list(anchors)
@@ -175,7 +173,7 @@ the document index in 19 of 23, at 0.62-0.85, and its lead is at least 0.024 whe
 
 
 def described_anchors(
-    question: str,
+    reading: Reading,
     store: GraphStore,
     skb: str,
     labels: Sequence[str],
@@ -190,10 +188,10 @@ def described_anchors(
     the document index of every label; the best node links it when it is clear (:data:`DESCRIBED_SIMILARITY`,
     :data:`DESCRIBED_MARGIN`). Its words are then no names of their own: the name index linked "prolonged" inside it
     to HPO's modifier 'Prolonged'."""
-    long = [(run, text) for run, text in quotations(question) if len(run) > QUOTED_CONDITION]
+    long = [(run, text) for run, text in reading.quotations if len(run) > QUOTED_CONDITION]
     if not long:
         return []
-    textual = not_entities(words_of(question), labels, question=question, nouns=nouns)[1]
+    textual = not_entities(reading, labels, nouns=nouns)[1]
     anchors: list[Link] = []
     for run, text in long:
         if textual.intersection(run):
@@ -224,7 +222,7 @@ less similar a longer compound may be and still win ("young adult onset" over "a
 
 
 def compound_link(
-    question: str,
+    reading: Reading,
     link: Link,
     store: GraphStore,
     skb: str,
@@ -237,8 +235,7 @@ def compound_link(
     'Onset' alone is a root no disease presents. Each run of up to :data:`COMPOUND_WORDS` content words within
     :data:`COMPOUND_WINDOW` words (none of another link, a type's noun: ``taken``) is joined before and after the
     span and looked up in the name index; the best at least ``threshold`` similar, longer at a tie, links it."""
-    words = words_of(question)
-    lowered = [w.lower() for w in words]
+    words, lowered = reading.words, reading.lowered
     near = range(max(0, link.start - COMPOUND_WINDOW), min(len(words), link.end + COMPOUND_WINDOW))
     free = [
         i
@@ -284,13 +281,12 @@ PLACES = lexicon.words("places")
 """Words that place a node in a hierarchy: a word right before one modifies it ("*right* above")."""
 
 
-def _not_a_name(link: Link, words: Sequence[str]) -> bool:
+def _not_a_name(link: Link, lowered: Sequence[str]) -> bool:
     """Whether ``link``'s span reads as part of the sentence, not a name: a lower-case word heading an of-phrase,
     linked to a symbol in capitals ("the complete *set* of signs" says no gene 'SET'; a symbol the question means
     is not followed by "of": "mapping to *gpi*"); a lower-case word right before a word of :data:`PLACES`
     ("*right* above or right below X" says no 'Right'); a span that opens with a hierarchy word and "of"
-    ("*children of* X")."""
-    lowered = [w.lower() for w in words]
+    ("*children of* X"); ``lowered``: the question's words in lower case."""
     after = lowered[link.end] if link.end < len(lowered) else ""
     one_word = link.end - link.start == 1 and link.span.islower()
     if one_word and ((link.search.isupper() and after == "of") or after in PLACES):

@@ -24,7 +24,8 @@ from typing import Literal
 import numpy as np
 
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS, words_of
+from kgqa.runtime.reading import Reading
+from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,9 @@ def type_kinds(rel_type: str) -> set[str]:
 
 @dataclass
 class RelationMeaning:
-    """The relationship types a question means, hop by hop; built once per question."""
+    """The relationship types a question means, hop by hop; built once per question (``reading``)."""
 
-    question: str
+    reading: Reading
     embedder: Embedder | None = None
     threshold: float = 0.6
     choices: list[RelationChoice] = field(default_factory=list)
@@ -80,8 +81,8 @@ class RelationMeaning:
     """Word positions not to read (the linked spans, a textual condition: "and mention 'absence'")."""
 
     def __post_init__(self) -> None:
-        self._lowered = self.question.lower()
-        tokens = [w.lower() for w in words_of(self.question)]
+        self._lowered = self.reading.text.lower()
+        tokens = self.reading.lowered
         self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
         self._tokens = tokens
         self._words: list[str] = []

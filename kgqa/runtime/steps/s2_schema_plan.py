@@ -19,6 +19,7 @@ from dataclasses import replace
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
 from kgqa.runtime import lexicon
+from kgqa.runtime.reading import NO_QUESTION, Reading
 from kgqa.runtime.steps.s2_conditions import naming_after, naming_words
 from kgqa.runtime.steps.s2_linking import Link, describe
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
@@ -192,14 +193,14 @@ def _coordinated_type(words: Sequence[str], at: int, answer_end: int, label: str
     return label == target and at == answer_end + 1 and words[answer_end] in CONJUNCTIONS
 
 
-def _named_types(question: str, schema: GraphSchema) -> set[int]:
+def _named_types(reading: Reading, schema: GraphSchema) -> set[int]:
     """Positions of the words of a relationship type the question quotes ("a 'phenotype present' relation"): its
     "phenotype" names no node type to go through (unquoted, "a phenotype present in X" does)."""
     found: set[int] = set()
     for rel_type in {t for _, t, _ in schema.relationships}:
         size = len(words_of(rel_type))
-        for match in re.finditer(rf"(['\"`]){re.escape(rel_type)}\1", question, re.IGNORECASE):
-            first = len(words_of(question[: match.start()]))
+        for match in re.finditer(rf"(['\"`]){re.escape(rel_type)}\1", reading.text, re.IGNORECASE):
+            first = len(words_of(reading.text[: match.start()]))  # the words before the quote
             found |= set(range(first, first + size))
     return found
 
@@ -276,7 +277,7 @@ def schema_guided_plan(
     links: Sequence[Link],
     target_type: str,
     schema: GraphSchema,
-    question: str = "",
+    reading: Reading = NO_QUESTION,
     meaning: RelationMeaning | None = None,
     *,
     max_triplets: int = MAX_TRIPLETS,
@@ -294,11 +295,11 @@ def schema_guided_plan(
     to its neighbours, and its words stay with the full-text strand, unless ``rejoin`` finds the longer name it heads
     and that name is reached. ``nouns``: the types the question names in words the lists lack
     (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`)."""
-    meaning = meaning or RelationMeaning(question, by_kind=False)
+    meaning = meaning or RelationMeaning(reading, by_kind=False)
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
-    words = [w.lower() for w in words_of(question)]
-    named_types = _named_types(question, schema)
+    words = reading.lowered
+    named_types = _named_types(reading, schema)
     named = {i for link in links for i in range(link.start, link.end)}  # "syndrome" in "Marfan syndrome" names none
     spans = [m for m in with_nouns(type_mentions(words, schema.labels), nouns) if m.position not in named]
     mentions = [(at, label) for at, label in sorted({(m.position, m.label) for m in spans}) if at not in named_types]
@@ -314,7 +315,7 @@ def schema_guided_plan(
     ]
     after = answer + 1  # hops are named after the answer's type and after the previous linked entity
     named_at = {at for at, _ in mentions}
-    naming = naming_words(words, question)
+    naming = naming_words(reading)
     identity: Link | None = None
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []

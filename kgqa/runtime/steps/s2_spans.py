@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgqa.runtime import lexicon
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import (
     NAMING_WORDS,
     OWN_TEXT_PHRASES,
@@ -22,7 +23,7 @@ from kgqa.runtime.steps.s2_conditions import (
     not_entities,
     prefix_words,
 )
-from kgqa.runtime.text import RELATIONAL, STOP_WORDS, Mention, words_of
+from kgqa.runtime.text import RELATIONAL, STOP_WORDS, Mention
 
 MAX_NGRAM = 10
 SHORT_NGRAM = 6
@@ -59,22 +60,22 @@ LONG_SPAN_BREAKS = RELATIONAL | NAME_CUES | DESCRIPTION_CUES | SOMETHING | CLAUS
 """Words no span longer than ``SHORT_NGRAM`` holds (:func:`ngrams`)."""
 
 
-def ngrams(question: str, labels: Sequence[str] = (), nouns: Sequence[Mention] = ()) -> list[Span]:
+def ngrams(reading: Reading, labels: Sequence[str] = (), nouns: Sequence[Mention] = ()) -> list[Span]:
     """Word n-grams that may name an entity: not starting or ending with a stop word, not only an answer type's words
     (or type ``nouns``), not only words that say a relation's kind, no word of a textual condition
     (:func:`kgqa.runtime.steps.s2_conditions.not_entities`) but another name of the answers
     (:data:`kgqa.runtime.steps.s2_conditions.NAMING_PHRASES`, which
     :func:`kgqa.runtime.steps.s2_schema_plan.schema_guided_plan` reads), no word that starts a clause ("coursework
     *which* clinical") and not ending on a condition's cue ("dislocation with the *word*")."""
-    return typed_ngrams(question, labels, nouns)[0]
+    return typed_ngrams(reading, labels, nouns)[0]
 
 
-def typed_ngrams(question: str, labels: Sequence[str], nouns: Sequence[Mention]) -> tuple[list[Span], set[int]]:
+def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mention]) -> tuple[list[Span], set[int]]:
     """:func:`ngrams`, and the positions of the words that name a type
     (:func:`kgqa.runtime.steps.s2_conditions.not_entities`)."""
-    words = words_of(question)
-    types, textual = not_entities(words, labels, OWN_TEXT_PHRASES, question, nouns)
-    starts = prefix_words(question)  # "MFN*": the beginning of the answers' symbol, no entity
+    words = reading.words
+    types, textual = not_entities(reading, labels, OWN_TEXT_PHRASES, nouns)
+    starts = prefix_words(reading)  # "MFN*": the beginning of the answers' symbol, no entity
     textual |= {i for i, w in enumerate(words) if w.lower().strip("'").removesuffix("-prefixed") in starts}
     out = []
     for n in range(1, MAX_NGRAM + 1):
@@ -113,24 +114,24 @@ class SpanCap:
 
 
 def link_spans(
-    question: str, labels: Sequence[str], limit: int, nouns: Sequence[Mention] = ()
+    reading: Reading, labels: Sequence[str], limit: int, nouns: Sequence[Mention] = ()
 ) -> tuple[list[Span], SpanCap | None]:
     """The spans linking looks up (:func:`ngrams`), at most ``limit`` of them: those that start earliest, shorter
     first at the same word; the cut when there were more. In :func:`ngrams`' order, so that linking a question under
     the cap is unchanged."""
-    return capped(question, ngrams(question, labels, nouns), limit)
+    return capped(reading, ngrams(reading, labels, nouns), limit)
 
 
-def capped(question: str, grams: list[Span], limit: int) -> tuple[list[Span], SpanCap | None]:
+def capped(reading: Reading, grams: list[Span], limit: int) -> tuple[list[Span], SpanCap | None]:
     """``grams`` cut as :func:`link_spans` cuts them."""
     if len(grams) <= limit:
         return grams, None
     first = sorted(grams, key=lambda gram: (gram[0], gram[1]))[:limit]
     kept = {(start, end) for start, end, _ in first}
-    cap = SpanCap(first[-1][0] + 1, len(words_of(question)), limit, len(grams), limit)
+    cap = SpanCap(first[-1][0] + 1, len(reading.words), limit, len(grams), limit)
     return [gram for gram in grams if (gram[0], gram[1]) in kept], cap
 
 
-def span_cap(question: str, labels: Sequence[str], limit: int) -> SpanCap | None:
-    """Where :func:`link_spans` cuts ``question`` (None: it does not), for the trace."""
-    return link_spans(question, labels, limit)[1]
+def span_cap(reading: Reading, labels: Sequence[str], limit: int) -> SpanCap | None:
+    """Where :func:`link_spans` cuts the question (None: it does not), for the trace."""
+    return link_spans(reading, labels, limit)[1]

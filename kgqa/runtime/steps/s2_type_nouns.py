@@ -10,6 +10,7 @@ import numpy as np
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import participle
 from kgqa.runtime.text import (
     STOP_WORDS,
@@ -18,7 +19,6 @@ from kgqa.runtime.text import (
     subject_start,
     type_forms,
     type_mentions,
-    words_of,
 )
 
 TYPE_NOUN_SIMILARITY = 0.6
@@ -30,7 +30,7 @@ ARTICLES = lexicon.words("articles")
 DETERMINERS = ARTICLES | lexicon.words("determiners")
 
 
-def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
+def type_nouns(reading: Reading, labels: Sequence[str], embedder: Embedder) -> list[Mention]:
     """Where the question names a type in words its lists lack (:func:`kgqa.runtime.text.type_words`):
     "a *characteristic* annotated to X", "the *phenotypic abnormality* referred to as X", "name all *characteristics*
     ...". The candidates are the lower-case word right after an article (an entity is named, an unnamed node of a type
@@ -41,8 +41,7 @@ def type_nouns(question: str, labels: Sequence[str], embedder: Embedder) -> list
     single word to its one-word forms: "clinical" is like "clinical feature" and means no type), and
     :data:`TYPE_NOUN_MARGIN` clear of the others, is a mention of that type; a pair only where its first word alone
     means the same type ("phenotypic abnormality", not "the marfan syndrome", a name in lower case)."""
-    words = words_of(question)
-    lowered = [w.lower() for w in words]
+    words, lowered = reading.words, reading.lowered
     listed = {i for m in type_mentions(lowered, labels) for i in m.words}
     starts = {i + 1 for i, word in enumerate(lowered) if word in DETERMINERS} | {subject_start(lowered)}
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 
 from kgqa.runtime import lexicon
-from kgqa.runtime.text import RELATIONAL, STOP_WORDS, plain_words, type_words, words_of
+from kgqa.runtime.reading import Reading
+from kgqa.runtime.text import RELATIONAL, STOP_WORDS, plain_words, type_words
 
 MAX_TERMS = 16
 MIN_LENGTH = 3
@@ -56,7 +57,7 @@ def residual_terms(
 
 
 def search_terms(
-    question: str,
+    reading: Reading,
     covered: Iterable[str],
     labels: Sequence[str],
     relation_types: Sequence[str],
@@ -64,15 +65,15 @@ def search_terms(
     stated: Collection[int],
     prefixes: Collection[str],
 ) -> list[str]:
-    """The full-text terms of ``question`` (:func:`residual_terms`): where the question says what the answers' text
-    holds (``stated``: the word positions of a textual condition or a short quotation no constant covers;
-    ``prefixes``: the beginnings of names; step 2 reads both, kgqa.runtime.steps.s2_conditions.read_conditions), those
-    words alone, each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a
+    """The full-text terms of the question (``reading``; :func:`residual_terms`): where the question says what the
+    answers' text holds (``stated``: the word positions of a textual condition or a short quotation no constant
+    covers; ``prefixes``: the beginnings of names; step 2 reads both, kgqa.runtime.steps.s2_conditions.read_conditions),
+    those words alone, each run of two or more of them also as a quoted phrase (:func:`phrases`); the rest of such a
     question frames it ("Sorry if this is basic, but which ... whose description uses the word 'combined'") and its
     rare words would outweigh the condition's in the index's scores. Else every residual word."""
-    words = words_of(question)
+    words = reading.words
     condition = [words[i] for i in sorted(stated)]
-    terms = residual_terms(question, covered, labels, relation_types, condition, prefixes)
+    terms = residual_terms(reading.text, covered, labels, relation_types, condition, prefixes)
     said = set(residual_terms(" ".join([*condition, *prefixes]), (), labels, relation_types, condition, prefixes))
     kept = [t for t in terms if t in said] if said else terms
     return [*phrases(words, set(stated)), *kept][:MAX_TERMS]

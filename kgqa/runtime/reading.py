@@ -1,0 +1,61 @@
+"""One reading of a question: what steps 1-3 and step 6's lexical side take from its string alone (its words, its
+quotations, the sentence that asks), made once per ask (:func:`read_question`) so that every step counts the same
+words at the same positions and none splits the string again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kgqa.runtime.reader.types import asking_sentence
+from kgqa.runtime.text import quotations, words_of
+
+LOWER_WORD = re.compile(r"[\w][\w/-]*")
+"""A word as step 1 reads a type's name in a question: an apostrophe ends it ("son's" is "son", "s"), unlike
+:data:`kgqa.runtime.text.WORD`."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A question as the steps read it; every word position (links, spans, conditions) is in :attr:`words`."""
+
+    text: str
+    """The question as asked: what is embedded, sent to an LLM, and searched for phrases."""
+    words: tuple[str, ...]
+    """Its words as the linker counts them (:func:`kgqa.runtime.text.words_of`)."""
+    lowered: tuple[str, ...]
+    """:attr:`words` in lower case, as the word lists (kgqa/runtime/lexicon.toml) hold them."""
+    quotations: tuple[tuple[range, str], ...]
+    """Each quotation: its word positions and its text without the quotes (:func:`kgqa.runtime.text.quotations`)."""
+    quoted_runs: tuple[range, ...]
+    """The word positions of each quotation (:func:`kgqa.runtime.text.quoted_runs`)."""
+    asking: str
+    """The sentence that asks (:func:`kgqa.runtime.reader.types.asking_sentence`): the last one, so that a lead-in
+    does not set the answer type."""
+    lower_words: tuple[str, ...]
+    """The lower-case words of :attr:`text` as step 1 reads a type name or a subject phrase in them
+    (:data:`LOWER_WORD`)."""
+    asking_words: tuple[str, ...]
+    """:attr:`lower_words` of :attr:`asking` alone."""
+
+
+def read_question(question: str) -> Reading:
+    """The one reading of ``question`` that the steps of one ask share."""
+    words = tuple(words_of(question))
+    quoted = tuple(quotations(question))
+    asking = asking_sentence(question)
+    lower_words = tuple(LOWER_WORD.findall(question.lower()))
+    return Reading(
+        text=question,
+        words=words,
+        lowered=tuple(word.lower() for word in words),
+        quotations=quoted,
+        quoted_runs=tuple(run for run, _ in quoted),
+        asking=asking,
+        lower_words=lower_words,
+        asking_words=lower_words if asking == question else tuple(LOWER_WORD.findall(asking.lower())),
+    )
+
+
+NO_QUESTION = read_question("")
+"""The reading of no question: a plan of links alone (tests build one so) reads no words around them."""
