@@ -81,10 +81,11 @@ def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:
 
 def test_a_name_s_beginning_after_a_prefix_verb_is_neither_expanded_nor_respelt() -> None:
     spelling = Spelling(SKB_WORDS, frozenset(), {"pws": "prader willi syndrome"})
-    words = words_of("Which genes with a symbol beginning from PWS are tied to PWS?")
+    reading = read_question("Which genes with a symbol beginning from PWS are tied to PWS or 'PWS'?")
+    words = reading.words
     grams = [(i, i + 1, words[i]) for i in range(len(words))]
-    respelt = {grams[n][0]: text for n, text in respellings(grams, words, spelling)}
-    assert respelt == {len(words) - 1: "prader willi syndrome"}  # the last PWS only
+    respelt = {grams[n][0]: text for n, text in respellings(grams, reading, spelling)}
+    assert respelt == {len(words) - 3: "prader willi syndrome"}  # neither after "beginning from" nor quoted
 
 
 def test_a_common_word_is_dropped_as_a_symbol_only_beside_another_link_and_unquoted() -> None:
@@ -110,10 +111,10 @@ def test_the_most_common_of_equally_near_words_wins() -> None:
 
 
 def test_only_short_spans_with_a_misspelt_word_are_looked_up_respelled() -> None:
-    words = words_of("marfans syndrom, which genes?")
+    reading = read_question("marfans syndrom, which genes?")
     grams = [(0, 1, "marfans"), (0, 2, "marfans syndrom"), (3, 4, "genes")]
-    assert respellings(grams, words, Spelling(SKB_WORDS)) == [(0, "marfan"), (1, "marfan syndrome")]
-    assert respellings(grams, words, None) == []
+    assert respellings(grams, reading, Spelling(SKB_WORDS)) == [(0, "marfan"), (1, "marfan syndrome")]
+    assert respellings(grams, reading, None) == []
 
 
 def test_the_type_head_learns_separable_questions_and_renormalises_over_the_candidates() -> None:

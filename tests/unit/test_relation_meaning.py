@@ -32,6 +32,9 @@ CASES = [
     ("Which drugs treat migraine?", frozenset(), PRIME, PRIME, None),  # no embedder: nothing narrows them
     ("genes expressed in the liver", frozenset(), EXPRESSION, ("expression present",), "no negation word"),
     ("genes not expressed in the liver", frozenset(), EXPRESSION, ("expression absent",), "'not' (negation)"),
+    # a negative contraction says "not"
+    ("features that aren't annotated for X", frozenset(), HPO, ("phenotype absent",), "'not' (negation)"),
+    ("which diseases don't show ataxia?", frozenset(), HPO, ("phenotype absent",), "'not' (negation)"),
 ]
 
 

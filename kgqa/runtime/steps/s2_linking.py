@@ -102,7 +102,7 @@ def link_entities(
     grams, _ = capped(reading, every, limit)
     if not grams:
         return []
-    respelled = respellings(grams, reading.words, spelling)
+    respelled = respellings(grams, reading, spelling)
     vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS) if aliases else []
@@ -149,13 +149,15 @@ def word_not_symbol(link: Link, found: Sequence[Link], quoted: Sequence[range], 
     return any(other.end <= link.start or other.start >= link.end for other in found)
 
 
-def respellings(grams: Sequence[Span], words: Sequence[str], spelling: Spelling | None) -> list[tuple[int, str]]:
+def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[tuple[int, str]]:
     """(gram number, the gram's text with each misspelt word replaced by the SKB word it misspells) for every gram
     of at most :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`);
-    none without ``spelling``."""
+    none without ``spelling``. Quoted words are as typed (a quoted definition's "(VEP)" is no mention of another
+    node), and so is a name's beginning after a prefix verb."""
     if spelling is None:
         return []
-    kept = after_prefix_verb(words)
+    words = reading.words
+    kept = after_prefix_verb(words) | {i for run in reading.quoted_runs for i in run}
     fixes = {i: fixed for i, fixed in spelling.variants(words).items() if i not in kept}
     out = []
     for number, (start, end, _) in enumerate(grams):

@@ -60,6 +60,12 @@ def hierarchy_words(tokens: Sequence[str], positions: Sequence[int]) -> dict[Tow
     return said
 
 
+def contracted(word: str) -> str:
+    """A negative contraction read as the word it contracts ("aren't", "doesn't", "can't" -> "not"), so that a
+    negation typed so is said; any other word as it is."""
+    return "not" if word.endswith("n't") and len(word) > 3 else word
+
+
 def type_kinds(rel_type: str) -> set[str]:
     words = {w.lower() for w in re.findall(r"[A-Za-z]+", rel_type)} | {rel_type.lower()}
     return {kind for kind, (_, marks) in KINDS.items() if words & marks}
@@ -82,7 +88,7 @@ class RelationMeaning:
 
     def __post_init__(self) -> None:
         self._lowered = self.reading.text.lower()
-        tokens = self.reading.lowered
+        tokens = [contracted(w) for w in self.reading.lowered]
         self._positions = [i for i, w in enumerate(tokens) if i not in self.skip and w not in self.ignore]
         self._tokens = tokens
         self._words: list[str] = []
