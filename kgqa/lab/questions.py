@@ -332,6 +332,14 @@ class _TypeWords:
     total: int
 
 
+def condition_reads(
+    store: GraphStore, skb: str, types: Sequence[str], max_word_share: float = MAX_WORD_SHARE
+) -> Conditions:
+    """What :func:`generate` reads of the SKB as it samples (each type's node ids, then its documents' words), to
+    share between calls."""
+    return Conditions(store, skb, {t: store.label_ids(skb, t) for t in types}, max_word_share)
+
+
 class Conditions:
     """The textual conditions a gold answer offers and their exact answers along a template, with what a
     generator run reads once: each answer type's word frequencies and HPO's onset and inheritance branches."""
@@ -483,6 +491,7 @@ def generate(
     phrasing: Phrasing = "template",
     split: Split = "all",
     families: Sequence[str] | None = None,
+    reads: Conditions | None = None,
 ) -> list[GeneratedQuestion]:
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
 
@@ -493,7 +502,8 @@ def generate(
     what it was; ``analyst`` and ``template`` ask for a word of the answer's document as they always did, the other
     families draw a condition kind among those the gold answer has. ``split`` keeps only questions whose gold
     answer is in it (:func:`split_of`), drawn before any store query; the attempts grow by the inverse of its share
-    of the nodes."""
+    of the nodes. ``reads``: what an earlier call over the same store, SKB, types and ``max_word_share`` read
+    (:func:`condition_reads`), so that calls one family at a time read the documents once."""
     rejected = Counter() if rejected is None else rejected
     if not 0 < max_word_share <= 1:
         raise InputError(f"max_word_share must be in (0, 1], got {max_word_share}")
@@ -503,8 +513,8 @@ def generate(
     share = {"all": 1.0, "train": TRAIN_SHARE, "test": 1.0 - TRAIN_SHARE}[split]
     rng = random.Random(seed)
     wording = random.Random(f"natural-{seed}")
-    ids = {t: store.label_ids(skb, t) for t in types}
-    conditions = Conditions(store, skb, ids, max_word_share)
+    conditions = condition_reads(store, skb, types, max_word_share) if reads is None else reads
+    ids = conditions.ids
     options = {t: templates(schema, t) for t in types if ids[t] and templates(schema, t)}
     if not options:
         raise InputError(f"SKB '{skb}' has no relationships from its answer types to sample questions from")

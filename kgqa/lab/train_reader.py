@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from kgqa.errors import KgqaError
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.provenance import provenance
-from kgqa.lab.questions import GeneratedQuestion, generate
+from kgqa.lab.questions import Conditions, GeneratedQuestion, condition_reads, generate
 from kgqa.lab.reader_data import Example, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
@@ -108,12 +108,15 @@ def training_questions(
     schema = kg.schema(settings.skb)
     key = {"fingerprint": meta.fingerprint, "n": settings.questions_per_family, "seed": settings.seed}
     made: list[GeneratedQuestion] = []
+    reads: Conditions | None = None  # read once, for the first family to generate, and shared by the next ones
     for family in settings.families:
         path = folder / f"{family}.json"
         saved = _read_json(path)
         if saved.get("key") == key:
             made += [GeneratedQuestion(**q) for q in saved["questions"]]
             continue
+        if reads is None:
+            reads = condition_reads(kg.store, settings.skb, meta.candidate_types)
         found = generate(
             kg.store,
             settings.skb,
@@ -123,6 +126,7 @@ def training_questions(
             settings.seed,
             phrasing="natural",
             families=[family],
+            reads=reads,
         )
         notice(f"{family}: {len(found)} questions")
         folder.mkdir(parents=True, exist_ok=True)

@@ -104,13 +104,18 @@ class TypeHead:
         """Trained on asking ``sentences`` (and their embedder ``vectors``) whose answer types are ``targets``."""
         index = {label: i for i, label in enumerate(labels)}
         truth = np.eye(len(labels))[[index[t] for t in targets]]
-        dense = np.asarray(vectors, dtype=np.float64).reshape(len(sentences), -1)
-        # the same columns as features() and a bias, kept sparse: a step reads megabytes, not the dense 100 MB
-        x = sparse.hstack([sparse.csr_matrix(dense), hashed_matrix(sentences), np.ones((len(sentences), 1))]).tocsr()
-        xt = x.T.tocsr()
-        weights = np.zeros((x.shape[1], len(labels)))
+        # the columns of features() and a bias: the vectors (and the bias) dense, the hashed words sparse (a few
+        # dozen of 4,096 set), so that a step reads a few megabytes, not a dense 100 MB
+        dense = _with_bias(np.asarray(vectors, dtype=np.float64).reshape(len(sentences), -1))
+        words = hashed_matrix(sentences)
+        words_t = words.T.tocsr()
+        split = dense.shape[1] - 1  # the bias is the last row of the weights, after the words' rows
+        weights = np.zeros((dense.shape[1] + BUCKETS, len(labels)))
         for _ in range(STEPS):
-            gradient = xt @ (_softmax(x @ weights) - truth) / len(sentences) + L2 * weights
+            w_dense = np.vstack([weights[:split], weights[-1:]])
+            error = (_softmax(dense @ w_dense + words @ weights[split:-1]) - truth) / len(sentences)
+            from_dense = dense.T @ error
+            gradient = np.vstack([from_dense[:split], words_t @ error, from_dense[-1:]]) + L2 * weights
             weights -= RATE * gradient
         return cls(tuple(labels), weights)
 
