@@ -859,14 +859,13 @@ def eval_command(
     "--questions",
     "per_family",
     type=click.IntRange(1, 10000),
-    default=120,
-    show_default=True,
-    help="Training questions to generate per phrasing family (no LLM).",
+    default=None,
+    help="Training questions to generate per phrasing family (no LLM) [default: the reader_questions setting].",
 )
 @click.option("--seed", type=int, default=202, show_default=True, help="Seed of the training questions.")
 @click.option("--force", is_flag=True, help="Start over and replace the reader, even one trained with these settings.")
 @click.pass_context
-def train_reader_command(ctx: click.Context, skb: str, per_family: int, seed: int, force: bool) -> None:
+def train_reader_command(ctx: click.Context, skb: str, per_family: int | None, seed: int, force: bool) -> None:
     """Learn the question reader from the SKB itself: its spelling (misspelt names still link) and the answer type
     from questions generated from its graph; then kgqa ask uses it. Resumable: a rerun reuses the questions made."""
     from kgqa.lab.train_reader import ReaderSettings, train
@@ -882,7 +881,7 @@ def train_reader_command(ctx: click.Context, skb: str, per_family: int, seed: in
     def notice(text: str) -> None:
         console.print(text, markup=False, highlight=False, soft_wrap=True)
 
-    settings = ReaderSettings(skb, questions_per_family=per_family, seed=seed)
+    settings = ReaderSettings(skb, questions_per_family=per_family or config.reader_questions, seed=seed)
     with Kgqa(config) as kg, _progress(console) as progress:
         outcome = train(kg, settings, force=force, progress=progress, notice=notice)
     info = outcome.reader.info

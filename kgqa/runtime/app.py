@@ -248,7 +248,7 @@ class Kgqa(Api):
         from kgqa.lab.train_reader import ReaderSettings, train
 
         try:
-            outcome = train(self, ReaderSettings(skb), progress=progress)
+            outcome = train(self, ReaderSettings(skb, self.config.reader_questions), progress=progress)
         except KgqaError as exc:
             return f"not trained ({exc}); kgqa ask reads questions without it"
         if outcome.already:

@@ -30,8 +30,8 @@ class Reading:
     quoted_runs: tuple[range, ...]
     """The word positions of each quotation (:func:`kgqa.runtime.text.quoted_runs`)."""
     asking: str
-    """The sentence that asks (:func:`kgqa.runtime.reader.types.asking_sentence`): the last one, so that a lead-in
-    does not set the answer type."""
+    """The sentence that asks (:func:`kgqa.runtime.reader.types.asking_sentence`: the last one that ends in a question
+    mark, else the last one), so that neither a lead-in nor a trailer sets the answer type."""
     lower_words: tuple[str, ...]
     """The lower-case words of :attr:`text` as step 1 reads a type name or a subject phrase in them
     (:data:`LOWER_WORD`)."""

@@ -96,7 +96,7 @@ def test_a_killed_run_resumes_from_the_questions_it_made(
 def test_a_load_with_reader_on_load_trains_the_reader_and_keeps_it_when_up_to_date(
     cli_env: dict[str, str], prime_dir: Path, home: Path
 ) -> None:
-    env = {**cli_env, "KGQA_READER_ON_LOAD": "1"}
+    env = {**cli_env, "KGQA_READER_ON_LOAD": "1", "KGQA_READER_QUESTIONS": "3"}  # a few: the load path, not the model
     first = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=env)
     assert first.exit_code == 0, first.output
     assert "prime: question reader trained in" in first.output
