@@ -144,8 +144,9 @@ def target_type(
     temperature = ctx.config.llm_temperature
     learned = None
     if ctx.reader is not None:
-        asking = reading.asking
-        learned = ctx.reader.types.probabilities(asking, ctx.embedder.embed_one(asking), options.types)
+        asking = reading.asking  # most often the whole question, whose vector is ``question_vector``
+        vector = question_vector if asking == reading.text else ctx.embedder.embed_one(asking)
+        learned = ctx.reader.types.probabilities(asking, vector, options.types)
     try:
         choice = predict_target_type(
             reading,

@@ -44,27 +44,19 @@ def asking_sentence(question: str) -> str:
 def hashed_words(sentence: str) -> np.ndarray:
     """The sentence's lower-case words and pairs of neighbouring words, counted in :data:`BUCKETS` buckets by a
     stable hash (crc32), normalised."""
-    out = np.zeros(BUCKETS)
-    for bucket, count in _bucket_counts(sentence).items():
-        out[bucket] = count
-    norm = np.linalg.norm(out)
-    return out / norm if norm else out
-
-
-def _bucket_counts(sentence: str) -> dict[int, float]:
-    words = WORD.findall(sentence.lower())
-    counts: dict[int, float] = {}
-    for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
-        bucket = zlib.crc32(feature.encode("utf-8")) % BUCKETS
-        counts[bucket] = counts.get(bucket, 0.0) + 1.0
-    return counts
+    out: np.ndarray = hashed_matrix([sentence]).toarray()[0]
+    return out
 
 
 def hashed_matrix(sentences: Sequence[str]) -> sparse.csr_matrix:
     """:func:`hashed_words` of every sentence, as rows of a sparse matrix (a few dozen buckets of 4,096 are set)."""
     rows, cols, values = [], [], []
     for row, sentence in enumerate(sentences):
-        counts = _bucket_counts(sentence)
+        words = WORD.findall(sentence.lower())
+        counts: dict[int, float] = {}
+        for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
+            bucket = zlib.crc32(feature.encode("utf-8")) % BUCKETS
+            counts[bucket] = counts.get(bucket, 0.0) + 1.0
         norm = float(np.sqrt(sum(v * v for v in counts.values())))
         for bucket, count in counts.items():
             rows.append(row)
@@ -75,7 +67,7 @@ def hashed_matrix(sentences: Sequence[str]) -> sparse.csr_matrix:
 
 def features(sentences: Sequence[str], vectors: np.ndarray) -> np.ndarray:
     """Each asking sentence's two views side by side: its vector and :func:`hashed_words`."""
-    words = np.vstack([hashed_words(s) for s in sentences]) if sentences else np.zeros((0, BUCKETS))
+    words = hashed_matrix(sentences).toarray()
     return np.hstack([np.asarray(vectors, dtype=np.float64).reshape(len(sentences), -1), words])
 
 
