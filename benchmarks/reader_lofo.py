@@ -79,7 +79,7 @@ def train_without(family: str | None) -> None:
         try:
             kept = find_reader(kept_at, SKB)
         except ConfigError as exc:
-            print(f"{family}: the kept reader is damaged ({exc}); training again")
+            print(f"{family or 'nothing'} left out: the kept reader is damaged ({exc}); training again")
             kept = None
         if kept is not None:
             kept.save(kg.config.home)  # train() below keeps it when its settings and graph are still the same
