@@ -5,6 +5,7 @@ question the way the others do without importing another step."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -111,18 +112,25 @@ class Mention(NamedTuple):
         return range(self.position, self.position - self.minus_size)
 
 
+@functools.lru_cache(maxsize=64)
+def _forms_by_size(types: tuple[str, ...]) -> dict[int, dict[str, tuple[tuple[str, str], ...]]]:
+    """Words in a form -> form -> the (type, form) pairs it names: a question is read once per form length, not once
+    per form (every step reads type mentions, several times an ask)."""
+    out: dict[int, dict[str, tuple[tuple[str, str], ...]]] = {}
+    for label in types:
+        for form in sorted(type_words(label)):
+            same = out.setdefault(len(form.split()), {})
+            same[form] = (*same.get(form, ()), (label, form))
+    return out
+
+
 def type_mentions(words: Sequence[str], types: Sequence[str]) -> list[Mention]:
     """Every place the lower-cased ``words`` name one of ``types`` (see :func:`type_words`), sorted; a form inside
     a longer one is not a mention of its own ("features" in "clinical features" names one type, once)."""
     found = set()
-    for label in types:
-        for form in type_words(label):
-            size = len(form.split())
-            found |= {
-                Mention(i, -size, label, form)
-                for i in range(len(words) - size + 1)
-                if " ".join(words[i : i + size]) == form
-            }
+    for size, forms in _forms_by_size(tuple(types)).items():
+        for i in range(len(words) - size + 1):
+            found |= {Mention(i, -size, label, form) for label, form in forms.get(" ".join(words[i : i + size]), ())}
 
     def inside(m: Mention, other: Mention) -> bool:
         end, other_end = m.position - m.minus_size, other.position - other.minus_size

@@ -236,6 +236,8 @@ def test_aliases_are_searchable_but_not_part_of_the_schema(store: FalkorStore) -
     hits = store.alias_top_k("h", vectors[2], 4)
     assert (hits[0].id, hits[0].label, hits[0].name, hits[0].alias) == ("P2", "effect/phenotype", "term 2", "Fits")
     assert hits[0].similarity == pytest.approx(1.0, abs=1e-5) and len(hits) == 4
+    floor = (hits[1].similarity + hits[2].similarity) / 2  # only the hits as similar as linking reads
+    assert store.alias_top_k_many("h", vectors[2][None, :], 4, floor=floor) == [hits[:2]]
     exact = store.exact_alias("h", ["effect/phenotype", "gene/protein"], "  ENLARGED liver ")
     assert [(h.id, h.alias) for h in exact] == [("P0", "Enlarged liver"), ("G1", "enlarged liver")]
     assert store.exact_alias("h", ["effect/phenotype"], "fits") == [

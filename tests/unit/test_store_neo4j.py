@@ -251,6 +251,8 @@ def test_aliases_are_written_indexed_and_read_as_the_nodes_they_alias() -> None:
     hits = store.alias_top_k("prime", v, 5)
     assert hits == [AliasHit("2", "drug", "ivermectin", "Stromectol", 0.5)]
     assert driver.sent[-1][2] == {"index": q.index_name(ALIAS_LABEL, "name_emb"), "k": 5, "vector": [1.0, 1.0]}
+    assert store.alias_top_k_many("prime", np.array([v, v]), 5, floor=0.5) == [hits, hits]
+    assert store.alias_top_k_many("prime", np.array([v]), 5, floor=0.6) == [[]]  # under the floor
 
 
 def test_a_database_with_foreign_data_or_another_skb_is_never_cleared() -> None:

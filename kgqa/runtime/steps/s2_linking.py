@@ -105,7 +105,7 @@ def link_entities(
     respelled = respellings(grams, reading, spelling)
     vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
-    by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS) if aliases else []
+    by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=threshold) if aliases else []
     found: list[Link] = []
     rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
     for row, number in rows:

@@ -293,8 +293,11 @@ class OneByOne:
     ) -> list[list[VectorHit]]:
         return [self.vector_top_k(graph, label, index, vector, k) for vector in vectors]
 
-    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
-        return [self.alias_top_k(graph, vector, k) for vector in vectors]
+    def alias_top_k_many(
+        self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[AliasHit]]:
+        found = [self.alias_top_k(graph, vector, k) for vector in vectors]
+        return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
 
 
 class GraphStore(Protocol):
@@ -335,8 +338,11 @@ class GraphStore(Protocol):
         question: the embedded store answers them with one matrix product and one read of the names)."""
         ...
 
-    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
-        """:meth:`alias_top_k` of each row of ``vectors``, in one call."""
+    def alias_top_k_many(
+        self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[AliasHit]]:
+        """:meth:`alias_top_k` of each row of ``vectors``, in one call; with ``floor``, only the hits at least that
+        similar (entity linking reads no other, and the embedded store then reads no other alias row)."""
         ...
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:

@@ -602,9 +602,13 @@ class FalkorStore(CatalogueReads):
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         return self.alias_top_k_many(graph, np.asarray(vector)[None, :], k)[0]
 
-    def alias_top_k_many(self, graph: str, vectors: np.ndarray, k: int) -> list[list[AliasHit]]:
+    def alias_top_k_many(
+        self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[AliasHit]]:
         table = self.vectors(graph).table(ALIAS_LABEL)
         found = table.top_k_many(q.NAME_EMB, vectors, k)
+        if floor is not None:
+            found = [[(row, sim) for row, sim in hits if sim >= floor] for hits in found]
         numbers = {row: str(table.ids[row]) for hits in found for row, _ in hits}
         wanted = sorted(set(numbers.values()))
         rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": wanted})} if wanted else {}

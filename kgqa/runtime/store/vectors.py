@@ -254,7 +254,8 @@ class VectorTable:
                 raise StoreError(f"vector index {prop} of label {label!r} in {directory} is unreadable or incomplete")
             self._hnsw[prop] = index
         self._ef_runtime = ef_runtime
-        self._norms: dict[str, np.ndarray] = {}
+        self._inverse_norms: dict[str, np.ndarray] = {}
+        """1 / each stored vector's length (0 for none), per exactly searched property, computed at first search."""
 
     def matrix(self, prop: str) -> np.ndarray:
         return self._matrices[prop]
@@ -282,18 +283,12 @@ class VectorTable:
         index = self._hnsw.get(prop)
         out: list[list[tuple[int, float]]] = []
         if index is None:
-            norms = self._norms.get(prop)
-            if norms is None:
-                norms = self._norms[prop] = np.linalg.norm(self._matrices[prop], axis=1)
+            inverse = self._inverse_norms.get(prop)
+            if inverse is None:
+                inverse = self._inverse_norms[prop] = _inverse(np.linalg.norm(self._matrices[prop], axis=1))
             block = max(1, PRODUCT_CELLS // max(1, self.rows))
             for first in range(0, len(queries), block):
-                for sims in _cosine_many(self._matrices[prop], queries[first : first + block], norms).T:
-                    if k < self.rows:  # every row as similar as the k-th best, so that ties go by row
-                        kth = sims[np.argpartition(-sims, k - 1)[k - 1]]
-                        rows = np.flatnonzero(sims >= kth)
-                    else:
-                        rows = np.arange(self.rows)
-                    out.append(_best(rows, sims[rows], k))
+                out += _top_k_exact(_cosine_many(self._matrices[prop], queries[first : first + block], inverse), k)
             return out
         for query in queries:
             found = index.search(query, min(self.rows, max(k, self._ef_runtime)))
@@ -320,11 +315,37 @@ def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]
     return [(int(rows[i]), float(sims[i])) for i in best]
 
 
-def _cosine_many(matrix: np.ndarray, queries: np.ndarray, norms: np.ndarray) -> np.ndarray:
-    """Cosine similarity of every stored row to every query (rows x queries; 0 where either has no length)."""
-    lengths = norms[:, None] * np.linalg.norm(queries, axis=1)[None, :]
-    dots = np.asarray(matrix @ queries.T, dtype=np.float32)
-    sims: np.ndarray = np.divide(dots, lengths, out=np.zeros_like(dots), where=lengths > 0)
+def _top_k_exact(sims: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+    """Per row of ``sims`` (queries x stored rows), the ``k`` best (row, similarity), ties by row. Vectorised: one
+    partition of the whole block; a query with more rows tied at its k-th similarity than ``k`` takes them all and
+    picks by row."""
+    rows = sims.shape[1]
+    if k >= rows:
+        return [_best(np.arange(rows), line, k) for line in sims]
+    if k == 1:  # argmax is the first (lowest) row of the largest similarity: the tie rule itself
+        best = sims.argmax(axis=1)
+        return [[(int(row), float(line[row]))] for line, row in zip(sims, best.tolist(), strict=True)]
+    part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    kth = np.take_along_axis(sims, part, axis=1).min(axis=1)
+    tied = (sims >= kth[:, None]).sum(axis=1) > k
+    out = []
+    for line, chosen, threshold, wider in zip(sims, part, kth, tied.tolist(), strict=True):
+        candidates = np.flatnonzero(line >= threshold) if wider else chosen
+        out.append(_best(candidates, line[candidates], k))
+    return out
+
+
+def _inverse(norms: np.ndarray) -> np.ndarray:
+    inverse: np.ndarray = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return inverse
+
+
+def _cosine_many(matrix: np.ndarray, queries: np.ndarray, inverse_norms: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every query to every stored row (queries x rows; 0 where either has no length), from
+    the stored rows' inverse lengths: one product and one scaling, no division of the whole block."""
+    scaled = queries * _inverse(np.linalg.norm(queries, axis=1))[:, None]
+    sims: np.ndarray = np.asarray(scaled @ matrix.T, dtype=np.float32)
+    sims *= inverse_norms[None, :]
     return sims
 
 
