@@ -372,7 +372,7 @@ class Embedder:
         self.stats.cached += done
         if progress:
             progress(done)
-        todo = list(pending)
+        todo = sorted(pending, key=lambda h: len(texts[pending[h][0]]))  # chunks of like length pad little
         for start in range(0, len(todo), self.chunk_size):
             chunk = todo[start : start + self.chunk_size]
             vectors = self.encoder.encode([texts[pending[h][0]] for h in chunk], max_tokens)

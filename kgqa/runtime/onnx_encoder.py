@@ -175,21 +175,24 @@ class OnnxEncoder:
         return self._tokenizer
 
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
-        """Normalised mean-pooled vectors, in ``texts``' order; computed shortest first so that each batch pads
-        little (cost grows with the longest text of a batch)."""
+        """Normalised mean-pooled vectors, in ``texts``' order; tokenized once, then computed fewest tokens first so
+        that each batch pads little (cost grows with the longest text of a batch)."""
         limit = min(max_tokens or self._max, self._max)
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        ids: list[list[int]] = self._tokenizer(list(texts), truncation=True, max_length=limit)["input_ids"]
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        pad = self._tokenizer.pad_token_id or 0
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
-            tokens = self._tokenizer(
-                [texts[i] for i in batch], padding=True, truncation=True, max_length=limit, return_tensors="np"
-            )
-            feed = {name: tokens[name].astype(np.int64) for name in INPUTS if name in tokens}
-            if "token_type_ids" not in feed:
-                feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
+            width = max(len(ids[i]) for i in batch)
+            tokens = np.full((len(batch), width), pad, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                tokens[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1
+            feed = {"input_ids": tokens, "attention_mask": mask, "token_type_ids": np.zeros_like(tokens)}
             hidden = self._session.run(None, feed)[0]
-            mask = tokens["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[batch] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out
