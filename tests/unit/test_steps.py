@@ -33,6 +33,8 @@ from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_s
 from kgqa.runtime.store.base import NODE_KEYS, NodeText, OneByOne, TextHit, VectorHit
 from kgqa.runtime.text import STOP_WORDS
 from tests.hpo_schema import HPO, PHENOTYPE, link
+from tests.meaning_table import TYPES as HPO_TYPES
+from tests.meaning_table import MeaningTable
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
 
@@ -614,6 +616,29 @@ def test_step_1_weighs_the_learned_reader_against_the_llm(
         llm=_TypeLLM(reply),
         embedder=_NoEmbedder(),  # type: ignore[arg-type]
         question_vector=np.ones(2),
+        learned=learned,
+    )
+    assert (choice.label, choice.method) == (label, method)
+
+
+@pytest.mark.parametrize(
+    ("similarity", "learned", "label", "method"),
+    [
+        (0.6, {"disease": 0.5, "gene/protein": 0.4, "effect/phenotype": 0.1}, "gene/protein", "outvoted"),
+        (0.42, {"disease": 0.5, "gene/protein": 0.4, "effect/phenotype": 0.1}, "disease", "llm"),  # too weak a reading
+        (0.6, {"disease": 0.99, "gene/protein": 0.005, "effect/phenotype": 0.005}, "disease", "llm"),  # a sure reader
+        (0.6, None, "disease", "llm"),  # no reader: the LLM's vote, as before readers
+    ],
+)
+def test_a_subject_phrase_that_means_a_type_outvotes_the_llm_where_the_reader_reads_none(
+    similarity: float, learned: dict[str, float] | None, label: str, method: str
+) -> None:
+    choice = predict_target_type(
+        read_question("Which bits of DNA can play a part in Seizure?"),
+        HPO_TYPES,
+        llm=_TypeLLM("disease"),
+        embedder=MeaningTable({"bits of dna": ("gene/protein", similarity)}),  # type: ignore[arg-type]
+        question_vector=np.ones(4),
         learned=learned,
     )
     assert (choice.label, choice.method) == (label, method)

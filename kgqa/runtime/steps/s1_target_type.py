@@ -12,7 +12,9 @@ With a question reader trained for the SKB (kgqa.runtime.reader), its type is a 
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
 (:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) and outvotes an LLM
 where it reads a type (:data:`READ_FLOOR`), unless the LLM says the type the question names. Where it reads none, an
-LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader.
+LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader; nor
+does it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which *bits of DNA*
+..."), which stands against the reader too.
 """
 
 from __future__ import annotations
@@ -175,6 +177,10 @@ def predict_target_type(
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
+    subject = type_by_subject(reading, types, embedder) if own is None and not backed and learned else None
+    if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
+        why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
+        return TargetType(subject[0], "outvoted", why, completion)
     if own is None and not backed and learned and learned.get(chosen, 1.0) < NAMED_FLOOR:
         why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
         return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
