@@ -23,10 +23,12 @@ import argparse
 import csv
 import json
 import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgqa.config import load_config
+from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.families import FAMILIES
@@ -50,15 +52,51 @@ PATHS = (*CODE_PATHS, "benchmarks/reader_lofo.py")
 POINTS = ("rules", "reader")
 
 
-def out_file(family: str, point: str) -> Path:
-    return OUT / f"{family}_{point}.json"
+@dataclass(frozen=True)
+class Study:
+    """One SKB's leave-family-out study: its questions (a CSV and the meta file naming each question's family),
+    where its results and table go, and how a data directory holding it is opened."""
+
+    skb: str
+    questions: Path
+    meta: Path
+    out: Path
+    block: str
+    title: str
+    paths: tuple[str, ...]
+    note: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    """Configuration beside ``llm`` and ``reader`` (the data directory of a study that keeps its own)."""
+    open: Callable[[Config], Kgqa] = Kgqa
+
+    def kgqa(self, **settings: Any) -> Kgqa:
+        return self.open(load_config({"llm": "none", **self.overrides, **settings}))
 
 
-def family_csv(family: str, folder: Path) -> Path:
-    """F's questions of the families set, as their own question file."""
-    meta = {str(q["id"]): q["family"] for q in json.loads(META.read_text(encoding="utf-8"))["questions"]}
+HPO = Study(
+    SKB,
+    QUESTIONS,
+    META,
+    OUT,
+    BLOCK,
+    TITLE,
+    PATHS,
+    "Questions: families_hpo_questions.csv (benchmarks/families_hpo.py).",
+)
+
+
+def out_file(study: Study, family: str, point: str) -> Path:
+    return study.out / f"{family}_{point}.json"
+
+
+def family_csv(study: Study, family: str, folder: Path) -> Path:
+    """F's questions of the study's question file, as their own question file."""
+    meta = {str(q["id"]): q["family"] for q in json.loads(study.meta.read_text(encoding="utf-8"))["questions"]}
     path = folder / f"{family}.csv"
-    with QUESTIONS.open(encoding="utf-8", newline="") as source, path.open("w", encoding="utf-8", newline="") as out:
+    with (
+        study.questions.open(encoding="utf-8", newline="") as source,
+        path.open("w", encoding="utf-8", newline="") as out,
+    ):
         rows = csv.DictReader(source)
         writer = csv.DictWriter(out, fieldnames=list(rows.fieldnames or []))
         writer.writeheader()
@@ -71,43 +109,42 @@ def kept_home(home: Path, family: str | None) -> Path:
     return home / READERS / ".lofo" / (family or "none")
 
 
-def train_without(family: str | None) -> None:
+def train_without(study: Study, family: str | None) -> None:
     """The reader trained on every family but ``family`` in place: the kept one, when it is the same training."""
     others = tuple(f for f in FAMILIES if f != family)
-    with Kgqa(load_config({"llm": "none"})) as kg:
+    with study.kgqa() as kg:
         kept_at = kept_home(kg.config.home, family)
         try:
-            kept = find_reader(kept_at, SKB)
+            kept = find_reader(kept_at, study.skb)
         except ConfigError as exc:
             print(f"{family or 'nothing'} left out: the kept reader is damaged ({exc}); training again")
             kept = None
         if kept is not None:
             kept.save(kg.config.home)  # train() below keeps it when its settings and graph are still the same
-        outcome = train(kg, ReaderSettings(SKB, families=others), notice=print)
+        outcome = train(kg, ReaderSettings(study.skb, families=others), notice=print)
         if kept is None or not outcome.already:
             outcome.reader.save(kept_at)
         print(f"{family or 'nothing'} left out: {'kept reader' if outcome.already else 'trained'}", flush=True)
 
 
-def run_family(family: str, limit: int | None, folder: Path) -> None:
+def run_family(study: Study, family: str, limit: int | None, folder: Path) -> None:
     """The reader trained without ``family``, then both points on ``family``'s questions."""
     others = tuple(f for f in FAMILIES if f != family)
-    train_without(family)
-    qa = family_csv(family, folder)
+    train_without(study, family)
+    qa = family_csv(study, family, folder)
     for point in POINTS:
-        config = load_config({"llm": "none", "reader": point == "reader"})
-        rows = [(point, config.steps)]
-        out = out_file(family, point)
-        with Kgqa(config) as kg:
-            settings = eval_settings(kg, SKB, f"families_hpo_questions.csv, family {family}", "test", rows)
+        out = out_file(study, family, point)
+        with study.kgqa(reader=point == "reader") as kg:
+            rows = [(point, kg.config.steps)]
+            settings = eval_settings(kg, study.skb, f"{study.questions.name}, family {family}", "test", rows)
             settings["reader_families"] = list(others) if point == "reader" else None
-            records = run_eval(kg, SKB, load_questions(qa)[:limit], rows, out, settings=settings)
+            records = run_eval(kg, study.skb, load_questions(qa)[:limit], rows, out, settings=settings)
         out.write_text(json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n")
         m = mean_metrics([r.metrics for r in records])
         print(f"{family} {point}: hit@1 {m['hit@1']:.3f} recall@20 {m['recall@20']:.3f} ({len(records)})", flush=True)
 
 
-def table() -> list[str]:
+def table(study: Study) -> list[str]:
     out = [
         "| family left out | n | rules hit@1 | reader hit@1 | rules recall@20 | reader recall@20 | commit |",
         "|---|---|---|---|---|---|---|",
@@ -115,7 +152,7 @@ def table() -> list[str]:
     every: dict[str, list[dict[str, float]]] = {p: [] for p in POINTS}
     labels = set()
     for family in FAMILIES:
-        found = {p: out_file(family, p) for p in POINTS if out_file(family, p).exists()}
+        found = {p: out_file(study, family, p) for p in POINTS if out_file(study, family, p).exists()}
         if len(found) < len(POINTS):
             continue
         m = {}
@@ -124,7 +161,7 @@ def table() -> list[str]:
             records = load_records(path)
             every[point] += [r.metrics for r in records]
             m[point] = mean_metrics([r.metrics for r in records])
-            labels.add(origin(doc, path, ROOT, PATHS, commits=commits(records) or None).label())
+            labels.add(origin(doc, path, ROOT, study.paths, commits=commits(records) or None).label())
         out.append(
             f"| {family} | {m['rules']['n']} | {m['rules']['hit@1']:.3f} | {m['reader']['hit@1']:.3f} | "
             f"{m['rules']['recall@20']:.3f} | {m['reader']['recall@20']:.3f} | {' / '.join(sorted(labels))} |"
@@ -137,17 +174,35 @@ def table() -> list[str]:
     return out
 
 
-def render() -> None:
+def render(study: Study, extra: Sequence[str] = ()) -> None:
     body = "\n".join(
         [
             "No LLM. Per family F: the rules alone (`reader = false`), and the reader trained on every family but F. "
-            "Questions: families_hpo_questions.csv (benchmarks/families_hpo.py).",
+            + study.note,
             "",
-            *table(),
+            *table(study),
+            *extra,
         ]
     )
-    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, body, TITLE), encoding="utf-8")
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), study.block, body, study.title), encoding="utf-8")
     print(body)
+
+
+def run(study: Study, families: Sequence[str], limit: int | None, train_only: bool) -> None:
+    """Each family of ``families`` left out in turn (or, ``train_only``, its reader trained and kept), then the
+    reader trained on every family put back."""
+    for family in families:
+        if family not in FAMILIES:
+            raise SystemExit(f"--families: {family!r} is not one of {', '.join(FAMILIES)}")
+    if train_only:
+        for family in families:
+            train_without(study, family)
+    else:
+        study.out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as folder:
+            for family in families:
+                run_family(study, family, limit, Path(folder))
+    train_without(study, None)  # the reader trained on every family, back in place
 
 
 def main() -> None:
@@ -157,22 +212,10 @@ def main() -> None:
     parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
     parser.add_argument("--train-only", action="store_true", help="train and keep the left-out readers, ask nothing")
     args = parser.parse_args()
-    families = args.families.split(",")
-    for family in families:
-        if family not in FAMILIES:
-            raise SystemExit(f"--families: {family!r} is not one of {', '.join(FAMILIES)}")
-    if args.train_only:
-        for family in families:
-            train_without(family)
-    elif not args.render:
-        OUT.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory() as folder:
-            for family in families:
-                run_family(family, args.limit, Path(folder))
     if not args.render:
-        train_without(None)  # the reader trained for HPO, back in place
+        run(HPO, args.families.split(","), args.limit, args.train_only)
     if not args.train_only:
-        render()
+        render(HPO)
 
 
 if __name__ == "__main__":
