@@ -169,7 +169,7 @@ def test_a_damaged_reader_says_how_to_retrain_it(tmp_path: Path) -> None:
         find_reader(tmp_path, "hpo")
 
 
-def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
+def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out_and_reads_another() -> None:
     question = "Which genes are tied to the disorder my son has?"
     nothing = _meanings({})
     reading = read_question(question)
@@ -180,6 +180,8 @@ def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out() -> None:
     assert question_type(reading, TYPES, doubtful, nothing)[:2] == ("gene/protein", "named")
     against = {"disease": 0.98, "gene/protein": 0.01, "effect/phenotype": 0.01}
     assert question_type(reading, TYPES, against, nothing)[:2] == ("disease", "reader")
+    sure_of_nothing = {"disease": 0.55, "gene/protein": 0.01, "effect/phenotype": 0.44}  # no other type read
+    assert question_type(reading, TYPES, sure_of_nothing, nothing)[:2] == ("gene/protein", "named")
     unnamed = read_question("what could she have?")
     assert question_type(unnamed, TYPES, against, nothing)[:2] == ("disease", "reader")
     assert question_type(unnamed, TYPES, None, nothing) is None

@@ -10,11 +10,11 @@ which way it went.
 
 With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
-(:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) and outvotes an LLM
-where it reads a type (:data:`READ_FLOOR`), unless the LLM says the type the question names. Where it reads none, an
-LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader; nor
-does it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which *bits of DNA*
-..."), which stands against the reader too.
+(:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) where it reads
+another, and outvotes an LLM where it reads a type, unless the LLM says the type the question names. Where it reads
+none, an LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the
+reader; nor does it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
+*bits of DNA* ..."), which stands against the reader too.
 """
 
 from __future__ import annotations
@@ -187,15 +187,24 @@ def predict_target_type(
     return TargetType(chosen, "llm", "", completion)
 
 
+def sets_aside(named: str, learned: Mapping[str, float] | None) -> bool:
+    """Whether the learned reader sets aside the type the question names: it all but rules that type out
+    (:data:`NAMED_FLOOR`) and reads another at :data:`READ_FLOOR` or more. A reader that reads no type vetoes
+    nothing: on a second SKB, a reader sure of nothing gave "among *proteins* ... which metabolise ..." 0.01."""
+    if not learned or learned.get(named, 0.0) >= NAMED_FLOOR:
+        return False
+    return max(learned.values()) >= READ_FLOOR
+
+
 def question_type(
     reading: Reading, types: Sequence[str], learned: Mapping[str, float] | None, embedder: Embedder
 ) -> tuple[str, Method, str] | None:
     """The type the question itself asks for, how it was read and what says so: the type it names (unless the
-    learned reader all but rules it out: :data:`NAMED_FLOOR`), else the learned reader's most likely type where it
+    learned reader sets it aside: :func:`sets_aside`), else the learned reader's most likely type where it
     is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type;
     None otherwise."""
     named = type_named_in_question(reading, types)
-    if named is not None and (not learned or learned.get(named[0], 0.0) >= NAMED_FLOOR):
+    if named is not None and not sets_aside(named[0], learned):
         return named[0], "named", f"the question names it ({named[1]!r})"
     if not learned:
         return None
