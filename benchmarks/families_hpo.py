@@ -107,6 +107,35 @@ def interleave(groups: Sequence[Sequence[GeneratedQuestion]]) -> list[GeneratedQ
     return [dataclasses.replace(q, id=str(number)) for number, q in enumerate(out)]
 
 
+def write_families(
+    kg: Kgqa, skb: str, n: int, seed: int, families: Sequence[str], out: Path
+) -> list[GeneratedQuestion]:
+    """``n`` questions generated in each of ``families`` (one ``generate`` call per family, the same seed), by turns,
+    written to ``out`` with the .meta.json that names each question's family."""
+    made: list[list[GeneratedQuestion]] = []
+    meta = kg.meta(skb)
+    schema = kg.schema(skb)
+    for family in families:
+        found = generate(kg.store, skb, schema, meta.candidate_types, n, seed, phrasing="natural", families=[family])
+        print(f"{family}: {len(found)} questions", flush=True)
+        made.append(found)
+    questions = interleave(made)
+    info = {
+        "skb": skb,
+        "seed": seed,
+        "requested_per_family": n,
+        "families": list(families),
+        "n": len(questions),
+        "per_family": {family: len(group) for family, group in zip(families, made, strict=True)},
+        "phrasing": "natural",
+        "max_word_share": MAX_WORD_SHARE,
+        "source": meta.source,
+        "provenance": provenance(),
+    }
+    write(questions, out, info)
+    return questions
+
+
 def questions_file(files: Files, n: int, seed: int, families: Sequence[str]) -> Path:
     """The question set: made on first use, afterwards only checked to be the one asked for."""
     if files.questions.exists():
@@ -119,30 +148,8 @@ def questions_file(files: Files, n: int, seed: int, families: Sequence[str]) -> 
                 "to start over"
             )
         return files.questions
-    made: list[list[GeneratedQuestion]] = []
     with Kgqa(load_config({"llm": "none"})) as kg:
-        meta = kg.meta(SKB)
-        schema = kg.schema(SKB)
-        for family in families:
-            questions = generate(
-                kg.store, SKB, schema, meta.candidate_types, n, seed, phrasing="natural", families=[family]
-            )
-            print(f"{family}: {len(questions)} questions", flush=True)
-            made.append(questions)
-    questions = interleave(made)
-    info = {
-        "skb": SKB,
-        "seed": seed,
-        "requested_per_family": n,
-        "families": list(families),
-        "n": len(questions),
-        "per_family": {family: len(group) for family, group in zip(families, made, strict=True)},
-        "phrasing": "natural",
-        "max_word_share": MAX_WORD_SHARE,
-        "source": meta.source,
-        "provenance": provenance(),
-    }
-    write(questions, files.questions, info)
+        questions = write_families(kg, SKB, n, seed, families, files.questions)
     print(f"wrote {len(questions)} questions to {files.questions}", flush=True)
     return files.questions
 

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from families_hpo import interleave
+from families_hpo import write_families
 from reader_lofo import (
     DOC,
     POINTS,
@@ -44,9 +44,9 @@ from kgqa.errors import KgqaError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance
+from kgqa.lab.provenance import CODE_PATHS, origin
 from kgqa.lab.qa import load_questions
-from kgqa.lab.questions import MAX_WORD_SHARE, GeneratedQuestion, generate, write
+from kgqa.lab.questions import GeneratedQuestion, write
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder
@@ -107,30 +107,8 @@ def ensure_questions(s: Study, per_family: int) -> None:
         if (made_with.get("seed"), made_with.get("requested_per_family")) == (QUESTION_SEED, per_family):
             return
         raise SystemExit(f"{s.questions} was made with other settings; delete it, its .meta.json and {s.out} first")
-    made: list[list[GeneratedQuestion]] = []
     with s.kgqa() as kg:
-        meta, schema = kg.meta(SKB), kg.schema(SKB)
-        for family in FAMILIES:
-            found = generate(
-                kg.store, SKB, schema, meta.candidate_types, per_family, QUESTION_SEED, phrasing="natural",
-                families=[family],
-            )  # fmt: skip
-            print(f"{family}: {len(found)} questions", flush=True)
-            made.append(found)
-    questions = interleave(made)
-    info = {
-        "skb": SKB,
-        "seed": QUESTION_SEED,
-        "requested_per_family": per_family,
-        "families": list(FAMILIES),
-        "n": len(questions),
-        "per_family": {family: len(group) for family, group in zip(FAMILIES, made, strict=True)},
-        "phrasing": "natural",
-        "max_word_share": MAX_WORD_SHARE,
-        "source": meta.source,
-        "provenance": provenance(),
-    }
-    write(questions, s.questions, info)
+        write_families(kg, SKB, per_family, QUESTION_SEED, list(FAMILIES), s.questions)
 
 
 def misspelt(question: dict[str, Any]) -> str | None:
