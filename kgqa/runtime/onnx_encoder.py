@@ -179,6 +179,8 @@ class OnnxEncoder:
         that each batch pads little (cost grows with the longest text of a batch)."""
         limit = min(max_tokens or self._max, self._max)
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        if not texts:  # the tokenizer refuses an empty batch
+            return out
         ids: list[list[int]] = self._tokenizer(list(texts), truncation=True, max_length=limit)["input_ids"]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         pad = self._tokenizer.pad_token_id or 0

@@ -27,6 +27,7 @@ def test_the_fp32_export_gives_sentence_transformers_vectors(tiny_model: Path, t
     assert np.allclose(vectors, expected, atol=1e-4)
     short = encoder.encode(TEXTS, 4)  # a token budget truncates, as sentence-transformers' max_seq_length does
     assert not np.allclose(short[2], vectors[2], atol=1e-3)
+    assert encoder.encode([], None).shape == (0, 32)
 
 
 def test_the_int8_export_is_its_own_model_with_unit_vectors(tiny_model: Path, tmp_path: Path) -> None:
