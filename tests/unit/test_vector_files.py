@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kgqa.errors import StoreError
 from kgqa.runtime.store import vectors
@@ -78,3 +80,19 @@ def test_a_directory_of_another_format_asks_for_a_reload(tmp_path: Path) -> None
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "format": 1}))
     with pytest.raises(StoreError, match=r"of graph 'g' has format 1, this kgqa reads 2: run `kgqa load`"):
         VectorTables(writer.final, "g", writer.token, 20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 3), min_size=1, max_size=12),
+    st.lists(st.integers(0, 3), min_size=1, max_size=4),
+    st.integers(1, 14),
+)
+def test_exact_top_k_ranks_by_similarity_then_row(rows: list[int], queries: list[int], k: int) -> None:
+    """Few distinct values, so that ties at the k-th similarity are the rule: the vectorised search must pick as a
+    sort by (similarity descending, row) does, for k = 1, k within the rows and k beyond them."""
+    sims = np.array([[float((r * 7 + q * 3) % 4) for r in rows] for q in queries], dtype=np.float32)
+    expected = [sorted(range(len(rows)), key=lambda row: (-line[row], row))[:k] for line in sims]
+    found = vectors._top_k_exact(sims, k)
+    assert [[row for row, _ in hits] for hits in found] == expected
+    assert all(sim == sims[q, row] for q, hits in enumerate(found) for row, sim in hits)
