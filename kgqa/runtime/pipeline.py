@@ -43,10 +43,12 @@ from kgqa.runtime.steps.s2_schema_plan import relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
+    NAMES_NO_NODE,
     NodeMatch,
     PlanGrounding,
     constant_vectors,
     ground,
+    names_no_node,
     plan_candidates,
     weak_constants,
 )
@@ -358,6 +360,17 @@ def _graph_strand(
             + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
             for p in plans
         )
+        unnamed = [p.source for p in plans if p.source != "linked" and names_no_node(found[p.source][1])]
+        if unnamed:
+            record.detail += (
+                f"; {', '.join(unnamed)}: no constant names a node (all under {NAMES_NO_NODE}), not grounded"
+            )
+            plans = [p for p in plans if p.source not in unnamed]
+    if not plans:
+        for number in (5, 6):
+            with trace.step(number, skipped="no plan names a node"):
+                pass
+        return GraphRanking([], {}, "no plan names a node")
     groundings: list[PlanGrounding] = []
     with trace.step(5) as record:
         details = []

@@ -118,6 +118,18 @@ def test_an_llm_plan_that_names_no_constant_is_not_grounded(ask: Any) -> None:
     assert [c.id for c in answer.answers] == [c.id for c in ask([], llm="none").answers]
 
 
+def test_an_llm_plan_whose_constants_name_no_node_is_not_grounded(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its targets would go before the vector strand's through nodes the question does not name (a junk LLM's three
+    words of the question): step 4 says so, and the answers are the linked plan's, as without an LLM. (The tiny
+    model's similarities carry no meaning, so the test says which plan names no node.)"""
+    monkeypatch.setattr("kgqa.runtime.pipeline.names_no_node", lambda found: "d" in found)
+    textual = 'MATCH (y:drug)-[:indication]->(d:disease {name: "headache relief"}) RETURN y'
+    answer = ask(["drug", textual])
+    assert "llm: no constant names a node" in answer.trace.record(4).detail
+    assert [p["source"] for p in answer.trace.plans] == ["linked"]
+    assert [c.id for c in answer.answers] == [c.id for c in ask([], llm="none").answers]
+
+
 def test_an_llm_plan_through_a_constant_the_graph_does_not_hold(ask: Any) -> None:
     """The textual condition turned into a disease: its best candidate is no match of 'headache relief', so the
     plan's targets count one round later and the linked plan's answer leads."""

@@ -27,6 +27,7 @@ from kgqa.runtime.steps.s4_grounding import (
     NodeMatch,
     PlanGrounding,
     expansion_schedule,
+    names_no_node,
     weak_constants,
 )
 from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand
@@ -422,6 +423,14 @@ def test_a_constant_the_graph_does_not_hold_as_written_is_weak() -> None:
     }
     assert weak_constants(found, 0.85) == ("c (0.52 < 0.85)", "d (no candidate)")
     assert weak_constants(found, 0.5) == ("d (no candidate)",)
+
+
+def test_a_plan_names_no_node_only_when_every_constant_is_unlike_every_node() -> None:
+    junk = {"x": [NodeMatch("1", "List of", "", 0.47), NodeMatch("2", "Lists", "", 0.45)], "y": []}
+    assert names_no_node(junk)
+    assert not names_no_node({**junk, "z": [NodeMatch("3", "CYP3A4", "", 0.62)]})  # one constant names a node
+    assert not names_no_node({"x": [NodeMatch("1", "Fits", "fits", 0.3, exact=True)]})  # exact by alias
+    assert not names_no_node({})  # a plan without constants names nothing it could be wrong about
 
 
 def test_a_weak_plan_follows_the_round_it_is_counted_in_and_adds_nothing() -> None:

@@ -233,6 +233,20 @@ def ground(
     return result
 
 
+NAMES_NO_NODE = 0.6
+"""A constant whose best candidate is less similar than this names no node of the graph: a junk LLM's three words of
+the question ("a list of", "mentioning Desanto which") ground at 0.40-0.47 on HPO's families questions."""
+
+
+def names_no_node(found: dict[str, list[NodeMatch]], floor: float = NAMES_NO_NODE) -> bool:
+    """Whether no constant of a plan names a node (each one's best candidate under ``floor``, none exact): such a
+    plan matches the graph through nodes the question does not name, and its targets must not go before the vector
+    strand's (step 7 puts grounded answers first)."""
+    return bool(found) and all(
+        not matches or (matches[0].similarity < floor and not matches[0].exact) for matches in found.values()
+    )
+
+
 def weak_constants(found: dict[str, list[NodeMatch]], threshold: float) -> tuple[str, ...]:
     """The constants of a plan whose best candidate is neither an exact match of its search string (by name or
     alias) nor at least ``threshold`` similar to it, each as 'symbol (best similarity)': a constant the graph does
