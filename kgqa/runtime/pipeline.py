@@ -341,10 +341,7 @@ def _graph_strand(
     ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
     full-text side."""
     if not plans:
-        for number in (4, 5, 6):
-            with trace.step(number, skipped="no plan"):
-                pass
-        return GraphRanking([], {}, "no plan")
+        return _no_plan(trace, (4, 5, 6), "no plan")
     found = {}
     with trace.step(4) as record:
         for p in plans:
@@ -367,10 +364,7 @@ def _graph_strand(
             )
             plans = [p for p in plans if p.source not in unnamed]
     if not plans:
-        for number in (5, 6):
-            with trace.step(number, skipped="no plan names a node"):
-                pass
-        return GraphRanking([], {}, "no plan names a node")
+        return _no_plan(trace, (5, 6), "no plan names a node")
     groundings: list[PlanGrounding] = []
     with trace.step(5) as record:
         details = []
@@ -411,6 +405,14 @@ def _graph_strand(
         )
         record.detail = ranking.detail
     return ranking
+
+
+def _no_plan(trace: Trace, steps: Sequence[int], why: str) -> GraphRanking:
+    """Steps ``steps`` skipped for ``why``, and the empty ranking step 7 fills alone."""
+    for number in steps:
+        with trace.step(number, skipped=why):
+            pass
+    return GraphRanking([], {}, why)
 
 
 def _ground(

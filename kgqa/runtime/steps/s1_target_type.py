@@ -177,13 +177,15 @@ def predict_target_type(
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
-    subject = type_by_subject(reading, types, embedder) if own is None and not backed and learned else None
-    if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
-        why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
-        return TargetType(subject[0], "outvoted", why, completion)
-    if own is None and not backed and learned and learned.get(chosen, 1.0) < NAMED_FLOOR:
-        why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
-        return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
+    if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
+        subject = type_by_subject(reading, types, embedder)
+        if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
+            why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
+            return TargetType(subject[0], "outvoted", why, completion)
+        if learned.get(chosen, 1.0) < NAMED_FLOOR:
+            why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
+            fallback = fallback_type(reading, types, embedder, question_vector, why, learned)
+            return replace(fallback, completion=completion)
     return TargetType(chosen, "llm", "", completion)
 
 
