@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.reader.spelling import Spelling
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_conditions import (
     condition_words,
@@ -659,3 +660,64 @@ def test_a_link_no_answer_reaches_is_replaced_by_its_longer_name_when_that_is_re
     assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3", "Infantile onset"]
     plan = schema_guided_plan(links, "disease", HPO, reading, reaches=lambda one, _: one.name != "onset")
     assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3"] and plan.dropped
+
+
+class _LabelNames(OneByOne):
+    """A name index whose best hit per label is set by hand ((span, label) -> (name, similarity))."""
+
+    def __init__(self, names: dict[tuple[str, str], tuple[str, float]]) -> None:
+        self.names = names
+
+    def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
+        text = self.texts[int(vector[0])]
+        name, similarity = self.names.get((text, label), ("far", 0.1))
+        return [VectorHit(name, name, label, similarity)]
+
+    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
+        self.texts = list(texts)
+        return np.array([[i] for i in range(len(texts))], np.float32)
+
+
+def test_a_respelling_beats_a_weak_link_of_the_words_as_typed() -> None:
+    question = "what symptoms does freidreich ataxia cause"
+    index = _LabelNames(
+        {
+            ("freidreich ataxia", "disease"): ("Friedreich ataxia", 0.87),
+            ("friedreich ataxia", "disease"): ("Friedreich ataxia", 1.0),
+            ("ataxia", PHENOTYPE): ("Ataxia", 0.99),
+        }
+    )
+    spelling = Spelling({"friedreich": 5, "ataxia": 100})
+    reading = read_question(question)
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
+    assert (found.span, found.label, found.similarity) == ("freidreich ataxia", "disease", 1.0)
+    # the words as typed linking well stand: the respelling is not looked at
+    index.names["freidreich ataxia", "disease"] = ("Freidreich ataxia", 0.95)
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
+    assert (found.name, found.similarity) == ("Freidreich ataxia", 0.95)
+
+
+def test_a_name_two_labels_share_is_joined_as_the_one_the_schema_joins() -> None:
+    question = "diseases with ectopia lentis and arachnodactyly"
+    index = _LabelNames(
+        {
+            ("ectopia lentis", "disease"): ("Ectopia lentis", 1.0),
+            ("ectopia lentis", PHENOTYPE): ("Ectopia lentis", 1.0),
+            ("ectopia lentis", "gene/protein"): ("LENG1", 0.86),
+            ("arachnodactyly", PHENOTYPE): ("Arachnodactyly", 1.0),
+        }
+    )
+    reading = read_question(question)
+    lentis, fingers = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert lentis.label == "disease" and [o.label for o in lentis.others] == [PHENOTYPE]  # LENG1: too far below
+    assert fingers.others == ()
+    plan = schema_guided_plan([lentis, fingers], "disease", HPO, reading)
+    assert plan is not None
+    assert [(c.labels, c.search_string) for c in plan.constants] == [
+        ((PHENOTYPE,), "Ectopia lentis"),
+        ((PHENOTYPE,), "Arachnodactyly"),
+    ]
+    # the first link stays where the schema joins it, and where neither is joined nothing is
+    plan = schema_guided_plan([lentis], "gene/protein", HPO, reading)
+    assert plan is not None and [c.labels for c in plan.constants] == [("disease",)]
+    assert schema_guided_plan([replace(lentis, others=())], "disease", HPO, reading) is None

@@ -13,7 +13,7 @@ is kgqa.runtime.steps.s2_schema_plan's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
@@ -59,6 +59,9 @@ class Link:
     """the node's alias that matched the span ('' when its name did)"""
     described: bool = False
     """the span is a quotation of the node's definition (:func:`described_anchors`), not a name of it"""
+    others: tuple[Link, ...] = field(default=(), compare=False)
+    """links of the same span to nodes of other labels, about as similar (:data:`SHARED_NAME_MARGIN`): the plan
+    takes one of them where the schema joins this one to no answer (HPO's disease and phenotype 'Ectopia lentis')"""
 
     @property
     def search(self) -> str:
@@ -70,8 +73,12 @@ class Link:
 def describe(link: Link) -> str:
     """How the trace shows a link: span -> label 'name' (via which alias) (similarity)."""
     via = f" via alias '{link.alias}'" if link.alias else " by its document" if link.described else ""
-    return f"'{link.span}' -> {link.label} '{link.name}'{via} ({link.similarity:.2f})"
+    others = "".join(f" or {o.label} '{o.name}' ({o.similarity:.2f})" for o in link.others)
+    return f"'{link.span}' -> {link.label} '{link.name}'{via} ({link.similarity:.2f}){others}"
 
+
+SHARED_NAME_MARGIN = 0.05
+"""How much less similar a link of another label to the same span may be and still stand in for it."""
 
 ALIAS_HITS = 10
 """Alias-index hits read per n-gram: the index spans every label, so the best of each label needs a few."""
@@ -110,8 +117,10 @@ def link_entities(
     rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
     for row, number in rows:
         start, end, text = grams[number]
-        if row >= len(grams) and any((link.start, link.end) == (start, end) for link in found):
-            continue  # the words as typed link: a respelling only fills in where they do not ("PTEN" is PTEN)
+        if row >= len(grams) and any(
+            (link.start, link.end) == (start, end) and link.similarity >= LONG_SPAN_SIMILARITY for link in found
+        ):
+            continue  # the words as typed link well: a respelling only fills in where they do not ("PTEN" is PTEN)
         floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
             for hit in by_label[label][row]:
@@ -135,8 +144,21 @@ def link_entities(
     taken: list[Link] = list(anchors)
     for link in found:
         if all(link.end <= t.start or link.start >= t.end for t in taken):
-            taken.append(link)
+            taken.append(_with_others(link, found))
     return sorted(taken, key=lambda link: link.start)
+
+
+def _with_others(link: Link, found: Sequence[Link]) -> Link:
+    """``link`` with the best link of each other label to its span within :data:`SHARED_NAME_MARGIN` of it, most
+    similar first: a name several labels share."""
+    best: dict[str, Link] = {}
+    for other in found:
+        same = (other.start, other.end) == (link.start, link.end) and other.label != link.label
+        near = other.similarity >= link.similarity - SHARED_NAME_MARGIN
+        if same and near and (other.label not in best or other.similarity > best[other.label].similarity):
+            best[other.label] = other
+    others = tuple(sorted(best.values(), key=lambda other: -other.similarity))
+    return replace(link, others=others) if others else link
 
 
 def word_not_symbol(link: Link, found: Sequence[Link], quoted: Sequence[range], spelling: Spelling) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
@@ -332,7 +333,17 @@ def schema_guided_plan(
             dropped.append(Dropped(describe(link), "another name of the answers, not an entity of theirs"))
             continue
         cue = DESCRIPTION_CUE if link.described else _naming_cue(words, link.start)
-        path = _path(link, target_type, schema, meaning, mentions, after, trailing, cue)
+        path_of = partial(
+            _path,
+            target=target_type,
+            schema=schema,
+            meaning=meaning,
+            mentions=mentions,
+            after=after,
+            trailing=trailing,
+            naming=cue,
+        )
+        link, path = _joined(link, path_of, reaches)
         if previous is not None and path is not None and _coordinated(words, previous[0], link):
             path = previous[1] if previous[0].label == link.label else path  # "lack X and Y": Y's hop is X's
         if path is None or (link.label, link.id) in joined:
@@ -365,6 +376,22 @@ def schema_guided_plan(
     elif not triplets:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))
+
+
+def _joined(
+    link: Link, path_of: Callable[[Link], list[Hop] | None], reaches: Reaches | None
+) -> tuple[Link, list[Hop] | None]:
+    """``link`` and its path, or where the schema joins it to no answer (or no answer reaches it), the first of
+    the links of other labels to its span (:attr:`Link.others`) that is joined and reached: "diseases with
+    *ectopia lentis*" means HPO's phenotype, not the disease of that name."""
+    path = path_of(link)
+    if not link.others or (path is not None and (reaches is None or reaches(link, path))):
+        return link, path
+    for other in link.others:
+        found = path_of(other)
+        if found is not None and (reaches is None or reaches(other, found)):
+            return other, found
+    return link, path
 
 
 def relaxations(plan: QueryPlan) -> list[tuple[str, QueryPlan]]:
