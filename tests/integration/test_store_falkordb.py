@@ -78,6 +78,10 @@ def test_vector_top_k_matches_exact_search(store: FalkorStore) -> None:
     assert all(h.label == "disease" for h in hits)
     everything = store.vector_top_k("g", "disease", "doc", query, 2000)  # k beyond the label's size (step 6)
     assert [h.id for h in everything] == [f"D{i}" for i in np.argsort(-(docs @ query))]
+    floor = (hits[2].similarity + hits[3].similarity) / 2  # linking reads only the hits this similar
+    [above] = store.vector_top_k_many("g", "disease", "doc", query[None, :], 10, floor=floor)
+    assert [h.id for h in above] == [h.id for h in hits[:3]]
+    assert [h.similarity for h in above] == [pytest.approx(h.similarity, abs=1e-5) for h in hits[:3]]
 
 
 def test_plain_vectors_round_trip_by_id_without_an_index(store: FalkorStore) -> None:
@@ -237,7 +241,9 @@ def test_aliases_are_searchable_but_not_part_of_the_schema(store: FalkorStore) -
     assert (hits[0].id, hits[0].label, hits[0].name, hits[0].alias) == ("P2", "effect/phenotype", "term 2", "Fits")
     assert hits[0].similarity == pytest.approx(1.0, abs=1e-5) and len(hits) == 4
     floor = (hits[1].similarity + hits[2].similarity) / 2  # only the hits as similar as linking reads
-    assert store.alias_top_k_many("h", vectors[2][None, :], 4, floor=floor) == [hits[:2]]
+    [above] = store.alias_top_k_many("h", vectors[2][None, :], 4, floor=floor)
+    assert [(h.id, h.alias) for h in above] == [(h.id, h.alias) for h in hits[:2]]
+    assert [h.similarity for h in above] == [pytest.approx(h.similarity, abs=1e-5) for h in hits[:2]]
     exact = store.exact_alias("h", ["effect/phenotype", "gene/protein"], "  ENLARGED liver ")
     assert [(h.id, h.alias) for h in exact] == [("P0", "Enlarged liver"), ("G1", "enlarged liver")]
     assert store.exact_alias("h", ["effect/phenotype"], "fits") == [

@@ -98,6 +98,9 @@ def test_version_switch_and_preflight_before_every_read() -> None:
     assert old.syntax == "5"
     hits = old.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)
     assert [(h.id, h.similarity) for h in hits] == [("3", 0.9)]
+    two = np.ones((2, 4), dtype=np.float32)
+    assert old.vector_top_k_many("prime", "drug", "name", two, 5, floor=0.9) == [hits, hits]
+    assert old.vector_top_k_many("prime", "drug", "name", two[:1], 5, floor=0.95) == [[]]  # under the floor
     reads = [(text, params) for mode, text, params in driver.sent if mode == "read"]
     for (first, p1), (second, p2) in zip(reads[::2], reads[1::2], strict=True):
         assert first == q.explain(second) and p1 == p2  # each query is planned with EXPLAIN first

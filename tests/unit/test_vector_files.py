@@ -96,3 +96,33 @@ def test_exact_top_k_ranks_by_similarity_then_row(rows: list[int], queries: list
     found = vectors._top_k_exact(sims, k)
     assert [[row for row, _ in hits] for hits in found] == expected
     assert all(sim == sims[q, row] for q, hits in enumerate(found) for row, sim in hits)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.3, 0.6, 0.85, 0.97]), st.integers(1, 12))
+def test_a_search_with_a_floor_finds_what_the_exact_search_finds(seed: int, floor: float, k: int) -> None:
+    """The first pass along the principal directions only skips rows it proves under the floor: rows bunched
+    round a few directions (many above the floor, many near it) and some zero rows, against float64 cosines (the
+    returned similarities are rounded to :data:`vectors.ROUNDED` decimals, so the check allows twice that)."""
+    rng = np.random.default_rng(seed)
+    dims = 3 * vectors.PROJECTED_DIMS
+    centres = rng.standard_normal((5, dims))
+    matrix = (centres[rng.integers(0, 5, 400)] + 0.3 * rng.standard_normal((400, dims))).astype(np.float32)
+    matrix[rng.integers(0, 400, 5)] = 0.0
+    near = matrix[rng.integers(0, 400, 6)] + 0.1 * rng.standard_normal((6, dims))
+    queries = np.vstack([near, np.zeros((1, dims))]).astype(np.float32)
+    inverse = vectors._inverse(np.linalg.norm(matrix, axis=1))
+    found = vectors.Projection.of(matrix, inverse).top_k_above(matrix, inverse, queries, k, floor)
+    units = [m / n if (n := np.linalg.norm(m)) else m for m in matrix.astype(np.float64)]
+    slack = 2 * 10.0**-vectors.ROUNDED
+    for query, hits in zip(queries.astype(np.float64), found, strict=True):
+        length = np.linalg.norm(query)
+        exact = np.array([0.0 if not length else float(u @ query) / length for u in units])
+        sims = [sim for _, sim in hits]
+        assert sims == sorted(sims, reverse=True) and len(hits) <= k
+        assert all(abs(sim - exact[row]) <= slack and exact[row] >= floor - slack for row, sim in hits)
+        sure = np.flatnonzero(exact >= floor + slack)
+        assert min(k, len(sure)) <= len(hits) <= min(k, int((exact >= floor - slack).sum()))
+        last = sims[-1] if len(hits) == k else floor
+        assert {int(row) for row in sure if exact[row] > last + slack} <= {row for row, _ in hits}
+    assert found[-1] == []  # a zero query is similar to nothing

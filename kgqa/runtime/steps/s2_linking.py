@@ -111,7 +111,7 @@ def link_entities(
         return []
     respelled = respellings(grams, reading, spelling)
     vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
-    by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1) for label in labels}
+    by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1, floor=threshold) for label in labels}
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=threshold) if aliases else []
     found: list[Link] = []
     rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
@@ -279,7 +279,7 @@ def compound_link(
     if not texts:
         return None
     found: list[tuple[float, int, Link]] = []
-    hits = store.vector_top_k_many(skb, link.label, "name", embedder.embed(texts), 1)
+    hits = store.vector_top_k_many(skb, link.label, "name", embedder.embed(texts), 1, floor=threshold)
     for text, best_hits in zip(texts, hits, strict=True):
         for hit in best_hits:
             if hit.similarity >= threshold and str(hit.id) != link.id:

@@ -289,9 +289,10 @@ class OneByOne:
         raise NotImplementedError
 
     def vector_top_k_many(
-        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[VectorHit]]:
-        return [self.vector_top_k(graph, label, index, vector, k) for vector in vectors]
+        found = [self.vector_top_k(graph, label, index, vector, k) for vector in vectors]
+        return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
 
     def alias_top_k_many(
         self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
@@ -332,10 +333,11 @@ class GraphStore(Protocol):
     ) -> list[VectorHit]: ...
 
     def vector_top_k_many(
-        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[VectorHit]]:
         """:meth:`vector_top_k` of each row of ``vectors``, in one call (entity linking searches every span of a
-        question: the embedded store answers them with one matrix product and one read of the names)."""
+        question: the embedded store answers them with one matrix product and one read of the names); with
+        ``floor``, only the hits at least that similar (the embedded store then scores and names no other)."""
         ...
 
     def alias_top_k_many(

@@ -542,10 +542,10 @@ class FalkorStore(CatalogueReads):
         return self.vector_top_k_many(graph, label, index, np.asarray(vector)[None, :], k)[0]
 
     def vector_top_k_many(
-        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[VectorHit]]:
         table = self.vectors(graph).table(label)
-        found = table.top_k_many(q.INDEX_PROPERTY[index], vectors, k)
+        found = table.top_k_many(q.INDEX_PROPERTY[index], vectors, k, floor)
         ids = {row: str(table.ids[row]) for hits in found for row, _ in hits}
         wanted = sorted(set(ids.values()))
         names = {str(i): name for i, name in self.read(graph, q.names(label), {"ids": wanted})} if wanted else {}
@@ -606,9 +606,7 @@ class FalkorStore(CatalogueReads):
         self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[AliasHit]]:
         table = self.vectors(graph).table(ALIAS_LABEL)
-        found = table.top_k_many(q.NAME_EMB, vectors, k)
-        if floor is not None:
-            found = [[(row, sim) for row, sim in hits if sim >= floor] for hits in found]
+        found = table.top_k_many(q.NAME_EMB, vectors, k, floor)
         numbers = {row: str(table.ids[row]) for hits in found for row, _ in hits}
         wanted = sorted(set(numbers.values()))
         rows = {str(r[0]): r[1:] for r in self.read(graph, q.ALIASES_BY_ROW, {"rows": wanted})} if wanted else {}

@@ -48,6 +48,16 @@ PRODUCT_CELLS = 4_000_000
 """Similarities one matrix product of :meth:`VectorTable.top_k_many` makes at most (16 MB of float32, times three
 arrays): a question's spans are searched in blocks, so that 1,000 spans against a label of 100,000 nodes do not
 take gigabytes."""
+PROJECTED_DIMS = 64
+"""Dimensions of the first pass of a search with a floor (:meth:`VectorTable.top_k_many`): the stored vectors'
+principal directions. On HPO's names (384 dimensions) a span's bound at 0.85 leaves a mean of 1.5-9 rows per label
+to score exactly, and the pass reads a sixth of the bytes."""
+ROUNDED = 5
+"""The decimals of a similarity a search with a floor returns: past them they are float rounding, which differs with
+the shape of the product that computes them (the same name's vectors under two labels must tie however they are
+searched, with or without the first pass)."""
+BOUND_SLACK = 1e-4
+"""What the bound gives away to float32 rounding: a row whose bound is this close under the floor is scored too."""
 ADD_BATCH = 100_000
 MAX_ID_CHARS = 256
 """The id files are fixed-width arrays (memory-mapped, searched by bisection): every row is as wide as the longest
@@ -256,6 +266,8 @@ class VectorTable:
         self._ef_runtime = ef_runtime
         self._inverse_norms: dict[str, np.ndarray] = {}
         """1 / each stored vector's length (0 for none), per exactly searched property, computed at first search."""
+        self._projections: dict[str, Projection] = {}
+        """Per exactly searched property, the first pass of a search with a floor, made at its first such search."""
 
     def matrix(self, prop: str) -> np.ndarray:
         return self._matrices[prop]
@@ -268,10 +280,14 @@ class VectorTable:
         """(row, cosine similarity) of the ``k`` nearest rows, best first (ties by row)."""
         return self.top_k_many(prop, np.asarray(vector, dtype=np.float32)[None, :], k)[0]
 
-    def top_k_many(self, prop: str, vectors: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
-        """:meth:`top_k` of each row of ``vectors``. Exact search makes one matrix product of them all: entity
-        linking looks up every span of a question (dozens) in every label, and one product is many times faster
-        than a product per span."""
+    def top_k_many(
+        self, prop: str, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`top_k` of each row of ``vectors``; with ``floor``, only the rows at least that similar. Exact
+        search makes one matrix product of them all: entity linking looks up every span of a question (dozens) in
+        every label, and one product is many times faster than a product per span. With a floor it first bounds
+        every row's similarity from the vectors' principal directions (:class:`Projection`) and scores exactly only
+        the rows whose bound reaches the floor: the same hits, from a sixth of the bytes."""
         if prop not in self.indexed:
             raise StoreError(f"label {self.label!r} has no vector index on {prop}")
         if not len(vectors):
@@ -286,15 +302,23 @@ class VectorTable:
             inverse = self._inverse_norms.get(prop)
             if inverse is None:
                 inverse = self._inverse_norms[prop] = _inverse(np.linalg.norm(self._matrices[prop], axis=1))
+            matrix = self._matrices[prop]
+            if floor is not None and self.rows >= PROJECTED_MIN_ROWS and matrix.shape[1] > 2 * PROJECTED_DIMS:
+                projection = self._projections.get(prop)
+                if projection is None:
+                    projection = self._projections[prop] = Projection.of(matrix, inverse)
+                return projection.top_k_above(matrix, inverse, queries, k, floor)
             block = max(1, PRODUCT_CELLS // max(1, self.rows))
             for first in range(0, len(queries), block):
-                out += _top_k_exact(_cosine_many(self._matrices[prop], queries[first : first + block], inverse), k)
-            return out
+                sims = _cosine_many(matrix, queries[first : first + block], inverse)
+                out += _top_k_exact(sims if floor is None else np.round(sims, ROUNDED, out=sims), k)
+            return _above(out, floor)
         for query in queries:
             found = index.search(query, min(self.rows, max(k, self._ef_runtime)))
             rows = np.asarray(found.keys, dtype=np.int64)
-            out.append(_best(rows, self.similarities(prop, rows, query), k))
-        return out
+            sims = self.similarities(prop, rows, query)
+            out.append(_best(rows, sims if floor is None else np.round(sims, ROUNDED, out=sims), k))
+        return _above(out, floor)
 
     def rows_of(self, ids: Sequence[str]) -> dict[str, int]:
         """id -> row of the ids stored here (others absent)."""
@@ -307,6 +331,88 @@ class VectorTable:
             if position < self.rows and self._sorted[position] == text:
                 out[text] = int(self._order[position])
         return out
+
+
+PROJECTED_MIN_ROWS = 2_048
+"""Smaller labels are scored whole: the first pass would save less than it costs."""
+
+
+@dataclass(frozen=True)
+class Projection:
+    """The stored unit vectors seen along their ``basis`` (the principal directions of the rows, orthonormal
+    columns): ``rows`` (rows x :data:`PROJECTED_DIMS`) and each row's length off the basis (``rest``). For unit
+    vectors q and x, q.x = q_p.x_p + q_r.x_r <= q_p.x_p + |q_r| |x_r|: a bound that no row above a floor misses."""
+
+    basis: np.ndarray
+    rows: np.ndarray
+    rest: np.ndarray
+
+    @staticmethod
+    def of(matrix: np.ndarray, inverse_norms: np.ndarray) -> Projection:
+        """The projection of ``matrix``'s rows scaled to unit length (zero rows stay zero), read in blocks."""
+        dims = matrix.shape[1]
+        size = max(1, PRODUCT_CELLS // dims)
+        blocks = [slice(first, first + size) for first in range(0, len(matrix), size)]
+        gram = np.zeros((dims, dims), dtype=np.float64)
+        for rows in blocks:
+            unit = _unit_rows(matrix, inverse_norms, rows).astype(np.float64)
+            gram += unit.T @ unit
+        _, vectors = np.linalg.eigh(gram)
+        basis = np.ascontiguousarray(vectors[:, ::-1][:, :PROJECTED_DIMS], dtype=np.float32)
+        along = np.empty((len(matrix), PROJECTED_DIMS), dtype=np.float32)
+        rest = np.empty(len(matrix), dtype=np.float32)
+        for rows in blocks:
+            unit = _unit_rows(matrix, inverse_norms, rows)
+            along[rows] = unit @ basis
+            rest[rows] = _off_basis(unit, along[rows])
+        return Projection(basis, along, rest)
+
+    def top_k_above(
+        self, matrix: np.ndarray, inverse_norms: np.ndarray, queries: np.ndarray, k: int, floor: float
+    ) -> list[list[tuple[int, float]]]:
+        """The ``k`` best rows at least ``floor`` similar to each query (ties by row), scoring exactly only the
+        rows whose bound reaches the floor."""
+        unit = queries * _inverse(np.linalg.norm(queries, axis=1))[:, None]
+        along = unit @ self.basis
+        rest = _off_basis(unit, along)
+        out: list[list[tuple[int, float]]] = []
+        block = max(1, PRODUCT_CELLS // max(1, len(self.rows)))
+        for first in range(0, len(unit), block):
+            bounds = along[first : first + block] @ self.rows.T
+            bounds += rest[first : first + block, None] * self.rest[None, :]
+            reach = bounds >= floor - BOUND_SLACK
+            wanted = np.flatnonzero(reach.any(axis=0))
+            if not len(wanted):
+                out += [[] for _ in range(len(bounds))]
+                continue
+            sims = _rescored(unit[first : first + block], matrix, inverse_norms, wanted)
+            for line, reached in zip(sims, reach[:, wanted], strict=True):
+                keep = reached & (line >= floor)
+                out.append(_best(wanted[keep], line[keep], k))
+        return out
+
+
+def _rescored(unit: np.ndarray, matrix: np.ndarray, inverse_norms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Cosine similarity of the unit queries to the stored ``rows``, in float64, rounded (:data:`ROUNDED`)."""
+    stored = np.asarray(matrix[rows], dtype=np.float64) * inverse_norms[rows, None]
+    sims: np.ndarray = np.round(unit.astype(np.float64) @ stored.T, ROUNDED).astype(np.float32)
+    return sims
+
+
+def _unit_rows(matrix: np.ndarray, inverse_norms: np.ndarray, rows: slice) -> np.ndarray:
+    unit: np.ndarray = np.asarray(matrix[rows], dtype=np.float32) * inverse_norms[rows, None]
+    return unit
+
+
+def _off_basis(unit: np.ndarray, along: np.ndarray) -> np.ndarray:
+    """Each unit row's length off the basis, from its length along it (0 for a zero row)."""
+    lengths = np.einsum("ij,ij->i", unit, unit) - np.einsum("ij,ij->i", along, along)
+    rest: np.ndarray = np.sqrt(np.maximum(lengths, 0.0)).astype(np.float32)
+    return rest
+
+
+def _above(found: list[list[tuple[int, float]]], floor: float | None) -> list[list[tuple[int, float]]]:
+    return found if floor is None else [[(row, sim) for row, sim in hits if sim >= floor] for hits in found]
 
 
 def _best(rows: np.ndarray, sims: np.ndarray, k: int) -> list[tuple[int, float]]:
