@@ -63,12 +63,6 @@ def test_the_type_a_question_names() -> None:
     assert named("Which diseases present the phenotype X?") == ("disease", "diseases")
     assert named("What is known about aspirin and its many uses in the drug trade?") is None
     assert named("What treats migraine?") is None
-    # a singular type word that ends a proper name names a node, not the answers' type
-    assert named("What does Fragile X syndrome look like clinically?") is None
-    assert named("Is Rett syndrome genetic, and which genes cause it?") == ("gene/protein", "genes")
-    assert named("Which Orphanet diseases involve the liver?") == ("disease", "diseases")
-    assert named("Which HPO phenotype is the root?") == ("effect/phenotype", "phenotype")
-    assert named("Disease genes of the liver?") == ("gene/protein", "genes")
 
 
 class _TypeLLM:

@@ -28,12 +28,10 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.reading import LOWER_WORD, Reading
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.text import (
     NAMED_WITHIN,
-    Mention,
     meant_type,
-    singular_type_words,
     subject_start,
     type_forms,
     type_mentions,
@@ -104,29 +102,13 @@ def type_named_in_question(reading: Reading, types: Sequence[str]) -> tuple[str,
     of the sentence that asks (:attr:`Reading.asking`: "... was confirmed to have Kleefstra syndrome. *Which gene*
     is involved?"), else of the question, with the words that named it; None if no type is named there. Of two type
     words in a row the second is the noun ("disease genes" are genes)."""
-    for words, text in dict.fromkeys(((reading.asking_words, reading.asking), (reading.lower_words, reading.text))):
-        cased = LOWER_WORD.findall(text)
-        mentions = [m for m in type_mentions(words[:NAMED_WITHIN], types) if not ends_a_name(cased, m)]
+    for words in dict.fromkeys((reading.asking_words, reading.lower_words)):
+        mentions = type_mentions(words[:NAMED_WITHIN], types)
         if mentions:
             first = mentions[0]
             head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
             return head.label, head.form
     return None
-
-
-def ends_a_name(cased: Sequence[str], mention: Mention) -> bool:
-    """Whether a type word, singular, ends a proper name (``cased``: the sentence's words as typed): a capitalised
-    word that does not open the sentence comes right before it, maybe with one capital letter or number between
-    ("What does *Fragile X syndrome* look like?", "is *Rett syndrome* genetic?" name a disease, not the answers'
-    type). Plural, a type word is the answers' ("Orphanet *diseases*"), and so it is after a symbol in capitals
-    ("HPO *term*")."""
-    if mention.form not in singular_type_words(mention.label) or len(cased) <= mention.position:
-        return False
-    before = list(cased[max(1, mention.position - 2) : mention.position])
-    if len(before) == 2 and ((len(before[1]) == 1 and before[1].isupper()) or before[1].isdigit()):
-        before = before[:1]  # "Fragile X syndrome", "Usher 1 syndrome"
-    word = before[-1] if before else ""
-    return word[:1].isupper() and word[1:].islower()
 
 
 SUBJECT_WORDS = 4
