@@ -1144,6 +1144,8 @@ def explain(
 
 
 def _print_explanation(console: Console, result: Explanation) -> None:
+    from kgqa.runtime.steps.s4_grounding import NAMES_NO_NODE
+
     plan = result.plan
     if result.generated is not None:
         g = result.generated
@@ -1166,7 +1168,13 @@ def _print_explanation(console: Console, result: Explanation) -> None:
         )
     for dropped in plan.dropped:
         console.print(f"dropped {dropped.text!r}: {dropped.reason}", markup=False)
-    if result.weak:
+    if result.unnamed and result.generated is not None:
+        console.print(
+            f"no constant names a node (each one's best candidate under {NAMES_NO_NODE}, none exact): kgqa ask does "
+            "not ground the LLM's plan",
+            markup=False,
+        )
+    elif result.weak:
         console.print(
             f"weak constant(s) {', '.join(result.weak)}: kgqa ask counts this plan's rounds one later, its vote "
             "weighing nothing",

@@ -160,6 +160,9 @@ class Explanation:
     weak: tuple[str, ...] = ()
     """The constants whose best candidate is no close match (kgqa.runtime.steps.s4_grounding.weak_constants): ``kgqa
     ask`` counts this plan's rounds one later and its vote weighs nothing."""
+    unnamed: bool = False
+    """No constant names a node (kgqa.runtime.steps.s4_grounding.names_no_node): ``kgqa ask`` does not ground an
+    LLM's plan so."""
 
     def to_json(self) -> dict[str, Any]:
         plan = asdict(self.plan)
@@ -179,6 +182,7 @@ class Explanation:
         if self.beside is not None:
             out["beside"] = self.beside.to_json()
         out["weak"] = list(self.weak)
+        out["unnamed"] = self.unnamed
         return out
 
 

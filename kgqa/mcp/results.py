@@ -87,6 +87,7 @@ class ExplainResult(TypedDict):
     dropped: list[dict[str, Any]]
     repairs: list[dict[str, Any]]
     weak: list[Any]
+    unnamed: bool
 
 
 class SchemaResult(TypedDict):
@@ -152,6 +153,7 @@ def explain_result(explanation: Explanation) -> ExplainResult:
         dropped=doc["dropped"],
         repairs=doc["repairs"],
         weak=doc["weak"],
+        unnamed=doc["unnamed"],
     )
 
 

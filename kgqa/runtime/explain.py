@@ -22,7 +22,14 @@ from kgqa.runtime.pipeline import llm_plan_refusal, target_type
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_fallback import linked_plan
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, write_cypher
-from kgqa.runtime.steps.s4_grounding import at_scope, constant_vectors, exact_names, plan_candidates, weak_constants
+from kgqa.runtime.steps.s4_grounding import (
+    at_scope,
+    constant_vectors,
+    exact_names,
+    names_no_node,
+    plan_candidates,
+    weak_constants,
+)
 from kgqa.runtime.store.base import graph_schema
 from kgqa.runtime.store.neo4j import browser_statement
 from kgqa.runtime.trace import STEP_NAMES, StepTrace
@@ -56,6 +63,7 @@ def compile_plan(
     query = pattern_query(sanitized.plan, schema.keys, limit=kg.config.pattern_limit)
     params = dict(query.params)
     weak: tuple[str, ...] = ()
+    unnamed = False
     if query.constant_params:
         kg.store.await_indexes(skb)
         vectors = constant_vectors(kg.embedder, sanitized.plan)
@@ -69,10 +77,11 @@ def compile_plan(
             }
         )
         weak = weak_constants(candidates, kg.config.link_threshold)
+        unnamed = names_no_node(candidates)
     if dialect == "falkordb":
-        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params, weak=weak)
+        return Explanation(sanitized.plan, sanitized.repairs, dialect, query.text, params, weak=weak, unnamed=unnamed)
     text, browser = browser_statement(query.text, params, kg.config.neo4j_version)
-    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser, weak=weak)
+    return Explanation(sanitized.plan, sanitized.repairs, dialect, text, params, browser, weak=weak, unnamed=unnamed)
 
 
 def explain_question(

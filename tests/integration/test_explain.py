@@ -40,7 +40,7 @@ def test_explain_json(loaded: dict[str, str]) -> None:
     )
     assert result.exit_code == 0, result.stderr
     out = json.loads(result.stdout)
-    assert set(out) == {"plan", "dropped", "repairs", "dialect", "query", "params", "weak"}
+    assert set(out) == {"plan", "dropped", "repairs", "dialect", "query", "params", "weak", "unnamed"}
     assert out["plan"]["target"] == "y"
     assert {(r["kind"], r["original"]) for r in out["repairs"]} >= {("label", "Drug"), ("type", "indicated_for")}
     assert out["params"]["c0"][0] == "1"  # migraine's id, exact (case-insensitive) name match first

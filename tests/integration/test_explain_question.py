@@ -168,5 +168,26 @@ def test_explain_says_what_ask_does_with_a_plan_without_a_constant_or_with_a_wea
     weak = 'MATCH (y:drug)-[:indication]->(d:disease {name: "zzqx relief"}) RETURN y'
     out = as_json(run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
     assert out["weak"] and out["weak"][0].startswith("d (") and out["beside"]["weak"] == []
+    assert out["unnamed"] is False  # 0.92: it names a node, if weakly
     text = run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--l", "1")
     assert "counts this plan's rounds one later" in " ".join(text.stdout.split())  # as wrapped
+
+
+def test_explain_says_ask_does_not_ground_an_llm_plan_that_names_no_node(
+    loaded: dict[str, str], monkeypatch: Any
+) -> None:
+    """An LLM's plan none of whose constants names a node (names_no_node) is not grounded by ``kgqa ask``; explain
+    says so (the tiny model's vectors carry no meaning, so the floor is raised above the constant's 0.92)."""
+    from kgqa.runtime import explain
+    from kgqa.runtime.steps.s4_grounding import names_no_node
+
+    monkeypatch.setattr(explain, "names_no_node", lambda found: names_no_node(found, floor=0.95))
+    env = {**loaded, "KGQA_LLM_CACHE": "0", "KGQA_LINK_THRESHOLD": "0.9999"}
+    weak = 'MATCH (y:drug)-[:indication]->(d:disease {name: "zzqx relief"}) RETURN y'
+    out = as_json(run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
+    assert out["unnamed"] is True and out["beside"]["unnamed"] is False
+    text = run(env, ScriptedEndpoint([weak]), monkeypatch, QUESTION, "--llm", "openai:coder", "--l", "1")
+    said = " ".join(text.stdout.split())
+    assert "kgqa ask does not ground the LLM's plan" in said and "counts this plan's rounds" not in said
+    good = as_json(run(env, ScriptedEndpoint([GOOD]), monkeypatch, QUESTION, "--llm", "openai:coder", "--json"))
+    assert good["unnamed"] is False  # 'Migraine': an exact name
