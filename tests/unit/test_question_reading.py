@@ -721,3 +721,17 @@ def test_a_name_two_labels_share_is_joined_as_the_one_the_schema_joins() -> None
     plan = schema_guided_plan([lentis], "gene/protein", HPO, reading)
     assert plan is not None and [c.labels for c in plan.constants] == [("disease",)]
     assert schema_guided_plan([replace(lentis, others=())], "disease", HPO, reading) is None
+
+
+def test_the_name_index_picks_which_skb_word_a_misspelt_word_meant() -> None:
+    """ "zodx" is one edit from "zoda" (commoner) and "zodb": the name each forms with "syndrome" decides."""
+    index = _LabelNames(
+        {
+            ("zoda syndrome", "disease"): ("Zoda tremor", 0.80),
+            ("zodb syndrome", "disease"): ("Zodb syndrome", 1.0),
+        }
+    )
+    spelling = Spelling({"zoda": 9, "zodb": 5, "syndrome": 50})
+    reading = read_question("which genes cause zodx syndrome")
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
+    assert (found.span, found.name) == ("zodx syndrome", "Zodb syndrome")

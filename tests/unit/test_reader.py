@@ -70,7 +70,18 @@ def test_an_abbreviation_in_capitals_stands_for_the_run_of_words_its_initials_st
     spelling = Spelling(vocabulary(names), frozenset(), short)
     assert spelling.expand("PWS") == "prader willi syndrome" and spelling.expand("GTCs") is None
     assert spelling.expand("pws") is None  # typed in small letters: a word, not an abbreviation
-    assert spelling.variants(words_of("PWS genes and hypotonai?")) == {0: "prader willi syndrome"}
+    assert spelling.variants(words_of("PWS genes and hypotonai?")) == {0: ["prader willi syndrome"]}
+
+
+def test_a_misspelt_word_may_stand_for_several_skb_words_the_likeliest_first() -> None:
+    spelling = Spelling({"zoda": 9, "dazo": 5, "zozo": 9, "zodazzo": 1, "syndrome": 50})
+    assert spelling.nearest("zodazo", 5) == ["zodazzo"]  # one edit, before the two-edit words (too short for two)
+    assert spelling.nearest("zodaz", 3) == ["zoda"] and spelling.nearest("zozos", 3) == ["zozo"]
+    assert spelling.nearest("zdo", 3) == []  # too short to correct
+    many = Spelling({"zoda": 9, "zozo": 9, "zodo": 3, "dazo": 5})
+    assert many.nearest("zod", 3) == [] and many.nearest("zoxo", 3) == ["zozo", "zodo"]  # nearest, then commonest
+    assert many.variants(["zoxo", "syndrome"], 2) == {0: ["zozo", "zodo"]}
+    assert many.correct("zoxo") == "zozo"
 
 
 def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:

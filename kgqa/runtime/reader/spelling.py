@@ -110,15 +110,21 @@ class Spelling:
         """The SKB word ``word`` most likely misspells: the most common of the nearest within reach
         (:data:`LONG_WORD`); None for a word the tokenizer knows, an SKB word with no far more common neighbour
         (:data:`RARE_RATIO`), or when none is near."""
+        nearest = self.nearest(word, 1)
+        return nearest[0] if nearest else None
+
+    def nearest(self, word: str, n: int) -> list[str]:
+        """Up to ``n`` SKB words ``word`` may misspell, the likeliest first (:meth:`correct`'s order: nearest, then
+        most common): which one the question meant is for the name index to say, by the name each forms with the
+        words beside it ("zodazo syndrome" may be "zoda" or "dazo")."""
         lowered = word.lower()
         if not TOKEN.fullmatch(word) or len(lowered) < MIN_LETTERS or lowered in self.known:
-            return None
+            return []
         reach = 2 if len(lowered) >= LONG_WORD else 1
         floor = RARE_RATIO * self.counts[lowered] if lowered in self.counts else 0
         near = {c for key in {lowered, *_deletes(lowered)} for c in self._index.get(key, ()) if c != lowered}
         scored = [(edit_distance(lowered, c), -self.counts[c], c) for c in near if self.counts[c] > floor]
-        scored = [s for s in scored if s[0] <= reach]
-        return min(scored)[2] if scored else None
+        return [c for distance, _, c in sorted(scored) if distance <= reach][:n]
 
     def expand(self, word: str) -> str | None:
         """The phrase an abbreviation typed in capitals stands for in the SKB's names ("PWS" -> "prader willi
@@ -127,13 +133,14 @@ class Spelling:
             return None
         return self.short.get(word.lower())
 
-    def variants(self, words: Sequence[str]) -> dict[int, str]:
-        """Position -> what each abbreviation (:meth:`expand`) or misspelt word (:meth:`correct`) of a question
-        stands for."""
+    def variants(self, words: Sequence[str], n: int = 1) -> dict[int, list[str]]:
+        """Position -> what each abbreviation (:meth:`expand`) or misspelt word of a question may stand for: up to
+        ``n`` SKB words (:meth:`nearest`), the likeliest first."""
         out = {}
         for i, word in enumerate(words):
-            fixed = self.expand(word) or self.correct(word)
-            if fixed is not None:
+            expanded = self.expand(word)
+            fixed = [expanded] if expanded is not None else self.nearest(word, n)
+            if fixed:
                 out[i] = fixed
         return out
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import islice, product
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
@@ -115,12 +116,13 @@ def link_entities(
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=threshold) if aliases else []
     found: list[Link] = []
     rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
+    typed: set[tuple[int, int]] = set()  # spans the words as typed link well: no respelling ("PTEN" is PTEN)
     for row, number in rows:
         start, end, text = grams[number]
-        if row >= len(grams) and any(
-            (link.start, link.end) == (start, end) and link.similarity >= LONG_SPAN_SIMILARITY for link in found
-        ):
-            continue  # the words as typed link well: a respelling only fills in where they do not ("PTEN" is PTEN)
+        if row == len(grams):
+            typed = {(link.start, link.end) for link in found if link.similarity >= LONG_SPAN_SIMILARITY}
+        if row >= len(grams) and (start, end) in typed:
+            continue
         floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
             for hit in by_label[label][row]:
@@ -171,20 +173,27 @@ def word_not_symbol(link: Link, found: Sequence[Link], quoted: Sequence[range], 
     return any(other.end <= link.start or other.start >= link.end for other in found)
 
 
+SPELLINGS = 3
+"""SKB words a misspelt word may stand for, and respelt texts of one span, looked up at most: the name index
+takes the one that names a node best."""
+
+
 def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[tuple[int, str]]:
-    """(gram number, the gram's text with each misspelt word replaced by the SKB word it misspells) for every gram
-    of at most :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`);
-    none without ``spelling``. Quoted words are as typed (a quoted definition's "(VEP)" is no mention of another
-    node), and so is a name's beginning after a prefix verb."""
+    """(gram number, the gram's text with each misspelt word replaced by an SKB word it may misspell) for every
+    gram of at most :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`,
+    up to :data:`SPELLINGS` texts a gram, the likeliest first); none without ``spelling``. Quoted words are as
+    typed (a quoted definition's "(VEP)" is no mention of another node), and so is a name's beginning after a prefix
+    verb."""
     if spelling is None:
         return []
     words = reading.words
     kept = after_prefix_verb(words) | {i for run in reading.quoted_runs for i in run}
-    fixes = {i: fixed for i, fixed in spelling.variants(words).items() if i not in kept}
+    fixes = {i: fixed for i, fixed in spelling.variants(words, SPELLINGS).items() if i not in kept}
     out = []
     for number, (start, end, _) in enumerate(grams):
         if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
-            out.append((number, " ".join(fixes.get(i, words[i]) for i in range(start, end))))
+            options = product(*(fixes.get(i, [words[i]]) for i in range(start, end)))
+            out += [(number, " ".join(option)) for option in islice(options, SPELLINGS)]
     return out
 
 
