@@ -662,20 +662,16 @@ def test_a_link_no_answer_reaches_is_replaced_by_its_longer_name_when_that_is_re
     assert plan is not None and [c.search_string for c in plan.constants] == ["TBX3"] and plan.dropped
 
 
-class _LabelNames(OneByOne):
-    """A name index whose best hit per label is set by hand ((span, label) -> (name, similarity))."""
+class _LabelNames(_SpanNames):
+    """A name index whose best hit per label is set by hand ((span, label) -> (name, similarity)), of any label."""
 
     def __init__(self, names: dict[tuple[str, str], tuple[str, float]]) -> None:
+        super().__init__({})
         self.names = names
 
     def vector_top_k(self, graph: str, label: str, prop: str, vector: Any, k: int) -> list[VectorHit]:
-        text = self.texts[int(vector[0])]
-        name, similarity = self.names.get((text, label), ("far", 0.1))
+        name, similarity = self.names.get((self.texts[int(vector[0])], label), ("far", 0.1))
         return [VectorHit(name, name, label, similarity)]
-
-    def embed(self, texts: Sequence[str], max_tokens: int | None = None) -> np.ndarray:
-        self.texts = list(texts)
-        return np.array([[i] for i in range(len(texts))], np.float32)
 
 
 def test_a_respelling_beats_a_weak_link_of_the_words_as_typed() -> None:
