@@ -731,3 +731,9 @@ def test_the_name_index_picks_which_skb_word_a_misspelt_word_meant() -> None:
     reading = read_question("which genes cause zodx syndrome")
     [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
     assert (found.span, found.name) == ("zodx syndrome", "Zodb syndrome")
+    # a guess past the likeliest word links only all but exactly: "one rung up" is no RUNX2
+    index.names["zodb syndrome", "disease"] = ("Zodb syndrome", 0.9)
+    assert link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling) == []  # type: ignore[arg-type]
+    index.names["zoda syndrome", "disease"] = ("Zoda tremor", 0.9)  # the likeliest: the threshold as ever
+    [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
+    assert found.name == "Zoda tremor"

@@ -95,7 +95,7 @@ def test_a_name_s_beginning_after_a_prefix_verb_is_neither_expanded_nor_respelt(
     reading = read_question("Which genes with a symbol beginning from PWS are tied to PWS or 'PWS'?")
     words = reading.words
     grams = [(i, i + 1, words[i]) for i in range(len(words))]
-    respelt = {grams[n][0]: text for n, text in respellings(grams, reading, spelling)}
+    respelt = {grams[n][0]: text for n, text, _ in respellings(grams, reading, spelling)}
     assert respelt == {len(words) - 3: "prader willi syndrome"}  # neither after "beginning from" nor quoted
 
 
@@ -124,7 +124,7 @@ def test_the_most_common_of_equally_near_words_wins() -> None:
 def test_only_short_spans_with_a_misspelt_word_are_looked_up_respelled() -> None:
     reading = read_question("marfans syndrom, which genes?")
     grams = [(0, 1, "marfans"), (0, 2, "marfans syndrom"), (3, 4, "genes")]
-    assert respellings(grams, reading, Spelling(SKB_WORDS)) == [(0, "marfan"), (1, "marfan syndrome")]
+    assert respellings(grams, reading, Spelling(SKB_WORDS)) == [(0, "marfan", True), (1, "marfan syndrome", True)]
     assert respellings(grams, reading, None) == []
 
 

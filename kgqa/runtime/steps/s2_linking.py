@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice, product
+from typing import NamedTuple
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
@@ -108,11 +109,11 @@ def link_entities(
     if not grams:
         return []
     respelled = respellings(grams, reading, spelling)
-    vectors = embedder.embed([text for _, _, text in grams] + [text for _, text in respelled])
+    vectors = embedder.embed([text for _, _, text in grams] + [r.text for r in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1, floor=threshold) for label in labels}
     by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=threshold) if aliases else []
     found: list[Link] = []
-    rows = [*((number, number) for number in range(len(grams))), *enumerate((n for n, _ in respelled), len(grams))]
+    rows = [*((number, number) for number in range(len(grams))), *enumerate((r.number for r in respelled), len(grams))]
     typed: set[tuple[int, int]] = set()  # spans the words as typed link well: no respelling ("PTEN" is PTEN)
     for row, number in rows:
         start, end, text = grams[number]
@@ -120,7 +121,8 @@ def link_entities(
             typed = {(link.start, link.end) for link in found if link.similarity >= LONG_SPAN_SIMILARITY}
         if row >= len(grams) and (start, end) in typed:
             continue
-        floor = threshold if end - start <= SHORT_NGRAM else max(threshold, JOINED_SPAN_SIMILARITY)
+        guess = row >= len(grams) and not respelled[row - len(grams)].likeliest
+        floor = threshold if end - start <= SHORT_NGRAM and not guess else max(threshold, JOINED_SPAN_SIMILARITY)
         for label in labels:
             for hit in by_label[label][row]:
                 if hit.similarity >= floor:
@@ -177,12 +179,20 @@ SPELLINGS = 3
 takes the one that names a node best."""
 
 
-def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[tuple[int, str]]:
-    """(gram number, the gram's text with each misspelt word replaced by an SKB word it may misspell) for every
-    gram of at most :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`,
-    up to :data:`SPELLINGS` texts a gram, the likeliest first); none without ``spelling``. Quoted words are as
-    typed (a quoted definition's "(VEP)" is no mention of another node), and so is a name's beginning after a prefix
-    verb."""
+class Respelt(NamedTuple):
+    number: int
+    """the gram's number"""
+    text: str
+    likeliest: bool
+    """each word its likeliest SKB word; any other respelling is a guess that links only all but exactly
+    (:data:`JOINED_SPAN_SIMILARITY`): "one rung up" is no 'RUNX2' (0.89)"""
+
+
+def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[Respelt]:
+    """The gram's text with each misspelt word replaced by an SKB word it may misspell, for every gram of at most
+    :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`, up to
+    :data:`SPELLINGS` texts a gram, the likeliest first); none without ``spelling``. Quoted words are as typed (a
+    quoted definition's "(VEP)" is no mention of another node), and so is a name's beginning after a prefix verb."""
     if spelling is None:
         return []
     words = reading.words
@@ -192,7 +202,7 @@ def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | No
     for number, (start, end, _) in enumerate(grams):
         if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
             options = product(*(fixes.get(i, [words[i]]) for i in range(start, end)))
-            out += [(number, " ".join(option)) for option in islice(options, SPELLINGS)]
+            out += [Respelt(number, " ".join(option), n == 0) for n, option in enumerate(islice(options, SPELLINGS))]
     return out
 
 
