@@ -103,7 +103,8 @@ def link_entities(
     most ``limit`` spans are (``max_link_ngrams``, :func:`kgqa.runtime.steps.s2_spans.link_spans`). With
     ``documents`` (the document index holds the embedder's vectors), a quoted definition links the node it describes
     (:func:`described_anchors`). With ``spelling``, a span with a misspelt word or an abbreviation is also looked up
-    respelled (:func:`respellings`) where the words as written link nothing; a link keeps the words as written."""
+    respelled (:func:`respellings`) where the words as written link under :data:`LONG_SPAN_SIMILARITY`; a link keeps
+    the words as written."""
     every, types = typed_ngrams(reading, labels, nouns)
     grams, _ = capped(reading, every, limit)
     if not grams:
