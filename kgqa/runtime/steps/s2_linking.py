@@ -301,7 +301,7 @@ def compound_link(
     hits = store.vector_top_k_many(skb, link.label, "name", embedder.embed(texts), 1, floor=threshold)
     for text, best_hits in zip(texts, hits, strict=True):
         for hit in best_hits:
-            if hit.similarity >= threshold and str(hit.id) != link.id:
+            if str(hit.id) != link.id:  # every hit is at least ``threshold`` similar (the search's floor)
                 joined = Link(text, link.start, link.end, link.label, str(hit.id), hit.name, hit.similarity)
                 found.append((hit.similarity, len(text.split()), joined))
     if not found:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -291,14 +291,20 @@ class OneByOne:
     def vector_top_k_many(
         self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[VectorHit]]:
-        found = [self.vector_top_k(graph, label, index, vector, k) for vector in vectors]
-        return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
+        return _at_least([self.vector_top_k(graph, label, index, vector, k) for vector in vectors], floor)
 
     def alias_top_k_many(
         self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[AliasHit]]:
-        found = [self.alias_top_k(graph, vector, k) for vector in vectors]
-        return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
+        return _at_least([self.alias_top_k(graph, vector, k) for vector in vectors], floor)
+
+
+_Hit = TypeVar("_Hit", VectorHit, AliasHit)
+
+
+def _at_least(found: list[list[_Hit]], floor: float | None) -> list[list[_Hit]]:
+    """Each list of ``found`` without its hits under ``floor`` (all of them without one)."""
+    return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
 
 
 class GraphStore(Protocol):

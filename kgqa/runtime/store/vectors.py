@@ -311,13 +311,13 @@ class VectorTable:
             block = max(1, PRODUCT_CELLS // max(1, self.rows))
             for first in range(0, len(queries), block):
                 sims = _cosine_many(matrix, queries[first : first + block], inverse)
-                out += _top_k_exact(sims if floor is None else np.round(sims, ROUNDED, out=sims), k)
+                out += _top_k_exact(_rounded(sims, floor), k)
             return _above(out, floor)
         for query in queries:
             found = index.search(query, min(self.rows, max(k, self._ef_runtime)))
             rows = np.asarray(found.keys, dtype=np.int64)
             sims = self.similarities(prop, rows, query)
-            out.append(_best(rows, sims if floor is None else np.round(sims, ROUNDED, out=sims), k))
+            out.append(_best(rows, _rounded(sims, floor), k))
         return _above(out, floor)
 
     def rows_of(self, ids: Sequence[str]) -> dict[str, int]:
@@ -409,6 +409,11 @@ def _off_basis(unit: np.ndarray, along: np.ndarray) -> np.ndarray:
     lengths = np.einsum("ij,ij->i", unit, unit) - np.einsum("ij,ij->i", along, along)
     rest: np.ndarray = np.sqrt(np.maximum(lengths, 0.0)).astype(np.float32)
     return rest
+
+
+def _rounded(sims: np.ndarray, floor: float | None) -> np.ndarray:
+    """``sims`` rounded in place to :data:`ROUNDED` decimals for a search with a floor; as they are without one."""
+    return sims if floor is None else np.round(sims, ROUNDED, out=sims)
 
 
 def _above(found: list[list[tuple[int, float]]], floor: float | None) -> list[list[tuple[int, float]]]:
