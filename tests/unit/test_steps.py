@@ -604,6 +604,8 @@ def test_each_hop_reads_the_words_between_its_ends(
         ("What treats migraine?", {"drug": 0.9, "disease": 0.1}, "disease", "drug", "outvoted"),  # a sure reader
         ("What treats migraine?", {"drug": 0.55, "disease": 0.45}, "disease", "disease", "llm"),  # not sure enough
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "drug", "drug", "llm"),  # they agree
+        # the LLM backs the named type, but the reader set that word aside as context: one vote does not restore it
+        ("Which drugs treat migraine?", {"drug": 0.01, "disease": 0.99}, "drug", "disease", "outvoted"),
         ("Which drugs treat migraine?", {"drug": 0.01, "disease": 0.99}, "gene", "disease", "outvoted"),
         ("Which drugs treat migraine?", {"drug": 0.05, "disease": 0.95}, "gene", "drug", "outvoted"),  # it stands
         (

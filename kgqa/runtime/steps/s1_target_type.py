@@ -11,7 +11,8 @@ which way it went.
 With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
 (:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) where it reads
-another, and outvotes an LLM where it reads a type, unless the LLM says the type the question names. Where it reads
+another, and outvotes an LLM where it reads a type, unless the LLM says the type the question names and the reader
+has not set that type aside. Where it reads
 none, an LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the
 reader; nor does it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
 *bits of DNA* ..."), which stands against the reader too.
@@ -173,7 +174,9 @@ def predict_target_type(
         return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
     own = question_type(reading, types, learned, embedder)
     named = type_named_in_question(reading, types)
-    backed = named is not None and named[0] == chosen  # the LLM says the type the question names: it stands
+    # the LLM says the type the question names: it stands, unless the reader set that type word aside as context
+    # ("the cardiologist suspects long QT *syndrome* 1 ... which part of the DNA is involved?")
+    backed = named is not None and named[0] == chosen and not sets_aside(named[0], learned)
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
