@@ -200,6 +200,18 @@ def test_the_named_type_stands_unless_the_reader_all_but_rules_it_out_and_reads_
     assert question_type(unnamed, TYPES, unsure, nothing) is None
 
 
+def test_a_type_named_only_in_a_lead_in_gives_way_to_the_reader() -> None:
+    nothing = _meanings({})
+    lead_in = read_question("My brother was diagnosed with Wilson disease. what causes that?")
+    genes = {"disease": 0.06, "gene/protein": 0.89, "effect/phenotype": 0.05}  # disease over NAMED_FLOOR
+    assert question_type(lead_in, TYPES, genes, nothing)[:2] == ("gene/protein", "reader")
+    unsure = {"disease": 0.3, "gene/protein": 0.5, "effect/phenotype": 0.2}  # under READ_FLOOR: the named type
+    assert question_type(lead_in, TYPES, unsure, nothing)[:2] == ("disease", "named")
+    assert question_type(lead_in, TYPES, None, nothing)[:2] == ("disease", "named")
+    asked = read_question("My brother was tested last year. Which disease fits?")  # the asking sentence names it
+    assert question_type(asked, TYPES, genes, nothing)[:2] == ("disease", "named")
+
+
 def test_the_sentence_that_asks_names_the_type_before_a_lead_in_does() -> None:
     def named(question: str) -> tuple[str, str] | None:
         return type_named_in_question(read_question(question), TYPES)

@@ -10,11 +10,11 @@ which way it went.
 
 With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
-(:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`) where it reads
-another, and outvotes an LLM where it reads a type, unless the LLM says the type the question names and the reader
-has not set that type aside. Where it reads
-none, an LLM's type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the
-reader; nor does it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
+(:data:`SUBJECT_STANDS`), sets a named type aside that it all but rules out (:data:`NAMED_FLOOR`), or that only a
+lead-in before the asking sentence names, where it reads another, and outvotes an LLM where it reads a type, unless
+the LLM says the type the question names and the reader has not set that type aside. Where it reads none, an LLM's
+type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader; nor does
+it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
 *bits of DNA* ..."), which stands against the reader too.
 """
 
@@ -176,7 +176,8 @@ def predict_target_type(
     named = type_named_in_question(reading, types)
     # the LLM says the type the question names: it stands, unless the reader set that type word aside as context
     # ("the cardiologist suspects long QT *syndrome* 1 ... which part of the DNA is involved?")
-    backed = named is not None and named[0] == chosen and not sets_aside(named[0], learned)
+    backed = named is not None and named[0] == chosen
+    backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types))
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
@@ -192,13 +193,24 @@ def predict_target_type(
     return TargetType(chosen, "llm", "", completion)
 
 
-def sets_aside(named: str, learned: Mapping[str, float] | None) -> bool:
+def sets_aside(named: str, learned: Mapping[str, float] | None, *, lead_in: bool = False) -> bool:
     """Whether the learned reader sets aside the type the question names: it all but rules that type out
     (:data:`NAMED_FLOOR`) and reads another at :data:`READ_FLOOR` or more. A reader that reads no type vetoes
-    nothing: on a second SKB, a reader sure of nothing gave "among *proteins* ... which metabolise ..." 0.01."""
-    if not learned or learned.get(named, 0.0) >= NAMED_FLOOR:
+    nothing: on a second SKB, a reader sure of nothing gave "among *proteins* ... which metabolise ..." 0.01.
+    A type named only in a lead-in (``lead_in``: :func:`named_in_lead_in`) is context wherever the reader reads
+    another type at :data:`READ_FLOOR` or more ("my brother has Wilson *disease*. what causes that?")."""
+    if not learned:
         return False
-    return max(learned.values()) >= READ_FLOOR
+    best = max(learned, key=lambda label: learned[label])
+    if lead_in:
+        return best != named and learned[best] >= READ_FLOOR
+    return learned.get(named, 0.0) < NAMED_FLOOR and learned[best] >= READ_FLOOR
+
+
+def named_in_lead_in(reading: Reading, types: Sequence[str]) -> bool:
+    """Whether the question has a sentence before the one that asks and that asking sentence names no type: a type
+    named then (:func:`type_named_in_question`) comes from the lead-in."""
+    return reading.asking_words != reading.lower_words and not type_mentions(reading.asking_words[:NAMED_WITHIN], types)
 
 
 def question_type(
@@ -209,7 +221,7 @@ def question_type(
     is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type;
     None otherwise."""
     named = type_named_in_question(reading, types)
-    if named is not None and not sets_aside(named[0], learned):
+    if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types)):
         return named[0], "named", f"the question names it ({named[1]!r})"
     if not learned:
         return None
