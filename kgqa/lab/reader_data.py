@@ -49,13 +49,6 @@ IMPLICIT: Mapping[str, Sequence[str]] = {
         "which variants explain {anchor}",
         "what do we test for with {anchor}?",
         "{anchor} - where in the genome do we look?",
-        "{who} has {anchor}. what causes it?",
-        "what is the culprit behind {anchor}?",
-        "in {anchor}, what is mutated?",
-        "{anchor}: what is the underlying defect?",
-        "what is broken in {anchor}?",
-        "what is the genetic basis of {anchor}",
-        "{who} has {anchor} - what is responsible?",
     ),
     "effect/phenotype": (
         "what does {anchor} look like clinically?",
