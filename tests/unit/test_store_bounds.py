@@ -301,6 +301,22 @@ def test_a_read_whose_connection_a_restart_closed_reads_again_once() -> None:
     store._restarts.close(server.stop)
 
 
+def test_a_restart_that_ends_before_the_read_looks_again_still_reads_again() -> None:
+    """The restart a read began may end before that read looks (a fast restart, a busy machine): it reads again."""
+    store, server = _store(RedisConnectionError("Connection refused"), _Rows([[6]]))
+    server.dead = "was killed by SIGKILL"
+    begin = store._restarts.after_exit
+
+    def begun_and_done(how: str) -> str:
+        said = begin(how)
+        store._restarts.ready()  # the keeper thread has restarted the server before the read goes on
+        return said
+
+    store._restarts.after_exit = begun_and_done  # type: ignore[method-assign]
+    assert store.read("g", "RETURN 6") == [[6]] and len(server.restarts) == 1
+    store._restarts.close(server.stop)
+
+
 def test_a_read_that_finds_the_server_dead_restarts_it_and_reads_again() -> None:
     """Killed from outside (the out-of-memory killer): the read that meets the dead server restarts it, waits for
     the restart and reads again, once."""

@@ -342,7 +342,9 @@ class FalkorStore(CatalogueReads):
                 how = self._server.exit_status(wait=DEATH_WAIT)
                 if attempt == 1 and how is not None:
                     self._restarts.after_exit(how)
-                    if self._restarts.restarting:  # wait for it (ready) and read again
+                    # a restart began since this read started (here or in another read): wait for it (ready) and read
+                    # again; not `restarting`, which a fast restart may have cleared already
+                    if self._restarts.generation != generation:
                         continue
                 raise StoreError(f"FalkorDB read failed: {self._connection_lost(exc, how)}") from exc
             except RedisTimeoutError:  # a metadata read (queries map their own)
