@@ -20,7 +20,7 @@ from kgqa.cypher.sanitize import GraphSchema, Mode, SanitizedPlan
 from kgqa.runtime.llm import Usage
 from kgqa.runtime.pipeline import llm_plan_refusal, target_type
 from kgqa.runtime.reading import read_question
-from kgqa.runtime.steps.s2_fallback import linked_plan
+from kgqa.runtime.steps.s2_fallback import linked_plan, question_links
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
     at_scope,
@@ -100,9 +100,10 @@ def explain_question(
     ctx, options = kg.prepare(skb, types=types)
     step1 = StepTrace(1, STEP_NAMES[1])
     reading = read_question(question)
-    target = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1)
+    found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
+    target = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1, found)
     if ctx.llm is None:  # what ``kgqa ask`` grounds without an LLM: the linked entities' plan
-        linked = linked_plan(ctx, reading, target)[0]
+        linked = linked_plan(ctx, reading, target, found)[0]
         if linked is None:
             raise CypherSyntaxError(
                 f"no entity named in the question is linked to the graph near its answer type '{target}', so there "
@@ -132,7 +133,7 @@ def explain_question(
         sanitized = plan_from_reply(
             text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
         )
-        linked = linked_plan(ctx, reading, target)[0] if ctx.config.plan_fallback else None
+        linked = linked_plan(ctx, reading, target, found)[0] if found is not None else None
         why = llm_plan_refusal(sanitized.plan, target, linked)
         if why is not None:
             raise CypherSyntaxError(why)

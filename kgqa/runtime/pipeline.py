@@ -38,8 +38,8 @@ from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_conditions import read_conditions
-from kgqa.runtime.steps.s2_fallback import linked_plan
-from kgqa.runtime.steps.s2_schema_plan import relaxations, unreached
+from kgqa.runtime.steps.s2_fallback import QuestionLinks, linked_plan, question_links
+from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
@@ -106,10 +106,13 @@ def run(
         return answers, trace
 
     reading = read_question(question)  # steps 1-3 and 6 read the question's words from here, once
+    start = time.perf_counter()
+    found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
+    linking = time.perf_counter() - start  # the linked plan's time, counted in step 3 as the plan's
     with trace.step(1) as record:
-        target = target_type(ctx, reading, options, question_vector, record)
+        target = target_type(ctx, reading, options, question_vector, record, found)
     trace.target_type = target
-    plans = _plans(ctx, reading, target, trace)
+    plans = _plans(ctx, reading, target, trace, found, linking)
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     vectors = (question_vector, doc_question)
     linked = next((p.plan for p in plans if p.source == "linked"), None)
@@ -137,9 +140,16 @@ def run(
 
 
 def target_type(
-    ctx: Context, reading: Reading, options: Options, question_vector: np.ndarray, record: StepTrace
+    ctx: Context,
+    reading: Reading,
+    options: Options,
+    question_vector: np.ndarray,
+    record: StepTrace,
+    found: QuestionLinks | None,
 ) -> str:
-    """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type)."""
+    """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type);
+    ``found``: the entities linked in the question, where the linked plan is made (the hierarchy a step word walks
+    from one of them names the answer type where nothing else does)."""
     if len(options.types) == 1:
         record.detail = f"{options.types[0]} (the only candidate type)"
         return options.types[0]
@@ -149,6 +159,9 @@ def target_type(
         asking = reading.asking  # most often the whole question, whose vector is ``question_vector``
         vector = question_vector if asking == reading.text else ctx.embedder.embed_one(asking)
         learned = ctx.reader.types.probabilities(asking, vector, options.types)
+    hierarchy = None
+    if found is not None:
+        hierarchy = hierarchy_answer(reading, found.links, ctx.graph, ctx.config.relation_meaning)
     try:
         choice = predict_target_type(
             reading,
@@ -158,14 +171,15 @@ def target_type(
             question_vector=question_vector,
             temperature=temperature,
             learned=learned,
+            hierarchy=hierarchy,
         )
     except LlmError as exc:
-        choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned)
+        choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, hierarchy)
         record.degrade(f"{choice.detail}: {choice.label}")
         return choice.label
     if choice.completion is not None:
         record.usage.add(choice.completion)
-    if choice.method in ("named", "subject", "embedding", "reader"):  # no LLM, or its reply named no type
+    if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
     elif choice.method == "outvoted":
         record.detail = f"{choice.label} ({choice.detail})"
@@ -183,10 +197,12 @@ class Planned:
     weight: float
 
 
-def _plans(ctx: Context, reading: Reading, target: str, trace: Trace) -> list[Planned]:
+def _plans(
+    ctx: Context, reading: Reading, target: str, trace: Trace, found: QuestionLinks | None, linking: float
+) -> list[Planned]:
     """Steps 2-3: the LLM's plan (if there is an LLM and :func:`llm_plan_refusal` finds its reply's plan fit to
-    ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities; the LLM's
-    first."""
+    ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities (``found``,
+    linked in ``linking`` seconds); the LLM's first."""
     llm_plan = _llm_plan(ctx, reading.text, target, trace) if ctx.llm is not None else None
     if ctx.llm is None:
         with trace.step(2) as record:
@@ -197,8 +213,8 @@ def _plans(ctx: Context, reading: Reading, target: str, trace: Trace) -> list[Pl
     plan, links = None, ""
     if ctx.llm is None or ctx.config.plan_fallback:
         start = time.perf_counter()
-        plan, links = linked_plan(ctx, reading, target)
-        record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+        plan, links = linked_plan(ctx, reading, target, found)
+        record.seconds = round(record.seconds + linking + time.perf_counter() - start, 4)
     plans: list[Planned] = []
     if llm_plan is not None:
         why = llm_plan_refusal(llm_plan, target, plan)

@@ -19,7 +19,7 @@ from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, t
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
-from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
+from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, schema_guided_plan
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s4_grounding import (
     Grounded,
@@ -651,5 +651,48 @@ def test_a_subject_phrase_that_means_a_type_outvotes_the_llm_where_the_reader_re
         embedder=MeaningTable({"bits of dna": ("gene/protein", similarity)}),  # type: ignore[arg-type]
         question_vector=np.ones(4),
         learned=learned,
+    )
+    assert (choice.label, choice.method) == (label, method)
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "label", "said"),
+    [
+        ("children of microcephaly that are annotated to Angelman syndrome", "microcephaly", PHENOTYPE, "children"),
+        ("what falls under scoliosis and is also annotated for Marfan syndrome", "scoliosis", PHENOTYPE, "under"),
+        ("Seizure subtypes in tuberous sclerosis 2?", "Seizure", PHENOTYPE, "subtypes"),  # said after the entity
+        # patients' "children" and "under" are no step; nor is a step into a label without a hierarchy
+        ("children with microcephaly: which disorders?", "microcephaly", PHENOTYPE, None),
+        ("what do children under 5 with microcephaly have?", "microcephaly", PHENOTYPE, None),
+        ("what subtypes of Usher syndrome are there?", "Usher syndrome", "disease", None),
+    ],
+)
+def test_a_step_in_a_hierarchy_names_the_label_that_has_it(
+    question: str, span: str, label: str, said: str | None
+) -> None:
+    found = hierarchy_answer(read_question(question), [link(question, span, label)], HPO)
+    assert found == (None if said is None else (label, said))
+
+
+@pytest.mark.parametrize(
+    ("learned", "reply", "label", "method"),
+    [
+        (None, None, PHENOTYPE, "hierarchy"),  # no reader, no LLM: the hierarchy before the closest type name
+        ({"disease": 0.3, "gene/protein": 0.2, PHENOTYPE: 0.5}, None, PHENOTYPE, "hierarchy"),  # an unsure reader
+        ({"disease": 0.3, "gene/protein": 0.2, PHENOTYPE: 0.5}, "gene/protein", PHENOTYPE, "outvoted"),  # one vote
+        ({"disease": 0.9, "gene/protein": 0.05, PHENOTYPE: 0.05}, None, "disease", "reader"),  # a sure reader reads
+    ],
+)
+def test_step_1_takes_the_hierarchy_a_question_steps_through_where_nothing_surer_says_a_type(
+    learned: dict[str, float] | None, reply: str | None, label: str, method: str
+) -> None:
+    choice = predict_target_type(
+        read_question("children of microcephaly that are annotated to Angelman syndrome"),
+        HPO_TYPES,
+        llm=None if reply is None else _TypeLLM(reply),
+        embedder=MeaningTable({}),  # type: ignore[arg-type]
+        question_vector=np.ones(4),
+        learned=learned,
+        hierarchy=(PHENOTYPE, "children"),
     )
     assert (choice.label, choice.method) == (label, method)

@@ -1,12 +1,13 @@
 """Method step 1: which node type answers the question.
 
 With one candidate type there is nothing to choose. Otherwise, in this order: the type the question itself names near
-its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the LLM's reply, the type the phrase it asks for
-means by embedding ("what *bits of DNA* ...": :func:`type_by_subject`), and the type whose name is most similar to the
-whole question. The question's own words win over the LLM: an LLM that names another type than the question does is
-wrong far more often than the question (measured in docs/results.md), and a wrong type loses every answer. A reply that
-is not exactly one known type (after stripping quotes, backticks, punctuation and case) is no vote. The trace records
-which way it went.
+its start ("Which *drugs* target CYP3A4", "What are the *genes* ..."), the label whose hierarchy it steps through from
+a linked entity ("*subtypes of* Hypotonia": in HPO only phenotypes have one), the LLM's reply, the type the phrase it
+asks for means by embedding ("what *bits of DNA* ...": :func:`type_by_subject`), and the type whose name is most
+similar to the whole question. The question's own words win over the LLM: an LLM that names another type than the
+question does is wrong far more often than the question (measured in docs/results.md), and a wrong type loses every
+answer. A reply that is not exactly one known type (after stripping quotes, backticks, punctuation and case) is no
+vote. The trace records which way it went.
 
 With a question reader trained for the SKB (kgqa.runtime.reader), its type is a confidence: it reads the type where
 the question names none (:data:`READ_FLOOR`), unless the subject phrase means another type and the reader is not sure
@@ -38,9 +39,10 @@ from kgqa.runtime.text import (
     type_mentions,
 )
 
-Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding", "reader"]
+Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding", "reader", "hierarchy"]
 """How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's, or the
-learned reader is sure of another) both take the question's type; ``reader``: the learned reader's type."""
+learned reader is sure of another) both take the question's type; ``reader``: the learned reader's type;
+``hierarchy``: the label whose hierarchy the question steps through from a linked entity ("subtypes of Hypotonia")."""
 
 NAMED_FLOOR = 0.02
 """The least probability the learned reader gives a type the question names for that type to be taken: below it,
@@ -160,19 +162,23 @@ def predict_target_type(
     question_vector: np.ndarray,
     temperature: float = 0.0,
     learned: Mapping[str, float] | None = None,
+    hierarchy: tuple[str, str] | None = None,
 ) -> TargetType:
     """The question's answer type (``reading``: kgqa.runtime.reading.read_question); ``learned``: the trained
-    reader's probability of each type (kgqa.runtime.reader.types), when there is one."""
+    reader's probability of each type (kgqa.runtime.reader.types), when there is one; ``hierarchy``: the label whose
+    hierarchy the question steps through from a linked entity, and the word that says so
+    (kgqa.runtime.steps.s2_schema_plan.hierarchy_answer)."""
     if len(types) == 1:
         return TargetType(types[0], "only")
     if llm is None:
-        return fallback_type(reading, types, embedder, question_vector, "no LLM", learned)
+        return fallback_type(reading, types, embedder, question_vector, "no LLM", learned, hierarchy)
     completion = llm.complete(type_messages(reading.text, types), max_tokens=16, temperature=temperature)
     chosen = parse_type(completion.text, types)
     if chosen is None:
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
-        return replace(fallback_type(reading, types, embedder, question_vector, why, learned), completion=completion)
-    own = question_type(reading, types, learned, embedder)
+        fallback = fallback_type(reading, types, embedder, question_vector, why, learned, hierarchy)
+        return replace(fallback, completion=completion)
+    own = question_type(reading, types, learned, embedder, hierarchy)
     named = type_named_in_question(reading, types)
     # the LLM says the type the question names: it stands, unless the reader set that type word aside as context
     # ("the cardiologist suspects long QT *syndrome* 1 ... which part of the DNA is involved?")
@@ -188,7 +194,7 @@ def predict_target_type(
             return TargetType(subject[0], "outvoted", why, completion)
         if learned.get(chosen, 1.0) < NAMED_FLOOR:
             why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
-            fallback = fallback_type(reading, types, embedder, question_vector, why, learned)
+            fallback = fallback_type(reading, types, embedder, question_vector, why, learned, hierarchy)
             return replace(fallback, completion=completion)
     return TargetType(chosen, "llm", "", completion)
 
@@ -214,20 +220,25 @@ def named_in_lead_in(reading: Reading, types: Sequence[str]) -> bool:
 
 
 def question_type(
-    reading: Reading, types: Sequence[str], learned: Mapping[str, float] | None, embedder: Embedder
+    reading: Reading,
+    types: Sequence[str],
+    learned: Mapping[str, float] | None,
+    embedder: Embedder,
+    hierarchy: tuple[str, str] | None = None,
 ) -> tuple[str, Method, str] | None:
     """The type the question itself asks for, how it was read and what says so: the type it names (unless the
     learned reader sets it aside: :func:`sets_aside`), else the learned reader's most likely type where it
-    is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type;
-    None otherwise."""
+    is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type,
+    else the label whose hierarchy it steps through (``hierarchy``: "what falls under Scoliosis and is annotated for
+    Marfan syndrome", where the reader, unsure, reads diseases); None otherwise."""
     named = type_named_in_question(reading, types)
     if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types)):
         return named[0], "named", f"the question names it ({named[1]!r})"
-    if not learned:
-        return None
-    best = max(learned, key=lambda label: learned[label])
-    if learned[best] < READ_FLOOR:
-        return None
+    best = max(learned, key=lambda label: learned[label]) if learned else None
+    if best is None or learned is None or learned[best] < READ_FLOOR:
+        if hierarchy is None or hierarchy[0] not in types:
+            return None
+        return hierarchy[0], "hierarchy", f"{hierarchy[1]!r} says a step in the {hierarchy[0]} hierarchy"
     subject = type_by_subject(reading, types, embedder) if learned[best] < SUBJECT_STANDS else None
     if subject is not None and subject[0] != best and subject[1] >= SUBJECT_OVER_READER:
         why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}); the learned reader reads {best} at only"
@@ -242,10 +253,11 @@ def fallback_type(
     question_vector: np.ndarray,
     why: str,
     learned: Mapping[str, float] | None = None,
+    hierarchy: tuple[str, str] | None = None,
 ) -> TargetType:
     """Without a usable LLM answer: the type the question asks for (:func:`question_type`), else the type its
     subject phrase means, else the closest type name by embedding."""
-    own = question_type(reading, types, learned, embedder)
+    own = question_type(reading, types, learned, embedder, hierarchy)
     if own is not None:
         return TargetType(own[0], own[1], f"{why}; {own[2]}")
     subject = type_by_subject(reading, types, embedder)

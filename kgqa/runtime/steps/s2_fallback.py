@@ -10,6 +10,7 @@ what both ground rises, and a plan that grounds nothing costs nothing (measured 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
@@ -19,12 +20,21 @@ from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_en
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import Hop, schema_guided_plan
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.text import STOP_WORDS
+from kgqa.runtime.text import STOP_WORDS, Mention
 
 
-def linked_plan(ctx: Context, reading: Reading, target: str) -> tuple[QueryPlan | None, str]:
-    """The schema-guided plan of the entities the name index links in the question (``reading``), and what was
-    linked (for the trace); None when no linked entity is connected to ``target`` by the schema."""
+@dataclass(frozen=True)
+class QuestionLinks:
+    """What the name index links in a question and the type nouns read there: read once per ask, before step 1 (which
+    reads the hierarchy a linked entity sits in: :func:`kgqa.runtime.steps.s1_target_type.hierarchy_type`) and the
+    linked plan (:func:`linked_plan`), neither of which it depends on."""
+
+    links: tuple[Link, ...]
+    nouns: tuple[Mention, ...]
+
+
+def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
+    """The entities the name index links in the question (``reading``), whatever its answer type."""
     nouns = type_nouns(reading, ctx.graph.labels, ctx.embedder)
     links = link_entities(
         reading,
@@ -39,7 +49,18 @@ def linked_plan(ctx: Context, reading: Reading, target: str) -> tuple[QueryPlan 
         documents=ctx.embedder_documents,
         spelling=None if ctx.reader is None else ctx.reader.spelling,
     )
-    found = ", ".join(map(describe, links)) or "none"
+    return QuestionLinks(tuple(links), tuple(nouns))
+
+
+def linked_plan(
+    ctx: Context, reading: Reading, target: str, found: QuestionLinks | None = None
+) -> tuple[QueryPlan | None, str]:
+    """The schema-guided plan of the entities the name index links in the question (``reading``; ``found``: those
+    links when :func:`question_links` read them already), and what was linked (for the trace); None when no linked
+    entity is connected to ``target`` by the schema."""
+    found = question_links(ctx, reading) if found is None else found
+    links, nouns = list(found.links), list(found.nouns)
+    shown = ", ".join(map(describe, links)) or "none"
     typed, textual = not_entities(reading, ctx.graph.labels, nouns=nouns)
     spans = {i for link in links for i in range(link.start, link.end)}
     meaning = RelationMeaning(
@@ -77,10 +98,10 @@ def linked_plan(ctx: Context, reading: Reading, target: str) -> tuple[QueryPlan 
         rejoin=rejoin,
     )
     if compounds:
-        found += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))
+        shown += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))
     if meaning.choices:
-        found += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
-    return plan, found
+        shown += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
+    return plan, shown
 
 
 def unconnected(links: str, target: str) -> str:

@@ -29,6 +29,7 @@ from kgqa.runtime.steps.s2_type_nouns import ARTICLES, with_nouns
 from kgqa.runtime.text import (
     HIERARCHY,
     NEGATION,
+    STEP_WORDS,
     STOP_WORDS,
     Mention,
     type_mentions,
@@ -55,7 +56,7 @@ Hop = tuple[tuple[str, ...], str, Direction]
 side: ``out`` where a hierarchy edge points from the answers' side, ``in`` where it points to it, else ``both``)."""
 
 
-def _hierarchy(schema: GraphSchema, label: str) -> tuple[str, ...]:
+def hierarchy_types(schema: GraphSchema, label: str) -> tuple[str, ...]:
     """The hierarchy types between nodes of ``label`` (HPO's 'parent-child'), by their names' kind."""
     return tuple(t for t in _offered(schema, label, label) if HIERARCHY in type_kinds(t))
 
@@ -67,6 +68,31 @@ as kgqa.loaders.hpo stores 'parent-child' and kgqa.lab.phrasing words it)."""
 
 STEP_SPAN = 4
 """A hierarchy step between two labels is said right before the entity ("a *more specific form of* Seizure")."""
+
+
+def hierarchy_answer(
+    reading: Reading, links: Sequence[Link], schema: GraphSchema, by_kind: bool = True
+) -> tuple[str, str] | None:
+    """The label whose hierarchy the question steps through, and the word that says so: a hierarchy step word
+    (:meth:`RelationMeaning.step`) within :data:`STEP_SPAN` words before a linked entity ("subtypes of Hypotonia",
+    "what falls under Scoliosis") or right after it ("Seizure subtypes"), where that entity's label (or that of a
+    same-name stand-in: :attr:`Link.others`) has a hierarchy between its own nodes. A step within a hierarchy ends
+    at that label, so step 1 takes it where the question names no answer type and the reader reads none; None
+    where no such step is said."""
+    spans = frozenset(i for link in links for i in range(link.start, link.end))
+    meaning = RelationMeaning(reading, by_kind=by_kind, skip=spans)
+    for link in sorted(links, key=lambda link: link.start):
+        labels = [candidate.label for candidate in (link, *link.others) if hierarchy_types(schema, candidate.label)]
+        if not labels:
+            continue
+        before = range(max(0, link.start - STEP_SPAN), link.start)
+        after = link.end if link.end < len(reading.lowered) else None
+        if meaning.step(before):
+            word = next(reading.lowered[i] for i in reversed(before) if meaning.step(range(i, before.stop)))
+            return labels[0], word
+        if after is not None and after not in spans and by_kind and reading.lowered[after] in STEP_WORDS:
+            return labels[0], reading.lowered[after]
+    return None
 
 
 def _path(
@@ -104,7 +130,7 @@ def _path(
         only = [m for m in schema.labels if joins(m)]
         via = [(only[0], -1)] if len(only) == 1 else []
     stretch = range(after, link.start)
-    hierarchy = _hierarchy(schema, link.label)
+    hierarchy = hierarchy_types(schema, link.label)
     near = range(max(after, link.start - STEP_SPAN), link.start)
     if not via and target != link.label and hierarchy and _offered(schema, target, link.label) and meaning.step(near):
         via = [(link.label, -1)]
