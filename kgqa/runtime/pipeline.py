@@ -161,7 +161,7 @@ def target_type(
         learned = ctx.reader.types.probabilities(asking, vector, options.types)
     hierarchy = None
     if found is not None:
-        hierarchy = hierarchy_answer(reading, found.links, ctx.graph, ctx.config.relation_meaning)
+        hierarchy = hierarchy_answer(reading, found.links, ctx.graph, found.nouns, ctx.config.relation_meaning)
     try:
         choice = predict_target_type(
             reading,

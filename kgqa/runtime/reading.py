@@ -37,6 +37,8 @@ class Reading:
     (:data:`LOWER_WORD`)."""
     asking_words: tuple[str, ...]
     """:attr:`lower_words` of :attr:`asking` alone."""
+    asking_start: int = 0
+    """The position in :attr:`words` where :attr:`asking` starts (0 without a lead-in)."""
 
 
 def read_question(question: str) -> Reading:
@@ -45,6 +47,7 @@ def read_question(question: str) -> Reading:
     quoted = tuple(quotations(question))
     asking = asking_sentence(question)
     lower_words = tuple(LOWER_WORD.findall(question.lower()))
+    at = question.rfind(asking)
     return Reading(
         text=question,
         words=words,
@@ -54,6 +57,7 @@ def read_question(question: str) -> Reading:
         asking=asking,
         lower_words=lower_words,
         asking_words=lower_words if asking == question else tuple(LOWER_WORD.findall(asking.lower())),
+        asking_start=len(words_of(question[:at])) if at > 0 else 0,
     )
 
 

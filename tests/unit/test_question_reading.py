@@ -737,3 +737,18 @@ def test_the_name_index_picks_which_skb_word_a_misspelt_word_meant() -> None:
     index.names["zoda syndrome", "disease"] = ("Zoda tremor", 0.9)  # the likeliest: the threshold as ever
     [found] = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85, spelling=spelling)  # type: ignore[arg-type]
     assert found.name == "Zoda tremor"
+
+
+@pytest.mark.parametrize(
+    ("question", "condition"),
+    [
+        # a cue word in a lead-in tells a story: what follows is an entity to link
+        ("The neurologist mentioned spinal muscular atrophy for our baby. What is the culprit?", []),
+        # in the sentence that asks, or quoted, it states what the answers' own text holds
+        ("Our baby has hypotonia. Which diseases mention atrophy?", ["atrophy"]),
+        ("The note mentioned 'atrophy'. Which diseases have hypotonia?", ["atrophy"]),
+    ],
+)
+def test_a_text_cue_in_a_lead_in_is_no_condition(question: str, condition: list[str]) -> None:
+    words, reading = words_of(question), read_question(question)
+    assert sorted(words[i].strip("'?") for i in not_entities(reading, TYPES)[1]) == condition

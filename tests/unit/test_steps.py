@@ -665,6 +665,13 @@ def test_a_subject_phrase_that_means_a_type_outvotes_the_llm_where_the_reader_re
         ("children with microcephaly: which disorders?", "microcephaly", PHENOTYPE, None),
         ("what do children under 5 with microcephaly have?", "microcephaly", PHENOTYPE, None),
         ("what subtypes of Usher syndrome are there?", "Usher syndrome", "disease", None),
+        # a step from a node the question names a type for ("a feature") is a hop to it, not the answers' type
+        (
+            "I need the candidate genes connected with a feature one level broader than Hypertonia",
+            "Hypertonia",
+            PHENOTYPE,
+            None,
+        ),
     ],
 )
 def test_a_step_in_a_hierarchy_names_the_label_that_has_it(

@@ -170,9 +170,13 @@ def not_entities(
     types = {i for m in [*type_mentions(lowered, labels), *nouns] for i in m.words}
     textual: set[int] = set()
     runs = reading.quoted_runs
-    after_cue = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES} | _phrase_ends(lowered, phrases)
+    quoted = {run.start for run in runs}
+    # a cue word in a lead-in tells a story ("the neurologist *mentioned* spinal muscular atrophy. what causes it?"),
+    # unless a quotation follows it
+    cued = {i + 1 for i, word in enumerate(lowered) if word in TEXT_CUES}
+    after_cue = {i for i in cued if i > reading.asking_start or i in quoted} | _phrase_ends(lowered, phrases)
     after_cue |= _contained(lowered, runs)
-    textual |= _runs_from(lowered, after_cue - {run.start for run in runs})  # a quotation is all the condition
+    textual |= _runs_from(lowered, after_cue - quoted)  # a quotation is all the condition
     for phrase in TEXT_AFTER:
         for start in _phrase_starts(lowered, phrase):
             textual |= _run(lowered, range(start - 1, start - 1 - CONDITION_WORDS, -1))

@@ -71,27 +71,33 @@ STEP_SPAN = 4
 
 
 def hierarchy_answer(
-    reading: Reading, links: Sequence[Link], schema: GraphSchema, by_kind: bool = True
+    reading: Reading,
+    links: Sequence[Link],
+    schema: GraphSchema,
+    nouns: Sequence[Mention] = (),
+    by_kind: bool = True,
 ) -> tuple[str, str] | None:
     """The label whose hierarchy the question steps through, and the word that says so: a hierarchy step word
     (:meth:`RelationMeaning.step`) within :data:`STEP_SPAN` words before a linked entity ("subtypes of Hypotonia",
     "what falls under Scoliosis") or right after it ("Seizure subtypes"), where that entity's label (or that of a
-    same-name stand-in: :attr:`Link.others`) has a hierarchy between its own nodes. A step within a hierarchy ends
-    at that label, so step 1 takes it where the question names no answer type and the reader reads none; None
-    where no such step is said."""
+    same-name stand-in: :attr:`Link.others`) has a hierarchy between its own nodes, and no type is named before
+    the step outside the links (type words or ``nouns``: "genes linked to a *feature* one level broader than X" step
+    from the feature, not to the answers). A step within a hierarchy ends at that label, so step 1 takes it where
+    the question names no answer type and the reader reads none; None where no such step is said."""
     spans = frozenset(i for link in links for i in range(link.start, link.end))
+    named = [m.position for m in [*type_mentions(reading.lowered, schema.labels), *nouns] if m.position not in spans]
     meaning = RelationMeaning(reading, by_kind=by_kind, skip=spans)
     for link in sorted(links, key=lambda link: link.start):
         labels = [candidate.label for candidate in (link, *link.others) if hierarchy_types(schema, candidate.label)]
         if not labels:
             continue
         before = range(max(0, link.start - STEP_SPAN), link.start)
-        after = link.end if link.end < len(reading.lowered) else None
-        if meaning.step(before):
-            word = next(reading.lowered[i] for i in reversed(before) if meaning.step(range(i, before.stop)))
-            return labels[0], word
-        if after is not None and after not in spans and by_kind and reading.lowered[after] in STEP_WORDS:
-            return labels[0], reading.lowered[after]
+        at = max((i for i in before if meaning.step(range(i, before.stop))), default=None)  # the last step word
+        after = link.end
+        if at is None and by_kind and after < len(reading.lowered) and after not in spans:
+            at = after if reading.lowered[after] in STEP_WORDS else None
+        if at is not None and not any(position < at for position in named):
+            return labels[0], reading.lowered[at]
     return None
 
 
