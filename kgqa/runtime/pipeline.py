@@ -36,7 +36,7 @@ from kgqa.errors import LlmError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
-from kgqa.runtime.steps.s1_target_type import fallback_type, predict_target_type
+from kgqa.runtime.steps.s1_target_type import NO_LINKS, SURE_LINK, Linked, fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, relaxations, unreached
@@ -148,8 +148,8 @@ def target_type(
     found: QuestionLinks | None,
 ) -> str:
     """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type);
-    ``found``: the entities linked in the question, where the linked plan is made (the hierarchy a step word walks
-    from one of them names the answer type where nothing else does)."""
+    ``found``: the entities linked in the question, where the linked plan is made (a type word in a linked name names
+    no answer type; the hierarchy a step word walks from one of them names it where nothing else does)."""
     if len(options.types) == 1:
         record.detail = f"{options.types[0]} (the only candidate type)"
         return options.types[0]
@@ -159,9 +159,13 @@ def target_type(
         asking = reading.asking  # most often the whole question, whose vector is ``question_vector``
         vector = question_vector if asking == reading.text else ctx.embedder.embed_one(asking)
         learned = ctx.reader.types.probabilities(asking, vector, options.types)
-    hierarchy = None
+    linked = NO_LINKS
     if found is not None:
+        names = tuple((link.span, link.label) for link in found.links)
         hierarchy = hierarchy_answer(reading, found.links, ctx.graph, found.nouns, ctx.config.relation_meaning)
+        sure = {one.label for link in found.links for one in (link, *link.others) if one.similarity >= SURE_LINK}
+        reachable = {b for a, _, c in ctx.graph.relationships for x, b in ((a, c), (c, a)) if x in sure}
+        linked = Linked(names, hierarchy, frozenset(reachable))
     try:
         choice = predict_target_type(
             reading,
@@ -171,10 +175,10 @@ def target_type(
             question_vector=question_vector,
             temperature=temperature,
             learned=learned,
-            hierarchy=hierarchy,
+            linked=linked,
         )
     except LlmError as exc:
-        choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, hierarchy)
+        choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, linked)
         record.degrade(f"{choice.detail}: {choice.label}")
         return choice.label
     if choice.completion is not None:

@@ -15,7 +15,7 @@ from kgqa.errors import StoreError
 from kgqa.runtime.llm import Completion
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.scoring import Lexical
-from kgqa.runtime.steps.s1_target_type import parse_type, predict_target_type, type_named_in_question
+from kgqa.runtime.steps.s1_target_type import Linked, parse_type, predict_target_type, type_named_in_question
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
@@ -700,6 +700,36 @@ def test_step_1_takes_the_hierarchy_a_question_steps_through_where_nothing_surer
         embedder=MeaningTable({}),  # type: ignore[arg-type]
         question_vector=np.ones(4),
         learned=learned,
-        hierarchy=(PHENOTYPE, "children"),
+        linked=Linked(hierarchy=(PHENOTYPE, "children")),
     )
     assert (choice.label, choice.method) == (label, method)
+
+
+def test_a_type_word_inside_a_linked_name_of_that_type_names_no_answer_type() -> None:
+    reading = read_question("what are the hallmarks of Prader-Willi syndrome")
+    assert type_named_in_question(reading, HPO_TYPES) == ("disease", "syndrome")
+    assert type_named_in_question(reading, HPO_TYPES, [("Prader-Willi syndrome", "disease")]) is None
+    # a phenotype's name holds no disease's word; nor does a type word outside the name
+    assert type_named_in_question(reading, HPO_TYPES, [("Prader-Willi syndrome", PHENOTYPE)]) == ("disease", "syndrome")
+    named = read_question("which syndromes share signs with Prader-Willi syndrome")
+    assert type_named_in_question(named, HPO_TYPES, [("Prader-Willi syndrome", "disease")]) == ("disease", "syndromes")
+
+
+@pytest.mark.parametrize(
+    ("reachable", "label"),
+    [
+        (frozenset({PHENOTYPE, "gene/protein"}), PHENOTYPE),  # a disease is joined to no disease: the next reading
+        (frozenset(), "disease"),  # nothing surely linked: the reader's reading
+    ],
+)
+def test_the_reader_reads_among_the_types_a_surely_linked_entity_reaches(reachable: frozenset[str], label: str) -> None:
+    choice = predict_target_type(
+        read_question("what does Williams syndrome present with"),
+        HPO_TYPES,
+        llm=None,
+        embedder=MeaningTable({}),  # type: ignore[arg-type]
+        question_vector=np.ones(4),
+        learned={"disease": 0.67, PHENOTYPE: 0.25, "gene/protein": 0.08},
+        linked=Linked((("Williams syndrome", "disease"),), None, reachable),
+    )
+    assert (choice.label, choice.method) == (label, "reader")

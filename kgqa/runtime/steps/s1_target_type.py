@@ -30,9 +30,10 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.reading import Reading
+from kgqa.runtime.reading import LOWER_WORD, Reading
 from kgqa.runtime.text import (
     NAMED_WITHIN,
+    Mention,
     meant_type,
     subject_start,
     type_forms,
@@ -60,6 +61,32 @@ SUBJECT_OVER_READER = 0.44
 """The least similarity of the subject phrase to its type for it to set the reader's type aside: the bare
 :data:`SUBJECT_SIMILARITY` is too weak ("parents of" Lisch nodules reads as genes at 0.40, "bits of DNA" at 0.45).
 Chosen from the few such questions of the natural dev half and the left-out families."""
+
+
+@dataclass(frozen=True)
+class Linked:
+    """What the entities linked in the question (step 2's name index, read before step 1) tell step 1."""
+
+    names: tuple[tuple[str, str], ...] = ()
+    """Each linked span as typed, with its node's label: a type word inside one is that entity's name ("what does
+    Fragile X *syndrome* look like?"), not the type asked for."""
+    hierarchy: tuple[str, str] | None = None
+    """The label whose hierarchy the question steps through from a linked entity, and the word that says so
+    (kgqa.runtime.steps.s2_schema_plan.hierarchy_answer)."""
+    reachable: frozenset[str] = frozenset()
+    """The labels the schema joins directly to an entity linked at :data:`SURE_LINK` or more (empty: none is)."""
+
+    def open_to(self, types: Sequence[str]) -> list[str]:
+        """The ``types`` an answer can have that the question does not name: those a surely linked entity reaches
+        ("what does Williams syndrome present with": not diseases, which HPO joins to no disease); all where
+        none does."""
+        return [t for t in types if t in self.reachable] or list(types)
+
+
+NO_LINKS = Linked()
+SURE_LINK = 0.95
+"""The least similarity of a link whose neighbours in the schema bound the answer type (:attr:`Linked.reachable`): a
+weaker one may be a wrong node ("SCA3" as the gene SCN3A at 0.90), whose label says nothing of the answers."""
 
 
 @dataclass(frozen=True)
@@ -100,18 +127,34 @@ def parse_type(reply: str, types: Sequence[str]) -> str | None:
     return mentioned[0] if len(mentioned) == 1 else None
 
 
-def type_named_in_question(reading: Reading, types: Sequence[str]) -> tuple[str, str] | None:
+def type_named_in_question(
+    reading: Reading, types: Sequence[str], names: Sequence[tuple[str, str]] = ()
+) -> tuple[str, str] | None:
     """The type whose name (or a word of it, singular or plural) comes first among the first ``NAMED_WITHIN`` words
     of the sentence that asks (:attr:`Reading.asking`: "... was confirmed to have Kleefstra syndrome. *Which gene*
     is involved?"), else of the question, with the words that named it; None if no type is named there. Of two type
-    words in a row the second is the noun ("disease genes" are genes)."""
+    words in a row the second is the noun ("disease genes" are genes). A type word inside a linked entity's name of
+    that type (``names``: span, label) is its name ("what are the hallmarks of Prader-Willi *syndrome*")."""
     for words in dict.fromkeys((reading.asking_words, reading.lower_words)):
-        mentions = type_mentions(words[:NAMED_WITHIN], types)
+        mentions = _type_words(words, types, names)
         if mentions:
             first = mentions[0]
             head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
             return head.label, head.form
     return None
+
+
+def _type_words(words: Sequence[str], types: Sequence[str], names: Sequence[tuple[str, str]]) -> list[Mention]:
+    """The type mentions among the first ``NAMED_WITHIN`` of ``words`` but those inside a linked span of their type
+    (``names``)."""
+    inside: dict[str, set[int]] = {}
+    for span, label in names:
+        parts = tuple(LOWER_WORD.findall(span.lower()))
+        for i in range(len(words) - len(parts) + 1):
+            if parts and tuple(words[i : i + len(parts)]) == parts:
+                inside.setdefault(label, set()).update(range(i, i + len(parts)))
+    mentions = type_mentions(words[:NAMED_WITHIN], types)
+    return [m for m in mentions if not set(m.words) <= inside.get(m.label, set())]
 
 
 SUBJECT_WORDS = 4
@@ -162,28 +205,27 @@ def predict_target_type(
     question_vector: np.ndarray,
     temperature: float = 0.0,
     learned: Mapping[str, float] | None = None,
-    hierarchy: tuple[str, str] | None = None,
+    linked: Linked = NO_LINKS,
 ) -> TargetType:
     """The question's answer type (``reading``: kgqa.runtime.reading.read_question); ``learned``: the trained
-    reader's probability of each type (kgqa.runtime.reader.types), when there is one; ``hierarchy``: the label whose
-    hierarchy the question steps through from a linked entity, and the word that says so
-    (kgqa.runtime.steps.s2_schema_plan.hierarchy_answer)."""
+    reader's probability of each type (kgqa.runtime.reader.types), when there is one; ``linked``: what the entities
+    linked in the question say."""
     if len(types) == 1:
         return TargetType(types[0], "only")
     if llm is None:
-        return fallback_type(reading, types, embedder, question_vector, "no LLM", learned, hierarchy)
+        return fallback_type(reading, types, embedder, question_vector, "no LLM", learned, linked)
     completion = llm.complete(type_messages(reading.text, types), max_tokens=16, temperature=temperature)
     chosen = parse_type(completion.text, types)
     if chosen is None:
         why = f"LLM reply {completion.text.strip()[:80]!r} names no single known type"
-        fallback = fallback_type(reading, types, embedder, question_vector, why, learned, hierarchy)
+        fallback = fallback_type(reading, types, embedder, question_vector, why, learned, linked)
         return replace(fallback, completion=completion)
-    own = question_type(reading, types, learned, embedder, hierarchy)
-    named = type_named_in_question(reading, types)
+    own = question_type(reading, types, learned, embedder, linked)
+    named = type_named_in_question(reading, types, linked.names)
     # the LLM says the type the question names: it stands, unless the reader set that type word aside as context
     # ("the cardiologist suspects long QT *syndrome* 1 ... which part of the DNA is involved?")
     backed = named is not None and named[0] == chosen
-    backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types))
+    backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types, linked.names))
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
@@ -194,7 +236,7 @@ def predict_target_type(
             return TargetType(subject[0], "outvoted", why, completion)
         if learned.get(chosen, 1.0) < NAMED_FLOOR:
             why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
-            fallback = fallback_type(reading, types, embedder, question_vector, why, learned, hierarchy)
+            fallback = fallback_type(reading, types, embedder, question_vector, why, learned, linked)
             return replace(fallback, completion=completion)
     return TargetType(chosen, "llm", "", completion)
 
@@ -213,10 +255,10 @@ def sets_aside(named: str, learned: Mapping[str, float] | None, *, lead_in: bool
     return learned.get(named, 0.0) < NAMED_FLOOR and learned[best] >= READ_FLOOR
 
 
-def named_in_lead_in(reading: Reading, types: Sequence[str]) -> bool:
-    """Whether the question has a sentence before the one that asks and that asking sentence names no type: a type
-    named then (:func:`type_named_in_question`) comes from the lead-in."""
-    return reading.asking_words != reading.lower_words and not type_mentions(reading.asking_words[:NAMED_WITHIN], types)
+def named_in_lead_in(reading: Reading, types: Sequence[str], names: Sequence[tuple[str, str]] = ()) -> bool:
+    """Whether the question has a sentence before the one that asks and that asking sentence names no type (but in
+    a linked name: ``names``): a type named then (:func:`type_named_in_question`) comes from the lead-in."""
+    return reading.asking_words != reading.lower_words and not _type_words(reading.asking_words, types, names)
 
 
 def question_type(
@@ -224,26 +266,33 @@ def question_type(
     types: Sequence[str],
     learned: Mapping[str, float] | None,
     embedder: Embedder,
-    hierarchy: tuple[str, str] | None = None,
+    linked: Linked = NO_LINKS,
 ) -> tuple[str, Method, str] | None:
     """The type the question itself asks for, how it was read and what says so: the type it names (unless the
     learned reader sets it aside: :func:`sets_aside`), else the learned reader's most likely type where it
     is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type,
-    else the label whose hierarchy it steps through (``hierarchy``: "what falls under Scoliosis and is annotated for
-    Marfan syndrome", where the reader, unsure, reads diseases); None otherwise."""
-    named = type_named_in_question(reading, types)
-    if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types)):
+    else the label whose hierarchy it steps through (:attr:`Linked.hierarchy`: "what falls under Scoliosis and is
+    annotated for Marfan syndrome", where the reader, unsure, reads diseases); None otherwise."""
+    named = type_named_in_question(reading, types, linked.names)
+    if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types, linked.names)):
         return named[0], "named", f"the question names it ({named[1]!r})"
+    narrowed = linked.open_to(types)
+    among = f" among {', '.join(narrowed)}, which the linked entities reach" if len(narrowed) < len(types) else ""
+    types = narrowed
+    if learned:  # the reader's reading, given that the answers are of a type the linked entities reach
+        total = sum(learned.get(t, 0.0) for t in types)
+        learned = {t: learned.get(t, 0.0) / total for t in types} if total > 0 else None
     best = max(learned, key=lambda label: learned[label]) if learned else None
     if best is None or learned is None or learned[best] < READ_FLOOR:
-        if hierarchy is None or hierarchy[0] not in types:
+        if linked.hierarchy is None or linked.hierarchy[0] not in types:
             return None
-        return hierarchy[0], "hierarchy", f"{hierarchy[1]!r} says a step in the {hierarchy[0]} hierarchy"
+        label, word = linked.hierarchy
+        return label, "hierarchy", f"{word!r} says a step in the {label} hierarchy"
     subject = type_by_subject(reading, types, embedder) if learned[best] < SUBJECT_STANDS else None
     if subject is not None and subject[0] != best and subject[1] >= SUBJECT_OVER_READER:
         why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}); the learned reader reads {best} at only"
         return subject[0], "subject", f"{why} {learned[best]:.2f}"
-    return best, "reader", f"the learned reader reads it ({learned[best]:.2f})"
+    return best, "reader", f"the learned reader reads it ({learned[best]:.2f}{among})"
 
 
 def fallback_type(
@@ -253,13 +302,14 @@ def fallback_type(
     question_vector: np.ndarray,
     why: str,
     learned: Mapping[str, float] | None = None,
-    hierarchy: tuple[str, str] | None = None,
+    linked: Linked = NO_LINKS,
 ) -> TargetType:
     """Without a usable LLM answer: the type the question asks for (:func:`question_type`), else the type its
     subject phrase means, else the closest type name by embedding."""
-    own = question_type(reading, types, learned, embedder, hierarchy)
+    own = question_type(reading, types, learned, embedder, linked)
     if own is not None:
         return TargetType(own[0], own[1], f"{why}; {own[2]}")
+    types = linked.open_to(types)
     subject = type_by_subject(reading, types, embedder)
     if subject is not None:
         return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")
