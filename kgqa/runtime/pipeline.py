@@ -39,7 +39,7 @@ from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import NO_LINKS, SURE_LINK, Linked, fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, linked_plan, question_links
-from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, relaxations, unreached
+from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
@@ -163,9 +163,8 @@ def target_type(
     if found is not None:
         names = tuple((link.span, link.label) for link in found.links)
         hierarchy = hierarchy_answer(reading, found.links, ctx.graph, found.nouns, ctx.config.relation_meaning)
-        sure = {one.label for link in found.links for one in (link, *link.others) if one.similarity >= SURE_LINK}
-        reachable = {b for a, _, c in ctx.graph.relationships for x, b in ((a, c), (c, a)) if x in sure}
-        linked = Linked(names, hierarchy, frozenset(reachable))
+        reachable = reachable_labels(reading, found.links, ctx.graph, found.nouns, SURE_LINK)
+        linked = Linked(names, hierarchy, reachable)
     try:
         choice = predict_target_type(
             reading,

@@ -19,7 +19,7 @@ from kgqa.runtime.steps.s1_target_type import Linked, parse_type, predict_target
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
-from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, schema_guided_plan
+from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, schema_guided_plan
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s4_grounding import (
     Grounded,
@@ -733,3 +733,26 @@ def test_the_reader_reads_among_the_types_a_surely_linked_entity_reaches(reachab
         linked=Linked((("Williams syndrome", "disease"),), None, reachable),
     )
     assert (choice.label, choice.method) == (label, "reader")
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "label", "reachable"),
+    [
+        # the only type word is the linked disease's own: the answers are of a type a disease is joined to
+        ("what does Williams syndrome present with", "Williams syndrome", "disease", {PHENOTYPE, "gene/protein"}),
+        (
+            "I keep mixing up the syndromes. What does Fragile X syndrome look like?",
+            "Fragile X syndrome",
+            "disease",
+            {PHENOTYPE, "gene/protein"},
+        ),  # a type word in a lead-in is context
+        # a type named outside the link may be a hop between ("a *disease* linked to ..."); no type word in the name
+        ("which genes go with a disease linked to Williams syndrome", "Williams syndrome", "disease", set()),
+        ("what does TMEM237 do", "TMEM237", "gene/protein", set()),
+    ],
+)
+def test_the_types_an_answer_can_have_where_the_only_type_word_is_in_a_linked_name(
+    question: str, span: str, label: str, reachable: set[str]
+) -> None:
+    found = reachable_labels(read_question(question), [link(question, span, label)], HPO, (), 0.95)
+    assert found == reachable

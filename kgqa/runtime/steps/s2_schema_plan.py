@@ -101,6 +101,28 @@ def hierarchy_answer(
     return None
 
 
+def reachable_labels(
+    reading: Reading, links: Sequence[Link], schema: GraphSchema, nouns: Sequence[Mention], floor: float
+) -> frozenset[str]:
+    """The labels an answer can have where the only type words of the question lie inside the names of entities
+    linked at ``floor`` or more, of that type ("what does Williams *syndrome* present with"): those the schema joins
+    to the linked labels (HPO joins no disease to a disease), so that a reader that read the name's word does not
+    make the answers the entity's own kind. Empty (no bound) where a type is named outside the links in the sentence
+    that asks (a lead-in's "I keep mixing up the *syndromes*" is context), or no sure
+    link holds a word of its own type: there, a path through another type may be meant ("genes linked to a
+    *condition* linked to TMEM237")."""
+    sure = [one for link in links for one in (link, *link.others) if one.similarity >= floor]
+    spans = {i for link in links for i in range(link.start, link.end)}
+    mentions = [*type_mentions(reading.lowered, schema.labels), *nouns]
+    if any(not spans.intersection(m.words) and m.position >= reading.asking_start for m in mentions):
+        return frozenset()
+    own = {m.label for m in mentions for link in sure if link.label == m.label and link.start <= m.position < link.end}
+    if not own:
+        return frozenset()
+    labels = {link.label for link in sure}
+    return frozenset(b for a, _, c in schema.relationships for x, b in ((a, c), (c, a)) if x in labels)
+
+
 def _path(
     link: Link,
     target: str,
