@@ -15,7 +15,13 @@ from kgqa.errors import StoreError
 from kgqa.runtime.llm import Completion
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.scoring import Lexical
-from kgqa.runtime.steps.s1_target_type import Linked, parse_type, predict_target_type, type_named_in_question
+from kgqa.runtime.steps.s1_target_type import (
+    Linked,
+    parse_type,
+    predict_target_type,
+    subject_phrases,
+    type_named_in_question,
+)
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
@@ -756,3 +762,26 @@ def test_the_types_an_answer_can_have_where_the_only_type_word_is_in_a_linked_na
 ) -> None:
     found = reachable_labels(read_question(question), [link(question, span, label)], HPO, (), 0.95)
     assert found == reachable
+
+
+def test_the_subject_phrase_ends_where_a_linked_entity_starts() -> None:
+    reading = read_question("what's above ataxia in the hierarchy")
+    assert subject_phrases(reading, [("ataxia", PHENOTYPE)]) == ["s", "s above"]  # what is asked for, not ataxia
+    assert subject_phrases(reading)[-1] == "s above ataxia in"
+
+
+@pytest.mark.parametrize(("meanings", "label"), [({"health problems": ("disease", 0.5)}, "disease"), ({}, PHENOTYPE)])
+def test_a_subject_phrase_that_asks_for_a_type_the_linked_entities_do_not_reach_lifts_the_bound(
+    meanings: dict[str, tuple[str, float]], label: str
+) -> None:
+    question = "Is there a list of health problems linked to a bit of DNA linked to Zeta syndrome?"
+    choice = predict_target_type(
+        read_question(question),
+        HPO_TYPES,
+        llm=None,
+        embedder=MeaningTable(meanings),  # type: ignore[arg-type]
+        question_vector=np.ones(4),
+        learned={"disease": 0.5, PHENOTYPE: 0.4, "gene/protein": 0.1},
+        linked=Linked((("Zeta syndrome", "disease"),), None, frozenset({PHENOTYPE, "gene/protein"})),
+    )
+    assert choice.label == label

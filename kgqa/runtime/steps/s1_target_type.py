@@ -147,14 +147,20 @@ def type_named_in_question(
 def _type_words(words: Sequence[str], types: Sequence[str], names: Sequence[tuple[str, str]]) -> list[Mention]:
     """The type mentions among the first ``NAMED_WITHIN`` of ``words`` but those inside a linked span of their type
     (``names``)."""
+    inside = _linked_words(words, names)
+    mentions = type_mentions(words[:NAMED_WITHIN], types)
+    return [m for m in mentions if not set(m.words) <= inside.get(m.label, set())]
+
+
+def _linked_words(words: Sequence[str], names: Sequence[tuple[str, str]]) -> dict[str, set[int]]:
+    """Label -> the positions of ``words`` (lower case, :data:`LOWER_WORD`) that a linked span of that label takes."""
     inside: dict[str, set[int]] = {}
     for span, label in names:
         parts = tuple(LOWER_WORD.findall(span.lower()))
         for i in range(len(words) - len(parts) + 1):
             if parts and tuple(words[i : i + len(parts)]) == parts:
                 inside.setdefault(label, set()).update(range(i, i + len(parts)))
-    mentions = type_mentions(words[:NAMED_WITHIN], types)
-    return [m for m in mentions if not set(m.words) <= inside.get(m.label, set())]
+    return inside
 
 
 SUBJECT_WORDS = 4
@@ -164,18 +170,23 @@ SUBJECT_MARGIN = 0.1
 than to any other type's."""
 
 
-def subject_phrases(reading: Reading) -> list[str]:
-    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for (:func:`subject_start`)."""
+def subject_phrases(reading: Reading, names: Sequence[tuple[str, str]] = ()) -> list[str]:
+    """The 1..``SUBJECT_WORDS``-word phrases where the question names what it asks for (:func:`subject_start`), up
+    to the first word of a linked entity (``names``: "what's above *ataxia*" asks for what is above, not for ataxia)."""
     words = reading.lower_words
     start = subject_start(words)
-    return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= len(words)]
+    linked = set().union(*_linked_words(words, names).values())
+    end = next((i for i in range(start, len(words)) if i in linked), len(words))
+    return [" ".join(words[start : start + n]) for n in range(1, SUBJECT_WORDS + 1) if start + n <= end]
 
 
-def type_by_subject(reading: Reading, types: Sequence[str], embedder: Embedder) -> tuple[str, float, str] | None:
+def type_by_subject(
+    reading: Reading, types: Sequence[str], embedder: Embedder, names: Sequence[tuple[str, str]] = ()
+) -> tuple[str, float, str] | None:
     """The type the question's subject phrase means ("bits of DNA" -> gene/protein, "diagnoses" -> disease) by
     embedding against every word of every type (:func:`type_words`, singular forms): the shortest phrase that is
     similar enough to one type and clear of the others ("diagnoses", not "diagnoses manifesting"); else None."""
-    phrases = subject_phrases(reading)
+    phrases = subject_phrases(reading, names)
     if not phrases:
         return None
     forms = type_forms(types)
@@ -230,7 +241,7 @@ def predict_target_type(
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         return TargetType(own[0], "outvoted", why, completion)
     if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
-        subject = type_by_subject(reading, types, embedder)
+        subject = type_by_subject(reading, types, embedder, linked.names)
         if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
             why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
             return TargetType(subject[0], "outvoted", why, completion)
@@ -276,7 +287,7 @@ def question_type(
     named = type_named_in_question(reading, types, linked.names)
     if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types, linked.names)):
         return named[0], "named", f"the question names it ({named[1]!r})"
-    narrowed = linked.open_to(types)
+    narrowed = open_types(reading, types, embedder, linked)
     among = f" among {', '.join(narrowed)}, which the linked entities reach" if len(narrowed) < len(types) else ""
     types = narrowed
     if learned:  # the reader's reading, given that the answers are of a type the linked entities reach
@@ -288,11 +299,24 @@ def question_type(
             return None
         label, word = linked.hierarchy
         return label, "hierarchy", f"{word!r} says a step in the {label} hierarchy"
-    subject = type_by_subject(reading, types, embedder) if learned[best] < SUBJECT_STANDS else None
+    subject = type_by_subject(reading, types, embedder, linked.names) if learned[best] < SUBJECT_STANDS else None
     if subject is not None and subject[0] != best and subject[1] >= SUBJECT_OVER_READER:
         why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}); the learned reader reads {best} at only"
         return subject[0], "subject", f"{why} {learned[best]:.2f}"
     return best, "reader", f"the learned reader reads it ({learned[best]:.2f}{among})"
+
+
+def open_types(reading: Reading, types: Sequence[str], embedder: Embedder, linked: Linked) -> list[str]:
+    """The ``types`` step 1 reads among where the question names none: those the linked entities reach
+    (:meth:`Linked.open_to`), unless the subject phrase asks for one they do not reach at
+    :data:`SUBJECT_OVER_READER` or more ("a list of *health problems* with a known link to a bit of DNA with a known
+    link to ... syndrome, finnish type")."""
+    narrowed = linked.open_to(types)
+    if len(narrowed) < len(types):
+        subject = type_by_subject(reading, types, embedder, linked.names)
+        if subject is not None and subject[0] not in narrowed and subject[1] >= SUBJECT_OVER_READER:
+            return list(types)
+    return narrowed
 
 
 def fallback_type(
@@ -309,8 +333,8 @@ def fallback_type(
     own = question_type(reading, types, learned, embedder, linked)
     if own is not None:
         return TargetType(own[0], own[1], f"{why}; {own[2]}")
-    types = linked.open_to(types)
-    subject = type_by_subject(reading, types, embedder)
+    types = open_types(reading, types, embedder, linked)
+    subject = type_by_subject(reading, types, embedder, linked.names)
     if subject is not None:
         return TargetType(subject[0], "subject", f"{why}; the question asks for {subject[2]!r} ({subject[1]:.3f})")
     fallback, score = type_by_embedding(question_vector, types, embedder)
