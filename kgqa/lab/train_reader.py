@@ -32,7 +32,7 @@ from kgqa.lab.reader_data import Example, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.reader import READERS, Reader, find_reader
-from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, vocabulary
+from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, completions, vocabulary
 from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
 
@@ -49,9 +49,10 @@ DOC_WORD_FLOOR = 3
 11, the misspellings of the natural dev half in none)."""
 NAMES_PER_LABEL = 200
 """Node names per label that lead-ins draw from."""
-RECIPE = 2
+RECIPE = 3
 """What the reader is trained on and how; a reader of another recipe is trained again even with the same settings
-(2: the type head reads the sentence that asks, not a trailer after it)."""
+(2: the type head reads the sentence that asks, not a trailer after it; 3: the names' common endings, to complete a
+name typed without one)."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,6 @@ def train(
         "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "provenance": provenance(),
     }
-    reader = Reader(settings.skb, Spelling(counts, known, acronyms(names)), head, info)
+    reader = Reader(settings.skb, Spelling(counts, known, acronyms(names), completions(names)), head, info)
     reader.save(home)
     return Outcome(reader, False)

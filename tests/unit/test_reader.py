@@ -15,7 +15,7 @@ from kgqa.lab.questions import GeneratedQuestion
 from kgqa.lab.reader_data import HIERARCHY, IMPLICIT, implicit_frames, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
-from kgqa.runtime.reader.spelling import Spelling, acronyms, edit_distance, vocabulary
+from kgqa.runtime.reader.spelling import Spelling, acronyms, completions, edit_distance, vocabulary
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_question
@@ -278,3 +278,22 @@ def test_training_variants_keep_the_answer_type_and_are_reproducible() -> None:
     step = _question("hierarchy", "effect/phenotype / parent-child effect/phenotype")
     assert implicit_frames(step) == HIERARCHY
     assert implicit_frames(_question("2-hop", "disease / a gene/protein / b effect/phenotype")) == ()
+
+
+def test_a_name_typed_without_its_common_ending_is_completed_with_the_shortest() -> None:
+    names = [
+        "Marfan syndrome", "Marfan lipodystrophy syndrome", "Noonan syndrome", "Noonan syndrome 1", "Tay-Sachs disease",
+        "Long fingers", "Long toe", *[f"Zeta{i} syndrome" for i in range(300)],
+        *[f"Kappa{i} disease" for i in range(40)], *[f"Long thing{i}" for i in range(20)],
+        *["Atrophy of the eye"] * 2000,
+    ]  # fmt: skip
+    ends = completions(names)
+    assert ends["marfan"] == "marfan syndrome" and ends["noonan"] == "noonan syndrome"  # the shortest ending
+    assert ends["tay sachs"] == "tay sachs disease"  # "disease" ends names often enough, if held by few
+    assert "long" not in ends  # a common first word completed would make a name of any phrase
+    spelling = Spelling(vocabulary(names), frozenset(), {}, ends)
+    assert spelling.complete("Tay-Sachs") == "tay sachs disease" and spelling.complete("Marfan syndrome") is None
+    reading = read_question("genes for marfan or 'noonan'?")
+    grams = [(i, i + 1, word) for i, word in enumerate(reading.words)]
+    respelt = {grams[n][2]: text for n, text, _ in respellings(grams, reading, spelling)}
+    assert respelt == {"marfan": "marfan syndrome"}  # a quoted word is as typed

@@ -56,6 +56,7 @@ class Reader:
             "vocabulary": dict(self.spelling.counts),
             "known": sorted(self.spelling.known),
             "acronyms": dict(self.spelling.short),
+            "completions": dict(self.spelling.endings),
         }
         (work / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
         old = target.with_name(f".{self.skb}.{os.getpid()}.old")
@@ -80,7 +81,8 @@ def find_reader(home: Path, skb: str) -> Reader | None:
             head = TypeHead(tuple(str(x) for x in arrays["labels"]), np.array(arrays["weights"]))
         vocabulary = {str(k): int(v) for k, v in raw.pop("vocabulary").items()}
         short = {str(k): str(v) for k, v in raw.pop("acronyms").items()}
-        spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short)
+        endings = {str(k): str(v) for k, v in raw.pop("completions", {}).items()}  # none before recipe 3
+        spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short, endings)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(
             f"the reader in {folder} cannot be read ({exc}); retrain it: kgqa train-reader --skb {skb} --force"

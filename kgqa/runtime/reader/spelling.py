@@ -6,8 +6,9 @@ otherwise (those its documents use, and those the embedder's tokenizer holds who
 knows, or that the SKB holds only rarely beside a far more common neighbour ("syndrom" beside "syndrome"), is read
 as the most common SKB word one edit away (two for long words: a deletion, insertion, substitution or swap of
 neighbours each), and the span is looked up both ways. An abbreviation typed in capitals is read as the run of words
-of the SKB's names whose initials it is most often. Nothing here knows a language: the vocabulary, its common words
-and its abbreviations are the SKB's.
+of the SKB's names whose initials it is most often, and a name typed without its common last words ("marfan",
+"tay-sachs") as the shortest name that adds only such words ("marfan syndrome", "tay sachs disease"). Nothing here
+knows a language: the vocabulary, its common words, its abbreviations and its names' endings are the SKB's.
 """
 
 from __future__ import annotations
@@ -48,13 +49,10 @@ def acronyms(texts: Sequence[str]) -> dict[str, str]:
     """Initials -> the run of words they abbreviate in most of ``texts`` (names and aliases): "prader willi
     syndrome" for "pws", "generalized tonic clonic" for "gtc". The run starts with no common word
     (:data:`COMMON_SHARE`) and its first and last words have three letters or more."""
-    held: Counter[str] = Counter()
-    for text in texts:
-        held.update(set(PART.findall(text.lower())))
-    common = {word for word, n in held.items() if n > COMMON_SHARE * len(texts)}
+    every, _, common = _common(texts)
     counts: Counter[tuple[str, str]] = Counter()
-    for text in texts:
-        parts = [w for w in PART.findall(text.lower()) if w.isalpha()]
+    for words in every:
+        parts = [w for w in words if w.isalpha()]
         runs = set()
         for i, first in enumerate(parts):
             if first in common or len(first) < 3:
@@ -69,6 +67,50 @@ def acronyms(texts: Sequence[str]) -> dict[str, str]:
         if letters not in best or (n, phrase) > best[letters]:
             best[letters] = (n, phrase)
     return {letters: phrase for letters, (_, phrase) in best.items()}
+
+
+def _common(texts: Sequence[str]) -> tuple[list[list[str]], Counter[str], set[str]]:
+    """Each text's lower-case words (:data:`PART`), how many texts hold each word, and the words in more than
+    :data:`COMMON_SHARE` of them."""
+    parts = [PART.findall(text.lower()) for text in texts]
+    held: Counter[str] = Counter()
+    for words in parts:
+        held.update(set(words))
+    return parts, held, {word for word, n in held.items() if n > COMMON_SHARE * len(texts)}
+
+
+ENDING_SHARE = 0.005
+"""A word that ends more than this share of the names is one of their endings ("syndrome", "disease", "deficiency")."""
+RARE_SHARE = 0.001
+"""A name typed without its ending starts with a word this rare among the names (an eponym: "marfan", "tay"): a
+common first word ("long", "broad") completed would make a name of any phrase."""
+
+
+def completions(texts: Sequence[str]) -> dict[str, str]:
+    """A name's own words -> the name, for names (and aliases) that end in common words (:data:`COMMON_SHARE`),
+    endings (:data:`ENDING_SHARE`) or numbers only, after words that are none and start with a rare one
+    (:data:`RARE_SHARE`): people type the eponym and leave the common ending out ("marfan" -> "marfan syndrome",
+    "tay sachs" -> "tay sachs disease"). Of several names with the same own words, the one with the shortest ending
+    ("noonan syndrome", not "noonan syndrome 1"), then the commonest."""
+    parts, held, common = _common(texts)
+    ends = Counter(words[-1] for words in parts if words)
+    ending = common | {word for word, n in ends.items() if n > ENDING_SHARE * len(texts)}
+    counts: Counter[tuple[str, str]] = Counter()
+    for words in parts:
+        cut = len(words)
+        while cut > 0 and (words[cut - 1] in ending or words[cut - 1].isdigit()):
+            cut -= 1
+        head, tail = words[:cut], words[cut:]
+        if not head or not tail or any(w in ending or w.isdigit() for w in head):
+            continue
+        if len(head[0]) >= 3 and held[head[0]] <= RARE_SHARE * len(texts):
+            counts[(" ".join(head), " ".join(tail))] += 1
+    best: dict[str, tuple[int, int, str]] = {}
+    for (own, ending_words), n in counts.items():
+        rank = (-len(ending_words.split()), n, ending_words)
+        if own not in best or rank > best[own]:
+            best[own] = rank
+    return {own: f"{own} {ending_words}" for own, (_, _, ending_words) in best.items()}
 
 
 def _deletes(word: str) -> set[str]:
@@ -98,6 +140,8 @@ class Spelling:
     counts: Mapping[str, int]
     known: frozenset[str] = frozenset()
     short: Mapping[str, str] = field(default_factory=dict)
+    endings: Mapping[str, str] = field(default_factory=dict)
+    """A name's own words -> the name with its common ending (:func:`completions`)."""
     _index: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -143,6 +187,10 @@ class Spelling:
             if fixed:
                 out[i] = fixed
         return out
+
+    def complete(self, text: str) -> str | None:
+        """The SKB name ``text`` is typed as without its common ending ("Marfan" -> "marfan syndrome"), or None."""
+        return self.endings.get(" ".join(PART.findall(text.lower())))
 
     def dictionary_word(self, text: str) -> bool:
         """Whether ``text`` is one word the tokenizer knows whole, typed in small letters ("son"): it names no

@@ -192,18 +192,25 @@ class Respelt(NamedTuple):
 def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[Respelt]:
     """The gram's text with each misspelt word replaced by an SKB word it may misspell, for every gram of at most
     :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`, up to
-    :data:`SPELLINGS` texts a gram, the likeliest first); none without ``spelling``. Quoted words are as typed (a
-    quoted definition's "(VEP)" is no mention of another node), and so is a name's beginning after a prefix verb."""
+    :data:`SPELLINGS` texts a gram, the likeliest first), and the name a gram is typed as without its common ending,
+    as typed or likeliest respelt (:meth:`Spelling.complete`: "marfans" -> "marfan syndrome"); none without
+    ``spelling``. Quoted words are as typed (a quoted definition's "(VEP)" is no mention of another node), and so is
+    a name's beginning after a prefix verb."""
     if spelling is None:
         return []
     words = reading.words
     kept = after_prefix_verb(words) | {i for run in reading.quoted_runs for i in run}
     fixes = {i: fixed for i, fixed in spelling.variants(words, SPELLINGS).items() if i not in kept}
     out = []
-    for number, (start, end, _) in enumerate(grams):
+    for number, (start, end, text) in enumerate(grams):
+        texts = [text]
         if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
             options = product(*(fixes.get(i, [words[i]]) for i in range(start, end)))
-            out += [Respelt(number, " ".join(option), n == 0) for n, option in enumerate(islice(options, SPELLINGS))]
+            respelt = [Respelt(number, " ".join(option), n == 0) for n, option in enumerate(islice(options, SPELLINGS))]
+            out += respelt
+            texts += [r.text for r in respelt if r.likeliest]
+        if not kept.intersection(range(start, end)):  # a name typed without its common ending: "marfan", "rett"
+            out += [Respelt(number, whole, True) for whole in dict.fromkeys(map(spelling.complete, texts)) if whole]
     return out
 
 
