@@ -68,13 +68,26 @@ def work_folder(home: Path, skb: str) -> Path:
     return home / READERS / f".work-{skb}"
 
 
-def skb_texts(kg: Kgqa, skb: str, progress: ProgressSink | None) -> tuple[list[str], set[str]]:
-    """Stage 1: every name and alias of the SKB (its vocabulary and abbreviations are read from them), and the words
-    its documents use in :data:`DOC_WORD_FLOOR` or more of them (words of its language, never typos: "ontology" is
-    no misspelt "oncology")."""
+@dataclass(frozen=True)
+class SkbTexts:
+    """What the reader reads from the SKB's own text (:func:`skb_texts`)."""
+
+    names: list[str]
+    """Every name and alias: the vocabulary, abbreviations and endings are read from them."""
+    in_docs: frozenset[str]
+    """The words its documents use in :data:`DOC_WORD_FLOOR` or more of them (words of its language, never typos:
+    "ontology" is no misspelt "oncology")."""
+    lower_in_docs: frozenset[str]
+    """Those of them written in small letters in as many documents: common words, not names ("phenotypic",
+    "young"; an eponym is written "Marfan")."""
+
+
+def skb_texts(kg: Kgqa, skb: str, progress: ProgressSink | None) -> SkbTexts:
+    """Stage 1: every name and alias of the SKB, and the words of its documents."""
     schema = kg.schema(skb)
     texts: list[str] = []
     in_docs: Counter[str] = Counter()
+    lower: Counter[str] = Counter()
     labels = [info.name for info in schema.labels]
     with task(progress, "reading names", None) as advance:
         for label in labels:
@@ -83,11 +96,17 @@ def skb_texts(kg: Kgqa, skb: str, progress: ProgressSink | None) -> tuple[list[s
                 part = ids[start : start + CHUNK]
                 for node in kg.store.documents(skb, label, part):
                     texts.append(node.name)
-                    in_docs.update(set(TOKEN.findall(node.doc.lower())))
+                    words = set(TOKEN.findall(node.doc))
+                    in_docs.update({word.lower() for word in words})
+                    lower.update({word for word in words if word.islower()})
                 if schema.has_aliases:
                     texts += [a for found in kg.store.aliases(skb, label, part).values() for a in found]
                 advance(len(part))
-    return texts, {word for word, n in in_docs.items() if n >= DOC_WORD_FLOOR}
+
+    def floor(counts: Counter[str]) -> frozenset[str]:
+        return frozenset(word for word, n in counts.items() if n >= DOC_WORD_FLOOR)
+
+    return SkbTexts(texts, floor(in_docs), floor(lower))
 
 
 def whole_words(embedder: Embedder) -> frozenset[str]:
@@ -192,10 +211,12 @@ def train(
     if existing is not None and same and existing.info.get("fingerprint") == meta.fingerprint:
         return Outcome(existing, True)
     start = time.perf_counter()
-    names, in_docs = skb_texts(kg, settings.skb, progress)
+    read = skb_texts(kg, settings.skb, progress)
+    names = read.names
     counts = dict(vocabulary(names))
     embedder = kg.embedder
-    known = whole_words(embedder) | in_docs
+    whole = whole_words(embedder)
+    known = whole | read.in_docs
     questions = training_questions(kg, settings, folder, notice)
     examples = training_examples(kg, settings.skb, questions, settings.seed)
     with task(progress, "fitting the type head", None):
@@ -212,6 +233,11 @@ def train(
         "trained_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "provenance": provenance(),
     }
-    reader = Reader(settings.skb, Spelling(counts, known, acronyms(names), completions(names)), head, info)
+    reader = Reader(
+        settings.skb,
+        Spelling(counts, known, acronyms(names), completions(names, whole | read.lower_in_docs)),
+        head,
+        info,
+    )
     reader.save(home)
     return Outcome(reader, False)

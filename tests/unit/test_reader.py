@@ -280,6 +280,10 @@ def test_training_variants_keep_the_answer_type_and_are_reproducible() -> None:
     assert implicit_frames(_question("2-hop", "disease / a gene/protein / b effect/phenotype")) == ()
 
 
+KID = frozenset({"kid"})
+"""A word the tokenizer holds whole, or the documents write in small letters: no eponym."""
+
+
 def test_a_name_typed_without_its_common_ending_is_completed_with_the_shortest() -> None:
     names = [
         "Marfan syndrome", "Marfan lipodystrophy syndrome", "Noonan syndrome", "Noonan syndrome 1", "Tay-Sachs disease",
@@ -291,9 +295,12 @@ def test_a_name_typed_without_its_common_ending_is_completed_with_the_shortest()
     assert ends["marfan"] == "marfan syndrome" and ends["noonan"] == "noonan syndrome"  # the shortest ending
     assert ends["tay sachs"] == "tay sachs disease"  # "disease" ends names often enough, if held by few
     assert "long" not in ends  # a common first word completed would make a name of any phrase
+    assert "kid" in completions([*names, "KID syndrome"]) and "kid" not in completions([*names, "KID syndrome"], KID)
     spelling = Spelling(vocabulary(names), frozenset(), {}, ends)
     assert spelling.complete("Tay-Sachs") == "tay sachs disease" and spelling.complete("Marfan syndrome") is None
     reading = read_question("genes for marfan or 'noonan'?")
     grams = [(i, i + 1, word) for i, word in enumerate(reading.words)]
     respelt = {grams[n][2]: text for n, text, _ in respellings(grams, reading, spelling)}
     assert respelt == {"marfan": "marfan syndrome"}  # a quoted word is as typed
+    typed = read_question("genes for marfan syndrome 1")  # the ending is typed: nothing to complete
+    assert respellings([(i, i + 1, w) for i, w in enumerate(typed.words)], typed, spelling) == []

@@ -86,12 +86,13 @@ RARE_SHARE = 0.001
 common first word ("long", "broad") completed would make a name of any phrase."""
 
 
-def completions(texts: Sequence[str]) -> dict[str, str]:
+def completions(texts: Sequence[str], dictionary: frozenset[str] = frozenset()) -> dict[str, str]:
     """A name's own words -> the name, for names (and aliases) that end in common words (:data:`COMMON_SHARE`),
     endings (:data:`ENDING_SHARE`) or numbers only, after words that are none and start with a rare one
-    (:data:`RARE_SHARE`): people type the eponym and leave the common ending out ("marfan" -> "marfan syndrome",
-    "tay sachs" -> "tay sachs disease"). Of several names with the same own words, the one with the shortest ending
-    ("noonan syndrome", not "noonan syndrome 1"), then the commonest."""
+    (:data:`RARE_SHARE`), not all of them in the ``dictionary`` (the words the tokenizer holds whole: "kid", "young" and
+    "phenotypic" are words, "KID syndrome" is no way to say them): people type the eponym and leave the common
+    ending out ("marfan" -> "marfan syndrome", "tay sachs" -> "tay sachs disease"). Of several names with the same
+    own words, the one with the shortest ending ("noonan syndrome", not "noonan syndrome 1"), then the commonest."""
     parts, held, common = _common(texts)
     ends = Counter(words[-1] for words in parts if words)
     ending = common | {word for word, n in ends.items() if n > ENDING_SHARE * len(texts)}
@@ -103,12 +104,12 @@ def completions(texts: Sequence[str]) -> dict[str, str]:
         head, tail = words[:cut], words[cut:]
         if not head or not tail or any(w in ending or w.isdigit() for w in head):
             continue
-        if len(head[0]) >= 3 and held[head[0]] <= RARE_SHARE * len(texts):
+        if len(head[0]) >= 3 and held[head[0]] <= RARE_SHARE * len(texts) and not set(head) <= dictionary:
             counts[(" ".join(head), " ".join(tail))] += 1
     best: dict[str, tuple[int, int, str]] = {}
-    for (own, ending_words), n in counts.items():
+    for (own, ending_words), n in sorted(counts.items()):  # of equals, the first ending ("martsolf syndrome 1")
         rank = (-len(ending_words.split()), n, ending_words)
-        if own not in best or rank > best[own]:
+        if own not in best or rank[:2] > best[own][:2]:
             best[own] = rank
     return {own: f"{own} {ending_words}" for own, (_, _, ending_words) in best.items()}
 

@@ -210,7 +210,9 @@ def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | No
             out += respelt
             texts += [r.text for r in respelt if r.likeliest]
         if not kept.intersection(range(start, end)):  # a name typed without its common ending: "marfan", "rett"
-            out += [Respelt(number, whole, True) for whole in dict.fromkeys(map(spelling.complete, texts)) if whole]
+            wholes = [whole for whole in dict.fromkeys(map(spelling.complete, texts)) if whole]
+            after = reading.lowered[end] if end < len(words) else ""  # "martsolf *syndrome* 1": the ending is typed
+            out += [Respelt(number, whole, True) for whole in wholes if after not in whole.split()]
     return out
 
 
