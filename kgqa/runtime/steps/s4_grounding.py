@@ -87,6 +87,8 @@ class GroundingResult:
     not kept, those of the rounds before are)."""
     capped: str = ""
     """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
+    exact: dict[str, bool] = field(default_factory=dict)
+    """constant symbol -> whether its best candidate is an exact match of its search string, by name or alias"""
     tied: dict[str, int] = field(default_factory=dict)
     """constant symbol -> how many of its candidates its search string names exactly (two diseases of one name, in
     OMIM and Orphanet; at most ``l_max``): they tie for the best candidate, so every round grounds through all of
@@ -205,6 +207,7 @@ def ground(
         {m.id: m.name for matches in found.values() for m in matches},
         searches={c.name: c.search_string or "" for c in plan.constants},
         via_alias={(symbol, m.id): m.alias for symbol, matches in found.items() for m in matches if m.alias},
+        exact={symbol: bool(matches) and matches[0].exact for symbol, matches in found.items()},
         tied={symbol: exact_names(matches) for symbol, matches in found.items()},
     )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]

@@ -145,12 +145,13 @@ def rank_graph_strand(
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model)."""
     targets = plan_votes(groundings)
-    extra = keep_corroborated if concur(groundings) else keep
+    exact = named_exactly(groundings, keep_corroborated)
+    extra = keep_corroborated if exact or concur(groundings) else keep
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
     for key in tier:
         members = [s for s in targets if s.tier == key]
-        wanted = extra if any(s.voters >= 2 for s in members) else keep
+        wanted = extra if exact or any(s.voters >= 2 for s in members) else keep
         if len(chosen) >= max(keep, wanted):
             break
         chosen.extend(members)
@@ -183,12 +184,14 @@ def rank_graph_strand(
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
     ]
-    kept_n = keep + corroborated_run([chosen[i] for i in ranked[keep:extra]])
+    past = [chosen[i] for i in ranked[keep:extra]]
+    kept_n = keep + (len(past) if exact else corroborated_run(past))
     kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
     total = len(targets)
     detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
     if kept_n > keep:
-        detail += f" ({kept_n - keep} past {keep}: corroborated by several plans)"
+        why = "its one plan's constants named exactly, grounded at l = 1" if exact else "corroborated by several plans"
+        detail += f" ({kept_n - keep} past {keep}: {why})"
     if len(groundings) > 1:
         agreed = sum(len(s.plans) > 1 for s in targets)
         detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
@@ -202,6 +205,23 @@ def concur(groundings: Sequence[PlanGrounding]) -> bool:
         frozenset(g.id for g in grounding.result.targets) for grounding in groundings if counted_weight(grounding)
     ]
     return len(voting) >= 2 and bool(voting[0]) and all(ids == voting[0] for ids in voting)
+
+
+def named_exactly(groundings: Sequence[PlanGrounding], k: int) -> bool:
+    """Whether one plan alone votes, every constant of it names its best candidate exactly (by name or alias), and it
+    grounded ``k`` targets or more with those candidates (l = 1): the pattern as the question names it holds for that
+    many nodes, and its best-ranked of them are better evidence than the vector strand's fill ("features of Stickler
+    syndrome type I": 39 phenotypes, 13 kept and 7 nearest documents before)."""
+    voting = [g for g in groundings if counted_weight(g)]
+    if len(voting) != 1 or not voting[0].result.exact:
+        return False
+    result = voting[0].result
+    return (
+        all(result.exact.values())
+        and bool(result.rounds)
+        and result.rounds[0].scope == 1
+        and result.at_first_scope >= k
+    )
 
 
 def corroborated_run(ranked: Sequence[Supported]) -> int:
