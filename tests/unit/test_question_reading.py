@@ -752,3 +752,12 @@ def test_the_name_index_picks_which_skb_word_a_misspelt_word_meant() -> None:
 def test_a_text_cue_in_a_lead_in_is_no_condition(question: str, condition: list[str]) -> None:
     words, reading = words_of(question), read_question(question)
     assert sorted(words[i].strip("'?") for i in not_entities(reading, TYPES)[1]) == condition
+
+
+def test_a_stop_word_typed_with_a_capital_inside_a_sentence_begins_a_name() -> None:
+    def grams(question: str) -> set[str]:
+        return {text for _, _, text in ngrams(read_question(question))}
+
+    assert "Down syndrome" in grams("What problems do kids with Down syndrome have?")
+    assert "Down syndrome" not in grams("Is it Down? Down syndrome, I mean.")  # a sentence's first capital says nothing
+    assert "down syndrome" not in grams("is it down syndrome")  # in small letters, the word

@@ -10,6 +10,7 @@ without the cap; the trace says how far linking read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,7 +24,7 @@ from kgqa.runtime.steps.s2_conditions import (
     not_entities,
     prefix_words,
 )
-from kgqa.runtime.text import RELATIONAL, STOP_WORDS, Mention
+from kgqa.runtime.text import RELATIONAL, STOP_WORDS, WORD, Mention
 
 MAX_NGRAM = 10
 SHORT_NGRAM = 6
@@ -74,6 +75,7 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
     """:func:`ngrams`, and the positions of the words that name a type
     (:func:`kgqa.runtime.steps.s2_conditions.not_entities`)."""
     words = reading.words
+    named = proper_starts(reading)
     types, textual = not_entities(reading, labels, OWN_TEXT_PHRASES, nouns)
     starts = prefix_words(reading)  # "MFN*": the beginning of the answers' symbol, no entity
     textual |= {i for i, w in enumerate(words) if w.lower().strip("'").removesuffix("-prefixed") in starts}
@@ -81,7 +83,7 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):
             gram = words[start : start + n]
-            if gram[0].lower() in STOP_WORDS or gram[-1].lower() in STOP_WORDS:
+            if (gram[0].lower() in STOP_WORDS and start not in named) or gram[-1].lower() in STOP_WORDS:
                 continue
             span = range(start, start + n)
             if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
@@ -94,6 +96,22 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
                 continue
             out.append((start, start + n, " ".join(gram)))
     return out, types
+
+
+SENTENCE_END = re.compile(r"[.?!:;]")
+
+
+def proper_starts(reading: Reading) -> set[int]:
+    """Positions of words typed with a capital inside a sentence, not at its start: a stop word so typed begins a
+    name ("my son has *Down* syndrome")."""
+    found = list(WORD.finditer(reading.text))
+    return {
+        i
+        for i, match in enumerate(found)
+        if i > 0
+        and match.group()[0].isupper()
+        and not SENTENCE_END.search(reading.text[found[i - 1].end() : match.start()])
+    }
 
 
 @dataclass(frozen=True)
