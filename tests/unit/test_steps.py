@@ -32,6 +32,7 @@ from kgqa.runtime.steps.s4_grounding import (
     GroundingResult,
     NodeMatch,
     PlanGrounding,
+    Round,
     expansion_schedule,
     names_no_node,
     weak_constants,
@@ -494,6 +495,30 @@ def test_targets_several_plans_corroborate_take_slots_past_keep_up_to_the_bound(
 )
 def test_without_two_voting_plans_only_keep_targets_are_kept(plans: list[PlanGrounding], why: str) -> None:
     assert _kept(plans, keep=2, corroborated=4) == ["d5", "d4"], why
+
+
+def _exact(ids: str, exact: dict[str, bool], first: int = 1) -> list[PlanGrounding]:
+    """The one plan, whose constants' best candidates are exact matches or not (``exact``), grounding every target
+    of ``ids`` in its first round (scope ``first``)."""
+    targets = [Grounded(f"d{i}", f"d{i}", "disease", first, (), "linked") for i in ids]
+    rounds = [Round(first, len(targets), 0.0)]
+    return _one(GroundingResult(query=None, candidates={}, targets=targets, rounds=rounds, exact=exact))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("plans", "kept"),
+    [
+        (_exact("012345", {"e0": True, "e1": True}), ["d5", "d4", "d3", "d2"]),  # the pattern as named: up to k
+        (_exact("012", {"e0": True}), ["d2", "d1"]),  # fewer than k at l = 1: the fill may add what the plan lacks
+        (_exact("012345", {"e0": True, "e1": False}), ["d5", "d4"]),  # a constant's best candidate is a near name
+        (_exact("012345", {"e0": True}, first=2), ["d5", "d4"]),  # grounded only with a constant's second candidate
+        (_exact("012345", {}), ["d5", "d4"]),  # no constant
+    ],
+)
+def test_one_plan_named_exactly_that_grounds_k_at_l_1_keeps_up_to_k(
+    plans: list[PlanGrounding], kept: list[str]
+) -> None:
+    assert _kept(plans, keep=2, corroborated=4) == kept
 
 
 def test_corroborated_targets_of_a_later_round_take_the_slots_past_keep_too() -> None:
