@@ -505,7 +505,8 @@ def lexical_signal(ctx: Context, reading: Reading, plan: QueryPlan | None) -> Le
     terms = search_terms(
         reading, covered, ctx.graph.labels, types, stated=conditions.stated, prefixes=conditions.prefixes
     )
-    return Lexical(tuple(terms), ctx.config.lexical_weight)
+    stated = bool(conditions.stated or conditions.prefixes)
+    return Lexical(tuple(terms), ctx.config.lexical_weight, stated)
 
 
 def _rerank(

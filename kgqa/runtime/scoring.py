@@ -40,6 +40,9 @@ class Lexical:
 
     terms: tuple[str, ...]
     weight: float
+    stated: bool = False
+    """The question states what the answers' own text holds (a textual condition, a name's beginning): step 7's
+    full-text fill finds answers a plan does not reach."""
 
 
 def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str, T]]) -> dict[Key, T]:

@@ -521,6 +521,16 @@ def test_one_plan_named_exactly_that_grounds_k_at_l_1_keeps_up_to_k(
     assert _kept(plans, keep=2, corroborated=4) == kept
 
 
+@pytest.mark.parametrize(("stated", "kept"), [(True, 2), (False, 4)])
+def test_a_stated_text_condition_leaves_the_fill_its_slots(stated: bool, kept: int) -> None:
+    """ "... whose symbols start with 'JAK'": the full-text fill finds what the plan does not reach."""
+    question = np.array([0.0, 1.0], dtype=np.float32)
+    lexical = Lexical(("jak*",), 0.0, stated)
+    plans = _exact("012345", {"e0": True})
+    ranking = rank_graph_strand(plans, _Store(), "hpo", question, keep=2, cap=10, keep_corroborated=4, lexical=lexical)  # type: ignore[arg-type]
+    assert len(ranking.kept) == kept
+
+
 def test_corroborated_targets_of_a_later_round_take_the_slots_past_keep_too() -> None:
     """Both plans ground d0..d2 at l = 1 and d3..d6 at l = 2: the l = 2 targets are corroborated as well, so past
     the 3 kept they fill up to 6, the better round first."""

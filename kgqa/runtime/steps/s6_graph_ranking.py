@@ -138,14 +138,18 @@ def rank_graph_strand(
     ``keep`` answers are kept; where two or more voting plans concur (:func:`concur`), so are the next ranked
     targets they both grounded in their best round (:attr:`Supported.voters`), up to ``keep_corroborated`` in all:
     plans written apart that find the very same answer set leave no doubt that the answers lie in it, so its best
-    are better evidence than the vector strand's fill. Plans that overlap only in part (a reversed hop grounds a
-    subset of the undirected one) keep ``keep``, as does one plan.
+    are better evidence than the vector strand's fill. So are those of one plan named exactly (:func:`named_exactly`),
+    unless the question states what the answers' text holds (:attr:`Lexical.stated`): there the fill's full-text
+    answers are the evidence ("genes implicated in a sign of X whose symbols start with 'JAK'": 1 of 174 grounded
+    matches, the full-text search finds the rest; the left-out families lost 0.016 recall@20 to it at ca2233f).
+    Plans that overlap only in part (a reversed hop grounds a subset of the undirected one) keep ``keep``, as does
+    one plan otherwise.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model)."""
     targets = plan_votes(groundings)
-    exact = named_exactly(groundings, keep_corroborated)
+    exact = named_exactly(groundings, keep_corroborated) and not (lexical is not None and lexical.stated)
     extra = keep_corroborated if exact or concur(groundings) else keep
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
