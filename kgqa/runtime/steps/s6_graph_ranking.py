@@ -212,8 +212,9 @@ def concur(groundings: Sequence[PlanGrounding]) -> bool:
 
 
 def named_exactly(groundings: Sequence[PlanGrounding], k: int) -> bool:
-    """Whether one plan alone votes, every constant of it names its best candidate exactly (by name or alias), and it
-    grounded ``k`` targets or more with those candidates (l = 1): the pattern as the question names it holds for that
+    """Whether one plan alone votes, every constant's best candidate matches its search string exactly, by name or
+    alias (the linked plan's constants are the names and aliases its links matched), and it grounded ``k`` targets
+    or more with those candidates (l = 1): the pattern as the question names it holds for that
     many nodes, and its best-ranked of them are better evidence than the vector strand's fill ("features of Stickler
     syndrome type I": 39 phenotypes, 13 kept and 7 nearest documents before)."""
     voting = [g for g in groundings if counted_weight(g)]
