@@ -74,7 +74,8 @@ class Linked:
     """The label whose hierarchy the question steps through from a linked entity, and the word that says so
     (kgqa.runtime.steps.s2_schema_plan.hierarchy_answer)."""
     reachable: frozenset[str] = frozenset()
-    """The labels the schema joins directly to an entity linked at :data:`SURE_LINK` or more (empty: none is)."""
+    """The labels an answer can have where the question's only type words are inside names linked at
+    :data:`SURE_LINK` or more (kgqa.runtime.steps.s2_schema_plan.reachable_labels); empty: no bound."""
 
     def open_to(self, types: Sequence[str]) -> list[str]:
         """The ``types`` an answer can have that the question does not name: those a surely linked entity reaches
