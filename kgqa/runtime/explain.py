@@ -102,8 +102,8 @@ def explain_question(
     reading = read_question(question)
     found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
     target = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1, found)
-    if ctx.llm is None:  # what ``kgqa ask`` grounds without an LLM: the linked entities' plan
-        linked = linked_plan(ctx, reading, target, found)[0]
+    if ctx.llm is None:  # what ``kgqa ask`` grounds without an LLM: the linked entities' plan (always linked then)
+        linked = linked_plan(ctx, reading, target, found)[0] if found is not None else None
         if linked is None:
             raise CypherSyntaxError(
                 f"no entity named in the question is linked to the graph near its answer type '{target}', so there "

@@ -214,7 +214,7 @@ def _plans(
             pass
     record = trace.record(3)
     plan, links = None, ""
-    if ctx.llm is None or ctx.config.plan_fallback:
+    if found is not None:  # linked where there is no LLM or with ``plan_fallback``
         start = time.perf_counter()
         plan, links = linked_plan(ctx, reading, target, found)
         record.seconds = round(record.seconds + linking + time.perf_counter() - start, 4)

@@ -26,8 +26,9 @@ from kgqa.runtime.text import STOP_WORDS, Mention
 @dataclass(frozen=True)
 class QuestionLinks:
     """What the name index links in a question and the type nouns read there: read once per ask, before step 1 (which
-    reads the hierarchy a linked entity sits in: :func:`kgqa.runtime.steps.s1_target_type.hierarchy_type`) and the
-    linked plan (:func:`linked_plan`), neither of which it depends on."""
+    reads the linked names, the hierarchy a step walks from one of them and the types they reach:
+    kgqa.runtime.steps.s2_schema_plan.hierarchy_answer, reachable_labels) and the linked plan (:func:`linked_plan`),
+    neither of whose answer type it depends on."""
 
     links: tuple[Link, ...]
     nouns: tuple[Mention, ...]
@@ -52,13 +53,10 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
     return QuestionLinks(tuple(links), tuple(nouns))
 
 
-def linked_plan(
-    ctx: Context, reading: Reading, target: str, found: QuestionLinks | None = None
-) -> tuple[QueryPlan | None, str]:
-    """The schema-guided plan of the entities the name index links in the question (``reading``; ``found``: those
-    links when :func:`question_links` read them already), and what was linked (for the trace); None when no linked
-    entity is connected to ``target`` by the schema."""
-    found = question_links(ctx, reading) if found is None else found
+def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLinks) -> tuple[QueryPlan | None, str]:
+    """The schema-guided plan of the entities the name index linked in the question (``reading``; ``found``:
+    :func:`question_links`), and what was linked (for the trace); None when no linked entity is connected to
+    ``target`` by the schema."""
     links, nouns = list(found.links), list(found.nouns)
     shown = ", ".join(map(describe, links)) or "none"
     typed, textual = not_entities(reading, ctx.graph.labels, nouns=nouns)
