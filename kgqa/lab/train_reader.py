@@ -32,7 +32,7 @@ from kgqa.lab.reader_data import Example, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.reader import READERS, Reader, find_reader
-from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, completions, vocabulary
+from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, completions, designations, fillers, vocabulary
 from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
 
@@ -49,10 +49,10 @@ DOC_WORD_FLOOR = 3
 11, the misspellings of the natural dev half in none)."""
 NAMES_PER_LABEL = 200
 """Node names per label that lead-ins draw from."""
-RECIPE = 4
+RECIPE = 5
 """What the reader is trained on and how; a reader of another recipe is trained again even with the same settings
 (2: the type head reads the sentence that asks, not a trailer after it; 3: the names' common endings, to complete a
-name typed without one; 4: only eponyms are completed)."""
+name typed without one; 4: only eponyms are completed; 5: numbered names typed as eponym or initials and number)."""
 
 
 @dataclass(frozen=True)
@@ -235,7 +235,14 @@ def train(
     }
     reader = Reader(
         settings.skb,
-        Spelling(counts, known, acronyms(names), completions(names, whole | read.lower_in_docs)),
+        Spelling(
+            counts,
+            known,
+            acronyms(names),
+            completions(names, whole | read.lower_in_docs),
+            designations(names),
+            fillers(names),
+        ),
         head,
         info,
     )

@@ -15,7 +15,16 @@ from kgqa.lab.questions import GeneratedQuestion
 from kgqa.lab.reader_data import HIERARCHY, IMPLICIT, implicit_frames, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
-from kgqa.runtime.reader.spelling import Spelling, acronyms, completions, edit_distance, vocabulary
+from kgqa.runtime.reader.spelling import (
+    Spelling,
+    acronyms,
+    completions,
+    designation,
+    designations,
+    edit_distance,
+    fillers,
+    vocabulary,
+)
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_question
@@ -95,7 +104,7 @@ def test_a_name_s_beginning_after_a_prefix_verb_is_neither_expanded_nor_respelt(
     reading = read_question("Which genes with a symbol beginning from PWS are tied to PWS or 'PWS'?")
     words = reading.words
     grams = [(i, i + 1, words[i]) for i in range(len(words))]
-    respelt = {grams[n][0]: text for n, text, _ in respellings(grams, reading, spelling)}
+    respelt = {grams[r.number][0]: r.text for r in respellings(grams, reading, spelling)}
     assert respelt == {len(words) - 3: "prader willi syndrome"}  # neither after "beginning from" nor quoted
 
 
@@ -124,7 +133,8 @@ def test_the_most_common_of_equally_near_words_wins() -> None:
 def test_only_short_spans_with_a_misspelt_word_are_looked_up_respelled() -> None:
     reading = read_question("marfans syndrom, which genes?")
     grams = [(0, 1, "marfans"), (0, 2, "marfans syndrom"), (3, 4, "genes")]
-    assert respellings(grams, reading, Spelling(SKB_WORDS)) == [(0, "marfan", True), (1, "marfan syndrome", True)]
+    respelt = [(0, "marfan", True, False), (1, "marfan syndrome", True, False)]
+    assert respellings(grams, reading, Spelling(SKB_WORDS)) == respelt
     assert respellings(grams, reading, None) == []
 
 
@@ -300,7 +310,50 @@ def test_a_name_typed_without_its_common_ending_is_completed_with_the_shortest()
     assert spelling.complete("Tay-Sachs") == "tay sachs disease" and spelling.complete("Marfan syndrome") is None
     reading = read_question("genes for marfan or 'noonan'?")
     grams = [(i, i + 1, word) for i, word in enumerate(reading.words)]
-    respelt = {grams[n][2]: text for n, text, _ in respellings(grams, reading, spelling)}
+    respelt = {grams[r.number][2]: r.text for r in respellings(grams, reading, spelling)}
     assert respelt == {"marfan": "marfan syndrome"}  # a quoted word is as typed
     typed = read_question("genes for marfan syndrome 1")  # the ending is typed: nothing to complete
     assert respellings([(i, i + 1, w) for i, w in enumerate(typed.words)], typed, spelling) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "number"),
+    [("1", "1"), ("1A", "1a"), ("IIIB", "3b"), ("iv", "4"), ("IX", "9"), ("XII", "12"), ("type", None), ("A1", None)],
+)
+def test_a_names_number_is_read_whether_arabic_or_roman(typed: str, number: str | None) -> None:
+    assert designation(typed) == number
+
+
+def test_a_numbered_name_is_typed_as_its_eponym_or_initials_and_number() -> None:
+    names = [
+        "Charcot-Marie-Tooth disease, demyelinating, type 1A", "Charcot-Marie-Tooth disease type 1A",
+        "Charcot-Marie-Tooth disease, axonal, type 2A", "Tuberous sclerosis-2", "Osteogenesis imperfecta, type I",
+        "Seizures, benign familial infantile, 2", "Intellectual disability, severe 12", "Long QT syndrome 1",
+        *["Seizures"] * 10, *[f"Zeta{i} syndrome" for i in range(300)], *[f"Kappa{i} disease" for i in range(200)],
+        *[f"Theta{i} type" for i in range(200)], *["Atrophy of the eye"] * 2000,
+    ]  # fmt: skip
+    spelling = Spelling(vocabulary(names), frozenset(), {}, {}, designations(names), fillers(names))
+    fewest_words = "Charcot-Marie-Tooth disease type 1A"
+    for typed in ("CMT1A", "CMT type 1A", "charcot marie tooth 1A", "Charcot-Marie-Tooth disease 1a"):
+        assert spelling.designated(typed) == fewest_words, typed
+    assert spelling.designated("CMT2A") == "Charcot-Marie-Tooth disease, axonal, type 2A"  # by its first words
+    assert spelling.designated("TS2") == "Tuberous sclerosis-2" and spelling.designated("LQT1") == "Long QT syndrome 1"
+    assert spelling.designated("OI type I") == spelling.designated("OI 1") == "Osteogenesis imperfecta, type I"
+    assert spelling.designated("seizures 2") is None  # first words count only where the first is rare
+    assert spelling.designated("ID 12") == "Intellectual disability, severe 12"
+    assert spelling.designated("id 12") is None  # initials count typed in capitals: "he is 12" names nothing
+    assert spelling.designated("CMT") is None and spelling.designated("1A") is None
+    reading = read_question("features of OI type I in my CMT1A son")
+    grams = [(4, 7, "OI type I"), (9, 10, "CMT1A")]
+    respelt = respellings(grams, reading, spelling)
+    assert [(r.text, r.numbered) for r in respelt] == [
+        ("Osteogenesis imperfecta, type I", True), (fewest_words, True)
+    ]  # fmt: skip
+
+
+def test_a_roman_number_ends_a_span_where_the_pronoun_does_not() -> None:
+    from kgqa.runtime.steps.s2_spans import ngrams
+
+    spans = {text for _, _, text in ngrams(read_question("what can I read about OI type I"))}
+    assert "OI type I" in spans and "type I" in spans
+    assert not any(text.endswith("can I") for text in spans)

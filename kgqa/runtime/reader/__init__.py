@@ -57,6 +57,8 @@ class Reader:
             "known": sorted(self.spelling.known),
             "acronyms": dict(self.spelling.short),
             "completions": dict(self.spelling.endings),
+            "series": dict(self.spelling.series),
+            "fillers": sorted(self.spelling.fillers),
         }
         (work / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
         old = target.with_name(f".{self.skb}.{os.getpid()}.old")
@@ -82,7 +84,9 @@ def find_reader(home: Path, skb: str) -> Reader | None:
         vocabulary = {str(k): int(v) for k, v in raw.pop("vocabulary").items()}
         short = {str(k): str(v) for k, v in raw.pop("acronyms").items()}
         endings = {str(k): str(v) for k, v in raw.pop("completions", {}).items()}  # none before recipe 3
-        spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short, endings)
+        series = {str(k): str(v) for k, v in raw.pop("series", {}).items()}  # none before recipe 5
+        fillers = frozenset(str(w) for w in raw.pop("fillers", []))
+        spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short, endings, series, fillers)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(
             f"the reader in {folder} cannot be read ({exc}); retrain it: kgqa train-reader --skb {skb} --force"

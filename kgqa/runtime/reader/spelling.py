@@ -86,6 +86,14 @@ RARE_SHARE = 0.001
 common first word ("long", "broad") completed would make a name of any phrase."""
 
 
+def _fillers(texts: Sequence[str]) -> tuple[list[list[str]], Counter[str], set[str]]:
+    """:func:`_common`, with the common words the names' endings (:data:`ENDING_SHARE`): the words around a name's
+    own ones ("syndrome", "disease", "type")."""
+    parts, held, common = _common(texts)
+    ends = Counter(words[-1] for words in parts if words)
+    return parts, held, common | {w for w, n in ends.items() if n > ENDING_SHARE * len(texts) and not w.isdigit()}
+
+
 def completions(texts: Sequence[str], dictionary: frozenset[str] = frozenset()) -> dict[str, str]:
     """A name's own words -> the name, for names (and aliases) that end in common words (:data:`COMMON_SHARE`),
     endings (:data:`ENDING_SHARE`) or numbers only, after words that are none and start with a rare one
@@ -93,9 +101,7 @@ def completions(texts: Sequence[str], dictionary: frozenset[str] = frozenset()) 
     "phenotypic" are words, "KID syndrome" is no way to say them): people type the eponym and leave the common
     ending out ("marfan" -> "marfan syndrome", "tay sachs" -> "tay sachs disease"). Of several names with the same
     own words, the one with the shortest ending ("noonan syndrome", not "noonan syndrome 1"), then the commonest."""
-    parts, held, common = _common(texts)
-    ends = Counter(words[-1] for words in parts if words)
-    ending = common | {word for word, n in ends.items() if n > ENDING_SHARE * len(texts)}
+    parts, held, ending = _fillers(texts)
     counts: Counter[tuple[str, str]] = Counter()
     for words in parts:
         cut = len(words)
@@ -112,6 +118,62 @@ def completions(texts: Sequence[str], dictionary: frozenset[str] = frozenset()) 
         if own not in best or rank[:2] > best[own][:2]:
             best[own] = rank
     return {own: f"{own} {ending_words}" for own, (_, _, ending_words) in best.items()}
+
+
+DESIGNATION = re.compile(r"(\d+)([a-z]?)|(?=[ivx])(x{0,3}(?:ix|iv|v?i{0,3}))([a-z]?)")
+"""A name's last word numbering it in a series: "1", "1a", "IIIB" ("Usher syndrome, type IIIB"); roman numerals of
+i, v and x only (a letter after one is the subtype)."""
+GLUED = re.compile(r"([A-Z][A-Za-z]*[A-Z])(\d+[A-Za-z]?)")
+"""An abbreviation typed with its number: "CMT1A", "TS2", "LQT1"."""
+ROMAN = {"i": 1, "v": 5, "x": 10}
+
+
+def designation(word: str) -> str | None:
+    """``word`` as a number in a series, roman numerals read as arabic ("IIIB" -> "3b", "1A" -> "1a"), or None."""
+    found = DESIGNATION.fullmatch(word.lower())
+    if found is None:
+        return None
+    if found.group(1) is not None:
+        return f"{int(found.group(1))}{found.group(2)}"
+    values = [ROMAN[c] for c in found.group(3)]
+    number = sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+    return f"{number}{found.group(4)}"
+
+
+def _initials(words: Sequence[str]) -> str:
+    """How the words are abbreviated: first letters, a word of one or two letters whole ("long QT" -> "lqt")."""
+    return "".join(w if len(w) <= 2 else w[0] for w in words)
+
+
+def fillers(texts: Sequence[str]) -> frozenset[str]:
+    """The names' common words and endings (:func:`_fillers`): a numbered name is typed with or without them."""
+    return frozenset(_fillers(texts)[2])
+
+
+def designations(texts: Sequence[str]) -> dict[str, str]:
+    """Each way to type a numbered name -> the name. People write a member of a series as its eponym or abbreviation
+    and its number: the name's own words before its number (common words and endings left out: :data:`COMMON_SHARE`,
+    :data:`ENDING_SHARE`), or their first words where the first is rare (:data:`RARE_SHARE`: an eponym, not
+    "seizures"), or their initials in capitals, with the number ("charcot marie tooth 1a", "CMT 1a" ->
+    "Charcot-Marie-Tooth disease type 1A"; "TS 2" -> "Tuberous sclerosis-2"). Of several names, the one with the
+    fewest words, then the first."""
+    parts, held, filler = _fillers(texts)
+    best: dict[str, tuple[int, str]] = {}
+    for text, words in zip(texts, parts, strict=True):
+        number = designation(words[-1]) if words else None
+        if number is None:
+            continue
+        own = [w for w in words[:-1] if w not in filler and not w.isdigit()]
+        eponym = bool(own) and held[own[0]] <= RARE_SHARE * len(texts)
+        for size in range(1, len(own) + 1):
+            keys = [" ".join(own[:size])] if size == len(own) or eponym else []
+            if size >= 2 and len(_initials(own[:size])) in ACRONYM_LETTERS:
+                keys.append(_initials(own[:size]).upper())
+            for key in keys:
+                rank = (len(words), text)
+                if f"{key} {number}" not in best or rank < best[f"{key} {number}"]:
+                    best[f"{key} {number}"] = rank
+    return {key: text for key, (_, text) in best.items()}
 
 
 def _deletes(word: str) -> set[str]:
@@ -143,6 +205,10 @@ class Spelling:
     short: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)
     """A name's own words -> the name with its common ending (:func:`completions`)."""
+    series: Mapping[str, str] = field(default_factory=dict)
+    """A numbered name's own words, first words or initials, and number -> the name (:func:`designations`)."""
+    fillers: frozenset[str] = frozenset()
+    """The names' common words and endings, which a numbered name may be typed with or without ("type", "disease")."""
     _index: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -192,6 +258,23 @@ class Spelling:
     def complete(self, text: str) -> str | None:
         """The SKB name ``text`` is typed as without its common ending ("Marfan" -> "marfan syndrome"), or None."""
         return self.endings.get(" ".join(PART.findall(text.lower())))
+
+    def designated(self, text: str) -> str | None:
+        """The numbered SKB name ``text`` types as its own words, first words or abbreviation and its number, or None:
+        "CMT1A", "CMT type 1A" and "charcot marie tooth 1A" -> "Charcot-Marie-Tooth disease type 1A". Initials count
+        only typed in capitals ("he is 12" names nothing)."""
+        typed = PART.findall(text)
+        if not typed:
+            return None
+        glued = GLUED.fullmatch(typed[-1])
+        head, last = ([*typed[:-1], glued.group(1)], glued.group(2)) if glued else (typed[:-1], typed[-1])
+        number = designation(last)
+        own = [w for w in head if w.lower() not in self.fillers and not w.isdigit()]
+        if number is None or not own:
+            return None
+        if len(own) == 1 and ABBREVIATION.fullmatch(own[0]) and f"{own[0].upper()} {number}" in self.series:
+            return self.series[f"{own[0].upper()} {number}"]
+        return self.series.get(f"{' '.join(own).lower()} {number}")
 
     def dictionary_word(self, text: str) -> bool:
         """Whether ``text`` is one word the tokenizer knows whole, typed in small letters ("son"): it names no

@@ -120,7 +120,7 @@ def link_entities(
         start, end, text = grams[number]
         if row == len(grams):
             typed = {(link.start, link.end) for link in found if link.similarity >= LONG_SPAN_SIMILARITY}
-        if row >= len(grams) and (start, end) in typed:
+        if row >= len(grams) and (start, end) in typed and not respelled[row - len(grams)].numbered:
             continue
         guess = row >= len(grams) and not respelled[row - len(grams)].likeliest
         floor = threshold if end - start <= SHORT_NGRAM and not guess else max(threshold, JOINED_SPAN_SIMILARITY)
@@ -187,13 +187,17 @@ class Respelt(NamedTuple):
     likeliest: bool
     """each word its likeliest SKB word; any other respelling is a guess that links only all but exactly
     (:data:`JOINED_SPAN_SIMILARITY`): "one rung up" is no 'RUNX2' (0.89)"""
+    numbered: bool = False
+    """a numbered name typed as its eponym or initials and number (:meth:`Spelling.designated`): looked up even where
+    the words as typed link well, for they link as well to the series' other members ("OI type I" to type XX)"""
 
 
 def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | None) -> list[Respelt]:
     """The gram's text with each misspelt word replaced by an SKB word it may misspell, for every gram of at most
     :data:`kgqa.runtime.steps.s2_spans.SHORT_NGRAM` words that holds one (:meth:`Spelling.variants`, up to
-    :data:`SPELLINGS` texts a gram, the likeliest first), and the name a gram is typed as without its common ending,
-    as typed or likeliest respelt (:meth:`Spelling.complete`: "marfans" -> "marfan syndrome"); none without
+    :data:`SPELLINGS` texts a gram, the likeliest first), and the name a gram is typed as without its common ending
+    or as its eponym or initials and number, as typed or likeliest respelt (:meth:`Spelling.complete`: "marfans" ->
+    "marfan syndrome"; :meth:`Spelling.designated`: "CMT1A"); none without
     ``spelling``. Quoted words are as typed (a quoted definition's "(VEP)" is no mention of another node), and so is
     a name's beginning after a prefix verb."""
     if spelling is None:
@@ -213,6 +217,8 @@ def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | No
             wholes = [whole for whole in dict.fromkeys(map(spelling.complete, texts)) if whole]
             after = reading.lowered[end] if end < len(words) else ""  # "martsolf *syndrome* 1": the ending is typed
             out += [Respelt(number, whole, True) for whole in wholes if after not in whole.split()]
+            numbered = [whole for whole in dict.fromkeys(map(spelling.designated, texts)) if whole]
+            out += [Respelt(number, whole, True, numbered=True) for whole in numbered]  # "CMT1A", "OI type I"
     return out
 
 

@@ -83,7 +83,9 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
     for n in range(1, MAX_NGRAM + 1):
         for start in range(len(words) - n + 1):
             gram = words[start : start + n]
-            if (gram[0].lower() in STOP_WORDS and start not in named) or gram[-1].lower() in STOP_WORDS:
+            if gram[0].lower() in STOP_WORDS and start not in named:
+                continue
+            if gram[-1].lower() in STOP_WORDS and not (n > 1 and numbered_end(gram)):
                 continue
             span = range(start, start + n)
             if textual.intersection(span) or types.issuperset(span) or all(w.lower() in RELATIONAL for w in gram):
@@ -96,6 +98,15 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
                 continue
             out.append((start, start + n, " ".join(gram)))
     return out, types
+
+
+ROMAN_CAPITALS = re.compile(r"[IVX]+")
+
+
+def numbered_end(gram: Sequence[str]) -> bool:
+    """Whether the stop word ending ``gram`` is a roman number after a name's word ("OI type *I*"), not the pronoun
+    after a verb ("can *I*")."""
+    return bool(ROMAN_CAPITALS.fullmatch(gram[-1])) and gram[-2].lower() not in STOP_WORDS
 
 
 SENTENCE_END = re.compile(r"[.?!:;]")
