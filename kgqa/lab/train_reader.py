@@ -49,10 +49,11 @@ DOC_WORD_FLOOR = 3
 11, the misspellings of the natural dev half in none)."""
 NAMES_PER_LABEL = 200
 """Node names per label that lead-ins draw from."""
-RECIPE = 5
+RECIPE = 6
 """What the reader is trained on and how; a reader of another recipe is trained again even with the same settings
 (2: the type head reads the sentence that asks, not a trailer after it; 3: the names' common endings, to complete a
-name typed without one; 4: only eponyms are completed; 5: numbered names typed as eponym or initials and number)."""
+name typed without one; 4: only eponyms are completed; 5: numbered names typed as eponym or initials and number;
+6: and numbered as typed)."""
 
 
 @dataclass(frozen=True)

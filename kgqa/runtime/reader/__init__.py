@@ -84,7 +84,7 @@ def find_reader(home: Path, skb: str) -> Reader | None:
         vocabulary = {str(k): int(v) for k, v in raw.pop("vocabulary").items()}
         short = {str(k): str(v) for k, v in raw.pop("acronyms").items()}
         endings = {str(k): str(v) for k, v in raw.pop("completions", {}).items()}  # none before recipe 3
-        series = {str(k): str(v) for k, v in raw.pop("series", {}).items()}  # none before recipe 5
+        series = {str(k): [str(name) for name in v] for k, v in raw.pop("series", {}).items()}  # from recipe 6
         fillers = frozenset(str(w) for w in raw.pop("fillers", []))
         spelling = Spelling(vocabulary, frozenset(raw.pop("known")), short, endings, series, fillers)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -150,15 +150,20 @@ def fillers(texts: Sequence[str]) -> frozenset[str]:
     return frozenset(_fillers(texts)[2])
 
 
-def designations(texts: Sequence[str]) -> dict[str, str]:
+SERIES_NAMES = 4
+"""Names kept for one way of typing a numbered name: the SKB may hold one member under several names ("Stickler
+syndrome, type I", "Stickler syndrome type 1"), and the one numbered as typed is taken."""
+
+
+def designations(texts: Sequence[str]) -> dict[str, list[str]]:
     """Each way to type a numbered name -> the name. People write a member of a series as its eponym or abbreviation
     and its number: the name's own words before its number (common words and endings left out: :data:`COMMON_SHARE`,
     :data:`ENDING_SHARE`), or their first words where the first is rare (:data:`RARE_SHARE`: an eponym, not
     "seizures"), or their initials in capitals, with the number ("charcot marie tooth 1a", "CMT 1a" ->
-    "Charcot-Marie-Tooth disease type 1A"; "TS 2" -> "Tuberous sclerosis-2"). Of several names, the one with the
-    fewest words, then the first."""
+    "Charcot-Marie-Tooth disease type 1A"; "TS 2" -> "Tuberous sclerosis-2"). Several names come fewest words first
+    (:data:`SERIES_NAMES`)."""
     parts, held, filler = _fillers(texts)
-    best: dict[str, tuple[int, str]] = {}
+    found: dict[str, set[tuple[int, str]]] = {}
     for text, words in zip(texts, parts, strict=True):
         number = designation(words[-1]) if words else None
         if number is None:
@@ -170,10 +175,8 @@ def designations(texts: Sequence[str]) -> dict[str, str]:
             if size >= 2 and len(_initials(own[:size])) in ACRONYM_LETTERS:
                 keys.append(_initials(own[:size]).upper())
             for key in keys:
-                rank = (len(words), text)
-                if f"{key} {number}" not in best or rank < best[f"{key} {number}"]:
-                    best[f"{key} {number}"] = rank
-    return {key: text for key, (_, text) in best.items()}
+                found.setdefault(f"{key} {number}", set()).add((len(words), text))
+    return {key: [text for _, text in sorted(names)[:SERIES_NAMES]] for key, names in found.items()}
 
 
 def _deletes(word: str) -> set[str]:
@@ -205,8 +208,8 @@ class Spelling:
     short: Mapping[str, str] = field(default_factory=dict)
     endings: Mapping[str, str] = field(default_factory=dict)
     """A name's own words -> the name with its common ending (:func:`completions`)."""
-    series: Mapping[str, str] = field(default_factory=dict)
-    """A numbered name's own words, first words or initials, and number -> the name (:func:`designations`)."""
+    series: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """A numbered name's own words, first words or initials, and number -> the names (:func:`designations`)."""
     fillers: frozenset[str] = frozenset()
     """The names' common words and endings, which a numbered name may be typed with or without ("type", "disease")."""
     _index: dict[str, list[str]] = field(default_factory=dict, init=False, repr=False)
@@ -262,7 +265,7 @@ class Spelling:
     def designated(self, text: str) -> str | None:
         """The numbered SKB name ``text`` types as its own words, first words or abbreviation and its number, or None:
         "CMT1A", "CMT type 1A" and "charcot marie tooth 1A" -> "Charcot-Marie-Tooth disease type 1A". Initials count
-        only typed in capitals ("he is 12" names nothing)."""
+        only typed in capitals ("he is 12" names nothing). Of the names of one member, the one numbered as typed."""
         typed = PART.findall(text)
         if not typed:
             return None
@@ -272,9 +275,10 @@ class Spelling:
         own = [w for w in head if w.lower() not in self.fillers and not w.isdigit()]
         if number is None or not own:
             return None
-        if len(own) == 1 and ABBREVIATION.fullmatch(own[0]) and f"{own[0].upper()} {number}" in self.series:
-            return self.series[f"{own[0].upper()} {number}"]
-        return self.series.get(f"{' '.join(own).lower()} {number}")
+        names = self.series.get(f"{own[0].upper()} {number}", ()) if ABBREVIATION.fullmatch(own[0]) else ()
+        names = names if len(own) == 1 and names else self.series.get(f"{' '.join(own).lower()} {number}", ())
+        as_typed = [name for name in names if PART.findall(name.lower())[-1:] == [last.lower()]]  # "type I", not 1
+        return next(iter([*as_typed, *names]), None)
 
     def dictionary_word(self, text: str) -> bool:
         """Whether ``text`` is one word the tokenizer knows whole, typed in small letters ("son"): it names no
