@@ -28,9 +28,8 @@ from kgqa.runtime.reader.spelling import (
 from kgqa.runtime.reader.types import BUCKETS, TypeHead, asking_sentence, hashed_words
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_question
-from kgqa.runtime.steps.s2_linking import LAY_MARGIN, LAY_SIMILARITY, Link, lay_alias, respellings, word_not_symbol
+from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
 from kgqa.runtime.steps.s2_spans import ngrams
-from kgqa.runtime.store.base import AliasHit, VectorHit
 from kgqa.runtime.text import quoted_runs, words_of
 from tests.meaning_table import MeaningTable
 
@@ -360,17 +359,3 @@ def test_a_roman_number_ends_a_span_where_the_pronoun_does_not() -> None:
     spans = {text for _, _, text in ngrams(read_question("what can I read about OI type I"))}
     assert "OI type I" in spans and "type I" in spans
     assert not any(text.endswith("can I") for text in spans)
-
-
-def test_a_phrase_links_by_a_lay_alias_only_where_it_describes_one_node_clearly() -> None:
-    blue = AliasHit("HP:1", "effect/phenotype", "Blue sclerae", "Whites of eyes are a bluish-gray colour", 0.82)
-    iris = AliasHit("HP:2", "effect/phenotype", "Iris hypopigmentation", "Light eye color", 0.67)
-    same = AliasHit("HP:1", "effect/phenotype", "Blue sclerae", "Bluish sclerae", 0.81)
-    assert lay_alias([blue, same, iris], [], 8) is blue  # the node's own other alias is no rival
-    close = AliasHit("HP:3", "effect/phenotype", "Macrocephaly", "Large head", blue.similarity - LAY_MARGIN / 2)
-    assert lay_alias([blue, close], [], 8) is None  # "his head is too small": small head or large head
-    named = VectorHit("HP:3", "Blue nevus", "effect/phenotype", blue.similarity - LAY_MARGIN / 2)
-    assert lay_alias([blue, iris], [named], 8) is None  # a name as close is a rival too
-    assert lay_alias([blue, iris], [], 1) is None  # one word: any word is near some alias
-    low = AliasHit("HP:1", "effect/phenotype", "Blue sclerae", "Blue whites", LAY_SIMILARITY - 0.01)
-    assert lay_alias([low, iris], [], 3) is None

@@ -31,7 +31,7 @@ from kgqa.runtime.steps.s2_spans import (
     capped,
     typed_ngrams,
 )
-from kgqa.runtime.store.base import AliasHit, GraphStore, VectorHit
+from kgqa.runtime.store.base import GraphStore
 from kgqa.runtime.text import (
     HIERARCHY,
     KINDS,
@@ -112,7 +112,7 @@ def link_entities(
     respelled = respellings(grams, reading, spelling)
     vectors = embedder.embed([text for _, _, text in grams] + [r.text for r in respelled])
     by_label = {label: store.vector_top_k_many(skb, label, "name", vectors, 1, floor=threshold) for label in labels}
-    by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=min(threshold, LAY_SIMILARITY)) if aliases else []
+    by_alias = store.alias_top_k_many(skb, vectors, ALIAS_HITS, floor=threshold) if aliases else []
     found: list[Link] = []
     rows = [*((number, number) for number in range(len(grams))), *enumerate((r.number for r in respelled), len(grams))]
     typed: set[tuple[int, int]] = set()  # spans the words as typed link well: no respelling ("PTEN" is PTEN)
@@ -130,10 +130,8 @@ def link_entities(
                     found.append(Link(text, start, end, label, str(hit.id), hit.name, hit.similarity))
         if aliases:
             best: dict[str, Link] = {}
-            names = [hit for label in labels for hit in by_label[label][row]]
-            lay = None if guess else lay_alias([a for a in by_alias[row] if a.label in labels], names, end - start)
             for alias in by_alias[row]:
-                if alias.label in labels and (alias.similarity >= floor or alias is lay) and alias.label not in best:
+                if alias.label in labels and alias.similarity >= floor and alias.label not in best:
                     best[alias.label] = Link(
                         text, start, end, alias.label, alias.id, alias.name, alias.similarity, alias.alias
                     )
@@ -175,24 +173,6 @@ def word_not_symbol(link: Link, found: Sequence[Link], quoted: Sequence[range], 
     if any(link.start in run for run in quoted):
         return False
     return any(other.end <= link.start or other.start >= link.end for other in found)
-
-
-LAY_SIMILARITY = 0.8
-LAY_MARGIN = 0.05
-LAY_WORDS = range(2, 9)
-"""A phrase of this many words links a node by one of its aliases at :data:`LAY_SIMILARITY` or more, under the link
-threshold, where that node leads every other node's name and alias by :data:`LAY_MARGIN`: people describe a finding
-in their own words ("the whites of his eyes are bluish-gray", "his testicles are big"), and the SKB's lay aliases
-say it so ("Whites of eyes are a bluish-gray colour", "Large testicles") but never word for word."""
-
-
-def lay_alias(hits: Sequence[AliasHit], names: Sequence[VectorHit], words: int) -> AliasHit | None:
-    """The alias hit a phrase of ``words`` words describes clearly (:data:`LAY_SIMILARITY`), or None."""
-    if words not in LAY_WORDS or not hits or hits[0].similarity < LAY_SIMILARITY:
-        return None
-    top = hits[0]
-    rivals = [h.similarity for h in hits if h.id != top.id] + [h.similarity for h in names if str(h.id) != str(top.id)]
-    return top if top.similarity - max(rivals, default=0.0) >= LAY_MARGIN else None
 
 
 SPELLINGS = 3
