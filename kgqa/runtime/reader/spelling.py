@@ -87,8 +87,8 @@ common first word ("long", "broad") completed would make a name of any phrase.""
 
 
 def _fillers(texts: Sequence[str]) -> tuple[list[list[str]], Counter[str], set[str]]:
-    """:func:`_common`, with the common words the names' endings (:data:`ENDING_SHARE`): the words around a name's
-    own ones ("syndrome", "disease", "type")."""
+    """:func:`_common`, the names' endings (:data:`ENDING_SHARE`) added to the common words: the words around a
+    name's own ones ("syndrome", "disease", "type")."""
     parts, held, common = _common(texts)
     ends = Counter(words[-1] for words in parts if words)
     return parts, held, common | {w for w, n in ends.items() if n > ENDING_SHARE * len(texts) and not w.isdigit()}
