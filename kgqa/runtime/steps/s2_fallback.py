@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
+from kgqa.runtime.reader.spelling import PART
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
@@ -74,7 +75,9 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
         ends = [target, *(label for _, label, _ in path)]  # the labels along the path, from the answer's side
         back = [(types, ends[i]) for i, (types, _, _) in reversed(list(enumerate(path)))]
         same = [i for i, _ in ctx.store.exact_name(ctx.skb, link.label, link.name)]  # step 4 grounds through all
-        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same]))
+        if any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same])):
+            return True
+        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in family(ctx, link))
 
     compounds: list[Link] = []
     taken = spans | typed
@@ -100,6 +103,24 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
     if meaning.choices:
         shown += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
     return plan, shown
+
+
+FAMILY_NAMES = 20
+"""Nearest names read for a linked entity's family (:func:`family`): step 5 widens a constant's candidates along the
+same order (1, 2, 3, 5, 8, 12, 18 ...)."""
+
+
+def family(ctx: Context, link: Link) -> list[str]:
+    """Ids of the nodes among the :data:`FAMILY_NAMES` nearest names to ``link``'s whose names begin with all of its
+    name's words ("Usher syndrome type 1" for 'Usher syndrome'): an umbrella entry that the schema joins to nothing
+    (Orphanet's 'Usher syndrome' holds no gene) stands for its members, which step 5 reaches as it widens the
+    constant's candidates."""
+    words = PART.findall(link.name.lower())
+    vector = ctx.embedder.embed([link.name])
+    hits = ctx.store.vector_top_k_many(ctx.skb, link.label, "name", vector, FAMILY_NAMES)[0]
+    return [
+        str(hit.id) for hit in hits if str(hit.id) != link.id and PART.findall(hit.name.lower())[: len(words)] == words
+    ]
 
 
 def unconnected(links: str, target: str) -> str:
