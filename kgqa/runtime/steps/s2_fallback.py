@@ -71,13 +71,17 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
         skip=frozenset(spans | textual),
     )
 
+    families: dict[tuple[str, str], list[str]] = {}  # a link's family is read once, whatever the paths tried
+
     def reaches(link: Link, path: Sequence[Hop]) -> bool:
         ends = [target, *(label for _, label, _ in path)]  # the labels along the path, from the answer's side
         back = [(types, ends[i]) for i, (types, _, _) in reversed(list(enumerate(path)))]
         same = [i for i, _ in ctx.store.exact_name(ctx.skb, link.label, link.name)]  # step 4 grounds through all
         if any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in dict.fromkeys([link.id, *same])):
             return True
-        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in family(ctx, link))
+        if (link.label, link.id) not in families:
+            families[(link.label, link.id)] = family(ctx, link)
+        return any(ctx.store.reaches(ctx.skb, link.label, back, i) for i in families[(link.label, link.id)])
 
     compounds: list[Link] = []
     taken = spans | typed
