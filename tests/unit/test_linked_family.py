@@ -3,7 +3,6 @@ Orphanet's 'Usher syndrome' holds no gene, its types do."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -27,16 +26,14 @@ class Nearest:
     def __init__(self) -> None:
         self.asked: list[tuple[str, str, int]] = []
 
-    def vector_top_k_many(
-        self, graph: str, label: str, index: str, vectors: np.ndarray, k: int, floor: float | None = None
-    ) -> list[list[VectorHit]]:
+    def vector_top_k(self, graph: str, label: str, index: str, vector: np.ndarray, k: int) -> list[VectorHit]:
         self.asked.append((graph, label, k))
-        return [NEAREST[:k] for _ in vectors]
+        return NEAREST[:k]
 
 
 class Embedder:
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return np.ones((len(texts), 4), dtype=np.float32)
+    def embed_one(self, text: str) -> np.ndarray:
+        return np.ones(4, dtype=np.float32)
 
 
 def test_an_umbrella_entry_stands_for_the_names_that_begin_with_all_its_words() -> None:

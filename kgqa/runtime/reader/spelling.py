@@ -275,8 +275,9 @@ class Spelling:
         own = [w for w in head if w.lower() not in self.fillers and not w.isdigit()]
         if number is None or not own:
             return None
-        names = self.series.get(f"{own[0].upper()} {number}", ()) if ABBREVIATION.fullmatch(own[0]) else ()
-        names = names if len(own) == 1 and names else self.series.get(f"{' '.join(own).lower()} {number}", ())
+        initials = len(own) == 1 and ABBREVIATION.fullmatch(own[0]) is not None
+        names = self.series.get(f"{own[0].upper()} {number}", ()) if initials else ()
+        names = names or self.series.get(f"{' '.join(own).lower()} {number}", ())
         as_typed = [name for name in names if PART.findall(name.lower())[-1:] == [last.lower()]]  # "type I", not 1
         return next(iter([*as_typed, *names]), None)
 

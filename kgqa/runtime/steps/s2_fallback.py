@@ -120,8 +120,7 @@ def family(ctx: Context, link: Link) -> list[str]:
     (Orphanet's 'Usher syndrome' holds no gene) stands for its members, which step 5 reaches as it widens the
     constant's candidates."""
     words = PART.findall(link.name.lower())
-    vector = ctx.embedder.embed([link.name])
-    hits = ctx.store.vector_top_k_many(ctx.skb, link.label, "name", vector, FAMILY_NAMES)[0]
+    hits = ctx.store.vector_top_k(ctx.skb, link.label, "name", ctx.embedder.embed_one(link.name), FAMILY_NAMES)
     return [
         str(hit.id) for hit in hits if str(hit.id) != link.id and PART.findall(hit.name.lower())[: len(words)] == words
     ]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kgqa.runtime import lexicon
+from kgqa.runtime.reader.spelling import designation
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import (
     NAMING_WORDS,
@@ -100,13 +101,10 @@ def typed_ngrams(reading: Reading, labels: Sequence[str], nouns: Sequence[Mentio
     return out, types
 
 
-ROMAN_CAPITALS = re.compile(r"[IVX]+")
-
-
 def numbered_end(gram: Sequence[str]) -> bool:
-    """Whether the stop word ending ``gram`` is a roman number after a name's word ("OI type *I*"), not the pronoun
-    after a verb ("can *I*")."""
-    return bool(ROMAN_CAPITALS.fullmatch(gram[-1])) and gram[-2].lower() not in STOP_WORDS
+    """Whether the stop word ending ``gram`` is a roman number typed in capitals after a name's word ("OI type *I*"),
+    not the pronoun after a verb ("can *I*")."""
+    return gram[-1].isupper() and designation(gram[-1]) is not None and gram[-2].lower() not in STOP_WORDS
 
 
 SENTENCE_END = re.compile(r"[.?!:;]")
