@@ -75,6 +75,10 @@ class QueryPlan:
     limit: int | None = None
     distinct: bool = False
     dropped: tuple[Dropped, ...] = field(default=())
+    excluded: tuple[QueryPlan, ...] = field(default=())
+    """Plans whose answers are not answers of this one ("diseases with chorea but no seizures": those with Seizure
+    present). Only kgqa's own plan of the linked entities says one; an LLM's Cypher never does (the method's prompt
+    allows no negation)."""
 
     def symbol(self, name: str) -> Symbol:
         return next(s for s in self.symbols if s.name == name)

@@ -48,6 +48,7 @@ from kgqa.runtime.steps.s4_grounding import (
     PlanGrounding,
     constant_vectors,
     ground,
+    ground_exclusions,
     names_no_node,
     plan_candidates,
     weak_constants,
@@ -405,6 +406,16 @@ def _graph_strand(
                 grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace)
                 groundings.append(grounding)
                 details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
+        excluded = ground_exclusions(
+            ctx.store,
+            ctx.skb,
+            ctx.embedder,
+            [p.plan for p in plans],
+            ctx.graph,
+            aliases=ctx.aliases,
+            limit=ctx.config.pattern_limit,
+        )
+        details += [f"excluded: {shown}" for shown in excluded.shown]
         record.detail = "; ".join(details)
         trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
         if any(g.result.timed_out or g.result.capped for g in groundings):  # fewer targets than a plan matched
@@ -421,6 +432,7 @@ def _graph_strand(
             cap=ctx.config.graph_rank_cap,
             doc_vector=doc_question,
             lexical=lexical,
+            excluded=excluded.ids,
         )
         record.detail = ranking.detail
     return ranking

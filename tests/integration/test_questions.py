@@ -257,6 +257,25 @@ def write_hpo_fixture(directory: Path) -> Path:
     return directory
 
 
+def test_a_negated_finding_excludes_the_diseases_that_have_it(
+    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    """"Which diseases do not have Hypotonia?": Dravet syndrome is annotated NOT Hypotonia (the plan's
+    'phenotype absent'); Ohtahara syndrome has Hypotonia, so it is excluded, from the fill too, and the trace says
+    so. Without the exclusion the fill over diseases puts it second."""
+    data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model), "llm": "none", "link_threshold": 0.9999}
+    with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path)) as kg:
+        kg.load(data)
+        answer = kg.ask("Which diseases do not have Hypotonia?", skb="hpo", top_k=3)
+        plain = kg.ask("Which diseases have Hypotonia?", skb="hpo", top_k=3)
+    assert [c.name for c in answer.answers] == ["Dravet syndrome"]
+    step5 = next(s for s in answer.trace.steps if s.step == 5)
+    assert "excluded: 1 joined to 'Hypotonia' by phenotype present" in step5.detail
+    assert [c.name for c in plain.answers][:1] == ["Ohtahara syndrome"]  # no negation: nothing excluded
+    assert "excluded" not in next(s for s in plain.trace.steps if s.step == 5).detail
+
+
 def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
     cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
 ) -> None:

@@ -123,3 +123,12 @@ def test_the_fill_puts_what_a_plan_grounded_first() -> None:
     assert None not in scores and scores == sorted(scores, reverse=True)  # type: ignore[type-var]
     alone, _ = _fill(_Store(), "none")  # nothing grounded: the vector strand's own order
     assert [c.id for c in alone] == ["v1", "v2", "both"]
+
+
+def test_the_fill_skips_what_the_plans_exclude() -> None:
+    """ "diseases with chorea but no seizures": an answer the plans exclude is no answer of the fill either, and the
+    fill still gives k."""
+    kept = Candidate("t1", "drug", "t one", 0.5, ("graph",), 1, fused=1.6)
+    ranking = GraphRanking([kept], {"t1": kept}, "", excluded=frozenset({"v1"}))
+    answers, _ = hybrid_merge(_Store(), "s", VECTORS, "drug", ranking, 3)  # type: ignore[arg-type]
+    assert [c.id for c in answers] == ["t1", "v2", "both"]

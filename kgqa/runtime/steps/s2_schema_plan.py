@@ -374,6 +374,7 @@ def schema_guided_plan(
     identity: Link | None = None
     joined: set[tuple[str, str]] = set()
     dropped: list[Dropped] = []
+    excluded: list[QueryPlan] = []
     previous: tuple[Link, list[Hop]] | None = None
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
@@ -408,6 +409,9 @@ def schema_guided_plan(
             longer = rejoin(link)  # "their *onset* falling within the *young adult* category": 'Young adult onset'
             if longer is not None and reaches(longer, path):
                 link, reached = longer, True
+        middle_named = any(label == path[0][1] for at, label in mentions if after <= at < link.start)
+        exclusion = _exclusion(link, path, target_type, schema, middle_named)
+        excluded += [exclusion] if exclusion is not None else []
         if not reached:  # the next entity's hop reads the words before it too
             dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
             continue
@@ -429,7 +433,29 @@ def schema_guided_plan(
         symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
     elif not triplets:
         return None
-    return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped))
+    return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped), excluded=tuple(excluded))
+
+
+def _exclusion(
+    link: Link, path: Sequence[Hop], target: str, schema: GraphSchema, middle_named: bool
+) -> QueryPlan | None:
+    """The plan of the answers a negated link excludes: those joined to it directly by the types of no negation
+    ("diseases with chorea but *no seizures*": those with Seizure present). A hop said with a negation keeps its
+    negated type in the plan (HPO's 'phenotype absent'), but people mean "without": an annotation of absence is rare
+    (a question of two findings and one absent grounds nothing) and never joins an answer that has the finding too,
+    so excluding those that do is what both readings agree on. Where the negation led the path through a label the
+    question did not name ("genes associated with X but *not with* Y" through a disease Y is absent in), what joins
+    the answers to Y directly is excluded. None where the link's hop says no negation, or the path goes through a
+    label the question names ("genes linked to diseases annotated as not having Y": genes of other diseases may
+    well have Y)."""
+    types = path[-1][0]
+    if not types or not all(NEGATION in type_kinds(t) for t in types) or (len(path) == 2 and middle_named):
+        return None
+    kept = tuple(t for t in _offered(schema, target, link.label) if NEGATION not in type_kinds(t))
+    if len(path) > 2 or not kept:
+        return None
+    entity = Symbol("e", (link.label,), (Condition("name", "=", link.search),))
+    return QueryPlan((Symbol("y", (target,)), entity), (Triplet("y", kept, "e", "both"),), "y")
 
 
 def _joined(

@@ -272,3 +272,44 @@ class PlanGrounding:
     result: GroundingResult
     weight: float = 1.0
     weak: tuple[str, ...] = ()
+
+
+EXCLUSION_SCOPE = 3
+"""Candidates read for an excluded entity: its node, and the nodes of its exact name (OMIM's and Orphanet's entry of
+one disease) that one round grounds through (:attr:`GroundingResult.tied`); never its neighbours by similarity."""
+
+
+@dataclass(frozen=True)
+class Excluded:
+    """The answers a plan's exclusions (:attr:`kgqa.cypher.plan.QueryPlan.excluded`) rule out: their ids, and what
+    each exclusion ruled out (for the trace)."""
+
+    ids: frozenset[str] = frozenset()
+    shown: tuple[str, ...] = ()
+
+
+def ground_exclusions(
+    store: GraphStore,
+    skb: str,
+    embedder: Embedder,
+    plans: Sequence[QueryPlan],
+    schema: GraphSchema,
+    *,
+    aliases: bool = False,
+    limit: int | None = None,
+) -> Excluded:
+    """Steps 4-5 of each plan's exclusions: every target joined to the excluded entity itself (its best candidate, or
+    all of its exact name: one round), however many; the LIMIT (``pattern_limit``) bounds it as it bounds any
+    round."""
+    ids: set[str] = set()
+    shown: list[str] = []
+    for plan in dict.fromkeys(e for p in plans for e in p.excluded):
+        vectors = constant_vectors(embedder, plan)
+        found = plan_candidates(store, skb, plan, vectors, schema.labels, EXCLUSION_SCOPE, aliases=aliases)
+        itself = {symbol: matches[: max(1, exact_names(matches))] for symbol, matches in found.items()}
+        result = ground(store, skb, plan, vectors, schema, k=1, l_max=1, found=itself, source="excluded", limit=limit)
+        ids.update(t.id for t in result.targets)
+        names = ", ".join(f"'{c.search_string}'" for c in plan.constants)
+        types = "|".join(t for triplet in plan.triplets for t in triplet.types)
+        shown.append(f"{len(result.targets)} joined to {names} by {types}{' (capped)' if result.capped else ''}")
+    return Excluded(frozenset(ids), tuple(shown))

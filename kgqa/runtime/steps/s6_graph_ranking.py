@@ -34,6 +34,8 @@ class GraphRanking:
     grounded: dict[str, Candidate]
     """every grounded target that was ranked, by id (so the vector strand can tag overlaps)"""
     detail: str
+    excluded: frozenset[str] = frozenset()
+    """ids the plans exclude (:attr:`kgqa.cypher.plan.QueryPlan.excluded`): no answer of the fill either"""
 
 
 Tier = tuple[int, float]
@@ -131,6 +133,7 @@ def rank_graph_strand(
     doc_vector: np.ndarray | None = None,
     lexical: Lexical | None = None,
     keep_corroborated: int = 0,
+    excluded: frozenset[str] = frozenset(),
 ) -> GraphRanking:
     """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
     then by relevance: the question's similarity to the node's document plus the weighted full-text score.
@@ -147,8 +150,10 @@ def rank_graph_strand(
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
-    they differ when the SKB's document vectors come from another model)."""
-    targets = plan_votes(groundings)
+    they differ when the SKB's document vectors come from another model). ``excluded``: ids no plan's target may
+    be (kgqa.runtime.steps.s4_grounding.ground_exclusions), left out before anything is ranked."""
+    voted = plan_votes(groundings)
+    targets = [s for s in voted if s.id not in excluded]
     exact = named_exactly(groundings, keep_corroborated) and not (lexical is not None and lexical.stated)
     extra = keep_corroborated if exact or concur(groundings) else keep
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
@@ -192,14 +197,15 @@ def rank_graph_strand(
     kept_n = keep + (len(past) if exact else corroborated_run(past))
     kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
     total = len(targets)
-    detail = f"{total} grounded, {len(chosen)} ranked, {len(kept)} kept{note}"
+    out = f" ({len(voted) - total} more excluded)" if len(voted) > total else ""
+    detail = f"{total} grounded{out}, {len(chosen)} ranked, {len(kept)} kept{note}"
     if kept_n > keep:
         why = "its one plan's constants named exactly, grounded at l = 1" if exact else "corroborated by several plans"
         detail += f" ({kept_n - keep} past {keep}: {why})"
     if len(groundings) > 1:
         agreed = sum(len(s.plans) > 1 for s in targets)
         detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
-    return GraphRanking(kept, {c.id: c for c in candidates}, detail)
+    return GraphRanking(kept, {c.id: c for c in candidates}, detail, excluded)
 
 
 def concur(groundings: Sequence[PlanGrounding]) -> bool:

@@ -22,6 +22,9 @@ from kgqa.runtime.steps.s7_vector import vector_strand
 from kgqa.runtime.store.base import GraphStore
 from kgqa.types import Candidate, fused_score
 
+EXCLUDED_DEPTH = 2
+"""Where the plans exclude answers, the fill reads up to this many times k deeper: those it finds are skipped
+(kgqa.runtime.steps.s6_graph_ranking.GraphRanking.excluded), and k must still be filled."""
 RRF_K = 60
 """Reciprocal-rank fusion's constant (Cormack et al. 2009; neo4j-graphrag and most hybrid retrievers use 60)."""
 
@@ -47,7 +50,7 @@ def hybrid_merge(
 ) -> tuple[list[Candidate], str]:
     """Step 7: the fill over ``target`` (deep enough to fill k after the kept graph answers), merged; and a note on
     the fusion. ``question_vectors``: the embedder's (stored document vectors) and the document index's."""
-    depth = k + len(ranking.kept)
+    depth = k + len(ranking.kept) + min(len(ranking.excluded), EXCLUDED_DEPTH * k)
     fill = fill_candidates(store, skb, question_vectors, target, depth, lexical, fusion, ranking.grounded)
     return merge(ranking, fill.candidates, k), fill.detail
 
@@ -146,16 +149,16 @@ def _pool(vector: Sequence[Candidate], text: Sequence[Candidate]) -> dict[str, C
 
 
 def merge(graph: GraphRanking, fill: Sequence[Candidate], k: int) -> list[Candidate]:
-    """Step 7's merge: the kept graph answers, then fill answers not yet taken (in the order of :func:`as_fill`:
-    those a plan grounded first), up to ``k``; overlaps get both strands (a fill answer that was grounded keeps its
-    graph evidence)."""
+    """Step 7's merge: the kept graph answers, then fill answers not yet taken nor excluded (in the order of
+    :func:`as_fill`: those a plan grounded first), up to ``k``; overlaps get both strands (a fill answer that was
+    grounded keeps its graph evidence)."""
     fill_strands = {c.id: c.strands for c in fill}
     merged = [replace(c, strands=("graph", *fill_strands[c.id])) if c.id in fill_strands else c for c in graph.kept]
     taken = {c.id for c in merged}
     for c in fill:
         if len(merged) >= k:
             break
-        if c.id in taken:
+        if c.id in taken or c.id in graph.excluded:
             continue
         grounded = graph.grounded.get(c.id)
         if grounded is not None:

@@ -1,0 +1,106 @@
+""" "X but not Y": a negated link also excludes the answers joined to it without negation (kgqa.cypher.plan.QueryPlan
+.excluded), where both readings of the negation agree on that; never where a path through a named type is meant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from kgqa.cypher.plan import QueryPlan
+from kgqa.runtime.reading import read_question
+from kgqa.runtime.steps.s2_conditions import not_entities
+from kgqa.runtime.steps.s2_linking import Link
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
+from kgqa.runtime.steps.s2_schema_plan import Hop, relaxations, schema_guided_plan
+from kgqa.runtime.text import STOP_WORDS
+from tests.hpo_schema import HPO, PHENOTYPE, link
+
+
+def plan_of(question: str, spans: Sequence[tuple[str, str]], target: str, unreached: str = "") -> QueryPlan:
+    links = [link(question, span, label) for span, label in spans]
+    reading = read_question(question)
+    _, textual = not_entities(reading, ("disease", "gene/protein", PHENOTYPE))
+    skip = frozenset({i for one in links for i in range(one.start, one.end)} | textual)
+    meaning = RelationMeaning(reading, ignore=STOP_WORDS, skip=skip)
+
+    def reaches(found: Link, path: Sequence[Hop]) -> bool:
+        return found.name != unreached
+
+    plan = schema_guided_plan(links, target, HPO, reading, meaning, reaches=reaches)
+    assert plan is not None
+    return plan
+
+
+def excluded(plan: QueryPlan) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(the excluded entity's name, its label, the types that join the answers to it)."""
+    out = []
+    for e in plan.excluded:
+        (constant,) = e.constants
+        (triplet,) = e.triplets
+        assert (triplet.head, triplet.tail, e.target) == (e.target, constant.name, "y")
+        out.append((constant.search_string or "", constant.labels[0], triplet.types))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("question", "spans", "target", "expected"),
+    [
+        (
+            "chorea and dementia but no Seizure - which disorders?",
+            [("chorea", PHENOTYPE), ("dementia", PHENOTYPE), ("Seizure", PHENOTYPE)],
+            "disease",
+            [("Seizure", PHENOTYPE, ("phenotype present",))],
+        ),
+        (
+            "Which diseases lack Seizure?",
+            [("Seizure", PHENOTYPE)],
+            "disease",
+            [("Seizure", PHENOTYPE, ("phenotype present",))],
+        ),
+        # genes have no negated type toward phenotypes: the negation went through a disease the question did not name
+        (
+            "Which genes are associated with Hypsarrhythmia but not with Microcephaly?",
+            [("Hypsarrhythmia", PHENOTYPE), ("Microcephaly", PHENOTYPE)],
+            "gene/protein",
+            [("Microcephaly", PHENOTYPE, ("associated with",))],
+        ),
+        # a path through a type the question names means that type's absence, not the answers'
+        (
+            "Which genes are linked to diseases that are explicitly annotated as not having Seizure?",
+            [("Seizure", PHENOTYPE)],
+            "gene/protein",
+            [],
+        ),
+        (
+            "Which genes are linked to a finding on record as not part of Gaucher disease?",
+            [("Gaucher disease", "disease")],
+            "gene/protein",
+            [],
+        ),
+        ("Which diseases present with Seizure?", [("Seizure", PHENOTYPE)], "disease", []),
+    ],
+)
+def test_a_negated_link_excludes_the_answers_it_joins_without_negation(
+    question: str, spans: list[tuple[str, str]], target: str, expected: list[tuple[str, str, tuple[str, ...]]]
+) -> None:
+    assert excluded(plan_of(question, spans, target)) == expected
+
+
+def test_a_negated_link_no_answer_reaches_still_excludes() -> None:
+    """'Tuberous sclerosis-1' has no absent phenotype: its negated hop is not joined, but the phenotypes it presents
+    are still no answers of "features of X that aren't annotated for Y"."""
+    question = "features of Tuberous sclerosis-2 that aren't annotated for Tuberous sclerosis-1"
+    spans = [("Tuberous sclerosis-2", "disease"), ("Tuberous sclerosis-1", "disease")]
+    plan = plan_of(question, spans, PHENOTYPE, unreached="Tuberous sclerosis-1")
+    assert [c.search_string for c in plan.constants] == ["Tuberous sclerosis-2"]
+    assert excluded(plan) == [("Tuberous sclerosis-1", "disease", ("phenotype present",))]
+
+
+def test_a_relaxation_keeps_the_exclusions() -> None:
+    plan = plan_of(
+        "chorea and dementia but no Seizure - which disorders?",
+        [("chorea", PHENOTYPE), ("dementia", PHENOTYPE), ("Seizure", PHENOTYPE)],
+        "disease",
+    )
+    assert all(relaxed.excluded == plan.excluded for _, relaxed in relaxations(plan))
