@@ -432,7 +432,7 @@ def _graph_strand(
             cap=ctx.config.graph_rank_cap,
             doc_vector=doc_question,
             lexical=lexical,
-            excluded=excluded.ids,
+            excluded=excluded.ruled_out(groundings),
         )
         record.detail = ranking.detail
     return ranking

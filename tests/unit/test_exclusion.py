@@ -7,12 +7,15 @@ from collections.abc import Sequence
 
 import pytest
 
+from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import Hop, relaxations, schema_guided_plan
+from kgqa.runtime.steps.s4_grounding import Excluded, Grounded, GroundingResult, PlanGrounding
+from kgqa.runtime.store.base import NODE_KEYS
 from kgqa.runtime.text import STOP_WORDS
 from tests.hpo_schema import HPO, PHENOTYPE, link
 
@@ -104,3 +107,24 @@ def test_a_relaxation_keeps_the_exclusions() -> None:
         "disease",
     )
     assert all(relaxed.excluded == plan.excluded for _, relaxed in relaxations(plan))
+
+
+def test_a_plan_that_holds_the_excluded_entity_keeps_its_answers() -> None:
+    """ "features explicitly absent in Legius syndrome": Orphanet's entry has them absent, OMIM's of the same name may
+    have them present; what the plan holding the negated hop grounded stays, the rest joined to it go."""
+    plan = plan_of(
+        "chorea and dementia but no Seizure - which disorders?",
+        [("chorea", PHENOTYPE), ("dementia", PHENOTYPE), ("Seizure", PHENOTYPE)],
+        "disease",
+    )
+    holding = grounding(plan, ["d1"])
+    relaxed = grounding(next(r for name, r in relaxations(plan) if name == "Seizure"), ["d1", "d2", "d3"])
+    excluded = Excluded(((("effect/phenotype", "Seizure"), frozenset({"d1", "d2"})),), ())
+    assert excluded.ruled_out([holding, relaxed]) == {"d2"}
+    assert excluded.ruled_out([relaxed]) == {"d1", "d2"}
+
+
+def grounding(plan: QueryPlan, targets: list[str]) -> PlanGrounding:
+    result = GroundingResult(pattern_query(plan, NODE_KEYS), {})
+    result.targets = [Grounded(t, t, "disease", 1) for t in targets]
+    return PlanGrounding("linked", plan, result)

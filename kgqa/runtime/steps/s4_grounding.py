@@ -279,13 +279,31 @@ EXCLUSION_SCOPE = 3
 one disease) that one round grounds through (:attr:`GroundingResult.tied`); never its neighbours by similarity."""
 
 
+Entity = tuple[str, str]
+"""A constant as (its label, its search string)."""
+
+
+def entity(constant: Symbol) -> Entity:
+    return (constant.labels[0] if constant.labels else "", constant.search_string or "")
+
+
 @dataclass(frozen=True)
 class Excluded:
-    """The answers a plan's exclusions (:attr:`kgqa.cypher.plan.QueryPlan.excluded`) rule out: their ids, and what
-    each exclusion ruled out (for the trace)."""
+    """What a plan's exclusions (:attr:`kgqa.cypher.plan.QueryPlan.excluded`) rule out: for each excluded entity,
+    the ids joined to it without negation; and what each ruled out, for the trace."""
 
-    ids: frozenset[str] = frozenset()
+    by: tuple[tuple[Entity, frozenset[str]], ...] = ()
     shown: tuple[str, ...] = ()
+
+    def ruled_out(self, groundings: Sequence[PlanGrounding]) -> frozenset[str]:
+        """The ids no answer may be: those joined to an excluded entity, but for the targets of a plan that holds
+        that entity itself (through its negated hop: "features explicitly absent in Legius syndrome" are absent in
+        Orphanet's entry, and may be present in OMIM's of the same name)."""
+        out: set[str] = set()
+        for key, ids in self.by:
+            holding = [g for g in groundings if key in {entity(c) for c in g.plan.constants}]
+            out |= ids - {t.id for g in holding for t in g.result.targets}
+        return frozenset(out)
 
 
 def ground_exclusions(
@@ -301,15 +319,16 @@ def ground_exclusions(
     """Steps 4-5 of each plan's exclusions: every target joined to the excluded entity itself (its best candidate, or
     all of its exact name: one round), however many; the LIMIT (``pattern_limit``) bounds it as it bounds any
     round."""
-    ids: set[str] = set()
+    by: list[tuple[Entity, frozenset[str]]] = []
     shown: list[str] = []
     for plan in dict.fromkeys(e for p in plans for e in p.excluded):
         vectors = constant_vectors(embedder, plan)
         found = plan_candidates(store, skb, plan, vectors, schema.labels, EXCLUSION_SCOPE, aliases=aliases)
         itself = {symbol: matches[: max(1, exact_names(matches))] for symbol, matches in found.items()}
         result = ground(store, skb, plan, vectors, schema, k=1, l_max=1, found=itself, source="excluded", limit=limit)
-        ids.update(t.id for t in result.targets)
-        names = ", ".join(f"'{c.search_string}'" for c in plan.constants)
+        (constant,) = plan.constants
+        by.append((entity(constant), frozenset(t.id for t in result.targets)))
         types = "|".join(t for triplet in plan.triplets for t in triplet.types)
-        shown.append(f"{len(result.targets)} joined to {names} by {types}{' (capped)' if result.capped else ''}")
-    return Excluded(frozenset(ids), tuple(shown))
+        capped = " (capped)" if result.capped else ""
+        shown.append(f"{len(result.targets)} joined to '{constant.search_string}' by {types}{capped}")
+    return Excluded(tuple(by), tuple(shown))
