@@ -128,3 +128,13 @@ def grounding(plan: QueryPlan, targets: list[str]) -> PlanGrounding:
     result = GroundingResult(pattern_query(plan, NODE_KEYS), {})
     result.targets = [Grounded(t, t, "disease", 1) for t in targets]
     return PlanGrounding("linked", plan, result)
+
+
+def test_a_plan_that_joins_the_excluded_entity_through_another_node_spares_nothing() -> None:
+    plan = plan_of(
+        "Which genes are associated with Hypsarrhythmia but not with Microcephaly?",
+        [("Hypsarrhythmia", PHENOTYPE), ("Microcephaly", PHENOTYPE)],
+        "gene/protein",
+    )
+    excluded = Excluded(((("effect/phenotype", "Microcephaly"), frozenset({"g1"})),), ())
+    assert excluded.ruled_out([grounding(plan, ["g1", "g2"])]) == {"g1"}

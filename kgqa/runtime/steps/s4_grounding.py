@@ -296,14 +296,22 @@ class Excluded:
     shown: tuple[str, ...] = ()
 
     def ruled_out(self, groundings: Sequence[PlanGrounding]) -> frozenset[str]:
-        """The ids no answer may be: those joined to an excluded entity, but for the targets of a plan that holds
-        that entity itself (through its negated hop: "features explicitly absent in Legius syndrome" are absent in
-        Orphanet's entry, and may be present in OMIM's of the same name)."""
+        """The ids no answer may be: those joined to an excluded entity, but for the targets of a plan that joins
+        that entity to the answers directly, through its negated hop ("features explicitly absent in Legius
+        syndrome" are absent in Orphanet's entry, and may be present in OMIM's of the same name). Joined through
+        another node ("genes associated with X but not with Y", through a disease Y is absent in), the gene may
+        well have Y itself: no target is spared."""
         out: set[str] = set()
         for key, ids in self.by:
-            holding = [g for g in groundings if key in {entity(c) for c in g.plan.constants}]
+            holding = [g for g in groundings if _joins_directly(g.plan, key)]
             out |= ids - {t.id for g in holding for t in g.result.targets}
         return frozenset(out)
+
+
+def _joins_directly(plan: QueryPlan, key: Entity) -> bool:
+    """Whether ``plan`` joins its answers to the constant ``key`` by one triplet."""
+    symbols = {c.name for c in plan.constants if entity(c) == key}
+    return any({t.head, t.tail} & symbols and plan.target in (t.head, t.tail) for t in plan.triplets)
 
 
 def ground_exclusions(
