@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.reader.spelling import Spelling
+from kgqa.runtime.reader.spelling import PART, Spelling, designation
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
 from kgqa.runtime.steps.s2_spans import (
@@ -140,6 +140,8 @@ def link_entities(
     if spelling is not None:
         found = [link for link in found if not word_not_symbol(link, found, reading.quoted_runs, spelling)]
     found = tightest(found, labels)
+    if spelling is not None:
+        found = [link for link in found if not unnumbered_member(link, found, spelling)]
     anchors = described_anchors(reading, store, skb, labels, embedder, found, nouns) if documents else []
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
@@ -148,6 +150,31 @@ def link_entities(
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(_with_others(link, found))
     return sorted(taken, key=lambda link: link.start)
+
+
+EXACT_LINK = 0.99
+"""A link at least this similar is its node's name as typed (case and punctuation aside)."""
+
+
+def unnumbered_member(link: Link, found: Sequence[Link], spelling: Spelling) -> bool:
+    """Whether ``link`` names a numbered member of a series (its name ends in a number: 'Usher syndrome, type IE')
+    from words that type no number, all of them a shorter link's inside it, the names' filler words
+    (:attr:`Spelling.fillers`: "type", "types") or stop words, the shorter link an exact name ('Usher syndrome'): "Usher
+    syndrome, any type" means the family, which the shorter link stands for
+    (kgqa.runtime.steps.s2_fallback.family), not one member the MiniLM vectors put nearest."""
+    name = PART.findall(link.name)
+    if not name or designation(name[-1]) is None or link.similarity >= EXACT_LINK:
+        return False
+    typed = PART.findall(link.span)
+    if any(designation(word) is not None for word in typed if word.isupper() or any(c.isdigit() for c in word)):
+        return False
+    for other in found:
+        inside = link.start <= other.start and other.end <= link.end and other.end - other.start < link.end - link.start
+        if inside and other.similarity >= EXACT_LINK:
+            extra = {w.lower() for w in typed} - {w.lower() for w in PART.findall(other.span)}
+            if all(w in STOP_WORDS or w in spelling.fillers or w.removesuffix("s") in spelling.fillers for w in extra):
+                return True
+    return False
 
 
 def _with_others(link: Link, found: Sequence[Link]) -> Link:
