@@ -118,7 +118,8 @@ def run(
     vectors = (question_vector, doc_question)
     linked = next((p.plan for p in plans if p.source == "linked"), None)
     lexical = lexical_signal(ctx, reading, linked)
-    ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace)
+    context = lead_in(reading, found)
+    ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace, context)
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -356,10 +357,14 @@ def _graph_strand(
     options: Options,
     keep: int,
     trace: Trace,
+    context: frozenset[str] = frozenset(),
 ) -> GraphRanking:
     """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes.
     ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
-    full-text side."""
+    full-text side. Where the linked plan grounds fewer than k, its relaxations without each entity of ``context``
+    (:func:`lead_in`) are grounded first, and those without the question's own entities only where they ground
+    fewer than k together: "The scan showed short long bones and the lab offers FGFR3 testing. Diseases associated
+    with FGFR3?" asks for FGFR3's 25 diseases, not for the 105 with short long bones beside them."""
     if not plans:
         return _no_plan(trace, (4, 5, 6), "no plan")
     found = {}
@@ -397,13 +402,20 @@ def _graph_strand(
             details.append(_whose(p.source, plans) + _rounds(grounding))
             if not joint or len(grounding.result.targets) >= options.k:
                 continue
-            for number, (constant, plan) in enumerate(relaxations(p.plan), 1):  # each linked entity is evidence
+            relaxed_plans = list(enumerate(relaxations(p.plan), 1))
+            first = [r for r in relaxed_plans if r[1][0] in context]  # the lead-in's entities go first
+            relaxed_targets: set[str] = set()
+            for at, (number, (constant, plan)) in enumerate([*first, *(r for r in relaxed_plans if r not in first)]):
+                if first and at == len(first) and len(relaxed_targets) >= options.k:
+                    details.append("the question's own entities kept: without the lead-in's, k grounded")
+                    break
                 kept = {c.name: candidates[c.name] for c in plan.constants}
                 relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
                 # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
                 # walks every relaxation to l_max (step 5's worst cases)
                 relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
                 grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace)
+                relaxed_targets.update(t.id for t in grounding.result.targets)
                 groundings.append(grounding)
                 details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
         excluded = ground_exclusions(
@@ -436,6 +448,16 @@ def _graph_strand(
         )
         record.detail = ranking.detail
     return ranking
+
+
+def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
+    """The search strings of the entities linked only before the sentence that asks, where that sentence links one
+    too: context, weaker evidence than what the question itself names."""
+    if found is None:
+        return frozenset()
+    before = {link.search for link in found.links if link.end <= reading.asking_start}
+    asked = {link.search for link in found.links if link.end > reading.asking_start}
+    return frozenset(before - asked) if asked else frozenset()
 
 
 def _no_plan(trace: Trace, steps: Sequence[int], why: str) -> GraphRanking:
