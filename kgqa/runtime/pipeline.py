@@ -452,8 +452,10 @@ def _graph_strand(
 
 def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
     """The search strings of the entities linked only before the sentence that asks, where that sentence links one
-    too: context, weaker evidence than what the question itself names."""
-    if found is None:
+    too: context, weaker evidence than what the question itself names. None where the asking sentence starts inside
+    parentheses ("all phenotypes in Solar urticaria (syn. Skin writing)" is one sentence)."""
+    lead = reading.text[: max(0, reading.text.rfind(reading.asking))]
+    if found is None or lead.count("(") > lead.count(")"):
         return frozenset()
     before = {link.search for link in found.links if link.end <= reading.asking_start}
     asked = {link.search for link in found.links if link.end > reading.asking_start}

@@ -260,7 +260,7 @@ def write_hpo_fixture(directory: Path) -> Path:
 def test_a_negated_finding_excludes_the_diseases_that_have_it(
     cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
 ) -> None:
-    """"Which diseases do not have Hypotonia?": Dravet syndrome is annotated NOT Hypotonia (the plan's
+    """ "Which diseases do not have Hypotonia?": Dravet syndrome is annotated NOT Hypotonia (the plan's
     'phenotype absent'); Ohtahara syndrome has Hypotonia, so it is excluded, from the fill too, and the trace says
     so. Without the exclusion the fill over diseases puts it second."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))

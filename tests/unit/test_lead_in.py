@@ -31,3 +31,11 @@ def test_without_an_entity_in_the_asking_sentence_nothing_is_context() -> None:
     links = (link(question, "seizures", PHENOTYPE), link(question, "low muscle tone", PHENOTYPE))
     assert lead_in(reading, QuestionLinks(links, ())) == frozenset()
     assert lead_in(reading, None) == frozenset()
+
+
+def test_a_sentence_end_inside_parentheses_starts_no_question() -> None:
+    question = "all phenotypes in Solar urticaria (syn. Skin writing)"
+    reading = read_question(question)
+    assert reading.asking_start > 0  # "syn." ends the reader's sentence
+    links = (link(question, "Solar urticaria", "disease"), link(question, "Skin writing", PHENOTYPE))
+    assert lead_in(reading, QuestionLinks(links, ())) == frozenset()
