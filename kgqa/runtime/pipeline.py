@@ -38,7 +38,7 @@ from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import NO_LINKS, SURE_LINK, Linked, fallback_type, predict_target_type
 from kgqa.runtime.steps.s2_conditions import read_conditions
-from kgqa.runtime.steps.s2_fallback import QuestionLinks, linked_plan, question_links
+from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
@@ -448,18 +448,6 @@ def _graph_strand(
         )
         record.detail = ranking.detail
     return ranking
-
-
-def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
-    """The search strings of the entities linked only before the sentence that asks, where that sentence links one
-    too: context, weaker evidence than what the question itself names. None where the asking sentence starts inside
-    parentheses ("all phenotypes in Solar urticaria (syn. Skin writing)" is one sentence)."""
-    lead = reading.text[: max(0, reading.text.rfind(reading.asking))]
-    if found is None or lead.count("(") > lead.count(")"):
-        return frozenset()
-    before = {link.search for link in found.links if link.end <= reading.asking_start}
-    asked = {link.search for link in found.links if link.end > reading.asking_start}
-    return frozenset(before - asked) if asked else frozenset()
 
 
 def _no_plan(trace: Trace, steps: Sequence[int], why: str) -> GraphRanking:

@@ -1,11 +1,10 @@
-"""Entities linked only in a lead-in are context (kgqa.runtime.pipeline.lead_in): the linked plan's relaxations drop
-them first."""
+"""Entities linked only in a lead-in are context (kgqa.runtime.steps.s2_fallback.lead_in): the linked plan's
+relaxations drop them first."""
 
 from __future__ import annotations
 
-from kgqa.runtime.pipeline import lead_in
 from kgqa.runtime.reading import read_question
-from kgqa.runtime.steps.s2_fallback import QuestionLinks
+from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.text import words_of
 from tests.hpo_schema import PHENOTYPE, link

@@ -54,6 +54,18 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
     return QuestionLinks(tuple(links), tuple(nouns))
 
 
+def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
+    """The search strings of the entities linked only before the sentence that asks, where that sentence links one
+    too: context, weaker evidence than what the question itself names. None where the asking sentence starts inside
+    parentheses ("all phenotypes in Solar urticaria (syn. Skin writing)" is one sentence)."""
+    lead = reading.text[: max(0, reading.text.rfind(reading.asking))]
+    if found is None or lead.count("(") > lead.count(")"):
+        return frozenset()
+    before = {link.search for link in found.links if link.end <= reading.asking_start}
+    asked = {link.search for link in found.links if link.end > reading.asking_start}
+    return frozenset(before - asked) if asked else frozenset()
+
+
 def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLinks) -> tuple[QueryPlan | None, str]:
     """The schema-guided plan of the entities the name index linked in the question (``reading``; ``found``:
     :func:`question_links`), and what was linked (for the trace); None when no linked entity is connected to

@@ -337,6 +337,6 @@ def ground_exclusions(
         (constant,) = plan.constants
         by.append((entity(constant), frozenset(t.id for t in result.targets)))
         types = "|".join(t for triplet in plan.triplets for t in triplet.types)
-        capped = " (capped)" if result.capped else ""
-        shown.append(f"{len(result.targets)} joined to '{constant.search_string}' by {types}{capped}")
+        bound = f" ({result.timed_out})" if result.timed_out else " (capped)" if result.capped else ""
+        shown.append(f"{len(result.targets)} joined to '{constant.search_string}' by {types}{bound}")
     return Excluded(tuple(by), tuple(shown))
