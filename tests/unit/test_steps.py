@@ -509,15 +509,17 @@ def _exact(ids: str, exact: dict[str, bool], first: int = 1) -> list[PlanGroundi
     ("plans", "kept"),
     [
         (_exact("012345", {"e0": True, "e1": True}), ["d5", "d4", "d3", "d2"]),  # the pattern as named: up to k
-        (_exact("012", {"e0": True}), ["d2", "d1"]),  # fewer than k at l = 1: the fill may add what the plan lacks
+        (_exact("012", {"e0": True}), ["d2", "d1", "d0"]),  # all it grounded, the fill after them
+        (_exact("012345", {"e0": True}, first=2), ["d5", "d4", "d3", "d2"]),  # a widened constant: still its plan
         (_exact("012345", {"e0": True, "e1": False}), ["d5", "d4"]),  # a constant's best candidate is a near name
-        (_exact("012345", {"e0": True}, first=2), ["d5", "d4"]),  # grounded only with a constant's second candidate
         (_exact("012345", {}), ["d5", "d4"]),  # no constant
+        # the linked plan and a relaxation of it, both named exactly ("... FGFR3" after a lead-in)
+        ([*_exact("01", {"e0": True, "e1": True}), *_exact("2345", {"e1": True})], ["d5", "d4", "d3", "d2"]),
+        # one voting plan whose constant is a near name (an LLM's): the method's share
+        ([*_exact("01", {"e0": True}), *_exact("2345", {"e0": False})], ["d5", "d4"]),
     ],
 )
-def test_one_plan_named_exactly_that_grounds_k_at_l_1_keeps_up_to_k(
-    plans: list[PlanGrounding], kept: list[str]
-) -> None:
+def test_plans_that_all_name_their_constants_exactly_keep_up_to_k(plans: list[PlanGrounding], kept: list[str]) -> None:
     assert _kept(plans, keep=2, corroborated=4) == kept
 
 

@@ -141,12 +141,12 @@ def rank_graph_strand(
     ``keep`` answers are kept; where two or more voting plans concur (:func:`concur`), so are the next ranked
     targets they both grounded in their best round (:attr:`Supported.voters`), up to ``keep_corroborated`` in all:
     plans written apart that find the very same answer set leave no doubt that the answers lie in it, so its best
-    are better evidence than the vector strand's fill. So are those of one plan named exactly (:func:`named_exactly`),
-    unless the question states what the answers' text holds (:attr:`Lexical.stated`): there the fill's full-text
-    answers are the evidence ("genes implicated in a sign of X whose symbols start with 'JAK'": 1 of 174 grounded
-    matches, the full-text search finds the rest; the left-out families lost 0.016 recall@20 to it at ca2233f).
-    Plans that overlap only in part (a reversed hop grounds a subset of the undirected one) keep ``keep``, as does
-    one plan otherwise.
+    are better evidence than the vector strand's fill. So are those of plans that all name their constants exactly
+    (:func:`named_exactly`), unless the question states what the answers' text holds (:attr:`Lexical.stated`): there
+    the fill's full-text answers are the evidence ("genes implicated in a sign of X whose symbols start with 'JAK'": 1
+    of 174 grounded matches, the full-text search finds the rest; the left-out families lost 0.016 recall@20 to it at
+    ca2233f). Plans that overlap only in part (a reversed hop grounds a subset of the undirected one) keep ``keep``,
+    as does a plan otherwise.
 
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
@@ -154,7 +154,7 @@ def rank_graph_strand(
     be (kgqa.runtime.steps.s4_grounding.ground_exclusions), left out before anything is ranked."""
     voted = plan_votes(groundings)
     targets = [s for s in voted if s.id not in excluded]
-    exact = named_exactly(groundings, keep_corroborated) and not (lexical is not None and lexical.stated)
+    exact = named_exactly(groundings) and not (lexical is not None and lexical.stated)
     extra = keep_corroborated if exact or concur(groundings) else keep
     tier = {key: i for i, key in enumerate(dict.fromkeys(s.tier for s in targets))}
     chosen: list[Supported] = []
@@ -200,7 +200,7 @@ def rank_graph_strand(
     out = f" ({len(voted) - total} more excluded)" if len(voted) > total else ""
     detail = f"{total} grounded{out}, {len(chosen)} ranked, {len(kept)} kept{note}"
     if kept_n > keep:
-        why = "its one plan's constants named exactly, grounded at l = 1" if exact else "corroborated by several plans"
+        why = "every voting plan's constants named exactly" if exact else "corroborated by several plans"
         detail += f" ({kept_n - keep} past {keep}: {why})"
     if len(groundings) > 1:
         agreed = sum(len(s.plans) > 1 for s in targets)
@@ -217,22 +217,14 @@ def concur(groundings: Sequence[PlanGrounding]) -> bool:
     return len(voting) >= 2 and bool(voting[0]) and all(ids == voting[0] for ids in voting)
 
 
-def named_exactly(groundings: Sequence[PlanGrounding], k: int) -> bool:
-    """Whether one plan alone votes, every constant's best candidate matches its search string exactly, by name or
-    alias (the linked plan's constants are the names and aliases its links matched), and it grounded ``k`` targets
-    or more with those candidates (l = 1): the pattern as the question names it holds for that
-    many nodes, and its best-ranked of them are better evidence than the vector strand's fill ("features of Stickler
-    syndrome type I": 39 phenotypes, 13 kept and 7 nearest documents before)."""
+def named_exactly(groundings: Sequence[PlanGrounding]) -> bool:
+    """Whether every plan that votes names its constants exactly: each one's best candidate matches its search string,
+    by name or alias (the linked plan's and its relaxations' constants are the names and aliases its links matched).
+    Their targets hold the pattern as the question names it, and up to k of them are better evidence than the
+    vector strand's fill ("features of Stickler syndrome type I": 39 phenotypes, 13 kept and 7 nearest documents
+    before; "diseases associated with FGFR3" after a lead-in: 25, 13 kept before)."""
     voting = [g for g in groundings if counted_weight(g)]
-    if len(voting) != 1 or not voting[0].result.exact:
-        return False
-    result = voting[0].result
-    return (
-        all(result.exact.values())
-        and bool(result.rounds)
-        and result.rounds[0].scope == 1
-        and result.at_first_scope >= k
-    )
+    return bool(voting) and all(g.result.exact and all(g.result.exact.values()) for g in voting)
 
 
 def corroborated_run(ranked: Sequence[Supported]) -> int:
