@@ -792,6 +792,9 @@ def test_the_reader_reads_among_the_types_a_surely_linked_entity_reaches(reachab
         # a type named outside the link may be a hop between ("a *disease* linked to ..."); no type word in the name
         ("which genes go with a disease linked to Williams syndrome", "Williams syndrome", "disease", set()),
         ("what does TMEM237 do", "TMEM237", "gene/protein", set()),
+        # a negation: the types joined to it by a negated type ('phenotype absent')
+        ("what doesn't Marfan syndrome cause", "Marfan syndrome", "disease", {PHENOTYPE}),
+        ("anything explicitly not part of Noonan syndrome?", "Noonan syndrome", "disease", {PHENOTYPE}),
     ],
 )
 def test_the_types_an_answer_can_have_where_the_only_type_word_is_in_a_linked_name(

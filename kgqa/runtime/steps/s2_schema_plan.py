@@ -110,7 +110,8 @@ def reachable_labels(
     make the answers the entity's own kind. Empty (no bound) where a type is named outside the links in the sentence
     that asks (a lead-in's "I keep mixing up the *syndromes*" is context), or no sure
     link holds a word of its own type: there, a path through another type may be meant ("genes linked to a
-    *condition* linked to TMEM237")."""
+    *condition* linked to TMEM237"). Where the sentence that asks says a negation, the labels joined to them by a
+    negated type, if any ("what doesn't Marfan syndrome cause": HPO negates only a disease's phenotypes)."""
     sure = [one for link in links for one in (link, *link.others) if one.similarity >= floor]
     spans = {i for link in links for i in range(link.start, link.end)}
     mentions = [*type_mentions(reading.lowered, schema.labels), *nouns]
@@ -120,7 +121,14 @@ def reachable_labels(
     if not own:
         return frozenset()
     labels = {link.label for link in sure}
-    return frozenset(b for a, _, c in schema.relationships for x, b in ((a, c), (c, a)) if x in labels)
+    joined = frozenset(b for a, _, c in schema.relationships for x, b in ((a, c), (c, a)) if x in labels)
+    asking = range(reading.asking_start, len(reading.lowered))
+    if not RelationMeaning(reading, skip=frozenset(spans)).says(NEGATION, asking):
+        return joined
+    negated = {
+        b for a, t, c in schema.relationships if NEGATION in type_kinds(t) for x, b in ((a, c), (c, a)) if x in labels
+    }
+    return frozenset(joined & negated) or joined
 
 
 def _path(
