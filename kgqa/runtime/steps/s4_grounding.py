@@ -108,11 +108,6 @@ class GroundingResult:
         """The parameters of the last round run: with :attr:`query`, what reproduces its answers in Neo4j Browser."""
         return self.params_at(self.rounds[-1].scope if self.rounds else 1)
 
-    @property
-    def at_first_scope(self) -> int:
-        """Targets grounded with one candidate per constant (l = 1): the plan matched the graph as written."""
-        return self.rounds[0].targets if self.rounds else 0
-
 
 ALIAS_DEPTH = 3
 """Alias hits read per candidate wanted: the alias index spans every label, and one node may have several close
