@@ -402,11 +402,12 @@ def _graph_strand(
             details.append(_whose(p.source, plans) + _rounds(grounding))
             if not joint or len(grounding.result.targets) >= options.k:
                 continue
-            relaxed_plans = list(enumerate(relaxations(p.plan), 1))
-            first = [r for r in relaxed_plans if r[1][0] in context]  # the lead-in's entities go first
+            # the relaxations without the lead-in's entities first (a stable sort keeps their order otherwise)
+            ordered = sorted(enumerate(relaxations(p.plan), 1), key=lambda r: r[1][0] not in context)
+            first = sum(constant in context for _, (constant, _) in ordered)
             relaxed_targets: set[str] = set()
-            for at, (number, (constant, plan)) in enumerate([*first, *(r for r in relaxed_plans if r not in first)]):
-                if first and at == len(first) and len(relaxed_targets) >= options.k:
+            for at, (number, (constant, plan)) in enumerate(ordered):
+                if first and at == first and len(relaxed_targets) >= options.k:
                     details.append("the question's own entities kept: without the lead-in's, k grounded")
                     break
                 kept = {c.name: candidates[c.name] for c in plan.constants}

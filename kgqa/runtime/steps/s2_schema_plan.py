@@ -121,14 +121,12 @@ def reachable_labels(
     if not own:
         return frozenset()
     labels = {link.label for link in sure}
-    joined = frozenset(b for a, _, c in schema.relationships for x, b in ((a, c), (c, a)) if x in labels)
+    ends = [(b, t) for a, t, c in schema.relationships for x, b in ((a, c), (c, a)) if x in labels]
+    joined = frozenset(b for b, _ in ends)
     asking = range(reading.asking_start, len(reading.lowered))
     if not RelationMeaning(reading, skip=frozenset(spans)).says(NEGATION, asking):
         return joined
-    negated = {
-        b for a, t, c in schema.relationships if NEGATION in type_kinds(t) for x, b in ((a, c), (c, a)) if x in labels
-    }
-    return frozenset(joined & negated) or joined
+    return frozenset(b for b, t in ends if NEGATION in type_kinds(t)) or joined
 
 
 def _path(
