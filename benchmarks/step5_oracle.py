@@ -222,7 +222,7 @@ def run(home: Path, modes: Sequence[str], sets: Sequence[str], redo: bool) -> No
         settings = {"home": str(home), "llm": "none", "llm_cache": False, "worker_idle_timeout": 0}
         llm = Oracle(questions, name, type_of) if mode == "oracle" else None
         with Kgqa(load_config(settings), llm=llm) as kg, path.open("a", encoding="utf-8") as out:
-            kg.ask("warm up", SKB, steps="hybrid")
+            kg.ask(questions[0].text, SKB, steps="hybrid")  # loads the models: not timed
             for question in questions:
                 if question.id in done:
                     continue
