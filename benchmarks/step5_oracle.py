@@ -127,6 +127,8 @@ def hub_questions(seed: int = 52) -> list[Question]:
             f"Which genes are associated with both {name[a]} and {name[b]}?",
             {"target": GENE, "all": [has(ASSOCIATED, a), has(ASSOCIATED, b)]},
         )
+    issue = "Diseases with seizures that are explicitly annotated as not having intellectual disability?"
+    add("issue", issue, {"target": DISEASE, "all": [has(PRESENT, "HP:0001250"), has(ABSENT, "HP:0001249")]})
     return out
 
 
@@ -197,7 +199,7 @@ def measure(kg: Kgqa, question: Question) -> dict[str, Any]:
         "seconds": seconds,
         "wall": round(wall, 4),
         "timeouts": len(re.findall(r"ran past the time limit", detail)),
-        "cuts": sorted(set(re.findall(r"\[bound: ([^\]]+)\]", detail))),
+        "cuts": sorted(set(re.findall(r"\(bound: (\w+)\)", detail))),
         "rounds": [len(p["rounds"]) for p in answer.trace.plans],
         "max_l": max((r["scope"] for p in answer.trace.plans for r in p["rounds"]), default=0),
         "hit1": float(bool(ids) and ids[0] in gold),

@@ -9,6 +9,7 @@ dialects; they differ in how candidates are looked up (the stores' queries, kgqa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,10 @@ _OPS = {
     "ENDS WITH": "ENDS WITH",
     "IN": "IN",
 }
+
+
+TARGETS_PARAM = "targets"
+"""The parameter of the ids the answers are restricted to, where the target is bound first (:func:`pattern_query`)."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,10 @@ class Step:
     """without a triplet: the constant's candidates by id, or (False) every node of the target's label"""
 
 
-def binding_order(plan: QueryPlan) -> list[Step]:
-    """The order in which the step-5 query binds the plan's variables: each constant's candidates in turn, then its
+def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
+    """The order in which the step-5 query binds the plan's variables: each constant's candidates in turn (those of
+    ``first`` first, in its order: the cheapest side of a join, kgqa.runtime.steps.s4_grounding.round_order; the
+    target among them where its ids are given), then its
     path toward the target as far as it is not yet bound (never into another constant: that one is looked up by id
     and walks its own path), and a triplet between bound variables as soon as both are; then what hangs off the
     target's side without a constant.
@@ -69,6 +76,9 @@ def binding_order(plan: QueryPlan) -> list[Step]:
     from a single start and filters the other constants at its end, which reads every path through a hub between
     them (docs/benchmarks.md, "Scale"). A plan without constants starts from its first triplet, as written."""
     constants = [s.name for s in plan.symbols if s.search_string is not None]
+    if plan.target is not None and plan.target in first and plan.target not in constants:  # by id (TARGETS_PARAM)
+        constants.append(plan.target)
+    constants = [*(c for c in first if c in constants), *(c for c in constants if c not in first)]
     pending = list(plan.triplets)
     bound: set[str] = set()
     steps: list[Step] = []
@@ -118,9 +128,16 @@ def binding_order(plan: QueryPlan) -> list[Step]:
     return steps
 
 
-def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) -> PatternQuery:
+def pattern_query(
+    plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None, first: Sequence[str] = (), ids_only: bool = False
+) -> PatternQuery:
     """The step-5 query of ``plan``; ``keys``: the graph's id and name properties (``GraphSchema.keys``); ``limit``:
-    most rows (targets) returned, as the parameter ``limit``.
+    most rows (targets) returned, as the parameter ``limit``; ``first``: the constants bound first
+    (:func:`binding_order`). The order changes the text, never the rows: the parameters and the row columns are the
+    same whatever it is. Where ``first`` names the target, the answers are only those whose ids are in the parameter
+    ``targets`` (:data:`TARGETS_PARAM`): a relaxed plan ranked among the question's nearest nodes instead of walking
+    a hub whole. ``ids_only``: rows are ``[id]``, the distinct targets without their evidence (what an exclusion
+    needs of thousands).
 
     Every variable is bound by a MATCH before a WHERE names it, each MATCH has at most one WHERE, and the plan must
     be connected (:func:`kgqa.cypher.sanitize.focus`): a symbol no MATCH would bind is an error, never a filter on an
@@ -137,7 +154,8 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
     constant_params = {
         s.name: f"c{number}" for number, s in enumerate(s for s in plan.symbols if s.search_string is not None)
     }
-    steps = binding_order(plan)
+    steps = binding_order(plan, first)
+    by_id = {plan.target: TARGETS_PARAM, **constant_params} if plan.target in first else constant_params
     bound = {n for step in steps for n in step.binds}
     loose = [s.name for s in plan.symbols if s.name not in bound]
     if loose:
@@ -150,7 +168,7 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
         if step.triplet is None:
             symbol = step.binds[0]
             pattern = f"({names[symbol]}{labels[symbol]})"
-            where = [f"{names[symbol]}.{node_id} IN ${constant_params[symbol]}"] if step.by_id else []
+            where = [f"{names[symbol]}.{node_id} IN ${by_id[symbol]}"] if step.by_id else []
         else:
             t = step.triplet
             types = "|".join(quote(x) for x in t.types)
@@ -171,9 +189,10 @@ def pattern_query(plan: QueryPlan, keys: NodeKeys, *, limit: int | None = None) 
     collected = "".join(f", collect(DISTINCT {names[s]}.{node_id}) AS m{p[1:]}" for s, p in evidence)
     distinct = "" if evidence else "DISTINCT "  # aggregation already gives one row per target
     matches = " ".join(clauses)
-    text = (
-        f"{matches} RETURN {distinct}{target}.{node_id} AS id, {target}.{name} AS name, "
-        f"labels({target})[0] AS label{collected}"
+    if ids_only:
+        evidence, collected, distinct = [], "", "DISTINCT "
+    text = f"{matches} RETURN {distinct}{target}.{node_id} AS id" + (
+        "" if ids_only else f", {target}.{name} AS name, labels({target})[0] AS label{collected}"
     )
     if limit is not None:
         params["limit"] = limit

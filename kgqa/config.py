@@ -100,6 +100,13 @@ class Config:
     constants grounds through; where it grounds fewer than k targets by then, each constant is dropped in turn and
     the relaxed plans are grounded beside it (their targets rank below what the whole plan grounds), a relaxed plan
     of two or more constants through as many, one of a single constant through ``l_max``."""
+    round_cost_cap: int = 200_000
+    """Step 5: most rows a round of a plan of two or more constants is estimated to walk (its cheapest constant's
+    edges times the other constants' candidates, from one degree count per candidate) for the round to run; the
+    expansion stops before one that would walk more (the trace says so). l = 1 always runs."""
+    expansion_stall: bool = True
+    """Step 5: stop the expansion of a plan of two or more constants after a round that added no target to those
+    found before (the candidates further down join nothing new), whatever wrote the plan."""
     relaxed_weight: float = 0.5
     """Weight of a relaxed plan's vote in step 6 (the whole linked plan weighs 1)."""
     max_question_chars: int = 4000
@@ -279,6 +286,7 @@ def validate(config: Config) -> None:
         "load_batch_size",
         "l_max",
         "joint_l_max",
+        "round_cost_cap",
         "graph_rank_cap",
         "rerank_budget_tokens",
         "rerank_concurrency",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import threading
 from collections import Counter
@@ -92,6 +93,15 @@ class _Models:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+def settle() -> None:
+    """Take what is loaded now (models, their libraries, a reader's word index: some 250,000 objects on HPO) out of
+    the garbage collector's full passes: each one over them cost ~0.2 s, in the middle of whichever ask set it off
+    (docs/benchmarks.md, "Step 5's bounds"). Called once a model is loaded; frozen objects are still freed by
+    reference counting."""
+    gc.collect()
+    gc.freeze()
+
+
 class Kgqa(Api):
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
 
@@ -178,6 +188,7 @@ class Kgqa(Api):
                 )
                 cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
                 self._models.embedder = Embedder(encoder, cache)
+                settle()
             return self._models.embedder
 
     def embedder_name(self) -> str:
@@ -403,6 +414,7 @@ class Kgqa(Api):
             if held is None or held[0] != stamp:
                 held = (stamp, find_reader(self.config.home, skb))
                 self._models.readers[skb] = held
+                settle()
             return held[1]
 
     def trained_reranker(self, skb: str) -> Trained | None:

@@ -44,16 +44,19 @@ from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
     NAMES_NO_NODE,
+    Bounds,
+    Degrees,
     NodeMatch,
     PlanGrounding,
     constant_vectors,
+    first_round_walk,
     ground,
     ground_exclusions,
     names_no_node,
-    plan_candidates,
+    plans_candidates,
     weak_constants,
 )
-from kgqa.runtime.steps.s6_graph_ranking import GraphRanking, rank_graph_strand
+from kgqa.runtime.steps.s6_graph_ranking import PRESELECT_FACTOR, GraphRanking, rank_graph_strand, reach_of
 from kgqa.runtime.steps.s6_lexical import search_terms
 from kgqa.runtime.steps.s7_hybrid import as_fill, hybrid_merge
 from kgqa.runtime.steps.s7_vector import vector_strand
@@ -367,16 +370,19 @@ def _graph_strand(
     with FGFR3?" asks for FGFR3's 25 diseases, not for the 105 with short long bones beside them."""
     if not plans:
         return _no_plan(trace, (4, 5, 6), "no plan")
-    found = {}
     with trace.step(4) as record:
-        for p in plans:
-            vectors = constant_vectors(ctx.embedder, p.plan)
-            found[p.source] = (
-                vectors,
-                plan_candidates(
-                    ctx.store, ctx.skb, p.plan, vectors, ctx.graph.labels, options.l_max, aliases=ctx.aliases
-                ),
-            )
+        exclusions = list(dict.fromkeys(e for p in plans for e in p.plan.excluded))
+        plan_vectors = [constant_vectors(ctx.embedder, plan) for plan in [*(p.plan for p in plans), *exclusions]]
+        each = plans_candidates(
+            ctx.store,
+            ctx.skb,
+            list(zip([*(p.plan for p in plans), *exclusions], plan_vectors, strict=True)),
+            ctx.graph.labels,
+            options.l_max,
+            aliases=ctx.aliases,
+        )
+        found = {p.source: (plan_vectors[i], each[i]) for i, p in enumerate(plans)}
+        excluded_found = dict(zip(exclusions, each[len(plans) :], strict=True))
         record.detail = "; ".join(
             _whose(p.source, plans)
             + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
@@ -391,13 +397,15 @@ def _graph_strand(
     if not plans:
         return _no_plan(trace, (5, 6), "no plan names a node")
     groundings: list[PlanGrounding] = []
+    degrees = Degrees(ctx.store, ctx.skb)
+    near: dict[str, list[str]] = {}
     with trace.step(5) as record:
         details = []
         for p in plans:
             vectors, candidates = found[p.source]
             joint = p.source == "linked" and len(p.plan.constants) > 1
             l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
-            grounding = _ground(ctx, p, vectors, candidates, options.k, l_max, trace)
+            grounding = _ground(ctx, p, vectors, candidates, options.k, l_max, trace, degrees)
             groundings.append(grounding)
             details.append(_whose(p.source, plans) + _rounds(grounding))
             if not joint or len(grounding.result.targets) >= options.k:
@@ -415,19 +423,13 @@ def _graph_strand(
                 # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
                 # walks every relaxation to l_max (step 5's worst cases)
                 relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
-                grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace)
+                within, among = _hub_alone(ctx, plan, kept, degrees, question_vectors, lexical, near)
+                grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace, degrees, within)
                 relaxed_targets.update(t.id for t in grounding.result.targets)
                 groundings.append(grounding)
-                details.append(f"{relaxed.source} (without '{constant}'): {_rounds(grounding)}")
-        excluded = ground_exclusions(
-            ctx.store,
-            ctx.skb,
-            ctx.embedder,
-            [p.plan for p in plans],
-            ctx.graph,
-            aliases=ctx.aliases,
-            limit=ctx.config.pattern_limit,
-        )
+                details.append(f"{relaxed.source} (without '{constant}'{among}): {_rounds(grounding)}")
+        kept_exclusions = {e: excluded_found[e] for p in plans for e in p.plan.excluded}
+        excluded = ground_exclusions(ctx.store, ctx.skb, kept_exclusions, ctx.graph, limit=ctx.config.pattern_limit)
         details += [f"excluded: {shown}" for shown in excluded.shown]
         record.detail = "; ".join(details)
         trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
@@ -451,6 +453,36 @@ def _graph_strand(
     return ranking
 
 
+def _hub_alone(
+    ctx: Context,
+    plan: QueryPlan,
+    found: dict[str, list[NodeMatch]],
+    degrees: Degrees,
+    question_vectors: tuple[np.ndarray, np.ndarray],
+    lexical: Lexical | None,
+    near: dict[str, list[str]],
+) -> tuple[list[str] | None, str]:
+    """Where a relaxation leaves one constant whose first round would join more targets than step 6 ranks
+    (``graph_rank_cap``: 'Seizure' alone joins 2,439 diseases), the ids it is grounded among: the nodes of its answer
+    label step 6 would rank first anyway (:func:`reach_of`, read once an ask per label into ``near``); and what
+    step 5's detail says of it. A relaxation is not a license to scan."""
+    if len(plan.constants) != 1 or plan.target is None or not plan.symbol(plan.target).labels:
+        return None, ""
+    walk = first_round_walk(degrees, plan, found)
+    if walk is None or walk <= ctx.config.graph_rank_cap:
+        return None, ""
+    label = plan.symbol(plan.target).labels[0]
+    if label not in near:
+        terms = lexical.terms if lexical is not None and lexical.weight else ()
+        depth = ctx.config.graph_rank_cap * PRESELECT_FACTOR
+        near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms))
+    (constant,) = plan.constants
+    return near[label], (
+        f"; '{constant.search_string}' alone joins ~{walk}: grounded among the {len(near[label])} {label} nodes "
+        "step 6 ranks first (bound: graph_rank_cap)"
+    )
+
+
 def _no_plan(trace: Trace, steps: Sequence[int], why: str) -> GraphRanking:
     """Steps ``steps`` skipped for ``why``, and the empty ranking step 7 fills alone."""
     for number in steps:
@@ -467,6 +499,8 @@ def _ground(
     k: int,
     l_max: int,
     trace: Trace,
+    degrees: Degrees,
+    within: Sequence[str] | None = None,
 ) -> PlanGrounding:
     """Step 5 of one plan, up to ``l_max`` candidates per constant; its record in ``trace.plans`` (and the LIMIT it
     reached in the trace's bounds)."""
@@ -481,6 +515,9 @@ def _ground(
         found=candidates,
         source=p.source,
         limit=ctx.config.pattern_limit,
+        bounds=Bounds(ctx.config.round_cost_cap, ctx.config.expansion_stall),
+        degrees=degrees,
+        within=within,
     )
     weak = weak_constants(candidates, ctx.config.link_threshold)
     trace.plans.append(
@@ -493,10 +530,13 @@ def _ground(
             "rounds": [asdict(r) for r in result.rounds],
             "grounded": len(result.targets),
             "weak": list(weak),
+            "estimated_rows": {str(scope): rows for scope, rows in result.costs.items()},
+            "stopped": result.stopped,
         }
     )
-    if result.capped and result.capped not in trace.bounds:  # the LIMIT (pattern_limit) cut a round's rows
-        trace.bounds.append(result.capped)
+    for cut in (result.capped, result.stopped if "round_cost_cap" in result.stopped else ""):
+        if cut and cut not in trace.bounds:  # a limit (pattern_limit, round_cost_cap) cut the plan's rounds
+            trace.bounds.append(cut)
     return PlanGrounding(p.source, p.plan, result, p.weight, weak)
 
 
@@ -506,7 +546,7 @@ def _rounds(grounding: PlanGrounding) -> str:
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
     if grounding.weak:
         rounds += f"; weak constant(s) {', '.join(grounding.weak)}: rounds counted one later"
-    for cut in (result.capped, result.timed_out):
+    for cut in (result.capped, result.stopped, result.timed_out):
         if cut:
             rounds = f"{rounds}; {cut}".lstrip("; ")
     return rounds

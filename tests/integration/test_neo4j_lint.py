@@ -132,6 +132,13 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                 add(f"anchors {source} {path}", q.anchors(source, path), {"id": "1"})
                 add(f"path_answers {source} {path}", q.path_answers(source, path), {"anchor": "1", "keyword": "x"})
             add(f"reaches {target} {rel_type}", q.reaches(target, [((rel_type,), source)]), {"id": "1"})
+            for direction in ("out", "in", "any"):
+                add(
+                    f"degrees {source} {rel_type} {direction}",
+                    q.degrees(source, (rel_type,), direction, target),
+                    {"ids": ["1"]},
+                )
+            add(f"degrees {target} {rel_type} any label", q.degrees(target, (rel_type,), "any", ""), {"ids": ["1"]})
         for source, rel_type, target in rels:
             add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
             add(
@@ -149,15 +156,25 @@ def compiled_corpus(syntax: q.Syntax) -> list[dict[str, Any]]:
         record = json.loads(line)
         labels, rels = SCHEMAS[record["skb"]]
         with contextlib.suppress(CypherSyntaxError):
-            query = pattern_query(
-                sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels), NODE_KEYS)).plan,
-                NODE_KEYS,
-                limit=1000,
-            )
-            params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
-            out.append(
-                {"name": f"{syntax}:reply {number}", "query": q.statement(query.text, syntax), "parameters": params}
-            )
+            plan = sanitize(parse(record["reply"]), GraphSchema(tuple(labels), tuple(rels), NODE_KEYS)).plan
+            constants = tuple(c.name for c in plan.constants)
+            # the orders step 5 may bind in: as written and the cheapest constant first (here: the last); on every
+            # tenth reply (they change only the RETURN or the first MATCH), the answers among given ids first (a
+            # relaxed hub) and the ids alone (an exclusion)
+            variants: dict[str, dict[str, Any]] = {"": {}}
+            if len(constants) > 1:
+                variants["reversed"] = {"first": constants[::-1]}
+            if number % 10 == 0:
+                variants["ids only"] = {"ids_only": True}
+                if plan.target not in constants:
+                    variants["targets"] = {"first": (plan.target, *constants)}
+            for variant, options in variants.items():
+                query = pattern_query(plan, NODE_KEYS, limit=1000, **options)
+                params = {**query.params, **{p: ["1", "2"] for p in query.constant_params.values()}}
+                if variant == "targets":
+                    params["targets"] = ["3"]
+                name = f"{syntax}:reply {number} {variant}".rstrip()
+                out.append({"name": name, "query": q.statement(query.text, syntax), "parameters": params})
     return out
 
 

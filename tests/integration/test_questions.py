@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from kgqa.lab.questions import split_of
 from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.llm import Completion, Message
 from tests.environment import QUIET
 from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
@@ -274,6 +276,45 @@ def test_a_negated_finding_excludes_the_diseases_that_have_it(
     assert "excluded: 1 joined to 'Hypotonia' by phenotype present" in step5.detail
     assert [c.name for c in plain.answers][:1] == ["Ohtahara syndrome"]  # no negation: nothing excluded
     assert "excluded" not in next(s for s in plain.trace.steps if s.step == 5).detail
+
+
+class Scripted:
+    """Step 1's type, then step 2's Cypher: an LLM that writes the right plan of two findings."""
+
+    name = "scripted"
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+        return Completion(self.replies.pop(0), 100, 20, 0.1, "stop")
+
+
+def test_a_join_stops_when_a_round_adds_nothing_and_its_last_query_replays(
+    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+) -> None:
+    """An LLM's plan of two findings (Seizure present, Hypotonia absent) grounds Dravet syndrome at l = 1; l = 2 adds
+    no disease, so the expansion stops there instead of walking on to l_max, and the trace says which bound ended
+    it. The query and parameters the trace gives (in the order step 5 chose) give the same answer in the store."""
+    data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
+    cypher = (
+        "```cypher\nMATCH (y:disease)-[:`phenotype present`]->(a:`effect/phenotype` {name: 'Seizure'}), "
+        "(y)-[:`phenotype absent`]->(b:`effect/phenotype` {name: 'Hypotonia'}) RETURN y\n```"
+    )
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model), "llm_cache": False}
+    llm = Scripted(["disease", cypher])
+    with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path), llm=llm) as kg:
+        kg.load(data)
+        answer = kg.ask("Diseases with seizures, explicitly without hypotonia?", skb="hpo", top_k=3, steps="hybrid")
+        plan = next(p for p in answer.trace.plans if p["source"] == "llm")
+        replayed = kg.store.read("hpo", plan["query"], plan["params"])
+    assert [c.name for c in answer.answers][:1] == ["Dravet syndrome"]
+    assert [r["scope"] for r in plan["rounds"]] == [1, 2]
+    assert plan["stopped"] == "l=2 added no target: stopped (bound: expansion_stall)"
+    assert plan["estimated_rows"] == {"1": 1, "2": 2}  # one edge from the cheaper side, times the other's candidates
+    step5 = next(s for s in answer.trace.steps if s.step == 5)
+    assert "l=2 added no target: stopped (bound: expansion_stall)" in step5.detail
+    assert [row[1] for row in replayed] == ["Dravet syndrome"]
 
 
 def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(

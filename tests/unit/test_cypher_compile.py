@@ -47,6 +47,35 @@ def order(query: str) -> list[tuple[tuple[str, ...], str]]:
     ]
 
 
+def test_the_cheaper_constant_bound_first_changes_the_text_not_the_rows() -> None:
+    """Step 5 binds a join's cheapest side first (kgqa.runtime.steps.s4_grounding.round_order): another order of the
+    MATCHes, with the same parameters and the same row columns, so a round's rows do not depend on it."""
+    plan = sanitize(parse(QUESTION), SCHEMA).plan
+    default, swapped = pattern_query(plan, SCHEMA.keys), pattern_query(plan, SCHEMA.keys, first=("d",))
+    assert swapped.text.startswith("MATCH (v2:`disease`) WHERE v2.`id` IN $c1 WITH v2 ")
+    assert swapped.text != default.text
+    assert (swapped.params, swapped.constant_params) == (default.params, default.constant_params)
+    assert swapped.text.split(" RETURN ")[1] == default.text.split(" RETURN ")[1]
+
+
+def test_answers_restricted_to_given_ids_are_bound_first() -> None:
+    """A relaxation whose lone constant is a hub is grounded among the nodes step 6 would rank first."""
+    plan = sanitize(parse("MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'CYP3A4'}) RETURN y"), SCHEMA).plan
+    q = pattern_query(plan, SCHEMA.keys, first=("y", "g"))
+    assert q.text == (
+        "MATCH (v0:`drug`) WHERE v0.`id` IN $targets WITH v0 "
+        "MATCH (v1:`gene/protein`) WHERE v1.`id` IN $c0 WITH v0, v1 "
+        "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) "
+        "RETURN v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label, collect(DISTINCT v1.`id`) AS m0"
+    )
+    assert q.constant_params == {"g": "c0"}
+
+
+def test_ids_only_returns_the_distinct_targets_alone() -> None:
+    q = pattern_query(sanitize(parse(QUESTION), SCHEMA).plan, SCHEMA.keys, limit=5, ids_only=True)
+    assert q.text.endswith(" RETURN DISTINCT v0.`id` AS id LIMIT $limit")
+
+
 def test_constants_are_met_from_their_own_side() -> None:
     """Each constant walks its own path toward the target, and the paths close where they meet: a path through a
     hub (the drug o, between the gene and the disease) is never walked into the second constant."""

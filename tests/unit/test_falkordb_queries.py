@@ -87,6 +87,15 @@ def test_golden_question_generator_queries() -> None:
     assert q.label_ids("disease") == "MATCH (n:`disease`) RETURN n.id AS id ORDER BY id"
 
 
+def test_golden_degree_probe() -> None:
+    assert q.degrees("effect/phenotype", ("phenotype present", "phenotype absent"), "in", "disease") == (
+        "MATCH (n:`effect/phenotype`) WHERE n.id IN $ids "
+        "OPTIONAL MATCH (n)<-[r:`phenotype present`|`phenotype absent`]-(:`disease`) "
+        "RETURN n.id AS id, count(r) AS degree"
+    )
+    assert "OPTIONAL MATCH (n)-[r:`target`]-() " in q.degrees("drug", ("target",), "any", "")
+
+
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

@@ -7,13 +7,13 @@ live schema) with candidate ids and values as parameters, through the store's re
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from kgqa.cypher.compile import PatternQuery, pattern_query
+from kgqa.cypher.compile import TARGETS_PARAM, PatternQuery, binding_order, pattern_query
 from kgqa.cypher.plan import QueryPlan, Symbol
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreTimeoutError
@@ -87,6 +87,13 @@ class GroundingResult:
     not kept, those of the rounds before are)."""
     capped: str = ""
     """The round whose rows reached the query's LIMIT (``pattern_limit``): targets beyond it were not read."""
+    stopped: str = ""
+    """Why the expansion stopped before k targets and ``l_max`` by a bound of its own (:class:`Bounds`): a round
+    that added no target, or a next round estimated past ``round_cost_cap``."""
+    within: tuple[str, ...] | None = None
+    """The ids the answers were restricted to (parameter ``targets``), or None: every node the pattern matches."""
+    costs: dict[int, int] = field(default_factory=dict)
+    """scope -> the estimated rows of that round (:func:`round_order`), for a plan of two or more constants"""
     exact: dict[str, bool] = field(default_factory=dict)
     """constant symbol -> whether its best candidate is an exact match of its search string, by name or alias"""
     tied: dict[str, int] = field(default_factory=dict)
@@ -101,7 +108,8 @@ class GroundingResult:
             self.query.constant_params[n]: at_scope(found, scope, self.tied.get(n, 0))
             for n, found in self.candidates.items()
         }
-        return {**self.query.params, **ids}
+        within = {} if self.within is None else {TARGETS_PARAM: list(self.within)}
+        return {**self.query.params, **ids, **within}
 
     @property
     def last_params(self) -> dict[str, Any]:
@@ -114,6 +122,10 @@ ALIAS_DEPTH = 3
 aliases, so ``l_max`` hits could name fewer than ``l_max`` nodes of the constant's labels."""
 
 
+Search = tuple[str, tuple[str, ...]]
+"""A constant as step 4 looks it up: its search string and the labels it is searched in."""
+
+
 def constant_candidates(
     store: GraphStore,
     skb: str,
@@ -124,22 +136,43 @@ def constant_candidates(
     *,
     aliases: bool = False,
 ) -> list[NodeMatch]:
-    """Up to ``l_max`` nodes: exact (case-insensitive) name matches (several nodes of the very name tie for the
-    first place: :func:`exact_names`), then exact alias matches, then the nearest by the name index and, with
-    ``aliases`` (the graph has an alias index), by the alias index, merged by similarity."""
-    text = symbol.search_string or ""
-    found = [NodeMatch(i, name, exact=True) for label in labels for i, name in store.exact_name(skb, label, text)]
-    hits = [hit for label in labels for hit in store.vector_top_k(skb, label, "name", vector, l_max)]
-    nearest = [NodeMatch(str(hit.id), hit.name, "", hit.similarity) for hit in hits]
-    if aliases:
-        found += [NodeMatch(h.id, h.name, h.alias, exact=True) for h in store.exact_alias(skb, labels, text)]
-        by_alias = store.alias_top_k(skb, vector, l_max * ALIAS_DEPTH)
-        nearest += [NodeMatch(h.id, h.name, h.alias, h.similarity) for h in by_alias if h.label in labels]
-    nearest.sort(key=lambda match: -match.similarity)
-    ordered: dict[str, NodeMatch] = {}
-    for match in found + nearest:
-        ordered.setdefault(match.id, match)
-    return list(ordered.values())[:l_max]
+    """Step 4 for one constant (:func:`search_candidates`)."""
+    search = (symbol.search_string or "", labels)
+    return search_candidates(store, skb, {search: vector}, l_max, aliases=aliases)[search]
+
+
+def search_candidates(
+    store: GraphStore, skb: str, searches: dict[Search, np.ndarray], l_max: int, *, aliases: bool = False
+) -> dict[Search, list[NodeMatch]]:
+    """Up to ``l_max`` nodes for each search: exact (case-insensitive) name matches (several nodes of the very name
+    tie for the first place: :func:`exact_names`), then exact alias matches, then the nearest by the name index and,
+    with ``aliases`` (the graph has an alias index), by the alias index, merged by similarity. The vector lookups of
+    one label, and those of the alias index, go in one batch for every search."""
+    keys = list(searches)
+    nearest: dict[Search, dict[str, list[NodeMatch]]] = {key: {} for key in keys}
+    for label in dict.fromkeys(label for _, labels in keys for label in labels):
+        wanted = [key for key in keys if label in key[1]]
+        batch = store.vector_top_k_many(skb, label, "name", np.stack([searches[key] for key in wanted]), l_max)
+        for key, hits in zip(wanted, batch, strict=True):
+            nearest[key][label] = [NodeMatch(str(hit.id), hit.name, "", hit.similarity) for hit in hits]
+    by_alias = (
+        store.alias_top_k_many(skb, np.stack([searches[key] for key in keys]), l_max * ALIAS_DEPTH)
+        if aliases and keys
+        else []
+    )
+    out: dict[Search, list[NodeMatch]] = {}
+    for number, (text, labels) in enumerate(keys):
+        found = [NodeMatch(i, name, exact=True) for label in labels for i, name in store.exact_name(skb, label, text)]
+        near = [match for label in labels for match in nearest[(text, labels)][label]]
+        if aliases:
+            found += [NodeMatch(h.id, h.name, h.alias, exact=True) for h in store.exact_alias(skb, labels, text)]
+            near += [NodeMatch(h.id, h.name, h.alias, h.similarity) for h in by_alias[number] if h.label in labels]
+        near.sort(key=lambda match: -match.similarity)
+        ordered: dict[str, NodeMatch] = {}
+        for match in found + near:
+            ordered.setdefault(match.id, match)
+        out[(text, labels)] = list(ordered.values())[:l_max]
+    return out
 
 
 def at_scope(candidates: Sequence[T], scope: int, tied: int) -> list[T]:
@@ -169,10 +202,114 @@ def plan_candidates(
     aliases: bool = False,
 ) -> dict[str, list[NodeMatch]]:
     """Step 4 for every constant of ``plan``; an unlabelled constant is searched in every label."""
-    return {
-        c.name: constant_candidates(store, skb, c, vectors[c.name], c.labels or all_labels, l_max, aliases=aliases)
-        for c in plan.constants
-    }
+    return plans_candidates(store, skb, [(plan, vectors)], all_labels, l_max, aliases=aliases)[0]
+
+
+def plans_candidates(
+    store: GraphStore,
+    skb: str,
+    plans: Sequence[tuple[QueryPlan, dict[str, np.ndarray]]],
+    all_labels: tuple[str, ...],
+    l_max: int,
+    *,
+    aliases: bool = False,
+) -> list[dict[str, list[NodeMatch]]]:
+    """Step 4 for every constant of each of ``plans`` (with its constants' vectors): a constant several plans name
+    alike (the LLM's and the linked plan's 'Seizure') is looked up once, and the lookups are batched
+    (:func:`search_candidates`)."""
+    searches: dict[Search, np.ndarray] = {}
+    for plan, vectors in plans:
+        for c in plan.constants:
+            searches.setdefault((c.search_string or "", c.labels or all_labels), vectors[c.name])
+    found = search_candidates(store, skb, searches, l_max, aliases=aliases)
+    return [
+        {c.name: found[(c.search_string or "", c.labels or all_labels)] for c in plan.constants} for plan, _ in plans
+    ]
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What ends step 5's expansion (l = 1, 2, 3, 5, ...) before ``l_max`` besides k targets, whatever wrote the
+    plan: looking for answers an intersection does not have must not walk hubs for minutes (docs/benchmarks.md,
+    "Step 5's bounds")."""
+
+    cost_cap: int | None = None
+    """Most rows a round's query is estimated to walk (:func:`round_order`) for it to run; l = 1 always runs."""
+    stall: bool = True
+    """Stop a join's expansion (a plan of two or more constants) after a round that found targets before and added
+    none: the candidates further down join nothing. A single constant's rounds go on (cheap: its neighbours by
+    name find the node a misread name missed)."""
+
+
+Hop = tuple[str, tuple[str, ...], str, str]
+"""The edge a constant is bound through toward the answer: (its label, types, direction from it, neighbour label)."""
+
+
+def first_hops(plan: QueryPlan) -> dict[str, Hop]:
+    """Each constant's first edge toward the target, as the step-5 query walks it when that constant is bound
+    first; a constant bound with no edge of its own (the target, a plan of one node) has none. An unlabelled
+    constant's hop has no label: it is not probed (its count would scan every node)."""
+    out: dict[str, Hop] = {}
+    for constant in plan.constants:
+        steps = binding_order(plan, (constant.name,))
+        t = steps[1].triplet if len(steps) > 1 else None
+        if t is None or constant.name not in (t.head, t.tail):
+            continue
+        other = t.tail if t.head == constant.name else t.head
+        direction = "any" if t.direction != "out" else "out" if t.head == constant.name else "in"
+        labels = plan.symbol(other).labels
+        out[constant.name] = (
+            constant.labels[0] if constant.labels else "",
+            t.types,
+            direction,
+            labels[0] if labels else "",
+        )
+    return out
+
+
+PROBE_AHEAD = 12
+"""Candidates of a constant whose degrees one probe reads at least: the rounds to l = 12 cost one count each."""
+
+
+class Degrees:
+    """Candidates' degrees along a constant's first hop (:func:`first_hops`), counted as rounds reach them (one query
+    per hop and round that goes past what was read) and kept for the whole ask: the LLM's plan, the linked plan and
+    its relaxations share constants."""
+
+    def __init__(self, store: GraphStore, skb: str) -> None:
+        self.store, self.skb = store, skb
+        self.known: dict[tuple[Hop, str], int] = {}
+
+    def walked(self, hop: Hop, ids: Sequence[str], ahead: Sequence[str]) -> int:
+        """The edges binding ``ids`` through ``hop`` walks; reads those of ``ahead`` (``ids`` first) not yet read."""
+        missing = [i for i in dict.fromkeys([*ids, *ahead]) if (hop, i) not in self.known]
+        if missing:
+            label, types, direction, other = hop
+            found = self.store.degrees(self.skb, label, missing, types, direction, other)
+            self.known.update({(hop, i): found.get(i, 0) for i in missing})
+        return sum(self.known[(hop, i)] for i in ids)
+
+
+def first_round_walk(degrees: Degrees, plan: QueryPlan, found: dict[str, list[NodeMatch]]) -> int | None:
+    """The edges the first round of a plan of one constant walks from it (its best candidate, or all of its exact
+    name), or None where it has no labelled hop to count."""
+    (constant,) = plan.constants
+    hop = first_hops(plan).get(constant.name)
+    if hop is None or not hop[0]:
+        return None
+    ids = [m.id for m in at_scope(found[constant.name], 1, exact_names(found[constant.name]))]
+    return degrees.walked(hop, ids, ids)
+
+
+def round_order(walked: dict[str, int], scoped: dict[str, list[str]]) -> tuple[tuple[str, ...], int | None]:
+    """The constants in the order a round binds them (the fewest edges ``walked`` from its ``scoped`` candidates
+    first, so no hub is walked whole; those not probed last), and the round's estimated rows: the first constant's
+    edges times the candidates of the others it is then joined with (None when no constant was probed)."""
+    order = tuple(sorted(scoped, key=lambda s: (s not in walked, walked.get(s, 0))))
+    if not walked:
+        return order, None
+    first = order[0]
+    return order, walked[first] * max(1, sum(len(ids) for s, ids in scoped.items() if s != first))
 
 
 def ground(
@@ -188,10 +325,16 @@ def ground(
     source: str = "llm",
     aliases: bool = False,
     limit: int | None = None,
+    bounds: Bounds = Bounds(),
+    degrees: Degrees | None = None,
+    within: Sequence[str] | None = None,
 ) -> GroundingResult:
     """Step 5 (and step 4 unless its candidates are given as ``found``); ``source``: whose plan (Grounded.plan);
     ``aliases``: step 4 searches the alias index too (the graph has one); ``limit``: the compiled query's LIMIT
-    (``pattern_limit``)."""
+    (``pattern_limit``); ``bounds``: what else ends the expansion. Each round of a plan of two or more constants
+    binds its cheapest constant first (:func:`round_order`, from ``degrees``: the ask's counts so far);
+    :attr:`GroundingResult.query` is the last round's text. ``within``: the only ids the answers may have (bound
+    first)."""
     query = pattern_query(plan, schema.keys, limit=limit)
     if found is None:
         found = plan_candidates(store, skb, plan, vectors, schema.labels, l_max, aliases=aliases)
@@ -204,8 +347,15 @@ def ground(
         via_alias={(symbol, m.id): m.alias for symbol, matches in found.items() for m in matches if m.alias},
         exact={symbol: bool(matches) and matches[0].exact for symbol, matches in found.items()},
         tied={symbol: exact_names(matches) for symbol, matches in found.items()},
+        within=None if within is None else tuple(within),
     )
+    if within is not None and (plan.target is None or plan.target in found):
+        raise ValueError("only answers of a variable (no constant) can be restricted to given ids")
+    lead = () if within is None or plan.target is None else (plan.target,)
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
+    degrees = degrees or Degrees(store, skb)
+    hops = {s: hop for s, hop in first_hops(plan).items() if hop[0]} if len(plan.constants) > 1 else {}
+    queries = {tuple(query.constant_params): query}
     seen: dict[str, Grounded] = {}
     last: dict[str, Any] | None = None
     for scope in expansion_schedule(l_max):
@@ -213,12 +363,30 @@ def ground(
         if params == last:  # no constant has a new candidate in this round (too few, or tied): nothing new to find
             continue
         last = params
+        scoped = {s: at_scope(ids, scope, result.tied.get(s, 0)) for s, ids in candidates.items()}
+        walked = {
+            s: degrees.walked(hop, scoped[s], candidates[s][: max(len(scoped[s]), PROBE_AHEAD)])
+            for s, hop in hops.items()
+        }
+        order, cost = round_order(walked, scoped)
+        order = (*lead, *order)
+        if cost is not None:
+            result.costs[scope] = cost
+            if result.rounds and bounds.cost_cap is not None and cost > bounds.cost_cap:
+                result.stopped = (
+                    f"l={scope} not run: ~{cost} rows estimated, over {bounds.cost_cap} (bound: round_cost_cap)"
+                )
+                break
+        if order not in queries:
+            queries[order] = pattern_query(plan, schema.keys, limit=limit, first=order)
+        query = result.query = queries[order]
         start = time.perf_counter()
         try:
             rows = store.read(skb, query.text, params)
         except StoreTimeoutError as exc:  # an LLM's plan can be far too broad; what was grounded before stands
             result.timed_out = f"l={scope} ran past the time limit ({exc})"
             break
+        before = len(seen)
         for node_id, name, label, *matched in rows:
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
             seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))
@@ -226,6 +394,9 @@ def ground(
         if limit is not None and len(rows) >= limit and not result.capped:
             result.capped = f"l={scope} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
         if len(seen) >= k or not query.constant_params:
+            break
+        if bounds.stall and len(plan.constants) > 1 and before and len(seen) == before:
+            result.stopped = f"l={scope} added no target: stopped (bound: expansion_stall)"
             break
     result.targets = sorted(seen.values(), key=lambda g: g.round_l)
     return result
@@ -312,26 +483,29 @@ def _joins_directly(plan: QueryPlan, key: Entity) -> bool:
 def ground_exclusions(
     store: GraphStore,
     skb: str,
-    embedder: Embedder,
-    plans: Sequence[QueryPlan],
+    found: Mapping[QueryPlan, dict[str, list[NodeMatch]]],
     schema: GraphSchema,
     *,
-    aliases: bool = False,
     limit: int | None = None,
 ) -> Excluded:
-    """Steps 4-5 of each plan's exclusions: every target joined to the excluded entity itself (its best candidate, or
-    all of its exact name: one round), however many; the LIMIT (``pattern_limit``) bounds it as it bounds any
-    round."""
+    """Step 5 of each exclusion (with its step-4 candidates in ``found``, batched with the plans'): the ids of every
+    target joined to the excluded entity itself (its best candidate, or all of its exact name: one round), however
+    many, in one query of ids alone; the LIMIT (``pattern_limit``) bounds it as it bounds any round."""
     by: list[tuple[Entity, frozenset[str]]] = []
     shown: list[str] = []
-    for plan in dict.fromkeys(e for p in plans for e in p.excluded):
-        vectors = constant_vectors(embedder, plan)
-        found = plan_candidates(store, skb, plan, vectors, schema.labels, EXCLUSION_SCOPE, aliases=aliases)
-        itself = {symbol: matches[: max(1, exact_names(matches))] for symbol, matches in found.items()}
-        result = ground(store, skb, plan, vectors, schema, k=1, l_max=1, found=itself, source="excluded", limit=limit)
+    for plan, matches in found.items():
+        query = pattern_query(plan, schema.keys, limit=limit, ids_only=True)
+        itself = {s: [m.id for m in ms[: max(1, exact_names(ms[:EXCLUSION_SCOPE]))]] for s, ms in matches.items()}
+        params = {**query.params, **{query.constant_params[s]: ids for s, ids in itself.items()}}
+        bound = ""
+        try:
+            ids = frozenset(str(row[0]) for row in store.read(skb, query.text, params))
+        except StoreTimeoutError as exc:  # the answers stand unexcluded: said in step 5's detail
+            ids, bound = frozenset(), f" (ran past the time limit: {exc})"
+        if limit is not None and len(ids) >= limit:
+            bound = f" (reached the LIMIT of {limit} rows: pattern_limit)"
         (constant,) = plan.constants
-        by.append((entity(constant), frozenset(t.id for t in result.targets)))
+        by.append((entity(constant), ids))
         types = "|".join(t for triplet in plan.triplets for t in triplet.types)
-        bound = f" ({result.timed_out})" if result.timed_out else " (capped)" if result.capped else ""
-        shown.append(f"{len(result.targets)} joined to '{constant.search_string}' by {types}{bound}")
+        shown.append(f"{len(ids)} joined to '{constant.search_string}' by {types}{bound}")
     return Excluded(tuple(by), tuple(shown))

@@ -291,16 +291,26 @@ def _preselect(
     targets beyond both lookups' reach come last, in grounding order."""
     depth = cap * PRESELECT_FACTOR
     reach: dict[str, int] = {}
+    for label in dict.fromkeys(s.label for s in chosen):
+        reach.update(reach_of(store, skb, label, question_vector, depth, terms))
+    return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
+
+
+def reach_of(
+    store: GraphStore, skb: str, label: str, question_vector: np.ndarray, depth: int, terms: Sequence[str]
+) -> dict[str, int]:
+    """id -> its better rank among the ``depth`` nodes of ``label`` nearest the question by the document vector
+    index and the ``depth`` best full-text matches of ``terms``: the nodes step 6 ranks first among too many."""
+    reach: dict[str, int] = {}
 
     def reached(ids: Iterable[str]) -> None:
         for rank, i in enumerate(ids):
             reach[i] = min(reach.get(i, rank), rank)
 
-    for label in dict.fromkeys(s.label for s in chosen):
-        reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
-        if terms:
-            reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
-    return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
+    reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
+    if terms:
+        reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
+    return reach
 
 
 def turns(chosen: Sequence[Supported], tier: Mapping[Tier, int], scores: np.ndarray) -> list[int]:

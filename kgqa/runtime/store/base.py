@@ -431,6 +431,13 @@ class GraphStore(Protocol):
         """Every id of ``label``, sorted."""
         ...
 
+    def degrees(
+        self, graph: str, label: str, ids: Sequence[str], types: Sequence[str], direction: str, other: str
+    ) -> dict[str, int]:
+        """id -> how many edges of ``types`` (``direction`` 'out', 'in' or 'any' from the node) join that node of
+        ``label`` to nodes of ``other`` (any label where empty), for each of ``ids`` the graph holds."""
+        ...
+
     def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
         """(id, name) of the nodes reached from node ``node_id`` of ``start`` along ``hops`` [(type, label), ...],
         edges read undirected (the anchors of a generated question)."""

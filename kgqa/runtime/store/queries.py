@@ -36,6 +36,7 @@ __all__ = [
     "VECTOR_PROPERTIES",
     "anchors",
     "create_edges",
+    "degrees",
     "documents",
     "edge_rows",
     "exact_name",
@@ -170,6 +171,19 @@ def relation_summary(label: str) -> str:
         "RETURN type(r) AS type, labels(b)[0] AS label, count(DISTINCT b) AS neighbours, count(r) AS edges, "
         "sum(CASE WHEN startNode(r) = a THEN 1 ELSE 0 END) AS out, "
         f"collect(DISTINCT b.{NAME})[0..$k] AS names ORDER BY type, label"
+    )
+
+
+def degrees(label: str, types: Sequence[str], direction: str, other: str) -> str:
+    """How many edges of ``types`` (``direction`` 'out', 'in' or 'any', seen from the node) join each node of
+    ``label`` whose id is in ``$ids`` to a node of ``other`` (any label where empty): the cost probe of step 5's
+    binding order (kgqa.runtime.steps.s4_grounding.round_order), one count per candidate of a constant."""
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[direction]
+    end = f"(:{quote(other)})" if other else "()"
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"OPTIONAL MATCH (n){left}[r:{'|'.join(quote(t) for t in types)}]{right}{end} "
+        f"RETURN n.{ID} AS id, count(r) AS degree"
     )
 
 

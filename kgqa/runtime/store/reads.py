@@ -79,6 +79,12 @@ class CatalogueReads:
             for t, lab, n, e, out, names in rows
         ]
 
+    def degrees(
+        self, graph: str, label: str, ids: Sequence[str], types: Sequence[str], direction: str, other: str
+    ) -> dict[str, int]:
+        rows = self.read(graph, q.degrees(label, types, direction, other), {"ids": list(ids)})
+        return {str(i): int(n) for i, n in rows}
+
     def label_ids(self, graph: str, label: str) -> list[str]:
         return [str(row[0]) for row in self.read(graph, q.label_ids(label))]
 

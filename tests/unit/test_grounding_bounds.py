@@ -1,0 +1,159 @@
+"""Step 5 is bounded by what a round costs, not by its number: a join binds its cheapest constant first (one degree
+count per candidate), a round estimated past ``round_cost_cap`` is not run, and the expansion stops after a round
+that adds no target. Each bound that ends the expansion says so (issue 52)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kgqa.cypher.parser import parse
+from kgqa.cypher.plan import NodeKeys
+from kgqa.cypher.sanitize import GraphSchema, sanitize
+from kgqa.runtime.steps.s4_grounding import Bounds, Degrees, NodeMatch, first_hops, ground, round_order
+
+SCHEMA = GraphSchema(
+    ("disease", "phenotype"),
+    (("disease", "present", "phenotype"), ("disease", "absent", "phenotype")),
+    NodeKeys("id", "name"),
+)
+PLAN = sanitize(
+    parse(
+        "MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}), "
+        "(y)-[:absent]->(r:phenotype {name: 'Ataxia'}) RETURN y"
+    ),
+    SCHEMA,
+).plan
+HUB = [f"h{i}" for i in range(30)]
+RARE = [f"r{i}" for i in range(30)]
+FOUND = {"h": [NodeMatch(i, i) for i in HUB], "r": [NodeMatch(i, i) for i in RARE]}
+VECTORS = {"h": np.zeros(4, dtype=np.float32), "r": np.zeros(4, dtype=np.float32)}
+
+
+class Store:
+    """Hub candidates join 1,000 diseases each, rare ones 2; each round grounds the diseases ``rows`` gives for
+    its scope."""
+
+    def __init__(self, rows: dict[int, list[str]] | None = None) -> None:
+        self.rows = rows or {}
+        self.queries: list[str] = []
+        self.probes: list[tuple[str, tuple[str, ...], str, tuple[str, ...]]] = []
+
+    def degrees(
+        self, graph: str, label: str, ids: Sequence[str], types: Sequence[str], direction: str, other: str
+    ) -> dict[str, int]:
+        self.probes.append((label, tuple(types), direction, tuple(ids)))
+        return {i: 1000 if i.startswith("h") else 2 for i in ids}
+
+    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        self.queries.append(query)
+        scope = max(len(v) for k, v in params.items() if k.startswith("c"))
+        ids = next((found for at, found in sorted(self.rows.items(), reverse=True) if scope >= at), [])
+        columns = [["h0"], ["r0"]][: len(re.findall(r" AS m\d", query))]
+        return [[i, i, "disease", *columns] for i in ids]
+
+
+def first_bound(query: str) -> str:
+    """The constant parameter the query's first MATCH looks up."""
+    found = re.match(r"MATCH \(\w+:`?\w+`?\) WHERE \w+\.`?id`? IN \$(c\d)", query)
+    assert found is not None, query
+    return found[1]
+
+
+def test_each_constant_is_probed_along_its_first_hop_toward_the_answer() -> None:
+    assert first_hops(PLAN) == {
+        "h": ("phenotype", ("present",), "in", "disease"),
+        "r": ("phenotype", ("absent",), "in", "disease"),
+    }
+
+
+def test_the_cheaper_side_of_the_join_is_bound_first() -> None:
+    store = Store({1: ["d1"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=1, l_max=5, found=FOUND)  # type: ignore[arg-type]
+    params = result.query.constant_params
+    assert first_bound(store.queries[0]) == params["r"]  # 'Ataxia' absent (2 edges), not 'Seizure' (1,000)
+    assert result.costs[1] == 2 * 1  # the rare side's edges times the hub's one candidate
+    assert result.query.text == store.queries[-1]
+
+
+def test_a_round_estimated_past_the_cap_is_not_run_and_says_so() -> None:
+    store = Store({1: ["d1"], 2: ["d1", "d2"], 3: ["d1", "d2", "d3"]})
+    bounds = Bounds(cost_cap=10, stall=False)
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=5, found=FOUND, bounds=bounds)  # type: ignore[arg-type]
+    # l = 2: 2 rare candidates (4 edges) x 2 hub candidates = 8 rows; l = 3: 6 x 3 = 18 > 10
+    assert [r.scope for r in result.rounds] == [1, 2]
+    assert result.stopped == "l=3 not run: ~18 rows estimated, over 10 (bound: round_cost_cap)"
+    assert [t.id for t in result.targets] == ["d1", "d2"]
+
+
+def test_the_first_round_runs_whatever_its_estimate() -> None:
+    store = Store({1: ["d1"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=1, found=FOUND, bounds=Bounds(cost_cap=1))  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1] and result.stopped == ""
+
+
+def test_a_round_that_adds_no_target_ends_the_expansion() -> None:
+    store = Store({1: ["d1"], 3: ["d1", "d3"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=100, found=FOUND)  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1, 2]
+    assert result.stopped == "l=2 added no target: stopped (bound: expansion_stall)"
+    unbounded = ground(
+        Store({1: ["d1"], 3: ["d1", "d3"]}),
+        "hpo",
+        PLAN,
+        VECTORS,
+        SCHEMA,
+        k=20,
+        l_max=5,
+        found=FOUND,
+        bounds=Bounds(stall=False),
+    )  # type: ignore[arg-type]
+    assert [r.scope for r in unbounded.rounds] == [1, 2, 3, 5] and unbounded.stopped == ""
+    assert [t.id for t in unbounded.targets] == ["d1", "d3"]
+
+
+def test_rounds_that_find_nothing_yet_go_on_expanding() -> None:
+    store = Store({3: ["d3"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=8, found=FOUND)  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1, 2, 3, 5]
+    assert result.stopped == "l=5 added no target: stopped (bound: expansion_stall)"
+
+
+def test_degrees_are_read_once_per_candidate_for_the_whole_ask() -> None:
+    store = Store({1: ["d1"]})
+    degrees = Degrees(store, "hpo")  # type: ignore[arg-type]
+    for _ in range(2):
+        ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=3, found=FOUND, degrees=degrees)  # type: ignore[arg-type]
+    read = [i for *_, ids in store.probes for i in ids]
+    assert sorted(read) == sorted(HUB[:12] + RARE[:12])  # one probe of the first 12 per constant, then none
+
+
+def test_a_plan_of_one_constant_is_not_probed() -> None:
+    plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
+    store = Store({1: ["d1"]})
+    ground(store, "hpo", plan, {"h": VECTORS["h"]}, SCHEMA, k=20, l_max=3, found={"h": FOUND["h"]})  # type: ignore[arg-type]
+    assert store.probes == []
+
+
+@pytest.mark.parametrize(
+    ("walked", "order", "cost"),
+    [
+        ({"a": 50, "b": 3}, ("b", "a"), 3 * 2),
+        ({"a": 5}, ("a", "b"), 5 * 2),  # b has no probe (unlabelled): bound after the probed one
+        ({}, ("a", "b"), None),
+    ],
+)
+def test_round_order(walked: dict[str, int], order: tuple[str, ...], cost: int | None) -> None:
+    assert round_order(walked, {"a": ["1", "2"], "b": ["3", "4"]}) == (order, cost)
+
+
+def test_a_single_constant_expands_past_a_round_that_adds_nothing() -> None:
+    """Its neighbours by name are how a misread name still finds its node ("GTC seizures"): cheap, and kept."""
+    plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
+    store = Store({1: ["d1"], 3: ["d1", "d3"]})
+    result = ground(store, "hpo", plan, {"h": VECTORS["h"]}, SCHEMA, k=20, l_max=3, found={"h": FOUND["h"]})  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1, 2, 3] and result.stopped == ""
