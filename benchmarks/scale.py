@@ -36,13 +36,14 @@ import tempfile
 import time
 import zlib
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import psutil
 import torch
 
-from kgqa.config import load_config
+from kgqa.config import Config, load_config
 from kgqa.errors import StoreTimeoutError
 from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
 from kgqa.lab.questions import generate
@@ -50,6 +51,7 @@ from kgqa.loaders.stark import read_stark
 from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.llm import Completion, Message
 from kgqa.runtime.store.falkordb import VECTORS_DIR, FalkorStore
 from kgqa.runtime.store.queries import INDEX_PROPERTY
 
@@ -370,6 +372,80 @@ def _measure_steps(args: argparse.Namespace, kg: Kgqa) -> dict:
     }
 
 
+WRITES, TOPIC = "author___writes___paper", "paper___has_topic___field_of_study"
+JOIN_PAPERS = (
+    f"MATCH (p:paper) WHERE p.id IN $ids MATCH (a:author)-[:{WRITES}]->(p) "
+    f"MATCH (p)-[:{TOPIC}]->(f:field_of_study) RETURN p.id, collect(DISTINCT a.name), collect(DISTINCT f.name)"
+)
+
+
+@dataclass(frozen=True)
+class Join:
+    """A question of one author's papers on one or two fields of study (fields are MAG's hubs), the oracle Cypher
+    for it, and its exact answers."""
+
+    text: str
+    cypher: str
+    gold: frozenset[str]
+
+
+class JoinOracle:
+    """A scripted LLM that answers step 1 with 'paper' and step 2 with the join's correct Cypher."""
+
+    name = "scripted-join-oracle"
+
+    def __init__(self, joins: Sequence[Join]) -> None:
+        self.cypher = {j.text: j.cypher for j in joins}
+
+    def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
+        prompt = "\n".join(m.content for m in messages)
+        question = prompt.rsplit("Question: ", 1)[1].strip().splitlines()[0].strip()
+        text = "paper" if "Which type of node is the answer" in prompt else self.cypher[question]
+        return Completion(text, len(prompt.split()), len(text.split()), 0.0, "stop")
+
+
+def join_questions(kg: Kgqa, count: int, seed: int) -> list[Join]:
+    """``count`` questions of two constants (an author and a field) and ``count`` of three (and a second field), from
+    random papers of the MAG-size graph; the exact answers by the names, read from the store."""
+    rng = np.random.default_rng(seed)
+    first = sum(MAG_COUNTS[:3])
+    ids = [int(i) for i in rng.integers(first, first + MAG_COUNTS[3], size=count * 10)]
+    rows = [r for r in kg.store.read("mag", JOIN_PAPERS, {"ids": ids}) if len(r[2]) >= 2]
+    joins: list[Join] = []
+    for fields in (1, 2):
+        for _, authors, topics in rows[:count]:
+            author, named = authors[0], topics[:fields]
+            parts = [f"(a:author {{name: {json.dumps(author)}}})-[:{WRITES}]->(y:paper)"]
+            parts += [f"(y)-[:{TOPIC}]->(f{i}:field_of_study {{name: {json.dumps(f)}}})" for i, f in enumerate(named)]
+            cypher = "```cypher\nMATCH " + ", ".join(parts) + "\nRETURN y\n```"
+            gold = {str(r[0]) for r in kg.store.read("mag", cypher.split("\n")[1] + " RETURN y.id")}
+            joins.append(Join(f"Which papers did {author} write on {' and '.join(named)}?", cypher, frozenset(gold)))
+    return joins
+
+
+def _measure_joins(args: argparse.Namespace, config: Config, encoder: HashedWords) -> dict:
+    """Steps 4-7 of questions whose correct LLM plan joins two or three constants through MAG's hubs (issue 52)."""
+    with Kgqa(config, embedder=Embedder(encoder, UncachedEmbeddings())) as kg:
+        joins = join_questions(kg, max(1, args.questions // 4), args.seed)
+    seconds: list[float] = []
+    hits, timeouts = 0, 0
+    with Kgqa(config, embedder=Embedder(encoder, UncachedEmbeddings()), llm=JoinOracle(joins)) as kg:
+        for join in joins:
+            answer = kg.ask(join.text, "mag", steps="hybrid")
+            seconds.append(
+                sum(r.seconds for r in answer.trace.steps if r.step in (4, 5, 6, 7) and r.status != "skipped")
+            )
+            hits += bool(answer.answers) and str(answer.answers[0].id) in join.gold
+            step5 = next((r for r in answer.trace.steps if r.step == 5), None)
+            timeouts += step5 is not None and "ran past the time limit" in step5.detail
+    return {
+        "joins": len(joins),
+        "joins_steps_4_7": {"median": round(statistics.median(seconds), 4), "max": round(max(seconds), 4)},
+        "joins_hit_at_1": round(hits / len(joins), 3),
+        "joins_timed_out_rounds": timeouts,
+    }
+
+
 def _recall(kg: Kgqa, skb: str, questions: Sequence[str]) -> dict[str, float]:
     """Per HNSW-indexed (label, property): the share of the store's top 10 for the questions' vectors that are as
     similar as the exact 10th best by cosine (ties count: two-word stand-in names share similarities), over the
@@ -447,6 +523,9 @@ def measure(args: argparse.Namespace) -> dict:
             if "steps" not in result:
                 result.update(_measure_steps(args, kg))
                 save()
+        if skb == "mag" and "joins" not in result:
+            result.update(_measure_joins(args, config, encoder))
+            save()
         while len(result.setdefault("open_seconds", [])) < args.opens:
             result["open_seconds"].append(_open_seconds(home, skb))
             save()
@@ -486,6 +565,19 @@ def table(results: dict[str, dict]) -> str:
         f"{size} {r['questions']}" + (f" ({r['timed_out']} timed out, not timed)" if r.get("timed_out") else "")
         for size, r in results.items()
     )
+    joins = [
+        f"{size}: {r['joins']} questions, steps 4-7 median {r['joins_steps_4_7']['median'] * 1000:.0f} ms, max "
+        f"{r['joins_steps_4_7']['max'] * 1000:.0f} ms, hit@1 {r['joins_hit_at_1']}, rounds at `query_timeout` "
+        f"{r['joins_timed_out_rounds']}"
+        for size, r in results.items()
+        if "joins" in r
+    ]
+    if joins:
+        lines += [
+            "",
+            "Questions whose correct LLM plan (a scripted oracle) joins an author and one or two of their paper's "
+            "fields of study, MAG's hubs (issue 52's target: steps 4-7 at most 1 s): " + "; ".join(joins) + ".",
+        ]
     return "\n".join(
         [
             f"Synthetic SKBs in STaRK's layout, embedder {first['embedder']}; generated questions without an LLM: "

@@ -201,27 +201,33 @@ def measure(kg: Kgqa, question: Question) -> dict[str, Any]:
         "timeouts": len(re.findall(r"ran past the time limit", detail)),
         "cuts": sorted(set(re.findall(r"\(bound: (\w+)\)", detail))),
         "rounds": [len(p["rounds"]) for p in answer.trace.plans],
+        "estimates": [
+            [r["scope"], p["estimated_rows"].get(str(r["scope"])), r["seconds"]]
+            for p in answer.trace.plans
+            for r in p["rounds"]
+            if p.get("estimated_rows")
+        ],
         "max_l": max((r["scope"] for p in answer.trace.plans for r in p["rounds"]), default=0),
         "hit1": float(bool(ids) and ids[0] in gold),
         "recall20": len(gold & set(ids)) / len(gold),
     }
 
 
-def records_file(mode: str) -> Path:
-    return RESULTS / f"step5_oracle_{mode}.jsonl"
+def records_file(mode: str, tag: str = "") -> Path:
+    return RESULTS / f"step5_oracle_{mode}{'_' + tag if tag else ''}.jsonl"
 
 
-def run(home: Path, modes: Sequence[str], sets: Sequence[str], redo: bool) -> None:
+def run(home: Path, modes: Sequence[str], sets: Sequence[str], redo: bool, overrides: dict[str, Any], tag: str) -> None:
     questions = [q for s in sets for q in (natural_questions() if s == "natural" else hub_questions())]
     data = read_hpo()
     name = {str(n.id): n.name for n in data.nodes}
     type_of = {str(n.id): n.type for n in data.nodes}
     for mode in modes:
-        path = records_file(mode)
+        path = records_file(mode, tag)
         if redo:
             path.unlink(missing_ok=True)
         done = {json.loads(line)["id"] for line in path.open(encoding="utf-8")} if path.exists() else set()
-        settings = {"home": str(home), "llm": "none", "llm_cache": False, "worker_idle_timeout": 0}
+        settings = {"home": str(home), "llm": "none", "llm_cache": False, "worker_idle_timeout": 0, **overrides}
         llm = Oracle(questions, name, type_of) if mode == "oracle" else None
         with Kgqa(load_config(settings), llm=llm) as kg, path.open("a", encoding="utf-8") as out:
             kg.ask(questions[0].text, SKB, steps="hybrid")  # loads the models: not timed
@@ -234,10 +240,20 @@ def run(home: Path, modes: Sequence[str], sets: Sequence[str], redo: bool) -> No
                 print(mode, record["id"], record["seconds_4_7"], record["timeouts"], record["max_l"], flush=True)
 
 
+VARIANTS = {
+    "before": "before: kgqa at 8557fc3, rounds to k or l_max in symbol order",
+    "": "all bounds (the defaults)",
+    "no-stall": "expansion_stall off",
+    "order-only": "expansion_stall off, round_cost_cap 10^12: only the binding order",
+}
+"""Tags of the alternatives measured against each other (``--tag``), with the settings each was run with; ``before``
+is this script run in a checkout of 8557fc3 (the commit before issue 52's bounds) with ``--tag before``."""
+
+
 def summary() -> dict[str, Any]:
     result: dict[str, Any] = {"provenance": provenance(), "modes": {}}
-    for mode in MODES:
-        path = records_file(mode)
+    for mode, tag in ((m, t) for m in MODES for t in VARIANTS):
+        path = records_file(mode, tag)
         if not path.exists():
             continue
         records = [json.loads(line) for line in path.open(encoding="utf-8")]
@@ -258,7 +274,7 @@ def summary() -> dict[str, Any]:
                 "hit1": round(statistics.mean(r["hit1"] for r in rows), 3),
                 "recall20": round(statistics.mean(r["recall20"] for r in rows), 3),
             }
-        result["modes"][mode] = by_set
+        result["modes"][f"{mode} ({VARIANTS[tag]})" if tag else mode] = by_set
     return result
 
 
@@ -299,10 +315,12 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--redo", action="store_true", help="start the records over")
+    parser.add_argument("--tag", default="", choices=list(VARIANTS), help="an alternative's records (see VARIANTS)")
+    parser.add_argument("--settings", default="{}", help="kgqa settings of the alternative, as JSON")
     parser.add_argument("--render", action="store_true", help="only summarize the records and rewrite the table")
     args = parser.parse_args()
     if not args.render:
-        run(args.home, args.modes.split(","), args.sets.split(","), args.redo)
+        run(args.home, args.modes.split(","), args.sets.split(","), args.redo, json.loads(args.settings), args.tag)
     result = summary()
     OUT.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")
     print(json.dumps(result["modes"], indent=2))
