@@ -404,12 +404,16 @@ class JoinOracle:
         return Completion(text, len(prompt.split()), len(text.split()), 0.0, "stop")
 
 
-def join_questions(kg: Kgqa, count: int, seed: int) -> list[Join]:
+def join_questions(kg: Kgqa, count: int, seed: int, fraction: float) -> list[Join]:
     """``count`` questions of two constants (an author and a field) and ``count`` of three (and a second field), from
-    random papers of the MAG-size graph; the exact answers by the names, read from the store."""
+    random well-linked papers of the MAG-size graph (written with ``fraction``); the exact answers by the names, from
+    the store."""
     rng = np.random.default_rng(seed)
-    first = sum(MAG_COUNTS[:3])
-    ids = [int(i) for i in rng.integers(first, first + MAG_COUNTS[3], size=count * 10)]
+    counts = [max(1, int(c * fraction)) for c in MAG_COUNTS]
+    first = sum(counts[:3])
+    # among the most-linked twentieth of the papers (the writer skews edges toward low ids): a paper drawn from all
+    # of them seldom has an author and two fields
+    ids = [str(i) for i in rng.integers(first, first + max(1, counts[3] // 20), size=count * 10)]
     rows = [r for r in kg.store.read("mag", JOIN_PAPERS, {"ids": ids}) if len(r[2]) >= 2]
     joins: list[Join] = []
     for fields in (1, 2):
@@ -426,7 +430,9 @@ def join_questions(kg: Kgqa, count: int, seed: int) -> list[Join]:
 def _measure_joins(args: argparse.Namespace, config: Config, encoder: HashedWords) -> dict:
     """Steps 4-7 of questions whose correct LLM plan joins two or three constants through MAG's hubs (issue 52)."""
     with Kgqa(config, embedder=Embedder(encoder, UncachedEmbeddings())) as kg:
-        joins = join_questions(kg, max(1, args.questions // 4), args.seed)
+        joins = join_questions(kg, max(1, args.questions // 4), args.seed, args.fraction)
+    if not joins:
+        raise SystemExit("no paper of the sample has an author and two fields of study")
     seconds: list[float] = []
     hits, timeouts = 0, 0
     with Kgqa(config, embedder=Embedder(encoder, UncachedEmbeddings()), llm=JoinOracle(joins)) as kg:
