@@ -271,6 +271,7 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.plain_vectors("prime", "drug", ["2"])
     store.plain_similarities("prime", "drug", ["2"], v)
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
+    store.degrees("prime", "drug", ["2", "3"], ["synergistic interaction"], "out", "drug")
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)
     ]

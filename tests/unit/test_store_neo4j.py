@@ -420,3 +420,15 @@ def test_a_retriever_over_a_neo4jgraph_reuses_its_driver_read_only(tmp_path: Any
     assert closed == [] and driver.sent and all(mode == "read" for mode, _, _ in driver.sent)
     with pytest.raises(ConfigError, match=r"needs a langchain_neo4j\.Neo4jGraph"):
         KgqaRetriever.from_neo4j_graph(object(), "hpo")  # type: ignore[arg-type]
+
+
+def test_the_degree_probe_is_one_read_of_every_candidate_with_ids_as_a_parameter() -> None:
+    """Step 5's cost probe (kgqa.runtime.steps.s4_grounding.Degrees) is the catalogue's text, the same as FalkorDB's:
+    one query for a constant's candidates, whatever their number; a candidate the graph lacks counts nothing."""
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("count(r) AS degree", [["2", 40], ["3", 1]])])
+    store = store_with(driver)
+    found = store.degrees("prime", "drug", ["2", "3", "9"], ["target"], "out", "gene/protein")
+    assert found == {"2": 40, "3": 1}
+    reads = [text for mode, text, _ in driver.sent if "count(r) AS degree" in text and not text.startswith("EXPLAIN")]
+    assert len(reads) == 1 and q.degrees("drug", ["target"], "out", "gene/protein") in reads[0]
+    assert driver.sent[-1][2] == {"ids": ["2", "3", "9"]}
