@@ -133,11 +133,11 @@ def pattern_query(
 ) -> PatternQuery:
     """The step-5 query of ``plan``; ``keys``: the graph's id and name properties (``GraphSchema.keys``); ``limit``:
     most rows (targets) returned, as the parameter ``limit``; ``first``: the constants bound first
-    (:func:`binding_order`). The order changes the text, never the rows: the parameters and the row columns are the
-    same whatever it is. Where ``first`` names the target, the answers are only those whose ids are in the parameter
-    ``targets`` (:data:`TARGETS_PARAM`): a relaxed plan ranked among the question's nearest nodes instead of walking
-    a hub whole. ``ids_only``: rows are ``[id]``, the distinct targets without their evidence (what an exclusion
-    needs of thousands).
+    (:func:`binding_order`). The order changes the text, not the rows below the LIMIT: the parameters and the row
+    columns are the same whatever it is (a round that reaches the LIMIT may read another subset). Where ``first``
+    names the target, the answers are only those whose ids are in the parameter ``targets`` (:data:`TARGETS_PARAM`):
+    a relaxed plan ranked among the question's nearest nodes instead of walking a hub whole. ``ids_only``: rows are
+    ``[id]``, the distinct targets without their evidence (what an exclusion needs of thousands).
 
     Every variable is bound by a MATCH before a WHERE names it, each MATCH has at most one WHERE, and the plan must
     be connected (:func:`kgqa.cypher.sanitize.focus`): a symbol no MATCH would bind is an error, never a filter on an
@@ -190,7 +190,7 @@ def pattern_query(
     distinct = "" if evidence else "DISTINCT "  # aggregation already gives one row per target
     matches = " ".join(clauses)
     if ids_only:
-        evidence, collected, distinct = [], "", "DISTINCT "
+        distinct = "DISTINCT "
     text = f"{matches} RETURN {distinct}{target}.{node_id} AS id" + (
         "" if ids_only else f", {target}.{name} AS name, labels({target})[0] AS label{collected}"
     )

@@ -97,7 +97,9 @@ def settle() -> None:
     """Take what is loaded now (models, their libraries, a reader's word index: some 250,000 objects on HPO) out of
     the garbage collector's full passes: each one over them cost ~0.2 s, in the middle of whichever ask set it off
     (docs/benchmarks.md, "Step 5's bounds"). Called once a model is loaded; frozen objects are still freed by
-    reference counting."""
+    reference counting. What an earlier call froze is thawed first, so that cycles freed since (a reader replaced by
+    its retraining) are collected, not kept for good."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 

@@ -32,7 +32,7 @@ import numpy as np
 from kgqa.config import hidden_labels
 from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.plan import Dropped, QueryPlan
-from kgqa.errors import LlmError
+from kgqa.errors import LlmError, StoreTimeoutError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
@@ -433,7 +433,7 @@ def _graph_strand(
         details += [f"excluded: {shown}" for shown in excluded.shown]
         record.detail = "; ".join(details)
         trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
-        if any(g.result.timed_out or g.result.capped for g in groundings):  # fewer targets than a plan matched
+        if any(g.result.incomplete for g in groundings):  # fewer targets than a plan matched
             record.degrade(record.detail)
     with trace.step(6) as record:
         question_vector, doc_question = question_vectors
@@ -466,7 +466,7 @@ def _hub_alone(
     (``graph_rank_cap``: 'Seizure' alone joins 2,439 diseases), the ids it is grounded among: the nodes of its answer
     label step 6 would rank first anyway (:func:`reach_of`, read once an ask per label into ``near``); and what
     step 5's detail says of it. A relaxation is not a license to scan."""
-    if len(plan.constants) != 1 or plan.target is None or not plan.symbol(plan.target).labels:
+    if len(plan.constants) != 1 or plan.target is None or plan.target in found or not plan.symbol(plan.target).labels:
         return None, ""
     walk = first_round_walk(degrees, plan, found)
     if walk is None or walk <= ctx.config.graph_rank_cap:
@@ -475,11 +475,16 @@ def _hub_alone(
     if label not in near:
         terms = lexical.terms if lexical is not None and lexical.weight else ()
         depth = ctx.config.graph_rank_cap * PRESELECT_FACTOR
-        near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms))
+        try:
+            near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms))
+        except StoreTimeoutError:  # as step 6's preselection: the full-text side is a refinement
+            near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ()))
+            near[f"{label} text"] = []
     (constant,) = plan.constants
+    skipped = "; its full-text side ran past the time limit" if f"{label} text" in near else ""
     return near[label], (
         f"; '{constant.search_string}' alone joins ~{walk}: grounded among the {len(near[label])} {label} nodes "
-        "step 6 ranks first (bound: graph_rank_cap)"
+        f"step 6 ranks first (bound: graph_rank_cap{skipped})"
     )
 
 
@@ -534,7 +539,7 @@ def _ground(
             "stopped": result.stopped,
         }
     )
-    for cut in (result.capped, result.stopped if "round_cost_cap" in result.stopped else ""):
+    for cut in (result.capped, result.stopped if result.stopped_by == "round_cost_cap" else ""):
         if cut and cut not in trace.bounds:  # a limit (pattern_limit, round_cost_cap) cut the plan's rounds
             trace.bounds.append(cut)
     return PlanGrounding(p.source, p.plan, result, p.weight, weak)
@@ -546,7 +551,7 @@ def _rounds(grounding: PlanGrounding) -> str:
     rounds = ", ".join(f"l={r.scope}: {r.targets}" for r in result.rounds)
     if grounding.weak:
         rounds += f"; weak constant(s) {', '.join(grounding.weak)}: rounds counted one later"
-    for cut in (result.capped, result.stopped, result.timed_out):
+    for cut in (result.unordered, result.capped, result.stopped, result.timed_out):
         if cut:
             rounds = f"{rounds}; {cut}".lstrip("; ")
     return rounds

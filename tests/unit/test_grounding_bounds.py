@@ -14,6 +14,7 @@ import pytest
 from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema, sanitize
+from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.steps.s4_grounding import Bounds, Degrees, NodeMatch, first_hops, ground, round_order
 
 SCHEMA = GraphSchema(
@@ -143,7 +144,7 @@ def test_a_plan_of_one_constant_is_not_probed() -> None:
     ("walked", "order", "cost"),
     [
         ({"a": 50, "b": 3}, ("b", "a"), 3 * 2),
-        ({"a": 5}, ("a", "b"), 5 * 2),  # b has no probe (unlabelled): bound after the probed one
+        ({"b": 5}, ("b", "a"), None),  # a has no probe (unlabelled): after the probed one, and no estimate
         ({}, ("a", "b"), None),
     ],
 )
@@ -157,3 +158,56 @@ def test_a_single_constant_expands_past_a_round_that_adds_nothing() -> None:
     store = Store({1: ["d1"], 3: ["d1", "d3"]})
     result = ground(store, "hpo", plan, {"h": VECTORS["h"]}, SCHEMA, k=20, l_max=3, found={"h": FOUND["h"]})  # type: ignore[arg-type]
     assert [r.scope for r in result.rounds] == [1, 2, 3] and result.stopped == ""
+
+
+def test_a_round_not_run_for_its_cost_leaves_the_grounding_incomplete() -> None:
+    store = Store({1: ["d1"], 2: ["d1", "d2"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=5, found=FOUND, bounds=Bounds(cost_cap=3))  # type: ignore[arg-type]
+    assert result.stopped_by == "round_cost_cap" and result.incomplete
+    stalled = ground(Store({1: ["d1"]}), "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=5, found=FOUND)  # type: ignore[arg-type]
+    assert stalled.stopped_by == "expansion_stall" and not stalled.incomplete
+
+
+def test_a_round_that_fills_the_limit_is_no_stall() -> None:
+    """Past the LIMIT lie targets not read: the same first rows again say nothing of what the round would add."""
+    store = Store({1: ["d1", "d2"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=3, found=FOUND, limit=2)  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1, 2, 3] and result.stopped == ""
+    assert result.capped.startswith("l=1 reached the LIMIT of 2 rows")
+
+
+def test_a_probe_past_the_time_limit_binds_in_the_plans_order_and_says_so() -> None:
+    class Slow(Store):
+        def degrees(self, *args: Any) -> dict[str, int]:
+            raise StoreTimeoutError("query ran past 60 s")
+
+    store = Slow({1: ["d1"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=1, l_max=3, found=FOUND)  # type: ignore[arg-type]
+    assert result.unordered.startswith("the degree probe ran past the time limit (query ran past 60 s)")
+    assert first_bound(store.queries[0]) == result.query.constant_params["h"] and result.costs == {}
+    assert [t.id for t in result.targets] == ["d1"]
+
+
+def test_answers_restricted_to_given_ids_are_bound_first_and_replay_with_them() -> None:
+    plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
+    store = Store({1: ["d1"]})
+    result = ground(
+        store, "hpo", plan, {"h": VECTORS["h"]}, SCHEMA, k=20, l_max=1, found={"h": FOUND["h"]}, within=["d1", "d7"]
+    )  # type: ignore[arg-type]
+    assert store.queries[0].startswith("MATCH (v0:`disease`) WHERE v0.`id` IN $targets WITH v0 ")
+    assert result.last_params["targets"] == ["d1", "d7"] and result.query.text == store.queries[0]
+    with pytest.raises(ValueError, match="only answers of a variable"):
+        target_constant = sanitize(
+            parse("MATCH (y:disease {name: 'Dravet'})-[:present]->(h:phenotype) RETURN y"), SCHEMA
+        )
+        ground(
+            store,
+            "hpo",
+            target_constant.plan,
+            {"y": VECTORS["h"]},
+            SCHEMA,
+            k=1,
+            l_max=1,
+            found={"y": FOUND["h"]},
+            within=["d1"],
+        )  # type: ignore[arg-type]

@@ -90,6 +90,12 @@ class GroundingResult:
     stopped: str = ""
     """Why the expansion stopped before k targets and ``l_max`` by a bound of its own (:class:`Bounds`): a round
     that added no target, or a next round estimated past ``round_cost_cap``."""
+    stopped_by: str = ""
+    """The bound :attr:`stopped` names: ``expansion_stall`` (nothing left to find), ``round_cost_cap`` (targets may be
+    left unread, as past the LIMIT), or ''."""
+    unordered: str = ""
+    """Why the constants were bound in the plan's order instead of the cheapest first: the degree probe ran past the
+    store's time limit."""
     within: tuple[str, ...] | None = None
     """The ids the answers were restricted to (parameter ``targets``), or None: every node the pattern matches."""
     costs: dict[int, int] = field(default_factory=dict)
@@ -110,6 +116,12 @@ class GroundingResult:
         }
         within = {} if self.within is None else {TARGETS_PARAM: list(self.within)}
         return {**self.query.params, **ids, **within}
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether the plan may match targets this grounding did not read: a round ran past the time limit, reached
+        the LIMIT, or was not run for its estimated cost."""
+        return bool(self.timed_out or self.capped or self.stopped_by == "round_cost_cap")
 
     @property
     def last_params(self) -> dict[str, Any]:
@@ -304,9 +316,10 @@ def first_round_walk(degrees: Degrees, plan: QueryPlan, found: dict[str, list[No
 def round_order(walked: dict[str, int], scoped: dict[str, list[str]]) -> tuple[tuple[str, ...], int | None]:
     """The constants in the order a round binds them (the fewest edges ``walked`` from its ``scoped`` candidates
     first, so no hub is walked whole; those not probed last), and the round's estimated rows: the first constant's
-    edges times the candidates of the others it is then joined with (None when no constant was probed)."""
+    edges times the candidates of the others it is then joined with. None where a constant was not probed (an
+    unlabelled one): the probed side may be the hub, and no estimate says what binding the other first would cost."""
     order = tuple(sorted(scoped, key=lambda s: (s not in walked, walked.get(s, 0))))
-    if not walked:
+    if not walked or set(walked) != set(scoped):
         return order, None
     first = order[0]
     return order, walked[first] * max(1, sum(len(ids) for s, ids in scoped.items() if s != first))
@@ -364,10 +377,14 @@ def ground(
             continue
         last = params
         scoped = {s: at_scope(ids, scope, result.tied.get(s, 0)) for s, ids in candidates.items()}
-        walked = {
-            s: degrees.walked(hop, scoped[s], candidates[s][: max(len(scoped[s]), PROBE_AHEAD)])
-            for s, hop in hops.items()
-        }
+        try:
+            walked = {
+                s: degrees.walked(hop, scoped[s], candidates[s][: max(len(scoped[s]), PROBE_AHEAD)])
+                for s, hop in hops.items()
+            }
+        except StoreTimeoutError as exc:  # rounds still run, in the plan's order and without an estimate
+            result.unordered = f"the degree probe ran past the time limit ({exc}): constants bound in the plan's order"
+            hops, walked = {}, {}
         order, cost = round_order(walked, scoped)
         order = (*lead, *order)
         if cost is not None:
@@ -376,6 +393,7 @@ def ground(
                 result.stopped = (
                     f"l={scope} not run: ~{cost} rows estimated, over {bounds.cost_cap} (bound: round_cost_cap)"
                 )
+                result.stopped_by = "round_cost_cap"
                 break
         if order not in queries:
             queries[order] = pattern_query(plan, schema.keys, limit=limit, first=order)
@@ -391,12 +409,14 @@ def ground(
             matches = tuple((symbol, tuple(map(str, ids))) for symbol, ids in zip(evidence, matched, strict=True))
             seen.setdefault(str(node_id), Grounded(str(node_id), name, label, scope, matches, source))
         result.rounds.append(Round(scope, len(seen), round(time.perf_counter() - start, 4)))
-        if limit is not None and len(rows) >= limit and not result.capped:
+        full = limit is not None and len(rows) >= limit  # past the LIMIT lie targets not read: no stall to see
+        if full and not result.capped:
             result.capped = f"l={scope} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
         if len(seen) >= k or not query.constant_params:
             break
-        if bounds.stall and len(plan.constants) > 1 and before and len(seen) == before:
+        if bounds.stall and len(plan.constants) > 1 and before and len(seen) == before and not full:
             result.stopped = f"l={scope} added no target: stopped (bound: expansion_stall)"
+            result.stopped_by = "expansion_stall"
             break
     result.targets = sorted(seen.values(), key=lambda g: g.round_l)
     return result
@@ -441,8 +461,9 @@ class PlanGrounding:
 
 
 EXCLUSION_SCOPE = 3
-"""Candidates read for an excluded entity: its node, and the nodes of its exact name (OMIM's and Orphanet's entry of
-one disease) that one round grounds through (:attr:`GroundingResult.tied`); never its neighbours by similarity."""
+"""Step 4's candidates of an excluded entity an exclusion looks at: its node, and the nodes of its exact name (OMIM's
+and Orphanet's entry of one disease) among them (:attr:`GroundingResult.tied`); never its neighbours by
+similarity."""
 
 
 Entity = tuple[str, str]
