@@ -229,12 +229,13 @@ def run(home: Path, modes: Sequence[str], sets: Sequence[str], redo: bool, overr
         done = {json.loads(line)["id"] for line in path.open(encoding="utf-8")} if path.exists() else set()
         settings = {"home": str(home), "llm": "none", "llm_cache": False, "worker_idle_timeout": 0, **overrides}
         llm = Oracle(questions, name, type_of) if mode == "oracle" else None
+        commit = provenance()["commit"]
         with Kgqa(load_config(settings), llm=llm) as kg, path.open("a", encoding="utf-8") as out:
             kg.ask(questions[0].text, SKB, steps="hybrid")  # loads the models: not timed
             for question in questions:
                 if question.id in done:
                     continue
-                record = measure(kg, question)
+                record = {**measure(kg, question), "commit": commit}
                 out.write(json.dumps(record) + "\n")
                 out.flush()
                 print(mode, record["id"], record["seconds_4_7"], record["timeouts"], record["max_l"], flush=True)
@@ -251,12 +252,18 @@ is this script run in a checkout of 8557fc3 (the commit before issue 52's bounds
 
 
 def summary() -> dict[str, Any]:
-    result: dict[str, Any] = {"provenance": provenance(), "modes": {}}
+    """Figures per mode, alternative and set; ``commits``: how many records each commit made (the table's origin:
+    stale where the code changed since any of them; the ``before`` records are 8557fc3's by design, and left out)."""
+    result: dict[str, Any] = {"provenance": provenance(), "modes": {}, "commits": {}}
     for mode, tag in ((m, t) for m in MODES for t in VARIANTS):
         path = records_file(mode, tag)
         if not path.exists():
             continue
         records = [json.loads(line) for line in path.open(encoding="utf-8")]
+        if tag != "before":
+            for record in records:
+                commit = record.get("commit", "unknown")
+                result["commits"][commit] = result["commits"].get(commit, 0) + 1
         by_set: dict[str, Any] = {}
         for name in (*SETS, "all"):
             rows = [r for r in records if name == "all" or r["set"] == name]
