@@ -398,7 +398,7 @@ def _graph_strand(
         return _no_plan(trace, (5, 6), "no plan names a node")
     groundings: list[PlanGrounding] = []
     degrees = Degrees(ctx.store, ctx.skb)
-    near: dict[str, list[str]] = {}
+    near: dict[str, tuple[list[str], str]] = {}
     with trace.step(5) as record:
         details = []
         for p in plans:
@@ -460,15 +460,19 @@ def _hub_alone(
     degrees: Degrees,
     question_vectors: tuple[np.ndarray, np.ndarray],
     lexical: Lexical | None,
-    near: dict[str, list[str]],
+    near: dict[str, tuple[list[str], str]],
 ) -> tuple[list[str] | None, str]:
     """Where a relaxation leaves one constant whose first round would join more targets than step 6 ranks
     (``graph_rank_cap``: 'Seizure' alone joins 2,439 diseases), the ids it is grounded among: the nodes of its answer
-    label step 6 would rank first anyway (:func:`reach_of`, read once an ask per label into ``near``); and what
-    step 5's detail says of it. A relaxation is not a license to scan."""
+    label step 6 would rank first anyway (:func:`reach_of`, read once an ask per label into ``near`` with what
+    step 5's detail says of the lookup); and what step 5's detail says of it. A relaxation is not a license to
+    scan."""
     if len(plan.constants) != 1 or plan.target is None or plan.target in found or not plan.symbol(plan.target).labels:
         return None, ""
-    walk = first_round_walk(degrees, plan, found)
+    try:
+        walk = first_round_walk(degrees, plan, found)
+    except StoreTimeoutError as exc:  # grounded as before the count: whole, bounded by its rounds' own limits
+        return None, f"; its count ran past the time limit ({exc}): grounded whole"
     if walk is None or walk <= ctx.config.graph_rank_cap:
         return None, ""
     label = plan.symbol(plan.target).labels[0]
@@ -476,15 +480,15 @@ def _hub_alone(
         terms = lexical.terms if lexical is not None and lexical.weight else ()
         depth = ctx.config.graph_rank_cap * PRESELECT_FACTOR
         try:
-            near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms))
-        except StoreTimeoutError:  # as step 6's preselection: the full-text side is a refinement
-            near[label] = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ()))
-            near[f"{label} text"] = []
+            near[label] = (list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms)), "")
+        except StoreTimeoutError as exc:  # as step 6's preselection: the full-text side is a refinement
+            ids = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ()))
+            near[label] = (ids, f"; its full-text side ran past the time limit ({exc})")
+    ids, note = near[label]
     (constant,) = plan.constants
-    skipped = "; its full-text side ran past the time limit" if f"{label} text" in near else ""
-    return near[label], (
-        f"; '{constant.search_string}' alone joins ~{walk}: grounded among the {len(near[label])} {label} nodes "
-        f"step 6 ranks first (bound: graph_rank_cap{skipped})"
+    return ids, (
+        f"; '{constant.search_string}' alone joins ~{walk}: grounded among the {len(ids)} {label} nodes step 6 ranks "
+        f"first (bound: graph_rank_cap{note})"
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,10 @@ from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.errors import StoreTimeoutError
+from kgqa.runtime.pipeline import _hub_alone
+from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s4_grounding import Bounds, Degrees, NodeMatch, first_hops, ground, round_order
+from kgqa.runtime.store.base import VectorHit
 
 SCHEMA = GraphSchema(
     ("disease", "phenotype"),
@@ -211,3 +215,39 @@ def test_answers_restricted_to_given_ids_are_bound_first_and_replay_with_them() 
             found={"y": FOUND["h"]},
             within=["d1"],
         )  # type: ignore[arg-type]
+
+
+class Ranked(Store):
+    """The vector index's nearest diseases to the question; a full-text index that runs past the time limit."""
+
+    def vector_top_k(self, graph: str, label: str, index: str, vector: Any, k: int) -> list[VectorHit]:
+        return [VectorHit(f"d{i}", f"D{i}", label, 1 - i / 10) for i in range(3)]
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[Any]:
+        raise StoreTimeoutError("query ran past 60 s")
+
+
+def test_a_relaxed_hub_is_grounded_among_the_nodes_step_6_ranks_first() -> None:
+    """'Seizure' alone (1,000 diseases here, over graph_rank_cap) is grounded among the question's nearest diseases,
+    once looked up for the ask; a constant joining fewer, or a timed-out count, is grounded whole and said so."""
+    plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
+    store = Ranked()
+    ctx = SimpleNamespace(config=SimpleNamespace(graph_rank_cap=200), store=store, skb="hpo")
+    vectors = (np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32))
+    near: dict[str, tuple[list[str], str]] = {}
+    lexical = Lexical(("seizure",), 1.0)
+    within, note = _hub_alone(ctx, plan, {"h": FOUND["h"]}, Degrees(store, "hpo"), vectors, lexical, near)  # type: ignore[arg-type]
+    assert within == ["d0", "d1", "d2"]
+    assert note.startswith("; 'Seizure' alone joins ~1000: grounded among the 3 disease nodes step 6 ranks first")
+    assert "its full-text side ran past the time limit (query ran past 60 s)" in note
+    rare = {"h": [NodeMatch("r1", "Ataxia")]}
+    assert _hub_alone(ctx, plan, rare, Degrees(store, "hpo"), vectors, None, near) == (None, "")  # type: ignore[arg-type]
+
+    class Slow(Ranked):
+        def degrees(self, *args: Any) -> dict[str, int]:
+            raise StoreTimeoutError("count ran past 60 s")
+
+    assert _hub_alone(ctx, plan, {"h": FOUND["h"]}, Degrees(Slow(), "hpo"), vectors, None, {}) == (  # type: ignore[arg-type]
+        None,
+        "; its count ran past the time limit (count ran past 60 s): grounded whole",
+    )
