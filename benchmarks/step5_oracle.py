@@ -29,7 +29,7 @@ import random
 import re
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,40 +93,41 @@ def hub_questions(seed: int = 52) -> list[Question]:
     def has(rel: str, node: str, direction: str = "out") -> dict[str, str]:
         return {"rel": rel, "dir": direction, "node": node}
 
-    for _ in range(200):
-        if sum(q.id.endswith("-two") for q in out) >= 12:
-            break
+    def draw(kind: str, wanted: int, tries: int, make: Callable[[], tuple[str, Spec] | None]) -> None:
+        """Up to ``wanted`` questions of ``kind`` from at most ``tries`` draws of ``make`` (None: a draw to skip)."""
+        for _ in range(tries):
+            if sum(q.id.endswith(f"-{kind}") for q in out) >= wanted:
+                return
+            made = make()
+            if made is not None:
+                add(kind, *made)
+
+    def two() -> tuple[str, Spec]:
         a, b = rng.choice(hubs), rng.choice(middling)
-        spec = {"target": DISEASE, "all": [has(PRESENT, a), has(PRESENT, b)]}
-        add("two", f"Which diseases have {name[a]} and {name[b]}?", spec)
-    for _ in range(400):
-        if sum(q.id.endswith("-three") for q in out) >= 10:
-            break
+        return f"Which diseases have {name[a]} and {name[b]}?", {
+            "target": DISEASE,
+            "all": [has(PRESENT, a), has(PRESENT, b)],
+        }
+
+    def three() -> tuple[str, Spec] | None:
         a, b, c = rng.choice(hubs), rng.choice(hubs), rng.choice(middling)
-        if a != b:
-            add(
-                "three",
-                f"Which diseases present {name[a]}, {name[b]} and {name[c]}?",
-                {"target": DISEASE, "all": [has(PRESENT, a), has(PRESENT, b), has(PRESENT, c)]},
-            )
-    for _ in range(400):
-        if sum(q.id.endswith("-butnot") for q in out) >= 10:
-            break
+        spec = {"target": DISEASE, "all": [has(PRESENT, a), has(PRESENT, b), has(PRESENT, c)]}
+        return None if a == b else (f"Which diseases present {name[a]}, {name[b]} and {name[c]}?", spec)
+
+    def but_not() -> tuple[str, Spec]:
         a, b = rng.choice(hubs), rng.choice(absent)
-        add(
-            "butnot",
-            f"Which diseases with {name[a]} are explicitly annotated as not having {name[b]}?",
-            {"target": DISEASE, "all": [has(PRESENT, a), has(ABSENT, b)]},
-        )
-    for _ in range(200):
-        if sum(q.id.endswith("-genes") for q in out) >= 8:
-            break
+        spec = {"target": DISEASE, "all": [has(PRESENT, a), has(ABSENT, b)]}
+        return f"Which diseases with {name[a]} are explicitly annotated as not having {name[b]}?", spec
+
+    def genes() -> tuple[str, Spec]:
         a, b = rng.choice(hubs), rng.choice(middling)
-        add(
-            "genes",
-            f"Which genes are associated with both {name[a]} and {name[b]}?",
-            {"target": GENE, "all": [has(ASSOCIATED, a), has(ASSOCIATED, b)]},
-        )
+        spec = {"target": GENE, "all": [has(ASSOCIATED, a), has(ASSOCIATED, b)]}
+        return f"Which genes are associated with both {name[a]} and {name[b]}?", spec
+
+    draw("two", 12, 200, two)
+    draw("three", 10, 400, three)
+    draw("butnot", 10, 400, but_not)
+    draw("genes", 8, 200, genes)
     issue = "Diseases with seizures that are explicitly annotated as not having intellectual disability?"
     add("issue", issue, {"target": DISEASE, "all": [has(PRESENT, "HP:0001250"), has(ABSENT, "HP:0001249")]})
     return out
