@@ -37,6 +37,7 @@ from typing import Any
 from natural_gold import Graph, Spec, answers, read_questions
 
 from kgqa.config import load_config
+from kgqa.cypher.identifiers import quote
 from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
 from kgqa.loaders.hpo import read_hpo
 from kgqa.runtime.app import Kgqa
@@ -133,10 +134,6 @@ def hub_questions(seed: int = 52) -> list[Question]:
     return out
 
 
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
 def oracle_cypher(spec: Spec, name: dict[str, str], type_of: dict[str, str]) -> str:
     """Correct Cypher for ``spec``'s ``all`` constraints (nested ``of`` specs as a path), constants by exact name."""
     parts: list[str] = []
@@ -144,21 +141,21 @@ def oracle_cypher(spec: Spec, name: dict[str, str], type_of: dict[str, str]) -> 
 
     def walk(variable: str, label: str, spec: Spec) -> None:
         for constraint in spec.get("all", []):
-            rel = _quote(constraint["rel"])
+            rel = quote(constraint["rel"])
             left, right = ("-", "->") if constraint["dir"] == "out" else ("<-", "-")
             other = f"n{next(counter)}"
             if "node" in constraint:
                 node = constraint["node"]
-                end = f"({other}:{_quote(type_of[node])} {{name: {json.dumps(name[node], ensure_ascii=False)}}})"
+                end = f"({other}:{quote(type_of[node])} {{name: {json.dumps(name[node], ensure_ascii=False)}}})"
                 parts.append(f"({variable}){left}[:{rel}]{right}{end}")
             else:
                 inner = constraint["of"]
-                parts.append(f"({variable}){left}[:{rel}]{right}({other}:{_quote(inner['target'])})")
+                parts.append(f"({variable}){left}[:{rel}]{right}({other}:{quote(inner['target'])})")
                 walk(other, inner["target"], inner)
         del label
 
     walk("y", spec["target"], spec)
-    return f"```cypher\nMATCH (y:{_quote(spec['target'])}), " + ",\n      ".join(parts) + "\nRETURN y\n```"
+    return f"```cypher\nMATCH (y:{quote(spec['target'])}), " + ",\n      ".join(parts) + "\nRETURN y\n```"
 
 
 class Oracle:
