@@ -66,11 +66,11 @@ class Step:
 
 def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
     """The order in which the step-5 query binds the plan's variables: each constant's candidates in turn (those of
-    ``first`` first, in its order: the cheapest side of a join, kgqa.runtime.steps.s4_grounding.round_order; the
-    target among them where its ids are given), then its
+    ``first`` first, in its order: the cheapest side of a join, kgqa.runtime.steps.s4_grounding.round_order), then its
     path toward the target as far as it is not yet bound (never into another constant: that one is looked up by id
     and walks its own path), and a triplet between bound variables as soon as both are; then what hangs off the
-    target's side without a constant.
+    target's side without a constant. Where ``first`` names the target (its ids given), the whole plan is walked out
+    from those ids, each constant's candidates filtering the walk where it reaches them.
 
     The query keeps this order with a WITH between its MATCHes: FalkorDB plans a run of MATCHes as one traversal
     from a single start and filters the other constants at its end, which reads every path through a hub between
@@ -99,17 +99,18 @@ def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
         steps.append(Step(new, triplet))
         bound.update(new)
 
-    def leads(t: Triplet, toward: bool) -> bool:
-        """Whether ``t`` binds a new non-constant variable from a bound one (with ``toward``: nearer the target)."""
+    def leads(t: Triplet, toward: bool, into: bool) -> bool:
+        """Whether ``t`` binds a new variable from a bound one (with ``toward``: nearer the target), a constant only
+        with ``into`` (its candidates then filter the walk's end instead of being bound by id)."""
         if (t.head in bound) == (t.tail in bound):
             return False
         old, new = (t.head, t.tail) if t.head in bound else (t.tail, t.head)
-        return new not in constants and (not toward or distance.get(new, far) < distance.get(old, far))
+        return (into or new not in constants) and (not toward or distance.get(new, far) < distance.get(old, far))
 
-    def grow(toward: bool) -> None:
+    def grow(toward: bool, into: bool = False) -> None:
         while True:
             step = next((t for t in pending if t.head in bound and t.tail in bound), None)
-            step = step or next((t for t in pending if leads(t, toward)), None)
+            step = step or next((t for t in pending if leads(t, toward, into)), None)
             if step is None:
                 return
             take(step)
@@ -118,7 +119,9 @@ def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
         if constant not in bound:
             steps.append(Step((constant,)))
             bound.add(constant)
-            grow(toward=True)
+            # the target's given ids bound first: walk out from those few into the constants (whose candidates
+            # filter the walk's ends), never from a constant's whole neighbourhood back to a cartesian of them
+            grow(toward=constant != plan.target, into=constant == plan.target)
     while pending:  # branches without a constant, or a plan without constants
         touching = [t for t in pending if t.head in bound or t.tail in bound]
         take(touching[0] if touching else pending[0])
@@ -173,7 +176,9 @@ def pattern_query(
             t = step.triplet
             types = "|".join(quote(x) for x in t.types)
             arrow = "->" if t.direction == "out" else "-"
-            pattern, where = f"({names[t.head]}{labels[t.head]})-[:{types}]{arrow}({names[t.tail]}{labels[t.tail]})", []
+            pattern = f"({names[t.head]}{labels[t.head]})-[:{types}]{arrow}({names[t.tail]}{labels[t.tail]})"
+            # a constant reached by a walk (from the target's given ids) is its candidates by id at the walk's end
+            where = [f"{names[s]}.{node_id} IN ${constant_params[s]}" for s in step.binds if s in constant_params]
         for symbol in step.binds:
             for condition in conditions.get(symbol, ()):
                 param = f"p{len(params)}"

@@ -59,16 +59,30 @@ def test_the_cheaper_constant_bound_first_changes_the_text_not_the_rows() -> Non
 
 
 def test_answers_restricted_to_given_ids_are_bound_first() -> None:
-    """A relaxation whose lone constant is a hub is grounded among the nodes step 6 would rank first."""
+    """A relaxation whose lone constant is a hub is grounded among the nodes step 6 would rank first: the walk goes
+    out from those ids and the constant's candidates filter its end, never a cartesian of ids and candidates."""
     plan = sanitize(parse("MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'CYP3A4'}) RETURN y"), SCHEMA).plan
     q = pattern_query(plan, SCHEMA.keys, first=("y", "g"))
     assert q.text == (
         "MATCH (v0:`drug`) WHERE v0.`id` IN $targets WITH v0 "
-        "MATCH (v1:`gene/protein`) WHERE v1.`id` IN $c0 WITH v0, v1 "
-        "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) "
+        "MATCH (v0:`drug`)-[:`target`]->(v1:`gene/protein`) WHERE v1.`id` IN $c0 "
         "RETURN v0.`id` AS id, v0.`name` AS name, labels(v0)[0] AS label, collect(DISTINCT v1.`id`) AS m0"
     )
     assert q.constant_params == {"g": "c0"}
+
+
+def test_given_ids_walk_out_through_a_middle_node_to_the_constant() -> None:
+    """Papers of authors at an institution, grounded among given papers: paper -> author -> institution, the
+    institution's candidates at the end (MAG's worst case walked every author of 100 institutions per given id)."""
+    text = "MATCH (y:drug)-[:target]->(g:`gene/protein`)<-[:target]-(o:drug {name: 'aspirin'}) RETURN y"
+    plan = sanitize(parse(text), SCHEMA).plan
+    assert [(s.binds, s.triplet is not None) for s in binding_order(plan, ("y", "o"))] == [
+        (("y",), False),
+        (("g",), True),
+        (("o",), True),
+    ]
+    q = pattern_query(plan, SCHEMA.keys, first=("y", "o"))
+    assert "WHERE v2.`id` IN $c0 RETURN" in q.text and q.text.count("MATCH") == 3
 
 
 def test_ids_only_returns_the_distinct_targets_alone() -> None:

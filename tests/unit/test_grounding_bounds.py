@@ -200,7 +200,7 @@ def test_answers_restricted_to_given_ids_are_bound_first_and_replay_with_them() 
     )  # type: ignore[arg-type]
     assert store.queries[0].startswith("MATCH (v0:`disease`) WHERE v0.`id` IN $targets WITH v0 ")
     assert result.last_params["targets"] == ["d1", "d7"] and result.query.text == store.queries[0]
-    with pytest.raises(ValueError, match="only answers of a variable"):
+    with pytest.raises(ValueError, match="only the answers of a plan of one constant"):
         target_constant = sanitize(
             parse("MATCH (y:disease {name: 'Dravet'})-[:present]->(h:phenotype) RETURN y"), SCHEMA
         )
@@ -215,6 +215,42 @@ def test_answers_restricted_to_given_ids_are_bound_first_and_replay_with_them() 
             found={"y": FOUND["h"]},
             within=["d1"],
         )  # type: ignore[arg-type]
+
+
+REACHED = {"d0": ["h0"], "d1": ["h4", "h1"], "d2": ["h2"], "d3": ["h9"], "d4": ["h25"]}
+
+
+class Among(Store):
+    """Given diseases (:data:`REACHED`), each reached through hub candidates of other ranks."""
+
+    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        self.queries.append(query)
+        allowed = set(params["c0"])
+        return [[t, t, "disease", [h for h in hs if h in allowed]] for t, hs in REACHED.items() if set(hs) & allowed]
+
+
+def test_grounding_among_given_ids_reads_every_round_in_one_query() -> None:
+    """The walk out from given ids costs the same in every round (MAG's worst generated question re-walked ~2,000
+    papers' authors twelve times): one query at l_max, each target in the round of its best candidate, and the
+    rounds stop at k as the expansion would."""
+    plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
+    among = list(REACHED)
+
+    def grounded(k: int) -> tuple[Among, Any]:
+        store = Among()
+        found = {"h": FOUND["h"]}
+        return store, ground(store, "hpo", plan, {"h": VECTORS["h"]}, SCHEMA, k=k, l_max=30, found=found, within=among)  # type: ignore[arg-type]
+
+    store, result = grounded(3)
+    assert len(store.queries) == 1
+    assert [(t.id, t.round_l) for t in result.targets] == [("d0", 1), ("d1", 2), ("d2", 3)]
+    assert result.targets[1].matches == (("h", ("h1",)),)  # h4 comes in at l = 5
+    assert [(r.scope, r.targets) for r in result.rounds] == [(3, 3)]
+    assert result.last_params["c0"] == HUB[:3] and result.last_params["targets"] == among
+    store, result = grounded(20)
+    assert [(t.id, t.round_l) for t in result.targets][-2:] == [("d3", 12), ("d4", 27)]
+    assert result.targets[1].matches == (("h", ("h1",)),)
+    assert [(r.scope, r.targets) for r in result.rounds] == [(30, 5)]
 
 
 class Ranked(Store):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -362,9 +362,12 @@ def ground(
         tied={symbol: exact_names(matches) for symbol, matches in found.items()},
         within=None if within is None else tuple(within),
     )
-    if within is not None and (plan.target is None or plan.target in found):
-        raise ValueError("only answers of a variable (no constant) can be restricted to given ids")
-    lead = () if within is None or plan.target is None else (plan.target,)
+    if within is not None and (plan.target is None or plan.target in found or len(plan.constants) != 1):
+        raise ValueError("only the answers of a plan of one constant can be restricted to given ids")
+    if within is not None and plan.target is not None:
+        return _ground_among(
+            store, skb, plan, plan.target, schema, result, k=k, l_max=l_max, limit=limit, source=source
+        )
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     degrees = degrees or Degrees(store, skb)
     hops = {s: hop for s, hop in first_hops(plan).items() if hop[0]} if len(plan.constants) > 1 else {}
@@ -386,7 +389,6 @@ def ground(
             result.unordered = f"the degree probe ran past the time limit ({exc}): constants bound in the plan's order"
             hops, walked = {}, {}
         order, cost = round_order(walked, scoped)
-        order = (*lead, *order)
         if cost is not None:
             result.costs[scope] = cost
             if result.rounds and bounds.cost_cap is not None and cost > bounds.cost_cap:
@@ -419,6 +421,54 @@ def ground(
             result.stopped_by = "expansion_stall"
             break
     result.targets = sorted(seen.values(), key=lambda g: g.round_l)
+    return result
+
+
+def _ground_among(
+    store: GraphStore,
+    skb: str,
+    plan: QueryPlan,
+    target: str,
+    schema: GraphSchema,
+    result: GroundingResult,
+    *,
+    k: int,
+    l_max: int,
+    limit: int | None,
+    source: str,
+) -> GroundingResult:
+    """:func:`ground` of a plan of one constant among given target ids (``result.within``). The walk out from those
+    ids costs the same whatever the round, so one query at ``l_max`` reads every round: a target's round is the
+    first whose candidates it is reached through, and the rounds stop where k targets are, as the expansion would.
+    The one round recorded is that one: its parameters (:attr:`GroundingResult.last_params`) replay its targets."""
+    (constant,) = plan.constants
+    query = result.query = pattern_query(plan, schema.keys, limit=limit, first=(target, constant.name))
+    schedule = expansion_schedule(l_max)
+    tied = result.tied.get(constant.name, 0)
+    entered: dict[str, int] = {}
+    for scope in reversed(schedule):
+        entered.update((i, scope) for i in at_scope(result.candidates[constant.name], scope, tied))
+    start = time.perf_counter()
+    try:
+        rows = store.read(skb, query.text, result.params_at(l_max))
+    except StoreTimeoutError as exc:
+        result.timed_out = f"l={l_max} ran past the time limit ({exc})"
+        return result
+    seconds = round(time.perf_counter() - start, 4)
+    if limit is not None and len(rows) >= limit:
+        result.capped = f"l={l_max} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
+    reached: list[Grounded] = []
+    for node_id, name, label, matched in rows:
+        ids = sorted(map(str, matched), key=lambda i: entered[i])
+        scope = entered[ids[0]]
+        reached.append(Grounded(str(node_id), name, label, scope, ((constant.name, tuple(ids)),), source))
+    last = next((s for s in schedule if sum(g.round_l <= s for g in reached) >= k), schedule[-1])
+    kept = sorted((g for g in reached if g.round_l <= last), key=lambda g: g.round_l)
+    result.targets = [
+        replace(g, matches=((constant.name, tuple(i for i in g.matches[0][1] if entered[i] <= g.round_l)),))
+        for g in kept
+    ]
+    result.rounds.append(Round(last, len(kept), seconds))
     return result
 
 
