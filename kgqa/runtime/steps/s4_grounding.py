@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -229,14 +229,16 @@ def plans_candidates(
     """Step 4 for every constant of each of ``plans`` (with its constants' vectors): a constant several plans name
     alike (the LLM's and the linked plan's 'Seizure') is looked up once, and the lookups are batched
     (:func:`search_candidates`)."""
+
+    def search(c: Symbol) -> Search:
+        return (c.search_string or "", c.labels or all_labels)
+
     searches: dict[Search, np.ndarray] = {}
     for plan, vectors in plans:
         for c in plan.constants:
-            searches.setdefault((c.search_string or "", c.labels or all_labels), vectors[c.name])
+            searches.setdefault(search(c), vectors[c.name])
     found = search_candidates(store, skb, searches, l_max, aliases=aliases)
-    return [
-        {c.name: found[(c.search_string or "", c.labels or all_labels)] for c in plan.constants} for plan, _ in plans
-    ]
+    return [{c.name: found[search(c)] for c in plan.constants} for plan, _ in plans]
 
 
 @dataclass(frozen=True)
@@ -459,16 +461,12 @@ def _ground_among(
         result.capped = f"l={l_max} reached the LIMIT of {limit} rows (pattern_limit): further targets not read"
     reached: list[Grounded] = []
     for node_id, name, label, matched in rows:
-        ids = sorted(map(str, matched), key=lambda i: entered[i])
-        scope = entered[ids[0]]
-        reached.append(Grounded(str(node_id), name, label, scope, ((constant.name, tuple(ids)),), source))
+        scope = min(entered[str(i)] for i in matched)
+        through = tuple(str(i) for i in matched if entered[str(i)] == scope)  # its candidates of that round
+        reached.append(Grounded(str(node_id), name, label, scope, ((constant.name, through),), source))
     last = next((s for s in schedule if sum(g.round_l <= s for g in reached) >= k), schedule[-1])
-    kept = sorted((g for g in reached if g.round_l <= last), key=lambda g: g.round_l)
-    result.targets = [
-        replace(g, matches=((constant.name, tuple(i for i in g.matches[0][1] if entered[i] <= g.round_l)),))
-        for g in kept
-    ]
-    result.rounds.append(Round(last, len(kept), seconds))
+    result.targets = sorted((g for g in reached if g.round_l <= last), key=lambda g: g.round_l)
+    result.rounds.append(Round(last, len(result.targets), seconds))
     return result
 
 
