@@ -398,7 +398,7 @@ def _graph_strand(
         return _no_plan(trace, (5, 6), "no plan names a node")
     groundings: list[PlanGrounding] = []
     degrees = Degrees(ctx.store, ctx.skb)
-    near: dict[str, tuple[list[str], str]] = {}
+    near: dict[str, tuple[dict[str, int], str]] = {}
     with trace.step(5) as record:
         details = []
         for p in plans:
@@ -448,6 +448,7 @@ def _graph_strand(
             doc_vector=doc_question,
             lexical=lexical,
             excluded=excluded.ruled_out(groundings),
+            reached={label: reach for label, (reach, cut) in near.items() if not cut},
         )
         record.detail = ranking.detail
     return ranking
@@ -460,12 +461,13 @@ def _hub_alone(
     degrees: Degrees,
     question_vectors: tuple[np.ndarray, np.ndarray],
     lexical: Lexical | None,
-    near: dict[str, tuple[list[str], str]],
+    near: dict[str, tuple[dict[str, int], str]],
 ) -> tuple[list[str] | None, str]:
     """Where a relaxation leaves one constant whose first round would join more targets than step 6 ranks
     (``graph_rank_cap``: 'Seizure' alone joins 2,439 diseases), the ids it is grounded among: the nodes of its answer
     label step 6 would rank first anyway (:func:`reach_of`, read once an ask per label into ``near`` with what
-    step 5's detail says of the lookup); and what step 5's detail says of it. A relaxation is not a license to
+    step 5's detail says of the lookup; step 6 preselects by the same lookups without reading them again); and what
+    step 5's detail says of it. A relaxation is not a license to
     scan."""
     if len(plan.constants) != 1 or plan.target is None or plan.target in found or not plan.symbol(plan.target).labels:
         return None, ""
@@ -480,11 +482,12 @@ def _hub_alone(
         terms = lexical.terms if lexical is not None and lexical.weight else ()
         depth = ctx.config.graph_rank_cap * PRESELECT_FACTOR
         try:
-            near[label] = (list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms)), "")
+            near[label] = (reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms), "")
         except StoreTimeoutError as exc:  # as step 6's preselection: the full-text side is a refinement
-            ids = list(reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ()))
-            near[label] = (ids, f"; its full-text side ran past the time limit ({exc})")
-    ids, note = near[label]
+            reach = reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ())
+            near[label] = (reach, f"; its full-text side ran past the time limit ({exc})")
+    reach, note = near[label]
+    ids = list(reach)
     (constant,) = plan.constants
     return ids, (
         f"; '{constant.search_string}' alone joins ~{walk}: grounded among the {len(ids)} {label} nodes step 6 ranks "

@@ -270,7 +270,7 @@ def test_a_relaxed_hub_is_grounded_among_the_nodes_step_6_ranks_first() -> None:
     store = Ranked()
     ctx = SimpleNamespace(config=SimpleNamespace(graph_rank_cap=200), store=store, skb="hpo")
     vectors = (np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32))
-    near: dict[str, tuple[list[str], str]] = {}
+    near: dict[str, tuple[dict[str, int], str]] = {}
     lexical = Lexical(("seizure",), 1.0)
     within, note = _hub_alone(ctx, plan, {"h": FOUND["h"]}, Degrees(store, "hpo"), vectors, lexical, near)  # type: ignore[arg-type]
     assert within == ["d0", "d1", "d2"]

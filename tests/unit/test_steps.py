@@ -37,7 +37,7 @@ from kgqa.runtime.steps.s4_grounding import (
     names_no_node,
     weak_constants,
 )
-from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand
+from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand, reach_of
 from kgqa.runtime.store.base import NODE_KEYS, NodeText, OneByOne, TextHit, VectorHit
 from kgqa.runtime.text import STOP_WORDS
 from tests.hpo_schema import HPO, PHENOTYPE, link
@@ -331,6 +331,19 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
     ranking, store = _rank(result, cap=6)
     assert store.lookups == [] and len(store.read) == 6 and len(ranking.grounded) == 6
     assert [c.id for c in ranking.kept] == ["d5", "d4"]  # the stored vectors' order alone
+
+
+def test_over_the_cap_the_lookups_step_5_read_are_not_read_again() -> None:
+    """Step 5 grounded a lone hub among the same lookups (kgqa.runtime.pipeline._hub_alone): step 6 preselects by
+    them without a second round trip, with the same outcome as reading them."""
+    grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)]
+    result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
+    question = np.array([0.0, 1.0], dtype=np.float32)
+    read, given = _Store(), _Store()
+    reached = {"disease": reach_of(read, "hpo", "disease", question, 30, ())}  # type: ignore[arg-type]
+    ranking = rank_graph_strand(_one(result), given, "hpo", question, keep=2, cap=3, reached=reached)  # type: ignore[arg-type]
+    assert given.lookups == [] and set(ranking.grounded) == {"d4", "d2", "d0"}
+    assert [c.id for c in ranking.kept] == [c.id for c in _rank(result, cap=3)[0].kept]
 
 
 def test_over_the_cap_the_full_text_best_matches_are_ranked_too() -> None:

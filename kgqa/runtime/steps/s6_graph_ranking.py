@@ -134,6 +134,7 @@ def rank_graph_strand(
     lexical: Lexical | None = None,
     keep_corroborated: int = 0,
     excluded: frozenset[str] = frozenset(),
+    reached: Mapping[str, Mapping[str, int]] | None = None,
 ) -> GraphRanking:
     """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
     then by relevance: the question's similarity to the node's document plus the weighted full-text score.
@@ -151,7 +152,9 @@ def rank_graph_strand(
     ``question_vector`` is the configured embedder's (the stored ``plain_emb`` are by it); ``doc_vector``, the
     question's vector for the stored document index that preselects over-cap targets (None: ``question_vector``;
     they differ when the SKB's document vectors come from another model). ``excluded``: ids no plan's target may
-    be (kgqa.runtime.steps.s4_grounding.ground_exclusions), left out before anything is ranked."""
+    be (kgqa.runtime.steps.s4_grounding.ground_exclusions), left out before anything is ranked. ``reached``: label ->
+    :func:`reach_of` already read in this ask with ``lexical``'s terms (step 5 grounds a lone hub among them), not
+    read again."""
     voted = plan_votes(groundings)
     targets = [s for s in voted if s.id not in excluded]
     exact = named_exactly(groundings) and not (lexical is not None and lexical.stated)
@@ -171,10 +174,10 @@ def rank_graph_strand(
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by {by})"
         vector = question_vector if doc_vector is None else doc_vector
         try:
-            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms)
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms, reached or {})
         except StoreTimeoutError as exc:  # as below: the full-text side is a refinement
             note += f"; full-text preselection skipped: {exc}"
-            chosen = _preselect(chosen, tier, store, skb, vector, cap, ())
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, (), {})
     keys = [(s.label, s.id) for s in chosen]
     dense = stored_similarities(store, skb, keys, question_vector)
     matched = np.zeros(len(chosen))
@@ -284,15 +287,17 @@ def _preselect(
     question_vector: np.ndarray,
     cap: int,
     terms: Sequence[str],
+    reached: Mapping[str, Mapping[str, int]],
 ) -> list[Supported]:
     """The ``cap`` targets to rank: better tiers first, within a tier by their better rank in two lookups, the
     document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
     textual condition's rare word finds its few targets among thousands that dense similarity would pass over);
-    targets beyond both lookups' reach come last, in grounding order."""
+    targets beyond both lookups' reach come last, in grounding order. ``reached``: those lookups already read."""
     depth = cap * PRESELECT_FACTOR
     reach: dict[str, int] = {}
     for label in dict.fromkeys(s.label for s in chosen):
-        reach.update(reach_of(store, skb, label, question_vector, depth, terms))
+        known = reached.get(label)
+        reach.update(known if known is not None else reach_of(store, skb, label, question_vector, depth, terms))
     return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
 
 
