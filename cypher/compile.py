@@ -192,10 +192,8 @@ def pattern_query(
     # One row per target: the constants' nodes it was grounded through are collected as evidence (m0, m1, ...).
     evidence = [(symbol, param) for symbol, param in constant_params.items() if symbol != plan.target]
     collected = "".join(f", collect(DISTINCT {names[s]}.{node_id}) AS m{p[1:]}" for s, p in evidence)
-    distinct = "" if evidence else "DISTINCT "  # aggregation already gives one row per target
+    distinct = "DISTINCT " if ids_only or not evidence else ""  # the aggregation gives one row per target
     matches = " ".join(clauses)
-    if ids_only:
-        distinct = "DISTINCT "
     text = f"{matches} RETURN {distinct}{target}.{node_id} AS id" + (
         "" if ids_only else f", {target}.{name} AS name, labels({target})[0] AS label{collected}"
     )
