@@ -139,6 +139,12 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                     {"ids": ["1"]},
                 )
             add(f"degrees {target} {rel_type} any label", q.degrees(target, (rel_type,), "any", ""), {"ids": ["1"]})
+            for direction in ("out", "in", "any"):
+                add(
+                    f"walk_degrees {source} {rel_type} {direction}",
+                    q.walk_degrees(source, (rel_type,), "out", target, (rel_type, rel_type), direction),
+                    {"ids": ["1"]},
+                )
         for source, rel_type, target in rels:
             add(f"edge_rows {source} {rel_type} {target}", q.edge_rows(source, rel_type, target), {})
             add(
@@ -272,6 +278,9 @@ def test_everything_the_store_sent_passes_neo4js_lint() -> None:
     store.plain_similarities("prime", "drug", ["2"], v)
     store.read("prime", q.relations("drug"), {"ids": ["2"]})
     store.degrees("prime", "drug", ["2", "3"], ["synergistic interaction"], "out", "drug")
+    store.walk_degrees(
+        "prime", "drug", ["2"], ["synergistic interaction"], "out", "drug", ["synergistic interaction"], "in"
+    )
     statements = [
         {"name": str(i), "query": text, "parameters": params} for i, (_, text, params) in enumerate(driver.sent)
     ]

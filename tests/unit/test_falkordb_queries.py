@@ -96,6 +96,15 @@ def test_golden_degree_probe() -> None:
     assert "OPTIONAL MATCH (n)-[r:`target`]-() " in q.degrees("drug", ("target",), "any", "")
 
 
+def test_golden_walk_probe() -> None:
+    """The second hop's count reads each middle node's degree (types as a parameter), never walks it."""
+    assert q.walk_degrees("paper", ("has_topic",), "out", "field", "in") == (
+        "MATCH (n:`paper`) WHERE n.id IN $ids MATCH (n)-[:`has_topic`]->(m:`field`) "
+        "RETURN n.id AS id, sum(indegree(m, $next_types)) AS degree"
+    )
+    assert "sum(outdegree(m, $next_types) + indegree(m, $next_types))" in q.walk_degrees("a", ("r",), "any", "b", "any")
+
+
 def test_injection_in_identifiers_stays_inside_the_quotes() -> None:
     text = q.create_id_index("x`) DETACH DELETE n //")
     assert text == "CREATE INDEX FOR (n:`x``) DETACH DELETE n //`) ON (n.id)"

@@ -18,7 +18,16 @@ from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.pipeline import _hub_alone
 from kgqa.runtime.scoring import Lexical
-from kgqa.runtime.steps.s4_grounding import Bounds, Degrees, NodeMatch, first_hops, ground, round_order
+from kgqa.runtime.steps.s4_grounding import (
+    Bounds,
+    Degrees,
+    GroundingResult,
+    NodeMatch,
+    first_hops,
+    ground,
+    round_order,
+    second_hops,
+)
 from kgqa.runtime.store.base import VectorHit
 
 SCHEMA = GraphSchema(
@@ -135,6 +144,67 @@ def test_degrees_are_read_once_per_candidate_for_the_whole_ask() -> None:
         ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=3, found=FOUND, degrees=degrees)  # type: ignore[arg-type]
     read = [i for *_, ids in store.probes for i in ids]
     assert sorted(read) == sorted(HUB[:12] + RARE[:12])  # one probe of the first 12 per constant, then none
+
+
+MAG = GraphSchema(
+    ("paper", "field"), (("paper", "cites", "paper"), ("paper", "topic", "field")), NodeKeys("id", "name")
+)
+CITING_A_FIELD_OF = sanitize(
+    parse(
+        "MATCH (y:paper)-[:cites]->(x:paper {name: 'X'}), (y)-[:topic]->(f:field), "
+        "(o:paper {name: 'Y'})-[:topic]->(f) RETURN y"
+    ),
+    MAG,
+).plan
+"""Papers citing X with a field of study paper Y has: Y has two fields (its first hop), but they have thousands of
+papers (its second); X is cited by 100."""
+
+
+class Walks(Store):
+    """X's candidates are cited by ``cited`` papers each, Y's have two fields, with ``fields_papers`` papers in all."""
+
+    def __init__(self, fields_papers: int, cited: int = 100) -> None:
+        super().__init__({1: ["p1"]})
+        self.fields_papers, self.cited = fields_papers, cited
+        self.walks: list[tuple[str, ...]] = []
+
+    def degrees(
+        self, graph: str, label: str, ids: Sequence[str], types: Sequence[str], direction: str, other: str
+    ) -> dict[str, int]:
+        self.probes.append((label, tuple(types), direction, tuple(ids)))
+        return {i: self.cited if i.startswith("x") else 2 for i in ids}
+
+    def walk_degrees(self, graph: str, label: str, ids: Sequence[str], *hops: Any) -> dict[str, int]:
+        self.walks.append((label, *map(str, hops), *ids))
+        return {i: self.fields_papers for i in ids}
+
+
+def walks_ground(store: Walks, y_candidates: int = 1) -> GroundingResult:
+    found = {"x": [NodeMatch("x1", "X")], "o": [NodeMatch(f"o{i}", "Y") for i in range(1, y_candidates + 1)]}
+    vectors = {c: np.zeros(4, dtype=np.float32) for c in found}
+    return ground(store, "mag", CITING_A_FIELD_OF, vectors, MAG, k=1, l_max=1, found=found)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("fields_papers", "first", "cost"), [(5000, "x", 100 * 1), (40, "o", (2 + 40) * 1)])
+def test_a_walk_whose_second_hop_is_the_hub_is_not_bound_first(fields_papers: int, first: str, cost: int) -> None:
+    assert second_hops(CITING_A_FIELD_OF) == {"o": ("field", ("topic",), "in", "paper")}
+    store = Walks(fields_papers)
+    result = walks_ground(store)
+    assert first_bound(store.queries[0]) == result.query.constant_params[first]
+    assert result.costs == {1: cost}
+    # the walk on from Y's fields is counted from their degrees, once; X's walk has no second hop to count
+    assert store.walks == [("paper", "('topic',)", "out", "field", "('topic',)", "in", "o1")]
+
+
+def test_a_second_hop_is_probed_only_where_its_first_would_go_first() -> None:
+    """A first hop alone is a lower bound of the walk: one already past the other side's whole walk rules its
+    constant out without reading its second hop, which is where the hub would be."""
+    store = Walks(5000, cited=1)
+    result = walks_ground(store)
+    assert store.walks == [] and result.costs == {1: 1 * 1}  # X's one citer goes first: Y's fields' papers unread
+    store = Walks(5000)
+    walks_ground(store, y_candidates=3)
+    assert [w[-1] for w in store.walks] == ["o1"]  # only the candidates of the round are counted, none ahead
 
 
 def test_a_plan_of_one_constant_is_not_probed() -> None:

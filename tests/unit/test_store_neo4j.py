@@ -432,3 +432,15 @@ def test_the_degree_probe_is_one_read_of_every_candidate_with_ids_as_a_parameter
     reads = [text for mode, text, _ in driver.sent if "count(r) AS degree" in text and not text.startswith("EXPLAIN")]
     assert len(reads) == 1 and q.degrees("drug", ["target"], "out", "gene/protein") in reads[0]
     assert driver.sent[-1][2] == {"ids": ["2", "3", "9"]}
+
+
+def test_the_second_hop_probe_reads_the_middle_nodes_degrees_in_one_read() -> None:
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("sum(COUNT", [["2", 900]])])
+    store = store_with(driver)
+    found = store.walk_degrees("prime", "drug", ["2", "9"], ["target"], "out", "gene/protein", ["ppi"], "any")
+    assert found == {"2": 900}
+    reads = [text for mode, text, _ in driver.sent if "sum(COUNT" in text and not text.startswith("EXPLAIN")]
+    assert len(reads) == 1 and reads[0].endswith(
+        "MATCH (n)-[:`target`]->(m:`gene/protein`) RETURN n.id AS id, sum(COUNT { (m)-[:`ppi`]-() }) AS degree"
+    )
+    assert driver.sent[-1][2] == {"ids": ["2", "9"]}

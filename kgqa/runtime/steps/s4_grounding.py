@@ -281,18 +281,39 @@ def first_hops(plan: QueryPlan) -> dict[str, Hop]:
     return out
 
 
+def second_hops(plan: QueryPlan) -> dict[str, Hop]:
+    """The edge each constant's walk toward the target takes after its first (:func:`first_hops`), where the
+    step-5 query binding that constant first walks on from the node its first hop reached (a paper's fields, then
+    every paper of those fields: the second hop is where a hub is). Only from a labelled middle node: its degrees are
+    what the probe reads."""
+    out: dict[str, Hop] = {}
+    for constant in plan.constants:
+        steps = binding_order(plan, (constant.name,))
+        if len(steps) < 3 or steps[1].triplet is None or steps[2].triplet is None or len(steps[2].binds) != 1:
+            continue
+        (middle,), t = steps[1].binds, steps[2].triplet
+        if middle not in (t.head, t.tail) or not plan.symbol(middle).labels:
+            continue
+        far = t.tail if t.head == middle else t.head
+        direction = "any" if t.direction != "out" else "out" if t.head == middle else "in"
+        labels = plan.symbol(far).labels
+        out[constant.name] = (plan.symbol(middle).labels[0], t.types, direction, labels[0] if labels else "")
+    return out
+
+
 PROBE_AHEAD = 12
 """Candidates of a constant whose degrees one probe reads at least: the rounds to l = 12 cost one count each."""
 
 
 class Degrees:
-    """Candidates' degrees along a constant's first hop (:func:`first_hops`), counted as rounds reach them (one query
-    per hop and round that goes past what was read) and kept for the whole ask: the LLM's plan, the linked plan and
-    its relaxations share constants."""
+    """Candidates' degrees along a constant's first hop (:func:`first_hops`), and the edges of its second
+    (:func:`second_hops`), counted as rounds reach them (one query per hop and round that goes past what was read) and
+    kept for the whole ask: the LLM's plan, the linked plan and its relaxations share constants."""
 
     def __init__(self, store: GraphStore, skb: str) -> None:
         self.store, self.skb = store, skb
         self.known: dict[tuple[Hop, str], int] = {}
+        self.further: dict[tuple[tuple[Any, ...], str], int] = {}
 
     def walked(self, hop: Hop, ids: Sequence[str], ahead: Sequence[str]) -> int:
         """The edges binding ``ids`` through ``hop`` walks; reads those of ``ahead`` (``ids`` first) not yet read."""
@@ -302,6 +323,44 @@ class Degrees:
             found = self.store.degrees(self.skb, label, missing, types, direction, other)
             self.known.update({(hop, i): found.get(i, 0) for i in missing})
         return sum(self.known[(hop, i)] for i in ids)
+
+    def beyond(self, hop: Hop, then: Hop, ids: Sequence[str]) -> int:
+        """The edges binding ``ids`` walks through ``then`` after ``hop`` (its second hop, :func:`second_hops`),
+        from the middle nodes' degrees; reads those not yet read (no look-ahead: each probed id costs its first hop's
+        edges, which may be a hub's)."""
+        key = (*hop, *then)
+        missing = [i for i in dict.fromkeys(ids) if (key, i) not in self.further]
+        if missing:
+            label, types, direction, middle = hop
+            _, next_types, next_direction, _ = then
+            found = self.store.walk_degrees(
+                self.skb, label, missing, types, direction, middle, next_types, next_direction
+            )
+            self.further.update({(key, i): found.get(i, 0) for i in missing})
+        return sum(self.further[(key, i)] for i in ids)
+
+
+def walk_estimates(
+    degrees: Degrees,
+    hops: dict[str, Hop],
+    then: dict[str, Hop],
+    scoped: dict[str, list[str]],
+    candidates: dict[str, list[str]],
+) -> dict[str, int]:
+    """The edges each probed constant's walk reads from its ``scoped`` candidates (:func:`round_order`'s input):
+    its first hop, and its second (``then``) where the walk goes on. A first hop alone is a lower bound, so the second
+    is counted only for the constant that would go first by what is known, until the one that goes first is counted
+    whole: a hub's second hop is never probed (its first already rules it out, and its probe would read the hub)."""
+    walked = {
+        s: degrees.walked(hop, scoped[s], candidates[s][: max(len(scoped[s]), PROBE_AHEAD)]) for s, hop in hops.items()
+    }
+    pending = {s: hop for s, hop in then.items() if s in walked}
+    while pending:
+        first = round_order(walked, scoped)[0][0]
+        if first not in pending:
+            break
+        walked[first] += degrees.beyond(hops[first], pending.pop(first), scoped[first])
+    return walked
 
 
 def first_round_walk(degrees: Degrees, plan: QueryPlan, found: dict[str, list[NodeMatch]]) -> int | None:
@@ -317,8 +376,9 @@ def first_round_walk(degrees: Degrees, plan: QueryPlan, found: dict[str, list[No
 
 def round_order(walked: dict[str, int], scoped: dict[str, list[str]]) -> tuple[tuple[str, ...], int | None]:
     """The constants in the order a round binds them (the fewest edges ``walked`` from its ``scoped`` candidates
-    first, so no hub is walked whole; those not probed last), and the round's estimated rows: the first constant's
-    edges times the candidates of the others it is then joined with. None where a constant was not probed (an
+    first, along its first hop and its second where its walk goes on (:func:`second_hops`), so no hub is walked
+    whole; those not probed last), and the round's estimated rows: the first constant's edges times the candidates
+    of the others it is then joined with. None where a constant was not probed (an
     unlabelled one): the probed side may be the hub, and no estimate says what binding the other first would cost."""
     order = tuple(sorted(scoped, key=lambda s: (s not in walked, walked.get(s, 0))))
     if not walked or set(walked) != set(scoped):
@@ -373,6 +433,7 @@ def ground(
     evidence = [symbol for symbol in query.constant_params if symbol != plan.target]
     degrees = degrees or Degrees(store, skb)
     hops = {s: hop for s, hop in first_hops(plan).items() if hop[0]} if len(plan.constants) > 1 else {}
+    then = {s: hop for s, hop in second_hops(plan).items() if s in hops}
     queries = {tuple(query.constant_params): query}
     seen: dict[str, Grounded] = {}
     last: dict[str, Any] | None = None
@@ -383,13 +444,10 @@ def ground(
         last = params
         scoped = {s: at_scope(ids, scope, result.tied.get(s, 0)) for s, ids in candidates.items()}
         try:
-            walked = {
-                s: degrees.walked(hop, scoped[s], candidates[s][: max(len(scoped[s]), PROBE_AHEAD)])
-                for s, hop in hops.items()
-            }
+            walked = walk_estimates(degrees, hops, then, scoped, candidates)
         except StoreTimeoutError as exc:  # rounds still run, in the plan's order and without an estimate
             result.unordered = f"the degree probe ran past the time limit ({exc}): constants bound in the plan's order"
-            hops, walked = {}, {}
+            hops, then, walked = {}, {}, {}
         order, cost = round_order(walked, scoped)
         if cost is not None:
             result.costs[scope] = cost

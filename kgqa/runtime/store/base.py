@@ -438,6 +438,23 @@ class GraphStore(Protocol):
         ``label`` to nodes of ``other`` (any label where empty), for each of ``ids`` the graph holds."""
         ...
 
+    def walk_degrees(
+        self,
+        graph: str,
+        label: str,
+        ids: Sequence[str],
+        types: Sequence[str],
+        direction: str,
+        middle: str,
+        next_types: Sequence[str],
+        next_direction: str,
+    ) -> dict[str, int]:
+        """id -> how many edges of ``next_types`` (``next_direction`` from the middle node, to a node of any label)
+        the nodes of ``middle`` joined to that node of ``label`` by edges of ``types`` (``direction`` from it) have,
+        summed over those middle nodes: the rows a walk of two hops from it reads, read from each middle node's
+        degree (the store's degree lookup), never by walking the second hop, which is what may be a hub."""
+        ...
+
     def reachable(self, graph: str, start: str, hops: Sequence[tuple[str, str]], node_id: str) -> list[tuple[str, str]]:
         """(id, name) of the nodes reached from node ``node_id`` of ``start`` along ``hops`` [(type, label), ...],
         edges read undirected (the anchors of a generated question)."""

@@ -594,6 +594,21 @@ class FalkorStore(CatalogueReads):
         params = {"label": label, "query": " | ".join(check_terms(terms)), "ids": list(ids)}
         return {str(i): float(score) for i, score in self.read(graph, q.TEXT_SCORES, params)}
 
+    def walk_degrees(
+        self,
+        graph: str,
+        label: str,
+        ids: Sequence[str],
+        types: Sequence[str],
+        direction: str,
+        middle: str,
+        next_types: Sequence[str],
+        next_direction: str,
+    ) -> dict[str, int]:
+        text = q.walk_degrees(label, types, direction, middle, next_direction)
+        rows = self.read(graph, text, {"ids": list(ids), "next_types": list(next_types)})
+        return {str(i): int(n) for i, n in rows}
+
     def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
         if not terms:
             return []

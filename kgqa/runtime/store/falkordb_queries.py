@@ -13,7 +13,7 @@ from kgqa.cypher.identifiers import quote
 from kgqa.runtime.store import queries as shared
 from kgqa.runtime.store.base import ALIAS_LABEL, NameKind
 from kgqa.runtime.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
-from kgqa.runtime.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME
+from kgqa.runtime.store.queries import ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, DOC, ID, NAME, walk_start
 
 __all__ = [
     *shared.__all__,
@@ -30,6 +30,7 @@ __all__ = [
     "names",
     "set_vectors_query",
     "to_vectors_query",
+    "walk_degrees",
 ]
 
 
@@ -109,3 +110,15 @@ def set_vectors_query(prop: str) -> str:
     The id goes through ``WITH`` on purpose: FalkorDB 4.16 plans ``MATCH (n) WHERE id(n) = r[0]`` as a scan of
     every node per row (quadratic), and ``WITH r[0] AS i ... WHERE id(n) = i`` as a ``NodeByIdSeek``."""
     return f"UNWIND $rows AS r WITH r[0] AS i, r[1] AS v MATCH (n) WHERE id(n) = i SET n.{quote(prop)} = vecf32(v)"
+
+
+def walk_degrees(label: str, types: Sequence[str], direction: str, middle: str, next_direction: str) -> str:
+    """The rows a two-hop walk from each node of ``label`` whose id is in ``$ids`` reads (:func:`walk_start`), from
+    FalkorDB's degree functions on the middle nodes (edges of the types in ``$next_types``; ``next_direction`` 'out',
+    'in' or 'any' from the middle node): a count that does not walk the hub it measures."""
+    degree = {
+        "out": "outdegree(m, $next_types)",
+        "in": "indegree(m, $next_types)",
+        "any": "outdegree(m, $next_types) + indegree(m, $next_types)",
+    }[next_direction]
+    return f"{walk_start(label, types, direction, middle)}RETURN n.{ID} AS id, sum({degree}) AS degree"

@@ -384,6 +384,20 @@ class Neo4jStore(OneByOne, CatalogueReads):
         rows = self._read_rows(q.plain_similarities(label, self.syntax), params)
         return {str(i): float(sim) for i, sim in rows if sim is not None}
 
+    def walk_degrees(
+        self,
+        graph: str,
+        label: str,
+        ids: Sequence[str],
+        types: Sequence[str],
+        direction: str,
+        middle: str,
+        next_types: Sequence[str],
+        next_direction: str,
+    ) -> dict[str, int]:
+        text = q.walk_degrees(label, types, direction, middle, next_types, next_direction)
+        return {str(i): int(n) for i, n in self.read(graph, text, {"ids": list(ids)})}
+
     def text_scores(self, graph: str, label: str, terms: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
         self._check(graph)
         if not terms or not ids:

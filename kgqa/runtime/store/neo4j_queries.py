@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -37,6 +38,7 @@ from kgqa.runtime.store.queries import (
     NAME_KEY,
     PLAIN_EMB,
     REL_DOC,
+    walk_start,
 )
 
 __all__ = [
@@ -73,6 +75,7 @@ __all__ = [
     "text_scores",
     "text_top_k",
     "vector_top_k",
+    "walk_degrees",
 ]
 
 Syntax = Literal["5", "25"]
@@ -319,3 +322,17 @@ def explain(text: str) -> str:
     if text.startswith("CYPHER 25 "):
         return "CYPHER 25 EXPLAIN " + text.removeprefix("CYPHER 25 ")
     return "EXPLAIN " + text
+
+
+def walk_degrees(
+    label: str, types: Sequence[str], direction: str, middle: str, next_types: Sequence[str], next_direction: str
+) -> str:
+    """The rows a two-hop walk from each node of ``label`` whose id is in ``$ids`` reads (:func:`walk_start`), from
+    the middle nodes' degrees: a ``COUNT`` of edges of ``next_types`` to a node of any label, which Neo4j answers
+    from the node's degree store instead of walking the hub it measures."""
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[next_direction]
+    edges = "|".join(quote(t) for t in next_types)
+    return (
+        f"{walk_start(label, types, direction, middle)}"
+        f"RETURN n.{ID} AS id, sum(COUNT {{ (m){left}[:{edges}]{right}() }}) AS degree"
+    )

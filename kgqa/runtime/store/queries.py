@@ -49,6 +49,7 @@ __all__ = [
     "reaches",
     "relation_summary",
     "relations",
+    "walk_start",
 ]
 
 RESERVED_PREFIX = "_Kgqa"
@@ -184,6 +185,17 @@ def degrees(label: str, types: Sequence[str], direction: str, other: str) -> str
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
         f"OPTIONAL MATCH (n){left}[r:{'|'.join(quote(t) for t in types)}]{right}{end} "
         f"RETURN n.{ID} AS id, count(r) AS degree"
+    )
+
+
+def walk_start(label: str, types: Sequence[str], direction: str, middle: str) -> str:
+    """The first hop of a two-hop walk's cost probe (each dialect's ``walk_degrees`` adds how it reads a middle
+    node's degree): every node of ``middle`` joined by edges of ``types`` to a node of ``label`` whose id is in
+    ``$ids``, as ``n`` and ``m``."""
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[direction]
+    return (
+        f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
+        f"MATCH (n){left}[:{'|'.join(quote(t) for t in types)}]{right}(m:{quote(middle)}) "
     )
 
 
