@@ -362,7 +362,7 @@ def _measure_steps(args: argparse.Namespace, kg: Kgqa) -> dict:
         timed = [r for r in answer.trace.steps if r.step in steps and r.status != "skipped"]
         for record in timed:
             steps[record.step].append(record.seconds)
-        if max((_constants(p["plan"]) for p in answer.trace.plans), default=0) >= 2:
+        if max((_constants(p["params"]) for p in answer.trace.plans), default=0) >= 2:
             joined.append(sum(r.seconds for r in timed))
     return {
         "questions": len(questions),
@@ -381,9 +381,10 @@ def _measure_steps(args: argparse.Namespace, kg: Kgqa) -> dict:
     }
 
 
-def _constants(plan: dict) -> int:
-    """The constants of a plan as the trace records it (``dataclasses.asdict`` of a QueryPlan)."""
-    return sum(symbol["search_string"] is not None for symbol in plan["symbols"])
+def _constants(params: dict) -> int:
+    """The constants of a plan by its recorded parameters (each constant's candidates are ``c0``, ``c1``, ...:
+    kgqa.cypher.compile.pattern_query)."""
+    return sum(bool(re.fullmatch(r"c\d+", name)) for name in params)
 
 
 WRITES, TOPIC = "author___writes___paper", "paper___has_topic___field_of_study"
