@@ -13,7 +13,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from kgqa.errors import InputError
+from kgqa.errors import InputError, KgqaError
 
 from .model import EdgeArrays, Node, SkbData, aliases_of, fingerprint_files
 from .plain_data import PlainCheck, PlainDataError
@@ -103,8 +103,10 @@ class StarkNodes(Sequence[Node]):
         named as the file's fault, node and all, instead of ending the load as an internal error."""
         try:
             node = self._render(i)
-        except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
-            what = f"{type(exc).__name__}: {exc}"[:200]
+        except KgqaError:
+            raise
+        except Exception as exc:  # whatever a field of the wrong shape raises in STaRK's template is the file's fault
+            what = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
             raise InputError(f"node_info.pkl entry {i} has a field STaRK's documents cannot render ({what})") from exc
         for field, text in (("name", node.name), ("document", node.doc), ("relations", node.relations or "")):
             problem = text_problem(text)

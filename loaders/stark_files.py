@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.errors import InputError
+from kgqa.errors import InputError, KgqaError
 
 from .plain_data import INT64_MAX
 
@@ -94,10 +94,12 @@ def read_pickle(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
             return SafeUnpickler(handle).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError) as exc:
-        raise InputError(f"{path} is not a valid STaRK pickle: {_one_line(str(exc))}") from exc
     except MemoryError as exc:
         raise InputError(f"{path} does not fit in memory") from exc
+    except KgqaError:
+        raise
+    except Exception as exc:  # a crafted or damaged pickle raises any type (OverflowError, KeyError, ...): the file's
+        raise InputError(f"{path} is not a valid STaRK pickle: {_one_line(str(exc)) or type(exc).__name__}") from exc
 
 
 def read_torch(path: Path) -> Any:

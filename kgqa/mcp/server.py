@@ -47,6 +47,10 @@ from kgqa.runtime.skbs import KNOWN
 log = logging.getLogger("kgqa.mcp")
 T = TypeVar("T")
 MAX_K = 100
+ERROR_META = "kgqa/error"
+"""The ``_meta`` key of an error result holding ``{"type", "message"}``: structured content must match the tool's
+output schema, which describes answers, so an error's type travels in ``_meta`` (the MCP spec's place for data
+outside a result's schema), and clients that check structured content (the TypeScript SDK) read the error as is."""
 """The most answers one ``ask`` returns."""
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 INSTRUCTIONS = (
@@ -196,8 +200,8 @@ def failure(tool: str, exc: ToolError) -> CallToolResult:
     line = " ".join(message.split())
     return CallToolResult(
         content=[TextContent(type="text", text=f"error: {line}")],
-        structured_content={"error": {"type": kind, "message": line}},
         is_error=True,
+        _meta={ERROR_META: {"type": kind, "message": line}},
     )
 
 

@@ -21,6 +21,7 @@ import redis
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from kgqa.mcp.server import ERROR_META
 from kgqa.runtime.store.server import LOG_NAME, SOCKET_NAME
 from tests.conftest import servers_for, wait_for
 from tests.integration.test_worker import KGQA, _state
@@ -136,7 +137,7 @@ def test_the_attack_corpus_through_the_tools_writes_nothing_and_breaks_nothing(
             else:
                 assert result.structured_content, case
         if asked.is_error:  # any text is a question to answer, unless it is too long or holds a NUL
-            assert asked.structured_content["error"]["type"] in ("InvalidArguments", "QuestionError"), case
+            assert asked.meta[ERROR_META]["type"] in ("InvalidArguments", "QuestionError"), case
     assert _changes(home) == before
 
 

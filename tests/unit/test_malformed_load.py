@@ -192,6 +192,7 @@ BUILDERS: dict[str, Callable[[Path], object]] = {
     ),
     "empty_pt": lambda f: (f / "node_types.pt").write_bytes(b""),
     "truncated_pt": lambda f: (f / "edge_index.pt").write_bytes((f / "edge_index.pt").read_bytes()[:200]),
+    "pickle_overflow": lambda f: (f / "node_info.pkl").write_bytes(b"\x80\x04\x8e" + (2**63 + 5).to_bytes(8, "little")),
     "evil_pickle": lambda f: (f / "node_info.pkl").write_bytes(pickle.dumps({0: _System()}, protocol=4)),
     "generif_not_text": lambda f: _edit_info(f, lambda i: i[2]["details"].__setitem__("generif", [1, 2])),
     "review_not_a_dict": lambda f: _edit_info(f, lambda i: i[1].__setitem__("review", ["great", "awful"])),

@@ -18,7 +18,7 @@ from mcp import Client
 from kgqa.api import Api
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError, SkbNotLoadedError, StoreTimeoutError
-from kgqa.mcp.server import MAX_K, Clients, build_server, check_http, rebinding_guard
+from kgqa.mcp.server import ERROR_META, MAX_K, Clients, build_server, check_http, rebinding_guard
 from kgqa.runtime.store.base import IndexInfo, LabelInfo, RelationCount, RelationshipInfo, Schema, SkbMeta
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Answer, Candidate, Match, NodeView
@@ -175,7 +175,8 @@ def test_errors_are_one_line_tool_errors(arguments: dict[str, Any], line: str) -
     (content,) = result.content
     assert content.text.startswith(line) and "\n" not in content.text
     assert "secret internals" not in content.text and "Traceback" not in content.text
-    assert result.structured_content["error"]["message"] == content.text.removeprefix("error: ")
+    assert result.structured_content is None  # no shape outside the tool's output schema
+    assert result.meta[ERROR_META]["message"] == content.text.removeprefix("error: ")
     if "invalid arguments" in line:
         assert kg.calls == []  # refused before kgqa is called
 
@@ -183,7 +184,7 @@ def test_errors_are_one_line_tool_errors(arguments: dict[str, Any], line: str) -
 def test_a_kgqa_error_keeps_its_type_and_message() -> None:
     result = _run(_server(FakeKg()), lambda c: c.call_tool("schema", {"skb": "prime"}))
     assert result.is_error
-    assert result.structured_content["error"] == {
+    assert result.structured_content is None and result.meta[ERROR_META] == {
         "type": "SkbNotLoadedError",
         "message": "SKB 'prime' is not loaded; run kgqa load prime first",
     }
