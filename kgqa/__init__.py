@@ -18,6 +18,7 @@ from kgqa._lazy import lazy_getattr
 from kgqa._version import __version__ as __version__
 from kgqa.config import Config, load_config
 from kgqa.errors import (
+    ArgumentError,
     Cancelled,
     ConfigError,
     CypherSyntaxError,
@@ -68,6 +69,7 @@ _LAZY = {
 __all__ = [
     "Answer",
     "Api",
+    "ArgumentError",
     "Cancelled",
     "Candidate",
     "Config",

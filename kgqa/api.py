@@ -8,13 +8,19 @@ without loading the pipeline."""
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
+import numbers as numbers_module
+import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast, get_args
 
 from kgqa.config import Config
-from kgqa.errors import QuestionError
+from kgqa.errors import ArgumentError, QuestionError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +53,81 @@ def check_question(question: str, max_chars: int) -> None:
             f"the question is not valid text: a lone surrogate U+{code:04X} at character {exc.start + 1} "
             "(a byte that is not UTF-8?)"
         ) from None
+
+
+_LITERALS = {
+    "Steps": ("kgqa.choices", "Steps"),
+    "Dialect": ("kgqa.choices", "StoreKind"),
+    "Phrasing": ("kgqa.lab.questions", "Phrasing"),
+    "Split": ("kgqa.lab.questions", "Split"),
+}
+"""The ``Literal`` settings the API's annotations name, and where each is defined (imported when a call checks one)."""
+
+
+def _fits(value: object, annotation: str) -> str | None:
+    """Why ``value`` does not fit ``annotation`` (one of the API's annotations, as written), or None where it fits or
+    the annotation is not checked here (a progress sink). A path may be given as text; an integer is never a bool."""
+    if " | " in annotation:
+        reasons = [_fits(value, part) for part in annotation.split(" | ")]
+        return None if None in reasons else " or ".join(r for r in reasons if r)
+    if annotation == "None":
+        return None if value is None else "None"
+    if annotation in ("str", "Path"):
+        allowed: tuple[type, ...] = (str,) if annotation == "str" else (str, os.PathLike)
+        return None if isinstance(value, allowed) else "a string" if annotation == "str" else "a path"
+    if annotation in ("int", "float"):
+        numbers = (numbers_module.Integral,) if annotation == "int" else (numbers_module.Real,)
+        ok = isinstance(value, numbers) and not isinstance(value, bool)
+        return None if ok else "an integer" if annotation == "int" else "a number"
+    if annotation == "bool":
+        return None if isinstance(value, bool) else "true or false"
+    if annotation == "Sequence[str]":
+        if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+            return "a list of strings"
+        items = value if isinstance(value, Sequence | AbstractSet) else ()  # a generator is not read twice
+        return None if all(isinstance(item, str) for item in items) else "a list of strings"
+    if annotation == "np.ndarray":
+        return None if hasattr(value, "__array__") and not isinstance(value, str | bytes) else "an array"
+    if annotation == "Config":
+        return None if isinstance(value, Config) else "a kgqa Config"
+    if annotation in _LITERALS:
+        module, name = _LITERALS[annotation]
+        choices = get_args(getattr(importlib.import_module(module), name))
+        return None if isinstance(value, str) and value in choices else "one of " + ", ".join(map(repr, choices))
+    return None
+
+
+def check_arguments(method: str, arguments: Mapping[str, object]) -> None:
+    """Refuse a call of :class:`Api`'s ``method`` whose arguments (bound by name) do not have the declared types,
+    with an ArgumentError (an InputError, exit 2) naming the argument, what it must be and what it was: the same
+    refusal in process and at the worker's client, before the call leaves the caller (never a worker's internal
+    error)."""
+    declared = inspect.signature(getattr(Api, method)).parameters
+    for name, value in arguments.items():
+        parameter = declared.get(name)
+        if parameter is None or not isinstance(parameter.annotation, str):
+            continue
+        expected = _fits(value, parameter.annotation)
+        if expected is not None:
+            shown = type(value).__name__ if not isinstance(value, str | int | float) else repr(value)[:40]
+            raise ArgumentError(f"{method}: '{name}' must be {expected}, got {shown}")
+
+
+C = TypeVar("C", bound=Callable[..., object])
+
+
+def checked(method: C) -> C:
+    """``method`` (an implementation of one of :data:`CALLS`) refusing arguments of the wrong type first
+    (:func:`check_arguments`)."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def call(self: object, /, *args: object, **kwargs: object) -> object:
+        bound = signature.bind(self, *args, **kwargs)
+        check_arguments(method.__name__, dict(list(bound.arguments.items())[1:]))
+        return method(self, *args, **kwargs)
+
+    return cast(C, call)
 
 
 F = TypeVar("F")

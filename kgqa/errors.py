@@ -24,6 +24,13 @@ class QuestionError(InputError):
     exit_code = 2
 
 
+class ArgumentError(InputError):
+    """A call's argument of the wrong type (:func:`kgqa.api.check_arguments`), refused before any work, in process or
+    at the worker's client. Exit 2, like any other bad argument."""
+
+    exit_code = 2
+
+
 class CypherSyntaxError(QuestionError):
     """A Cypher text, given or written by the LLM, holds no usable query. The Cypher front end (``kgqa.cypher``)
     imports nothing of kgqa and raises its own errors (root ``kgqa.cypher.errors.CypherError``); kgqa's API raises

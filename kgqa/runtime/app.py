@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kgqa.api import Api, check_question
+from kgqa.api import CALLS, Api, check_question, checked
 from kgqa.choices import Steps
 from kgqa.config import Config, load_config, validate
 from kgqa.cypher.errors import CypherError
@@ -510,6 +510,10 @@ class Kgqa(Api):
                 f"of '{meta.doc_model}'"
             )
         return vector
+
+
+for _name in CALLS:  # every public call refuses arguments of the wrong type, as the worker's client does
+    setattr(Kgqa, _name, checked(getattr(Kgqa, _name)))
 
 
 def connect(config: Config | None = None, **overrides: Any) -> Api:

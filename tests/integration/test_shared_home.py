@@ -52,3 +52,29 @@ def test_a_worker_with_other_settings_is_named_not_shared(loaded: dict[str, str]
 def test_connect_without_a_worker_opens_the_directory_here(cli_env: dict[str, str], home: Path) -> None:
     with kgqa.connect(load_config(env=cli_env, cwd=home.parent)) as kg:
         assert isinstance(kg, Kgqa)
+
+
+WRONG_TYPES = [
+    ("ask", ({"q": 1}, "prime"), {}, "ask: 'question' must be a string, got dict"),
+    ("ask", (QUESTION, "prime"), {"top_k": "3"}, "ask: 'top_k' must be an integer or None, got '3'"),
+    ("node", ("prime", 2), {}, "node: 'node_id' must be a string, got 2"),
+    ("schema", (None,), {}, "schema: 'skb' must be a string, got NoneType"),
+    ("explain", ("prime",), {"cypher": ["MATCH (n) RETURN n"]}, "explain: 'cypher' must be a string or None, got list"),
+]
+
+
+def test_wrong_types_are_input_errors_through_the_worker_and_in_process(loaded: dict[str, str], home: Path) -> None:
+    """The same refusal whichever side runs the call: never a worker's RemoteBug, never an internal error."""
+    config = load_config(env=loaded, cwd=home.parent)
+    for side in ("worker", "in process"):
+        with kgqa.connect(config) as kg:
+            assert isinstance(kg, RemoteKgqa if side == "worker" else Kgqa), side
+            for method, args, kwargs, message in WRONG_TYPES:
+                with pytest.raises(InputError) as raised:
+                    getattr(kg, method)(*args, **kwargs)
+                assert str(raised.value) == message, (side, method)
+            with pytest.raises(InputError, match="'question' must be a string, got dict"):
+                KgqaRetriever(kg=kg, skb="prime", k=2, reranker="none").invoke({"q": 1})  # type: ignore[arg-type]
+            assert kg.ask(QUESTION, "prime").answers  # and the side goes on answering
+        if side == "worker":
+            run_kgqa(loaded, "server", "stop")

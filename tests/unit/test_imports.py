@@ -11,10 +11,10 @@ import sys
 import kgqa
 
 _EXPECTED = """
-Answer Api Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export GeneratedCypher
-GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeText NodeView QuestionError Schema SkbMeta
-SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerBusyError WorkerError
-connect load_config
+Answer Api ArgumentError Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export
+GeneratedCypher GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeText NodeView QuestionError
+Schema SkbMeta SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerBusyError
+WorkerError connect load_config
 """
 EXPECTED = sorted(_EXPECTED.split())
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api
+from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api, check_arguments
 from kgqa.config import Config
 from kgqa.errors import StoreLockedError, WorkerError, WorkerStoppingError
 from kgqa.runtime.worker.common import (
@@ -499,6 +499,7 @@ def _remote(name: str) -> Callable[..., Any]:
 
     def call(self: RemoteKgqa, *args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(self, *args, **kwargs)
+        check_arguments(name, dict(list(bound.arguments.items())[1:]))  # refused here, never in the worker
         sent = {key: _portable(value) for key, value in list(bound.arguments.items())[1:] if key not in LOCAL_ARGUMENTS}
         if name in JOB_CALLS:
             return self._job(name, progress=bound.arguments.get("progress"), **sent)
