@@ -74,7 +74,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
         {
             "name": f"{syntax}:alias_top_k",
             "query": by_alias.text,
-            "parameters": {**by_alias.params, "k": 10, "vector": _VECTOR},
+            "parameters": {**by_alias.params, "k": 10, "vectors": [_VECTOR, _VECTOR]},
         }
     )
     for labels, rels in SCHEMAS.values():
@@ -123,7 +123,7 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
                     {
                         "name": f"{syntax}:vector_top_k {label} {prop}",
                         "query": vector.text,
-                        "parameters": {**vector.params, "k": 10, "vector": _VECTOR},
+                        "parameters": {**vector.params, "k": 10, "vectors": [_VECTOR]},
                     }
                 )
         for source, rel_type, target in rels[:4]:  # question-generator paths, 1 and 2 hops

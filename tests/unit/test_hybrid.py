@@ -12,8 +12,9 @@ from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_hybrid import RRF_K, hybrid_merge, merge, rrf
-from kgqa.runtime.store.base import OneByOne, TextHit, VectorHit
+from kgqa.runtime.store.base import TextHit, VectorHit
 from kgqa.types import Candidate
+from tests.store_fakes import OneByOne
 
 QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 VECTORS = (QUESTION, QUESTION)

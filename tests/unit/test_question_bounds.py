@@ -22,8 +22,9 @@ from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_linking import Link, link_entities
 from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
 from kgqa.runtime.steps.s2_spans import MAX_LINK_SPANS, MAX_NGRAM, link_spans, ngrams, span_cap
-from kgqa.runtime.store.base import NODE_KEYS, OneByOne, VectorHit
+from kgqa.runtime.store.base import NODE_KEYS, VectorHit
 from kgqa.runtime.trace import StepTrace, Trace
+from tests.store_fakes import OneByOne
 
 LABELS = ("disease", "drug")
 

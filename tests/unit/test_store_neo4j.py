@@ -90,26 +90,42 @@ def test_version_switch_and_preflight_before_every_read() -> None:
     driver = FakeDriver(
         [
             ("_KgqaMeta", [["prime", "{}"]]),
-            ("queryNodes", [["3", "sumatriptan", 0.9]]),
-            ("SEARCH", [["3", "sumatriptan", 0.9]]),
+            ("queryNodes", [[0, "3", "sumatriptan", 0.9], [1, "4", "zolmitriptan", 0.95]]),
+            ("SEARCH", [[0, "3", "sumatriptan", 0.9]]),
         ]
     )
     old = store_with(driver)
     assert old.syntax == "5"
-    hits = old.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)
-    assert [(h.id, h.similarity) for h in hits] == [("3", 0.9)]
     two = np.ones((2, 4), dtype=np.float32)
-    assert old.vector_top_k_many("prime", "drug", "name", two, 5, floor=0.9) == [hits, hits]
-    assert old.vector_top_k_many("prime", "drug", "name", two[:1], 5, floor=0.95) == [[]]  # under the floor
+    first, second = old.vector_top_k_many("prime", "drug", "name", two, 5)
+    assert [(h.id, h.similarity) for h in first] == [("3", 0.9)] and [h.id for h in second] == ["4"]
+    assert old.vector_top_k_many("prime", "drug", "name", two, 5, floor=0.92) == [[], second]  # under the floor
     reads = [(text, params) for mode, text, params in driver.sent if mode == "read"]
-    for (first, p1), (second, p2) in zip(reads[::2], reads[1::2], strict=True):
-        assert first == q.explain(second) and p1 == p2  # each query is planned with EXPLAIN first
-    assert reads[-1][1] == {"index": q.index_name("drug", "name_emb"), "k": 5, "vector": [1.0] * 4}
+    for (plan, p1), (text, p2) in zip(reads[::2], reads[1::2], strict=True):
+        assert plan == q.explain(text) and p1 == p2  # each query is planned with EXPLAIN first
+    assert reads[-1][1] == {"index": q.index_name("drug", "name_emb"), "k": 5, "vectors": [[1.0] * 4] * 2}
     new = store_with(FakeDriver(driver.answers), version="2026.01.0")
     assert new.syntax == "25"
-    new.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)
+    assert [h.id for h in new.vector_top_k("prime", "drug", "name", np.ones(4, dtype=np.float32), 5)] == ["3"]
     sent = [text for _, text, _ in new.driver.sent]
-    assert sent[-2].startswith("CYPHER 25 EXPLAIN MATCH (node:`drug`) SEARCH node IN")
+    assert sent[-2].startswith(
+        "CYPHER 25 EXPLAIN UNWIND range(0, size($vectors) - 1) AS i WITH i, $vectors[i] AS vector "
+        "MATCH (node:`drug`) SEARCH node IN (VECTOR INDEX"
+    )
+
+
+@pytest.mark.parametrize("spans", [1, 12])
+def test_linking_sends_one_query_per_index_whatever_the_number_of_spans(spans: int) -> None:
+    """Entity linking searches every span of a question in one query per label and one of the aliases (UNWIND
+    $vectors), not one per span: ~100 round trips a question before (issue 53)."""
+    driver = FakeDriver([("_KgqaMeta", [["prime", "{}"]]), ("queryNodes", []), ("alias_of", [])])
+    store = store_with(driver)
+    vectors = np.ones((spans, 4), dtype=np.float32)
+    for label in ("drug", "disease"):
+        assert store.vector_top_k_many("prime", label, "name", vectors, 1, floor=0.8) == [[]] * spans
+    assert store.alias_top_k_many("prime", vectors, 10, floor=0.8) == [[]] * spans
+    searches = [p for mode, text, p in driver.sent if mode == "read" and "vectors" in p and "EXPLAIN" not in text]
+    assert len(searches) == 3 and all(len(p["vectors"]) == spans for p in searches)
 
 
 def test_a_query_neo4j_plans_as_a_write_is_refused() -> None:
@@ -233,7 +249,7 @@ def test_aliases_are_written_indexed_and_read_as_the_nodes_they_alias() -> None:
         [
             ("_KgqaMeta", [["prime", "{}"]]),
             ("SHOW VECTOR INDEXES", []),
-            ("node.of AS id", [["2", "drug", "ivermectin", "Stromectol", 0.5]]),
+            ("node.of AS id", [[0, "2", "drug", "ivermectin", "Stromectol", 0.5]]),
         ]
     )
     store = store_with(driver)
@@ -253,8 +269,8 @@ def test_aliases_are_written_indexed_and_read_as_the_nodes_they_alias() -> None:
     ]
     hits = store.alias_top_k("prime", v, 5)
     assert hits == [AliasHit("2", "drug", "ivermectin", "Stromectol", 0.5)]
-    assert driver.sent[-1][2] == {"index": q.index_name(ALIAS_LABEL, "name_emb"), "k": 5, "vector": [1.0, 1.0]}
-    assert store.alias_top_k_many("prime", np.array([v, v]), 5, floor=0.5) == [hits, hits]
+    assert driver.sent[-1][2] == {"index": q.index_name(ALIAS_LABEL, "name_emb"), "k": 5, "vectors": [[1.0, 1.0]]}
+    assert store.alias_top_k_many("prime", np.array([v, v]), 5, floor=0.5) == [hits, []]  # the rows name vector 0
     assert store.alias_top_k_many("prime", np.array([v]), 5, floor=0.6) == [[]]  # under the floor
 
 

@@ -20,10 +20,11 @@ from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.store.base import OneByOne, VectorHit
+from kgqa.runtime.store.base import VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention
 from tests.hpo_schema import HPO, PHENOTYPE, link
 from tests.meaning_table import MeaningTable
+from tests.store_fakes import OneByOne
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
 

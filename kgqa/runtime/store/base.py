@@ -278,31 +278,10 @@ def refuse_names(
                 raise InputError(f"{kind} {shown} cannot be stored in {database}: {why}; nothing was written")
 
 
-class OneByOne:
-    """:meth:`GraphStore.vector_top_k_many` and :meth:`GraphStore.alias_top_k_many` as a search per vector, for a
-    store whose server searches one vector per query (Neo4j's vector index)."""
-
-    def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
-        raise NotImplementedError
-
-    def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
-        raise NotImplementedError
-
-    def vector_top_k_many(
-        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
-    ) -> list[list[VectorHit]]:
-        return _at_least([self.vector_top_k(graph, label, index, vector, k) for vector in vectors], floor)
-
-    def alias_top_k_many(
-        self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
-    ) -> list[list[AliasHit]]:
-        return _at_least([self.alias_top_k(graph, vector, k) for vector in vectors], floor)
-
-
 _Hit = TypeVar("_Hit", VectorHit, AliasHit)
 
 
-def _at_least(found: list[list[_Hit]], floor: float | None) -> list[list[_Hit]]:
+def at_least(found: list[list[_Hit]], floor: float | None) -> list[list[_Hit]]:
     """Each list of ``found`` without its hits under ``floor`` (all of them without one)."""
     return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
 

@@ -42,13 +42,13 @@ from kgqa.runtime.store.base import (
     LabelInfo,
     NodeId,
     NodeRow,
-    OneByOne,
     RelationshipInfo,
     Schema,
     SkbMeta,
     TextHit,
     VectorHit,
     VectorIndex,
+    at_least,
     batched,
     check_terms,
     plain_matrix,
@@ -205,6 +205,11 @@ def _settle(future: Future[T], call: Callable[[], T]) -> None:
         future.set_exception(exc)
 
 
+def _vector_lists(vectors: np.ndarray) -> list[list[float]]:
+    """Vectors as the driver sends them: lists of Python floats."""
+    return [[float(x) for x in vector] for vector in np.asarray(vectors)]
+
+
 def _graph_value(value: Any) -> Any:
     """A driver's node, relationship or path as :meth:`Neo4jStore.read_records` returns it (see
     GraphStore.read_records)."""
@@ -222,7 +227,7 @@ def _graph_value(value: Any) -> Any:
     return value
 
 
-class Neo4jStore(OneByOne, CatalogueReads):
+class Neo4jStore(CatalogueReads):
     """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake), and a driver the
     store did not open is the caller's to close (:meth:`borrow`)."""
 
@@ -372,11 +377,20 @@ class Neo4jStore(OneByOne, CatalogueReads):
         return Schema(labels, rels, tuple(self._indexes()))
 
     def vector_top_k(self, graph: str, label: str, index: VectorIndex, vector: np.ndarray, k: int) -> list[VectorHit]:
+        return self.vector_top_k_many(graph, label, index, np.asarray(vector)[None, :], k)[0]
+
+    def vector_top_k_many(
+        self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[VectorHit]]:
+        """Every vector's search in one query (``UNWIND``), whatever their number."""
         self._check(graph)
         query = q.vector_top_k(label, q.INDEX_PROPERTY[index], self.syntax)
-        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
-        rows = self._read_rows(query.text, params)
-        return [VectorHit(node_id, name, label, float(sim)) for node_id, name, sim in rows]
+        found: list[list[VectorHit]] = [[] for _ in range(len(vectors))]
+        if found:
+            rows = self._read_rows(query.text, {**query.params, "k": int(k), "vectors": _vector_lists(vectors)})
+            for i, node_id, name, sim in rows:
+                found[int(i)].append(VectorHit(node_id, name, label, float(sim)))
+        return at_least(found, floor)
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         self._check(graph)
@@ -416,11 +430,20 @@ class Neo4jStore(OneByOne, CatalogueReads):
         return [TextHit(str(i), str(name), label, float(score)) for i, name, score in rows]
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
+        return self.alias_top_k_many(graph, np.asarray(vector)[None, :], k)[0]
+
+    def alias_top_k_many(
+        self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
+    ) -> list[list[AliasHit]]:
+        """Every vector's alias search in one query (``UNWIND``), whatever their number."""
         self._check(graph)
         query = q.alias_top_k(self.syntax)
-        params = {**query.params, "k": int(k), "vector": [float(x) for x in vector]}
-        rows = self._read_rows(query.text, params)
-        return [AliasHit(str(i), str(label), str(name), str(alias), float(sim)) for i, label, name, alias, sim in rows]
+        found: list[list[AliasHit]] = [[] for _ in range(len(vectors))]
+        if found:
+            rows = self._read_rows(query.text, {**query.params, "k": int(k), "vectors": _vector_lists(vectors)})
+            for at, i, label, name, alias, sim in rows:
+                found[int(at)].append(AliasHit(str(i), str(label), str(name), str(alias), float(sim)))
+        return at_least(found, floor)
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
         """Wait until every vector and full-text index is ONLINE: Neo4j populates them in the background, and a query
