@@ -61,15 +61,17 @@ def test_golden_load_and_schema_queries() -> None:
 def test_golden_vector_queries_in_both_syntaxes() -> None:
     gene = q.index_name("gene/protein", "name_emb")
     five = q.vector_top_k("gene/protein", "name_emb", "5")
+    each = "UNWIND range(0, size($vectors) - 1) AS i WITH i, $vectors[i] AS vector "  # every search in one query
     assert five.text == (
-        "CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score "
-        "RETURN node.id AS id, node.name AS name, 2 * score - 1 AS similarity ORDER BY similarity DESC"
+        f"{each}CALL db.index.vector.queryNodes($index, $k, vector) YIELD node, score "
+        "RETURN i, node.id AS id, node.name AS name, 2 * score - 1 AS similarity ORDER BY i, similarity DESC"
     )
     assert five.params == {"index": gene}
     search = q.vector_top_k("gene/protein", "name_emb", "25")
     assert search.text == (
-        f"CYPHER 25 MATCH (node:`gene/protein`) SEARCH node IN (VECTOR INDEX `{gene}` FOR $vector LIMIT $k) "
-        "SCORE AS score RETURN node.id AS id, node.name AS name, 2 * score - 1 AS similarity ORDER BY similarity DESC"
+        f"CYPHER 25 {each}MATCH (node:`gene/protein`) SEARCH node IN (VECTOR INDEX `{gene}` FOR vector LIMIT $k) "
+        "SCORE AS score RETURN i, node.id AS id, node.name AS name, 2 * score - 1 AS similarity "
+        "ORDER BY i, similarity DESC"
     )
     assert search.params == {}
 
@@ -102,15 +104,16 @@ def test_golden_alias_queries_in_both_syntaxes() -> None:
         f"CREATE INDEX `{q.index_name('_KgqaAlias', 'key')}` IF NOT EXISTS FOR (n:`_KgqaAlias`) ON (n.`key`)"
     )
     returned = (
-        "RETURN node.of AS id, node.of_label AS label, node.of_name AS name, node.name AS alias, "
-        "2 * score - 1 AS similarity ORDER BY similarity DESC"
+        "RETURN i, node.of AS id, node.of_label AS label, node.of_name AS name, node.name AS alias, "
+        "2 * score - 1 AS similarity ORDER BY i, similarity DESC"
     )
+    each = "UNWIND range(0, size($vectors) - 1) AS i WITH i, $vectors[i] AS vector "
     five = q.alias_top_k("5")
-    assert five.text == f"CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score {returned}"
+    assert five.text == f"{each}CALL db.index.vector.queryNodes($index, $k, vector) YIELD node, score {returned}"
     assert five.params == {"index": index}
     search = q.alias_top_k("25")
     assert search.text == (
-        f"CYPHER 25 MATCH (node:`_KgqaAlias`) SEARCH node IN (VECTOR INDEX `{index}` FOR $vector LIMIT $k) "
+        f"CYPHER 25 {each}MATCH (node:`_KgqaAlias`) SEARCH node IN (VECTOR INDEX `{index}` FOR vector LIMIT $k) "
         f"SCORE AS score {returned}"
     )
     assert search.params == {}
