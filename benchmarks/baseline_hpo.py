@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import BASELINE_ROWS, Record, Row, eval_settings, load_records, results, run_eval
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.langchain.baseline import CORRECTOR_REJECTED, STORE_REFUSED
 from kgqa.runtime.app import Kgqa
@@ -114,7 +114,9 @@ def main() -> None:
     parser.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated, of {', '.join(RUNS)}")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         for run in [r for r in args.runs.split(",") if r]:
             if run not in RUNS:

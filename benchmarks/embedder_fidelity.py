@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.loaders.hpo import read_hpo
 from kgqa.runtime.embed import make_encoder
 from kgqa.runtime.load import embedding_text, plain_text
@@ -129,7 +129,9 @@ def main() -> None:
     parser.add_argument("--per-kind", type=int, default=500)
     parser.add_argument("--seed", type=int, default=31)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results file")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         rows = measure(args.per_kind, args.seed)
         doc = {

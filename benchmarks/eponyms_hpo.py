@@ -32,7 +32,7 @@ from typing import Any
 from kgqa.config import load_config
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.hpo import read_hpo
 from kgqa.runtime.app import Kgqa
@@ -158,7 +158,9 @@ def render() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         if not QUESTIONS.exists():
             make_questions()

@@ -47,7 +47,7 @@ from kgqa.lab.evaluate import (
 )
 from kgqa.lab.families import FAMILIES, TUNED
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.lab.questions import MAX_WORD_SHARE, GeneratedQuestion, generate, write
 from kgqa.runtime.app import Kgqa
@@ -392,7 +392,9 @@ def main() -> None:
     parser.add_argument("--render", action="store_true", help="only rewrite the docs tables from the results files")
     parser.add_argument("--out-dir", type=Path, default=RESULTS, help="where questions and results go (trial runs)")
     parser.add_argument("--doc", type=Path, default=DOC, help="the markdown file the tables go into")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     files = Files(args.out_dir.resolve())
     if not args.render:
         families = [f for f in args.families.split(",") if f]

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "first_run.json"
@@ -177,7 +177,9 @@ def main() -> None:
     parser.add_argument("--pip-cache", action="store_true", help="let pip use its cache (not a newcomer's install)")
     parser.add_argument("--keep", action="store_true", help="keep the clone, venv and data directory")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         doc = measure(args.pip_cache, args.keep)
         OUT.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

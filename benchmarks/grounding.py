@@ -23,7 +23,15 @@ from pathlib import Path
 from kgqa.cypher import quote
 from kgqa.cypher.parser import parse
 from kgqa.cypher.sanitize import sanitize
-from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.provenance import (
+    CODE_PATHS,
+    allow_dirty_flag,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+)
 from kgqa.runtime.app import connect
 from kgqa.runtime.steps.s4_grounding import constant_vectors, ground
 from kgqa.runtime.store.base import graph_schema
@@ -107,7 +115,9 @@ def main() -> None:
     parser.add_argument("--l-max", type=int, default=100)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from grounding.json")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if args.render:
         out = json.loads(RESULT.read_text())
     else:

@@ -29,7 +29,7 @@ import numpy as np
 from scale import WORD_RANK, HashedWords, _text, _words
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.store import vectors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +115,9 @@ def table(result: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, default=load_config({}).home / "cache" / "embeddings.sqlite")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     rng = np.random.default_rng(0)
     real = minilm(args.cache)
     picked = real[rng.choice(len(real), 100, replace=False)]

@@ -33,7 +33,7 @@ from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.parser import parse
 from kgqa.cypher.sanitize import sanitize
 from kgqa.errors import KgqaError, StoreTimeoutError
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.store.base import graph_schema
 
@@ -172,7 +172,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", type=Path, default=Path(tempfile.gettempdir()) / "kgqa-latency")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the JSON file")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         result = {"provenance": provenance(), **measure(args.home)}
         OUT.parent.mkdir(parents=True, exist_ok=True)

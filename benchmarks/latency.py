@@ -26,7 +26,7 @@ from pathlib import Path
 from scale import HashedWords, write_prime_like
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.questions import generate
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
@@ -143,7 +143,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-prime", action="store_true")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the JSON file")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         result = {"provenance": provenance(), "questions": args.questions}
         result["hpo"] = measure_hpo(args.home, args.questions, args.seed)

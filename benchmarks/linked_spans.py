@@ -18,6 +18,7 @@ markers in docs/results.md.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from collections import Counter
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.lab.evaluate import load_records
-from kgqa.lab.provenance import provenance, replace_block
+from kgqa.lab.provenance import allow_dirty_flag, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -89,6 +90,9 @@ def render(doc: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    allow_dirty_flag(parser)
+    require_committed(parser.parse_args().allow_dirty)
     families = count()
     order = [f for f in json.loads(META.read_text(encoding="utf-8"))["families"] if f in families] + ["all"]
     doc = {"provenance": provenance(), "records": str(RECORDS.name), "families": {f: families[f] for f in order}}

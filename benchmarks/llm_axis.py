@@ -62,7 +62,7 @@ from typing import Any
 from kgqa.config import load_config
 from kgqa.errors import LlmError
 from kgqa.lab.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import ChatModel, Completion, Message
@@ -443,7 +443,9 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="a setting KEY=JSON for an ablation run")
     parser.add_argument("--tag", default="", help="suffix of the results files of an ablation run (not in docs)")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         levels = [v for v in args.levels.split(",") if v]
         unknown = sorted(set(levels) - set(LEVELS))

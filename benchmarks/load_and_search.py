@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from kgqa.lab.provenance import origin, provenance, replace_block
+from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.store.base import NodeRow, SkbMeta, batched
 from kgqa.runtime.store.falkordb import FalkorStore
 
@@ -56,7 +56,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=RESULT)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from --out")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if args.render:
         write_table(json.loads(args.out.read_text()), args.out)
         return

@@ -39,7 +39,15 @@ from mcp.client.streamable_http import streamable_http_client
 from soak import KGQA, ROOT, SKB, _env, _latency, prepare
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.provenance import (
+    CODE_PATHS,
+    allow_dirty_flag,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+)
 from kgqa.runtime.worker.client import connect_worker
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -201,7 +209,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results file")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if args.render:
         body = table(json.loads(OUT.read_text(encoding="utf-8")))
         print(body)

@@ -18,7 +18,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from soak import ROOT, _env
 
-from kgqa.lab.provenance import provenance, replace_block
+from kgqa.lab.provenance import allow_dirty_flag, provenance, replace_block, require_committed
 
 DOC = ROOT / "docs" / "mcp.md"
 QUESTION = "Which genes are associated with Marfan syndrome?"
@@ -83,7 +83,9 @@ def render(calls: list[tuple[str, dict[str, Any], Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--home", type=Path, default=Path("/tmp/kgqa-soak"))
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     calls = anyio.run(session, _env(args.home))
     body = render(calls)
     DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), "mcp_session", body), encoding="utf-8")

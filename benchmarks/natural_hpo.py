@@ -31,7 +31,7 @@ from typing import Any
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import find_reader
@@ -177,7 +177,9 @@ def main() -> None:
     parser.add_argument("--points", default=",".join(POINTS), help="comma-separated: " + ", ".join(POINTS))
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each half")
     parser.add_argument("--render", action="store_true", help="only rewrite the tables from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         for point in args.points.split(","):
             if point not in POINTS:

@@ -31,7 +31,7 @@ from typing import Any
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
 from kgqa.runtime.app import Kgqa
@@ -235,7 +235,9 @@ def main() -> None:
         "(after a change that alters answers), e.g. hybrid,full",
     )
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from pipeline_hpo.json")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if args.render:
         write_doc(json.loads(SUMMARY.read_text()))
         return

@@ -24,7 +24,7 @@ from typing import Any
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
 from kgqa.runtime.app import Kgqa
@@ -166,7 +166,9 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--redo", default="", help="variants whose records are deleted and measured again")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         variants = [v for v in args.variants.split(",") if v]
         redo = [v for v in args.redo.split(",") if v]

@@ -33,7 +33,7 @@ from kgqa.errors import ConfigError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.lab.train_reader import ReaderSettings, train
 from kgqa.runtime.app import Kgqa
@@ -211,7 +211,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each family")
     parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
     parser.add_argument("--train-only", action="store_true", help="train and keep the left-out readers, ask nothing")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         run(HPO, args.families.split(","), args.limit, args.train_only)
     if not args.train_only:

@@ -44,7 +44,7 @@ from kgqa.errors import KgqaError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.lab.questions import GeneratedQuestion, write
 from kgqa.loaders.stark import read_stark
@@ -181,7 +181,9 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated families to leave out")
     parser.add_argument("--limit", type=int, default=None, help="the first N questions of each family")
     parser.add_argument("--render", action="store_true", help="only rewrite the table from the results files")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     s = study(args.home)
     if not args.render:
         args.home.mkdir(parents=True, exist_ok=True)

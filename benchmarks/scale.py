@@ -45,7 +45,15 @@ import torch
 
 from kgqa.config import Config, load_config
 from kgqa.errors import StoreTimeoutError
-from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.provenance import (
+    CODE_PATHS,
+    allow_dirty_flag,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+)
 from kgqa.lab.questions import generate
 from kgqa.loaders.stark import read_stark
 from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
@@ -676,7 +684,9 @@ def main() -> None:
         action="store_true",
         help="with --home: only steps 4-7 and the joins on a saved run's store, by this code",
     )
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         result = measure_opens(args) if args.opens_only else measure_asks(args) if args.asks_only else measure(args)
         out = args.out or RESULTS / f"scale_{args.size}.json"

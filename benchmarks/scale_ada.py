@@ -50,7 +50,15 @@ from scale import (
 )
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.provenance import (
+    CODE_PATHS,
+    allow_dirty_flag,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+)
 from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
 from kgqa.runtime.app import Kgqa, read_load_input
 from kgqa.runtime.embed import Embedder
@@ -186,7 +194,9 @@ def main() -> None:
     parser.add_argument("--fraction", type=float, default=1.0, help="shrink every count (smoke runs; not tabled)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table from the JSON file")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         result = measure(args)
         args.out.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n")

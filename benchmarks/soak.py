@@ -63,7 +63,15 @@ import kgqa
 from kgqa.api import Api
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
-from kgqa.lab.provenance import CODE_PATHS, config_settings, origin, provenance, replace_block
+from kgqa.lab.provenance import (
+    CODE_PATHS,
+    allow_dirty_flag,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+)
 from kgqa.lab.questions import MAX_WORD_SHARE
 from kgqa.runtime.worker.client import RemoteKgqa, connect_worker
 
@@ -591,7 +599,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="results file (default results/soak.json)")
     parser.add_argument("--table", action="store_true", help="only print the table of --out")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table of --out")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if args.long and (args.clients or args.seconds is not None):
         parser.error("--long is N = 4 for 1800 s: give neither --clients nor --seconds with it")
     if not 0 <= args.cli_share <= 1:

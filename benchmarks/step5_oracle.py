@@ -38,7 +38,7 @@ from natural_gold import Graph, Spec, answers, read_questions
 
 from kgqa.config import load_config
 from kgqa.cypher.identifiers import quote
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.loaders.hpo import read_hpo
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
@@ -323,7 +323,9 @@ def main() -> None:
     parser.add_argument("--tag", default="", choices=list(VARIANTS), help="an alternative's records (see VARIANTS)")
     parser.add_argument("--settings", default="{}", help="kgqa settings of the alternative, as JSON")
     parser.add_argument("--render", action="store_true", help="only summarize the records and rewrite the table")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         run(args.home, args.modes.split(","), args.sets.split(","), args.redo, json.loads(args.settings), args.tag)
     result = summary()

@@ -39,7 +39,7 @@ import numpy as np
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, results, run_eval
-from kgqa.lab.provenance import CODE_PATHS, origin, provenance, replace_block
+from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.documents import relation_texts
 from kgqa.loaders.hpo import read_hpo
@@ -254,7 +254,9 @@ def main() -> None:
     parser.add_argument("--per-kind", type=int, default=500, help="texts per kind timed for the cost estimate")
     parser.add_argument("--no-costs", action="store_true", help="keep the cost file as it is")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
+    allow_dirty_flag(parser)
     args = parser.parse_args()
+    require_committed(args.allow_dirty)
     if not args.render:
         if not args.no_costs:
             COSTS.write_text(json.dumps(costs(args.per_kind, 0), indent=2) + "\n", encoding="utf-8")

@@ -15,6 +15,7 @@ benchmark but ``kgqa/`` edits do. Nothing here raises when git or the repository
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import platform
@@ -103,6 +104,35 @@ def provenance(root: Path | None = None) -> dict[str, Any]:
 
 def _under(path: str, paths: Iterable[str]) -> bool:
     return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/") for p in paths)
+
+
+BENCHMARK_CODE = (*CODE_PATHS, "benchmarks")
+"""What a benchmark's results rest on: kgqa's code and the benchmark scripts (their results under
+``benchmarks/results/`` are output, never code)."""
+
+
+def allow_dirty_flag(parser: argparse.ArgumentParser) -> None:
+    """Give a benchmark's command line ``--allow-dirty`` (see :func:`require_committed`)."""
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="run with uncommitted code changes: the results file records them and docs must not cite it",
+    )
+
+
+def require_committed(allow_dirty: bool, root: Path | None = None) -> None:
+    """Refuse to measure while code a result rests on (:data:`BENCHMARK_CODE`) has uncommitted changes, unless
+    ``allow_dirty``: a result is evidence only of the code it ran, and a figure in docs must name a commit that holds
+    that code. With ``allow_dirty`` the results file's provenance lists the changed paths (``dirty_paths``), which
+    marks it: :func:`origin` reads it as stale, and no table cites it as current."""
+    prov = provenance(root)
+    changed = [p for p in prov.get("dirty_paths") or () if _under(p, BENCHMARK_CODE)]
+    if changed and not allow_dirty:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise SystemExit(
+            f"uncommitted code changes ({shown}): commit them before measuring, or pass --allow-dirty (the results "
+            "file then records the changes and must not be cited)"
+        )
 
 
 def code_dirty(prov: Mapping[str, Any], paths: Iterable[str] = CODE_PATHS) -> bool:

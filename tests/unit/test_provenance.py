@@ -15,7 +15,16 @@ import pytest
 from kgqa.config import Config
 from kgqa.lab import evaluate
 from kgqa.lab.evaluate import Record, commits, eval_settings, results, run_eval, settings_path
-from kgqa.lab.provenance import code_dirty, config_settings, origin, provenance, replace_block, stale
+from kgqa.lab.provenance import (
+    BENCHMARK_CODE,
+    code_dirty,
+    config_settings,
+    origin,
+    provenance,
+    replace_block,
+    require_committed,
+    stale,
+)
 from kgqa.lab.qa import Question
 
 REPO = Path(__file__).resolve().parents[2]
@@ -345,3 +354,22 @@ def test_every_results_file_names_a_commit_of_this_repository(path: Path) -> Non
             ["git", "-C", str(REPO), "cat-file", "-e", f"{sha}^{{commit}}"], capture_output=True, check=False
         )
         assert found.returncode == 0, f"{path.name}: commit {sha} is not in this repository"
+
+
+def test_a_benchmark_refuses_uncommitted_code_unless_allowed(repo: Path) -> None:
+    (repo / "docs" / "results.md").write_text("# edited\n")  # docs, tests and the README are no code
+    (repo / "README.md").write_text("edited\n")
+    require_committed(False, repo)
+    (repo / "kgqa" / "a.py").write_text("x = 2\n")
+    with pytest.raises(SystemExit, match=r"uncommitted code changes \(kgqa/a\.py\): commit them before measuring"):
+        require_committed(False, repo)
+    require_committed(True, repo)  # --allow-dirty: the results file's provenance then lists kgqa/a.py
+    assert code_dirty(provenance(repo), BENCHMARK_CODE)
+
+
+@pytest.mark.parametrize("path", _results_files())
+def test_no_results_file_rests_on_uncommitted_code(path: Path) -> None:
+    """A result is evidence only of the code it ran: a file measured with --allow-dirty stays out of the results
+    the docs cite (re-measure it from committed code instead)."""
+    prov = json.loads(path.read_text()).get("provenance") or {}
+    assert not code_dirty(prov, BENCHMARK_CODE), f"{path.name} was recorded with {prov.get('dirty_paths')}"
