@@ -97,12 +97,18 @@ def _fits(value: object, annotation: str) -> str | None:
     return None
 
 
+@functools.cache
+def _declared(method: str) -> Mapping[str, inspect.Parameter]:
+    """The parameters :class:`Api` declares for ``method``, read once (every call is checked against them)."""
+    return inspect.signature(getattr(Api, method)).parameters
+
+
 def check_arguments(method: str, arguments: Mapping[str, object]) -> None:
     """Refuse a call of :class:`Api`'s ``method`` whose arguments (bound by name) do not have the declared types,
     with an ArgumentError (an InputError, exit 2) naming the argument, what it must be and what it was: the same
     refusal in process and at the worker's client, before the call leaves the caller (never a worker's internal
     error)."""
-    declared = inspect.signature(getattr(Api, method)).parameters
+    declared = _declared(method)
     for name, value in arguments.items():
         parameter = declared.get(name)
         if parameter is None or not isinstance(parameter.annotation, str):

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 import numpy as np
 
 from kgqa.cypher.compile import TARGETS_PARAM, PatternQuery, binding_order, pattern_query
-from kgqa.cypher.plan import QueryPlan, Symbol
+from kgqa.cypher.plan import QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.embed import Embedder
@@ -259,6 +259,14 @@ Hop = tuple[str, tuple[str, ...], str, str]
 """The edge a constant is bound through toward the answer: (its label, types, direction from it, neighbour label)."""
 
 
+def _hop(plan: QueryPlan, start: str, t: Triplet) -> Hop:
+    """Triplet ``t`` walked from symbol ``start``, as a probe reads it (a symbol without a label as '')."""
+    other = t.tail if t.head == start else t.head
+    direction = "any" if t.direction != "out" else "out" if t.head == start else "in"
+    here, there = plan.symbol(start).labels, plan.symbol(other).labels
+    return (here[0] if here else "", t.types, direction, there[0] if there else "")
+
+
 def first_hops(plan: QueryPlan) -> dict[str, Hop]:
     """Each constant's first edge toward the target, as the step-5 query walks it when that constant is bound
     first; a constant bound with no edge of its own (the target, a plan of one node) has none. An unlabelled
@@ -267,17 +275,8 @@ def first_hops(plan: QueryPlan) -> dict[str, Hop]:
     for constant in plan.constants:
         steps = binding_order(plan, (constant.name,))
         t = steps[1].triplet if len(steps) > 1 else None
-        if t is None or constant.name not in (t.head, t.tail):
-            continue
-        other = t.tail if t.head == constant.name else t.head
-        direction = "any" if t.direction != "out" else "out" if t.head == constant.name else "in"
-        labels = plan.symbol(other).labels
-        out[constant.name] = (
-            constant.labels[0] if constant.labels else "",
-            t.types,
-            direction,
-            labels[0] if labels else "",
-        )
+        if t is not None and constant.name in (t.head, t.tail):
+            out[constant.name] = _hop(plan, constant.name, t)
     return out
 
 
@@ -292,12 +291,8 @@ def second_hops(plan: QueryPlan) -> dict[str, Hop]:
         if len(steps) < 3 or steps[1].triplet is None or steps[2].triplet is None or len(steps[2].binds) != 1:
             continue
         (middle,), t = steps[1].binds, steps[2].triplet
-        if middle not in (t.head, t.tail) or not plan.symbol(middle).labels:
-            continue
-        far = t.tail if t.head == middle else t.head
-        direction = "any" if t.direction != "out" else "out" if t.head == middle else "in"
-        labels = plan.symbol(far).labels
-        out[constant.name] = (plan.symbol(middle).labels[0], t.types, direction, labels[0] if labels else "")
+        if middle in (t.head, t.tail) and plan.symbol(middle).labels:
+            out[constant.name] = _hop(plan, middle, t)
     return out
 
 

@@ -382,15 +382,19 @@ class Neo4jStore(CatalogueReads):
     def vector_top_k_many(
         self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[VectorHit]]:
-        """Every vector's search in one query (``UNWIND``), whatever their number."""
+        found = self._searches(graph, q.vector_top_k(label, q.INDEX_PROPERTY[index], self.syntax), vectors, k)
+        return at_least([[VectorHit(i, name, label, float(sim)) for i, name, sim in rows] for rows in found], floor)
+
+    def _searches(self, graph: str, query: q.VectorQuery, vectors: np.ndarray, k: int) -> list[list[list[Any]]]:
+        """The rows of each vector's search, in one query whatever their number (``UNWIND``: the rows name their
+        vector first, dropped here)."""
         self._check(graph)
-        query = q.vector_top_k(label, q.INDEX_PROPERTY[index], self.syntax)
-        found: list[list[VectorHit]] = [[] for _ in range(len(vectors))]
+        found: list[list[list[Any]]] = [[] for _ in range(len(vectors))]
         if found:
             rows = self._read_rows(query.text, {**query.params, "k": int(k), "vectors": _vector_lists(vectors)})
-            for i, node_id, name, sim in rows:
-                found[int(i)].append(VectorHit(node_id, name, label, float(sim)))
-        return at_least(found, floor)
+            for at, *row in rows:
+                found[int(at)].append(row)
+        return found
 
     def plain_similarities(self, graph: str, label: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         self._check(graph)
@@ -435,15 +439,14 @@ class Neo4jStore(CatalogueReads):
     def alias_top_k_many(
         self, graph: str, vectors: np.ndarray, k: int, floor: float | None = None
     ) -> list[list[AliasHit]]:
-        """Every vector's alias search in one query (``UNWIND``), whatever their number."""
-        self._check(graph)
-        query = q.alias_top_k(self.syntax)
-        found: list[list[AliasHit]] = [[] for _ in range(len(vectors))]
-        if found:
-            rows = self._read_rows(query.text, {**query.params, "k": int(k), "vectors": _vector_lists(vectors)})
-            for at, i, label, name, alias, sim in rows:
-                found[int(at)].append(AliasHit(str(i), str(label), str(name), str(alias), float(sim)))
-        return at_least(found, floor)
+        found = self._searches(graph, q.alias_top_k(self.syntax), vectors, k)
+        return at_least(
+            [
+                [AliasHit(str(i), str(lab), str(name), str(alias), float(sim)) for i, lab, name, alias, sim in rows]
+                for rows in found
+            ],
+            floor,
+        )
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None:
         """Wait until every vector and full-text index is ONLINE: Neo4j populates them in the background, and a query
