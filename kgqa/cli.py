@@ -1219,6 +1219,8 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
         state += f" ({status.waiting} waiting for a turn)"
     say(f"kgqa worker pid {info.pid} for {info.home} (kgqa {info.build}), started {info.started_at}")
     say(f"  {state}; {timeout}; store server pid {info.store_pid}; memory: {memory}")
+    if info.own:
+        say(f"  its own settings: {', '.join(f'{name} {value!r}' for name, value in info.own.items())}")
 
 
 @server.command("stop")

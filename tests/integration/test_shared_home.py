@@ -44,7 +44,7 @@ def test_connect_beside_a_running_worker_is_served_by_it(loaded: dict[str, str],
 
 
 def test_a_worker_with_other_settings_is_named_not_shared(loaded: dict[str, str], home: Path) -> None:
-    config = load_config({"embed_batch_size": 7}, env=loaded, cwd=home.parent)
+    config = load_config({"ef_runtime": 50}, env=loaded, cwd=home.parent)
     with pytest.raises(StoreLockedError, match=r"is served by the kgqa worker \(pid \d+\), which cannot serve these"):
         kgqa.connect(config)
 

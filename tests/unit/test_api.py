@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,12 @@ import pytest
 
 import kgqa
 from kgqa.api import CALLS, JOB_CALLS, Api
+from kgqa.config import Config
 from kgqa.errors import WorkerStoppingError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import RemoteKgqa
+from kgqa.runtime.worker.common import WorkerInfo, build_id, settings_digests
 
 
 def test_the_calls_are_the_declared_methods() -> None:
@@ -60,8 +63,13 @@ class Recorder:
         pass
 
 
-def _remote(conn: Recorder) -> Any:
-    return RemoteKgqa(None, conn, None, print)  # type: ignore[arg-type]
+CONFIG = Config(home=Path("/nonexistent/kgqa-home"))
+
+
+def _remote(conn: Recorder, config: Config = CONFIG) -> Any:
+    """A client of a worker opened with ``config``'s settings, talking through ``conn``."""
+    info = WorkerInfo(1, build_id(), settings_digests(config), str(config.home), 600.0, "now")
+    return RemoteKgqa(config, conn, info, print)  # type: ignore[arg-type]
 
 
 def test_a_remote_call_sends_what_was_given_by_name() -> None:
@@ -124,6 +132,22 @@ def test_a_call_refused_by_a_stopping_worker_goes_to_the_next_one(monkeypatch: p
     monkeypatch.setattr(client, "connect_worker", lambda config, notice: _remote(new))
     assert remote.schema("hpo") == "schema"
     assert [m for m, _, _ in old.sent] == ["schema"] and [m for m, _, _ in new.sent] == ["schema"]
+
+
+def test_a_view_with_other_store_settings_goes_to_a_worker_opened_with_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    old, new = Recorder(reply="old"), Recorder(reply="new")
+    remote = _remote(old)
+    connected: list[Config] = []
+
+    def connect(config: Config, notice: Any) -> Any:
+        connected.append(config)
+        return _remote(new, config)
+
+    monkeypatch.setattr(client, "connect_worker", connect)
+    assert remote.with_config(replace(CONFIG, top_k=3, llm="openai:x")).schema("hpo") == "old"  # per call
+    other = replace(CONFIG, ef_runtime=50)
+    assert remote.with_config(other).schema("hpo") == "new"
+    assert connected == [other] and len(old.sent) == 1 and len(new.sent) == 1
 
 
 def test_a_connection_cut_between_a_call_and_its_reply_is_not_used_again() -> None:

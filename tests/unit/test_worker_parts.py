@@ -16,7 +16,7 @@ from kgqa.config import Config, load_config
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedError, WorkerError
 from kgqa.runtime.locks import ReadWriteLock
-from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests
+from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests, worker_settings
 from kgqa.runtime.worker.service import JobProgress, Worker, portable
 from tests.environment import QUIET
 
@@ -151,7 +151,9 @@ def test_the_worker_runs_one_load_at_a_time_and_never_reuses_a_job_id(tmp_path: 
 
 
 def _info(config: Config) -> WorkerInfo:
-    return WorkerInfo(1, build_id(), settings_digests(config), str(config.home), 600.0, "now")
+    return WorkerInfo(
+        1, build_id(), settings_digests(config), str(config.home), 600.0, "now", own=worker_settings(config)
+    )
 
 
 def test_a_worker_is_reused_only_by_the_same_build_and_resource_settings(tmp_path: Path) -> None:
@@ -165,13 +167,30 @@ def test_a_worker_is_reused_only_by_the_same_build_and_resource_settings(tmp_pat
     assert info.differences(build_id(), settings_digests(other)) == (
         "it was started with other settings (embedder, ef_runtime)"
     )
+    # an LLM's endpoint travels with the call; it opens the embedder only where that is served by the endpoint
+    assert info.differences(build_id(), settings_digests(replace(config, openai_base_url="http://x/v1"))) is None
+    served = replace(config, embedder="openai:text-embedding-3-small")
+    assert info.differences(build_id(), settings_digests(served)) == (
+        "it was started with other settings (embedder, openai_base_url, openai_api_key)"
+    )
+    neo4j = replace(config, store="neo4j")
+    assert info.differences(build_id(), settings_digests(neo4j)) == (
+        "it was started with other settings (store, neo4j_uri, neo4j_user, neo4j_password, neo4j_database, "
+        "neo4j_row_cap, load_batch_size, ef_runtime)"
+    )
+    # the worker's own settings (capacity, caches) never restart it: it keeps its own, and says which
+    mine = replace(config, worker_max_calls=4, embed_batch_size=7)
+    assert info.differences(build_id(), settings_digests(mine)) is None
+    assert info.kept(config) is None
+    assert info.kept(mine) == "embed_batch_size 64 (this command: 7), worker_max_calls 2 (this command: 4)"
     assert info.differences("0.0.1+older", settings_digests(config)) == (
         f"it runs kgqa {info.build}, this command is kgqa 0.0.1+older"
     )
 
 
 def test_settings_digests_do_not_reveal_secrets(tmp_path: Path) -> None:
-    config = replace(load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path), openai_api_key="sk-secret-value")
+    config = load_config({"home": tmp_path, "embedder": "openai:text-embedding-3-small"}, env=QUIET, cwd=tmp_path)
+    config = replace(config, openai_api_key="sk-secret-value")
     digests = settings_digests(config)
     assert "sk-secret-value" not in repr(digests)
     assert digests["openai_api_key"] != settings_digests(replace(config, openai_api_key="other"))["openai_api_key"]
@@ -244,4 +263,68 @@ def test_a_worker_whose_store_failed_a_restart_stops_once_idle(tmp_path: Path) -
     assert not worker.stopping.is_set()  # a healthy store: the idle timeout (600 s) is far off
     _Kg.store.failure = "the FalkorDB server could not be restarted: exited with code 1"
     _wait_until(worker.stopping.is_set)
+    worker.finished.set()  # serve() sets it once the calls are drained
     watcher.join(5)
+    assert not watcher.is_alive()
+
+
+class _Answers(_BlockingLoads):
+    """A Kgqa stand-in that also answers schema calls, under the store's publish lock as the worker reads."""
+
+    class _Store:
+        publishing = ReadWriteLock()
+
+    store = _Store()
+
+    def with_config(self, config: Config) -> _Answers:
+        return self
+
+    def schema(self, skb: str) -> str:
+        return f"schema of {skb}"
+
+
+def _worker(tmp_path: Path) -> tuple[Worker, _Answers, Config]:
+    config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
+    kg = _Answers()
+    return Worker(kg, _info(config), WorkerPaths.of(config)), kg, config  # type: ignore[arg-type]
+
+
+def test_a_restart_lets_a_load_in_flight_end_and_its_client_take_the_result(tmp_path: Path) -> None:
+    worker, kg, config = _worker(tmp_path)
+    job = worker.answer(Call("load_source", config, ("hpo",))).value
+    worker.stop(drain=True)  # another client's settings need another worker
+    assert worker.stopping.is_set() and not worker._job(job).cancelled.is_set()
+    refused = worker.answer(Call("schema", config, ("hpo",)))
+    assert "stopping" in str(refused.error)  # a call arriving now goes to the next worker
+    drained = threading.Thread(target=worker.drain)
+    drained.start()
+    drained.join(0.2)
+    assert drained.is_alive()  # the load runs on
+    kg.release.set()
+    _wait_until(lambda: worker._job(job).done.is_set())
+    drained.join(0.2)
+    assert drained.is_alive()  # its result is not taken yet
+    assert worker._poll(job).result == "hpo loaded"
+    drained.join(5)
+    assert not drained.is_alive()
+
+
+def test_a_stop_cancels_the_load_and_cuts_a_restart_short(tmp_path: Path) -> None:
+    worker, _, config = _worker(tmp_path)
+    job = worker.answer(Call("load_source", config, ("hpo",))).value
+    worker.stop(drain=True)
+    assert worker._cut_at == float("inf")
+    worker.stop()  # kgqa server stop, or SIGTERM, meanwhile
+    assert worker._job(job).cancelled.is_set() and worker._cut_at < float("inf")
+
+
+def test_a_restart_waits_for_the_first_call_of_the_worker_s_starter(tmp_path: Path) -> None:
+    worker, _, config = _worker(tmp_path)
+    stopping = threading.Thread(target=worker.stop, kwargs={"drain": True})
+    stopping.start()
+    stopping.join(0.2)
+    assert stopping.is_alive() and not worker.stopping.is_set()
+    assert worker.answer(Call("schema", config, ("hpo",))).value == "schema of hpo"
+    stopping.join(5)
+    assert worker.stopping.is_set()
+    assert "stopping" in str(worker.answer(Call("schema", config, ("hpo",))).error)

@@ -222,36 +222,59 @@ def _alive(pid: int) -> bool:
 
 
 def connect_worker(config: Config, notice: Notice) -> Api:
-    """The worker of ``config``'s data directory, started if needed. ``notice`` hears why a worker was replaced."""
+    """The worker of ``config``'s data directory, started if needed. ``notice`` hears why a worker was replaced,
+    and which of this command's worker settings the running worker keeps.
+
+    A worker opened with other store or model settings is restarted, under the start lock: it first ends the
+    calls in flight (other clients' work runs to its end), and the commands arriving meanwhile wait for the lock,
+    then are served by the new worker or restart it in turn."""
     paths = WorkerPaths.of(config)
     paths.ensure()
     build, settings = build_id(), settings_digests(config)
-    found, started = _hello(paths), False
+    found = _hello(paths)
+    if found is not None and found[1].differences(build, settings) is None:
+        return _served(config, *found, notice)
     if found is not None:
-        conn, info = found
-        why = info.differences(build, settings)
-        if why is None:
-            return _remote_api(config, conn, info, notice)
-        conn.close()
-        notice(f"restarting the kgqa worker (pid {info.pid}): {why}")
-        stop_worker(config)
+        found[0].close()
     with _starting(paths):
-        found = _hello(paths)
-        if found is None:
-            found, started = _start_worker(config, paths, notice), True
-    conn, info = found
-    why = info.differences(build, settings)
-    if why is None:
-        return _remote_api(config, conn, info, notice)
-    conn.close()
-    if started:  # python -m kgqa.runtime.worker imports other code than this command runs (another sys.path?)
-        stop_worker(config)
-        raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
-    raise WorkerError(f"another command started a kgqa worker that cannot serve this one: {why}; try again")
+        found, spawned = _hello(paths), False
+        while True:
+            if found is not None:
+                conn, info = found
+                why = info.differences(build, settings)
+                if why is None:
+                    return _served(config, conn, info, notice)
+                conn.close()
+                if spawned:  # python -m kgqa.runtime.worker imports other code than this command (another sys.path?)
+                    stop_worker(config)
+                    raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
+                _restart(config, info, why, notice)
+            found, spawned = _start_worker(config, paths, notice)
 
 
-def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_Connection, WorkerInfo]:
-    """Start a worker (the caller holds the start lock), or wait for one another command is starting."""
+def _served(config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> Api:
+    kept = info.kept(config)
+    if kept is not None:
+        notice(f"the kgqa worker (pid {info.pid}) keeps its own {kept}; kgqa server stop applies this command's")
+    return _remote_api(config, conn, info, notice)
+
+
+def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice) -> None:
+    """Stop the worker ``info`` for one with ``config``'s settings (the caller holds the start lock), once it has
+    ended the calls in flight."""
+    try:
+        busy = worker_status(config)
+    except WorkerError:
+        busy = None
+    calls = 0 if busy is None else busy.in_flight
+    waiting = f"; it ends the {calls} call{'s' * (calls != 1)} in flight first" if calls else ""
+    notice(f"restarting the kgqa worker (pid {info.pid}): {why}{waiting}")
+    stop_worker(config, drain=True)
+
+
+def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[tuple[_Connection, WorkerInfo], bool]:
+    """Start a worker (the caller holds the start lock), or wait for one another command is starting (whose command
+    was killed meanwhile); True when this command spawned it."""
     timeout = config.server_start_timeout + 60.0
     state = read_state(paths)
     if state is not None and not _lock_free(paths.lock):
@@ -261,13 +284,13 @@ def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_
             # never answers hello: stop it by its state file, which any version can read
             why = f"it runs kgqa {state.build}, this command is kgqa {build}"
             notice(f"restarting the kgqa worker (pid {state.pid}): {why}")
-            stop_worker(config)
+            stop_worker(config, drain=True)
             state = None
         else:
             # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
             found = _wait_ready(paths, state.pid, None, timeout)
             if found is not None:
-                return found
+                return found, False
             state = None
             _wait_for_lock(paths, timeout)
     if state is not None:
@@ -276,7 +299,7 @@ def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[_
     process = _spawn(config, paths)
     found = _wait_ready(paths, process.pid, process, timeout)
     assert found is not None  # a process of ours that exits raises instead
-    return found
+    return found, True
 
 
 def _wait_for_lock(paths: WorkerPaths, timeout: float) -> None:
@@ -323,9 +346,12 @@ def worker_status(config: Config) -> WorkerStatus | None:
         conn.close()
 
 
-def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | None:
+def stop_worker(config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = False) -> WorkerInfo | None:
     """Stop the worker (it finishes the calls in flight, cancels a load, closes the store) and wait until it and
-    its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran."""
+    its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran.
+
+    ``drain`` (a restart for other settings): the worker ends every call in flight, loads included, and this waits
+    for it as long as that takes; nothing is cancelled or killed (``kgqa server stop`` still ends it)."""
     paths = WorkerPaths.of(config)
     if not paths.root.is_dir():
         return None
@@ -339,7 +365,7 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | N
         conn, info = found
         conn.timeout(ANSWER_TIMEOUT)
         with contextlib.suppress(EOFError, OSError):
-            conn.call("stop", None)
+            conn.call("stop", None, drain)
         conn.close()
     elif state is None or _lock_free(paths.lock):
         paths.state.unlink(missing_ok=True)  # a worker that died left it
@@ -348,14 +374,16 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT) -> WorkerInfo | N
         with contextlib.suppress(ProcessLookupError):
             os.kill(state.pid, signal.SIGTERM)
     assert info is not None
+    patient = drain and found is not None  # one that does not answer is ended within the timeout, as ever
     deadline = time.monotonic() + timeout
-    while not _lock_free(paths.lock) and time.monotonic() < deadline:
+    while not _lock_free(paths.lock) and (patient or time.monotonic() < deadline):
         time.sleep(0.05)
     if not _lock_free(paths.lock):
         with contextlib.suppress(ProcessLookupError):
             os.kill(info.pid, signal.SIGKILL)  # the store server dies with it (PR_SET_PDEATHSIG)
+    deadline = time.monotonic() + 10
     for pid in (info.pid, info.store_pid):
-        while pid is not None and _alive(pid) and time.monotonic() < deadline + 10:
+        while pid is not None and _alive(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
     paths.state.unlink(missing_ok=True)
     return info
@@ -408,17 +436,19 @@ class RemoteKgqa:
         return view
 
     def _call(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
-        """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died)
-        is replaced once, and the call repeated: every call but a load only reads."""
+        """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died,
+        restarted for another client's settings) is replaced, and the call repeated: every call but a load only
+        reads. A view whose store or model settings the worker was not opened with restarts it the same way."""
         with self._link.lock:
-            try:
-                return self._conn.call(method, self.config, *args, **kwargs)
-            except (EOFError, ConnectionError, BrokenPipeError):
-                if method in JOB_CALLS:
-                    raise WorkerError(LOAD_LOST) from None
-            except WorkerStoppingError:
-                pass  # refused before any work: the next worker answers it
-            deadline = time.monotonic() + STOP_TIMEOUT
+            if self.info.differences(self.info.build, settings_digests(self.config)) is None:
+                try:
+                    return self._conn.call(method, self.config, *args, **kwargs)
+                except (EOFError, ConnectionError, BrokenPipeError):
+                    if method in JOB_CALLS:
+                        raise WorkerError(LOAD_LOST) from None
+                except WorkerStoppingError:
+                    pass  # refused before any work: the next worker answers it
+            refused: dict[int, float] = {}
             while True:
                 self._conn.close()
                 fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
@@ -426,7 +456,10 @@ class RemoteKgqa:
                 try:
                     return self._conn.call(method, self.config, *args, **kwargs)
                 except WorkerStoppingError:
-                    if time.monotonic() > deadline:  # found it again while it still listens: wait until it is gone
+                    # found again while it still listens, stopping: wait until it is gone (a worker that another
+                    # command restarts in the meantime is another pid, and waits anew)
+                    first = refused.setdefault(self.info.pid, time.monotonic())
+                    if time.monotonic() - first > STOP_TIMEOUT:
                         raise
                     time.sleep(POLL)
 

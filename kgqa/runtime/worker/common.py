@@ -23,32 +23,33 @@ from kgqa.config import Config
 from kgqa.errors import WorkerError
 
 WORKER_DIR = "worker"
-RESOURCE_SETTINGS = (
-    "home",
-    "store",
-    "embedder",
-    "device",
+OPENING_SETTINGS = ("home", "store", "embedder", "device", "query_timeout")
+"""What any worker opens its store and models with: a command with other values needs another worker (the store's
+dialect and the embedder's kind add theirs, :func:`opening_settings`)."""
+FALKORDB_SETTINGS = ("ef_runtime",)
+NEO4J_SETTINGS = ("neo4j_uri", "neo4j_user", "neo4j_password", "neo4j_database", "neo4j_row_cap", "load_batch_size")
+OPENAI_EMBEDDER_SETTINGS = ("openai_base_url", "openai_api_key")
+WORKER_SETTINGS = (
     "embed_batch_size",
     "embed_cache_mb",
-    "ef_runtime",
     "server_start_timeout",
     "server_hang_timeout",
-    "load_batch_size",
-    "openai_base_url",
-    "openai_api_key",
-    "neo4j_uri",
-    "neo4j_user",
-    "neo4j_password",
-    "neo4j_database",
-    "query_timeout",
-    "neo4j_row_cap",
     "worker_idle_timeout",
     "worker_max_calls",
     "worker_max_waiting",
     "worker_queue_timeout",
 )
-"""The settings a worker opens its store and models with: a command with other values needs another worker. The
-rest (k, steps, LLM, reranker, ...) travel with each call."""
+"""The running worker's own (capacity, caches, its store server's supervision): a command with other values is
+served by it as it is, told so, and they apply from its next start. They change no answer. Every other setting (k,
+steps, the LLM and its endpoint, the reranker, ...) travels with each call."""
+
+
+def opening_settings(config: Config) -> tuple[str, ...]:
+    """The settings ``config``'s store and embedder are opened with: the OpenAI endpoint only where the embedder
+    is served by it (an LLM's endpoint travels with the call), a dialect's only for that store."""
+    dialect = NEO4J_SETTINGS if config.store == "neo4j" else FALKORDB_SETTINGS
+    served = OPENAI_EMBEDDER_SETTINGS if config.embedder.startswith("openai:") else ()
+    return (*OPENING_SETTINGS, *dialect, *served)
 
 
 @dataclass(frozen=True)
@@ -115,8 +116,16 @@ def build_id(package: Path = PACKAGE) -> str:
 
 
 def settings_digests(config: Config) -> dict[str, str]:
-    """A digest per resource setting: comparable between worker and client without revealing secrets."""
-    return {name: hashlib.sha256(repr(getattr(config, name)).encode()).hexdigest()[:16] for name in RESOURCE_SETTINGS}
+    """A digest per opening setting of ``config``: comparable between worker and client without revealing
+    secrets."""
+    return {
+        name: hashlib.sha256(repr(getattr(config, name)).encode()).hexdigest()[:16] for name in opening_settings(config)
+    }
+
+
+def worker_settings(config: Config) -> dict[str, Any]:
+    """The values of :data:`WORKER_SETTINGS` (no secret among them): a worker's own, shown by its status."""
+    return {name: getattr(config, name) for name in WORKER_SETTINGS}
 
 
 @dataclass(frozen=True)
@@ -132,15 +141,30 @@ class WorkerInfo:
     started_at: str
     store_pid: int | None = None
     """The embedded FalkorDB server's pid (None for Neo4j)."""
+    own: dict[str, Any] = field(default_factory=dict)
+    """:func:`worker_settings` of the settings it was started with."""
 
     def differences(self, build: str, settings: dict[str, str]) -> str | None:
-        """Why a client with ``build`` and ``settings`` must not use this worker; None when it may."""
+        """Why a client with ``build`` and ``settings`` (:func:`settings_digests`) must not use this worker; None
+        when it may."""
         if build != self.build:
             return f"it runs kgqa {self.build}, this command is kgqa {build}"
-        changed = [name for name in RESOURCE_SETTINGS if self.settings.get(name) != settings.get(name)]
+        names = [*settings, *(name for name in self.settings if name not in settings)]
+        changed = [name for name in names if self.settings.get(name) != settings.get(name)]
         if changed:
             return f"it was started with other settings ({', '.join(changed)})"
         return None
+
+    def kept(self, config: Config) -> str | None:
+        """Which of ``config``'s :data:`WORKER_SETTINGS` this worker does not share (it keeps its own); None when
+        it shares them all."""
+        theirs = worker_settings(config)
+        kept = [
+            f"{name} {self.own[name]!r} (this command: {theirs[name]!r})"
+            for name in WORKER_SETTINGS
+            if name in self.own and self.own[name] != theirs[name]
+        ]
+        return ", ".join(kept) or None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

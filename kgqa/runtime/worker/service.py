@@ -19,6 +19,7 @@ import fcntl
 import itertools
 import json
 import logging
+import math
 import os
 import pickle
 import signal
@@ -51,6 +52,7 @@ from kgqa.runtime.worker.common import (
     rss_mib,
     send,
     settings_digests,
+    worker_settings,
 )
 
 log = logging.getLogger("kgqa.worker")
@@ -58,7 +60,11 @@ log = logging.getLogger("kgqa.worker")
 ORPHANED_AFTER = 30.0
 """Seconds without a poll after which a job's client counts as gone and the job is cancelled."""
 STOP_WAIT = 60.0
-"""Seconds a stopping worker waits for the commands it serves to end before it closes the store anyway."""
+"""Seconds a stopping worker waits for the commands it serves to end before it closes the store anyway (a restart
+for another client's settings waits for them without a limit of its own: :meth:`Worker.stop`)."""
+FIRST_CALL_WAIT = 10.0
+"""Seconds after it is ready that a worker asked to restart waits for its first call: the one its starter makes
+(within milliseconds), so that two clients restarting it in turn each get an answer."""
 
 
 class JobProgress:
@@ -201,6 +207,13 @@ class Worker:
         self._job_ids = itertools.count(1)
         self.admission = admission or Admission.of(Config())
         self.stopping = threading.Event()
+        self.ready_at = time.monotonic()
+        self.served = threading.Event()
+        """Set once a call has been admitted (its first: see :data:`FIRST_CALL_WAIT`)."""
+        self.finished = threading.Event()
+        """Set once the calls are drained, before the store closes: ends :meth:`watch`."""
+        self._cut_at = math.inf
+        """When a stopping worker stops waiting for its calls (infinite while a restart drains them)."""
         self.shutdown: Callable[[], None] = lambda: None
         """Set by :func:`serve`: ends the accept loop (from any thread but the loop's own)."""
 
@@ -227,7 +240,8 @@ class Worker:
         if call.method == "status":
             return self.status()
         if call.method == "stop":
-            threading.Thread(target=self.stop, name="stop", daemon=True).start()
+            drain = bool(call.args and call.args[0])
+            threading.Thread(target=self.stop, kwargs={"drain": drain}, name="stop", daemon=True).start()
             return self.info
         if call.method == "job_poll":
             return self._poll(*call.args)
@@ -240,6 +254,7 @@ class Worker:
             if call.method in JOB_CALLS:
                 return self._start_job(view, call)
             with self.admission.turn(), self.kg.store.publishing.read():
+                self.served.set()
                 return getattr(view, call.method)(*call.args, **call.kwargs)
         raise WorkerError(f"the kgqa worker has no call '{call.method}'")
 
@@ -264,6 +279,7 @@ class Worker:
             job = Job(next(self._job_ids), JobProgress(cancelled), cancelled, time.monotonic())
             self._jobs[job.id] = job
             self._in_flight += 1
+        self.served.set()
 
         def run() -> None:
             try:
@@ -309,10 +325,11 @@ class Worker:
         return WorkerStatus(info, busy, round(idle, 1), rss, self.admission.counts()[1])
 
     def watch(self, interval: float = 0.5) -> None:
-        """Replace a store server that died, cancel orphaned jobs; stop once idle for the idle timeout."""
+        """Replace a store server that died, cancel orphaned jobs (also while the calls drain); stop once idle for
+        the idle timeout."""
         timeout = self.info.idle_timeout
         supervise = getattr(self.kg.store, "supervise", None)  # the embedded store's; a Neo4j server is not ours
-        while not self.stopping.wait(interval):
+        while not self.finished.wait(interval):
             if supervise is not None:
                 supervise()
             now = time.monotonic()
@@ -327,6 +344,8 @@ class Worker:
                 elif not job.cancelled.is_set():
                     log.warning("job %d: no poll for %.0f s, its client is gone; cancelling it", job.id, ORPHANED_AFTER)
                     job.cancelled.set()
+            if self.stopping.is_set():
+                continue
             with self._lock:
                 idle = not self._in_flight and now - self._idle_since >= timeout
                 drained = not self._in_flight
@@ -338,25 +357,44 @@ class Worker:
                 log.info("idle for %.0f s; stopping", timeout)
                 self.stop()
 
-    def stop(self) -> None:
-        """End the accept loop; :func:`serve` then waits for in-flight calls and closes the store."""
-        if not self.stopping.is_set():
-            self.stopping.set()
+    def stop(self, *, drain: bool = False) -> None:
+        """End the accept loop; :func:`serve` then waits for the calls in flight and closes the store. Calls that
+        arrive meanwhile, or wait for a turn, are refused as :class:`WorkerStoppingError`: their clients take them
+        to the next worker.
+
+        ``drain`` (a restart for another client's settings): loads run to their end, and the wait has no limit of
+        its own (each call has its own: ``query_timeout``, ``llm_timeout``, a load its client's polls); first the
+        worker answers its starter's call (:data:`FIRST_CALL_WAIT`). Otherwise (``kgqa server stop``, SIGTERM, idle)
+        a load is cancelled and the calls get ``STOP_WAIT`` seconds, a restart's drain under way included."""
+        if drain:
+            self.served.wait(max(0.0, self.ready_at + FIRST_CALL_WAIT - time.monotonic()))
+        else:
             with self._lock:
+                self._cut_at = min(self._cut_at, time.monotonic() + STOP_WAIT)
                 jobs = list(self._jobs.values())
             for job in jobs:
                 job.cancelled.set()
-            self.admission.close()
-            self.shutdown()
+        with self._lock:
+            if self.stopping.is_set():
+                return
+            self.stopping.set()
+        log.info("stopping%s", " once the calls in flight end (a restart)" if drain else "")
+        self.admission.close()
+        self.shutdown()
 
-    def drain(self, timeout: float = STOP_WAIT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+    def drain(self) -> None:
+        """Wait for the calls in flight, and while a restart drains them for the loads' results too (a load's
+        client takes its result with its next poll; an orphaned one is dropped by :meth:`watch`)."""
+        while True:
             with self._lock:
-                if not self._in_flight:
-                    return
+                cut = self._cut_at
+                pending = self._in_flight + (len(self._jobs) if cut == math.inf else 0)
+            if not pending:
+                return
+            if time.monotonic() >= cut:
+                log.warning("stopping with %d calls still in flight", pending)
+                return
             time.sleep(0.05)
-        log.warning("stopping with %d calls still in flight", self._in_flight)
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -424,6 +462,7 @@ def serve(config: Config) -> int:
         home=str(config.home),
         idle_timeout=config.worker_idle_timeout,
         started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        own=worker_settings(config),
     )
     write_state(paths, info)
     try:
@@ -434,6 +473,7 @@ def serve(config: Config) -> int:
             return 2
         info = replace(info, store_pid=getattr(kg.store, "server_pid", None))
         worker = Worker(kg, info, paths, Admission.of(config))
+        watcher = threading.Thread(target=worker.watch, name="watch", daemon=True)
         try:
             paths.socket.unlink(missing_ok=True)  # left by a worker that was killed; we hold the lock
             server = _Server(str(paths.socket), worker)
@@ -443,13 +483,17 @@ def serve(config: Config) -> int:
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
             write_state(paths, info)
             log.info("ready in %.1f s (pid %d, %s)", time.monotonic() - started, info.pid, info.build)
-            threading.Thread(target=worker.watch, name="watch", daemon=True).start()
+            worker.ready_at = time.monotonic()
+            watcher.start()
             threading.Thread(target=lambda: kg.embedder, name="warm-up", daemon=True).start()
             server.serve_forever(poll_interval=0.2)
             server.server_close()  # a command arriving now starts the next worker instead of waiting on this one
             paths.socket.unlink(missing_ok=True)
             worker.drain()
         finally:
+            worker.finished.set()
+            if watcher.is_alive():  # not in the middle of replacing the store server as it closes
+                watcher.join()
             kg.close()
             log.info("stopped")
         return 0
