@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 from kgqa.config import Config
-from tests.integration.test_explain import _contents, _snapshot, loaded  # noqa: F401 - the fixture
-from tests.unit.test_attack_corpus import CASES
+from tests.integration.test_explain import _contents, _snapshot, loaded, served  # noqa: F401 - the fixture
+from tests.unit.test_attack_corpus import CASES, Case
 
 KGQA = [sys.executable, "-m", "kgqa.cli"]
 CLI_CASES = [case for case in CASES if case.cli]
@@ -22,18 +22,23 @@ def _strict(name: str) -> object:
 
 def test_cli_attacks_leave_the_graph_unchanged(loaded: dict[str, str], config: Config) -> None:  # noqa: F811
     before, schema_before = _contents(config), _snapshot(loaded)
-    for case in CLI_CASES:
-        args = ["explain", "--skb", "prime", "--cypher", case.cypher, "--json"]
-        done = subprocess.run([*KGQA, *args], env=loaded, capture_output=True, text=True, timeout=300)
-        assert "Traceback" not in done.stderr, (case.case, done.stderr)
-        out = json.loads(done.stdout, parse_constant=_strict)
-        if case.outcome == "rejected":
-            assert done.returncode == 2, (case.case, done.stdout, done.stderr)
-            assert case.error in out["error"]["message"]
-        else:
-            assert done.returncode == 0, (case.case, done.stdout, done.stderr)
-            assert not any(word in out["query"] for word in case.absent), case.case
-            if case.dropped:
-                assert any(case.dropped in d["reason"] for d in out["dropped"]), case.case
+    with served(loaded) as env:  # as a user runs them: thin clients of the data directory's worker
+        for case in CLI_CASES:
+            _check(case, env)
     assert _contents(config) == before
     assert _snapshot(loaded) == schema_before
+
+
+def _check(case: Case, env: dict[str, str]) -> None:
+    args = ["explain", "--skb", "prime", "--cypher", case.cypher, "--json"]
+    done = subprocess.run([*KGQA, *args], env=env, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr, (case.case, done.stderr)
+    out = json.loads(done.stdout, parse_constant=_strict)
+    if case.outcome == "rejected":
+        assert done.returncode == 2, (case.case, done.stdout, done.stderr)
+        assert case.error in out["error"]["message"]
+    else:
+        assert done.returncode == 0, (case.case, done.stdout, done.stderr)
+        assert not any(word in out["query"] for word in case.absent), case.case
+        if case.dropped:
+            assert any(case.dropped in d["reason"] for d in out["dropped"]), case.case
