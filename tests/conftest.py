@@ -13,6 +13,7 @@ import pytest
 from kgqa.config import Config, load_config
 from kgqa.runtime.store.server import SOCKET_NAME
 from tests.environment import QUIET
+from tests.helpers.shared import built_once
 from tests.stark_fixture import write_prime_fixture
 from tests.tiny_model import build_tiny_model
 
@@ -25,7 +26,23 @@ os.environ.update(QUIET)  # no load trains a question reader unless its test ask
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_model(tmp_path_factory.mktemp("model"))
+    """One model for the whole run: its path is the embedder's name, which a data directory records, so homes built
+    once (:func:`hpo_template`) serve every worker."""
+    return built_once(tmp_path_factory, "model", build_tiny_model) / "tiny-st"
+
+
+@pytest.fixture(scope="session")
+def hpo_template(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
+    """A data directory with the real HPO graph loaded (tiny embedder), built once per run: copy it
+    (:func:`tests.helpers.shared.copy_home`), never open it."""
+
+    def load(home: Path) -> None:
+        from kgqa.runtime.app import Kgqa
+
+        with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+            kg.load("hpo")
+
+    return built_once(tmp_path_factory, "hpo-home", load)
 
 
 @pytest.fixture

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kgqa.config import load_config
-from kgqa.runtime.app import Kgqa
-from tests.environment import QUIET
+from tests.helpers.shared import copy_home
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "langchain.md"
 NEEDS_SERVER = "# needs:"
@@ -27,11 +25,8 @@ def examples() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def hpo_home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
-    home = tmp_path_factory.mktemp("hpo") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
-        kg.load("hpo")
-    return home
+def hpo_home(tmp_path_factory: pytest.TempPathFactory, hpo_template: Path) -> Path:
+    return copy_home(hpo_template, tmp_path_factory.mktemp("hpo") / "home")
 
 
 def test_the_doc_has_runnable_examples_of_the_retriever_and_the_graph() -> None:

@@ -27,6 +27,7 @@ from langchain_tests.unit_tests import ChatModelUnitTests
 import kgqa
 from kgqa.langchain import KgqaChatModel, KgqaRetriever
 from tests.environment import QUIET
+from tests.helpers.shared import copy_home
 from tests.scripted_llm import ScriptedEndpoint
 
 REPLY = "Marfan syndrome is associated with FBN1."
@@ -45,12 +46,11 @@ CHAT = ENDPOINT.chat()
 
 
 @pytest.fixture(scope="module")
-def hpo_kg(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterator[kgqa.Kgqa]:
-    """The HPO graph loaded once into an embedded store (tiny embedder, no LLM), open for the module's tests."""
-    home = tmp_path_factory.mktemp("hpo") / "home"
+def hpo_kg(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, hpo_template: Path) -> Iterator[kgqa.Kgqa]:
+    """The HPO graph loaded into an embedded store (tiny embedder, no LLM), open for the module's tests."""
+    home = copy_home(hpo_template, tmp_path_factory.mktemp("hpo") / "home")
     config = kgqa.load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)
     with kgqa.Kgqa(config) as kg:
-        kg.load("hpo")
         yield kg
 
 
