@@ -73,7 +73,24 @@ def cli_env(home: Path, tiny_model: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def prime_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_prime_fixture(tmp_path_factory.mktemp("stark") / "processed")
+    """The PRIME fixture's STaRK folder, one for the whole run (a load records its source)."""
+    return built_once(tmp_path_factory, "stark", lambda root: write_prime_fixture(root / "processed")) / "processed"
+
+
+@pytest.fixture(scope="session")
+def prime_template(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
+    """A data directory with the PRIME fixture loaded by the tiny model through ONNX Runtime (``onnx:``, as the
+    default embedder runs: a worker answers without importing torch), built once per run: copy it
+    (:func:`tests.helpers.shared.copy_home`), never open it."""
+
+    def load(home: Path) -> None:
+        from kgqa.runtime.app import Kgqa
+
+        settings = {"home": home, "embedder": f"onnx:{tiny_model}"}
+        with Kgqa(load_config(settings, env=QUIET, cwd=home.parent)) as kg:
+            kg.load("prime", prime_dir)
+
+    return built_once(tmp_path_factory, "prime-home", load)
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:

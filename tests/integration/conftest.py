@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import servers_for, wait_for
+from tests.helpers.shared import copy_home
 from tests.integration.test_worker import _gone, _state, kgqa
 
 
 @pytest.fixture
-def env(cli_env: dict[str, str], home: Path) -> Iterator[dict[str, str]]:
-    """A data directory served by a worker (60 s idle timeout); stopped at the end, leaving nothing behind."""
-    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60"}
+def env(cli_env: dict[str, str], home: Path, tiny_model: Path) -> Iterator[dict[str, str]]:
+    """A data directory served by a worker (60 s idle timeout; the tiny model through ONNX Runtime, as the default
+    embedder runs); stopped at the end, leaving nothing behind."""
+    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60", "KGQA_EMBEDDER": f"onnx:{tiny_model}"}
     yield worker_env
     state = _state(home)
     kgqa(worker_env, "server", "stop")
@@ -24,6 +26,8 @@ def env(cli_env: dict[str, str], home: Path) -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture
-def loaded(env: dict[str, str], prime_dir: Path) -> dict[str, str]:
-    kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+def loaded(env: dict[str, str], home: Path, prime_template: Path) -> dict[str, str]:
+    """The PRIME fixture loaded (a copy of the run's loaded home, not a load) and its worker started."""
+    copy_home(prime_template, home)
+    kgqa(env, "server", "start")
     return env

@@ -55,9 +55,14 @@ def _listening(port: int) -> bool:
 
 
 @pytest.fixture
-def mcp_url(loaded: dict[str, str]) -> Iterator[str]:
+def node() -> Path:
+    """Node 22 with the clients installed, or a skip (before any data directory is made)."""
+    return _node()
+
+
+@pytest.fixture
+def mcp_url(node: Path, loaded: dict[str, str]) -> Iterator[str]:
     """``kgqa mcp --http`` on a free loopback port over the PRIME fixture; its standard error must hold no traceback."""
-    _node()
     port = _free_port()
     env = {**loaded, "KGQA_MCP_PORT": str(port)}
     server = subprocess.Popen(
