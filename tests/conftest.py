@@ -31,18 +31,26 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "model", build_tiny_model) / "tiny-st"
 
 
+def _loaded_once(
+    factory: pytest.TempPathFactory, name: str, embedder: str, skb: str, directory: Path | None = None
+) -> Path:
+    """A data directory with ``skb`` loaded by ``embedder``, built once per run (:func:`built_once`), closed."""
+
+    def load(home: Path) -> None:
+        from kgqa.runtime.app import Kgqa
+
+        with Kgqa(load_config({"home": home, "embedder": embedder}, env=QUIET, cwd=home.parent)) as kg:
+            kg.load(skb, directory)
+
+    return built_once(factory, name, load)
+
+
 @pytest.fixture(scope="session")
 def hpo_template(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
     """A data directory with the real HPO graph loaded (tiny embedder), built once per run: copy it
     (:func:`tests.helpers.shared.copy_home`), never open it."""
 
-    def load(home: Path) -> None:
-        from kgqa.runtime.app import Kgqa
-
-        with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
-            kg.load("hpo")
-
-    return built_once(tmp_path_factory, "hpo-home", load)
+    return _loaded_once(tmp_path_factory, "hpo-home", str(tiny_model), "hpo")
 
 
 @pytest.fixture
@@ -83,14 +91,7 @@ def prime_template(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, p
     default embedder runs: a worker answers without importing torch), built once per run: copy it
     (:func:`tests.helpers.shared.copy_home`), never open it."""
 
-    def load(home: Path) -> None:
-        from kgqa.runtime.app import Kgqa
-
-        settings = {"home": home, "embedder": f"onnx:{tiny_model}"}
-        with Kgqa(load_config(settings, env=QUIET, cwd=home.parent)) as kg:
-            kg.load("prime", prime_dir)
-
-    return built_once(tmp_path_factory, "prime-home", load)
+    return _loaded_once(tmp_path_factory, "prime-home", f"onnx:{tiny_model}", "prime", prime_dir)
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:

@@ -483,7 +483,6 @@ def serve(config: Config) -> int:
             signal.signal(signal.SIGHUP, signal.SIG_IGN)
             write_state(paths, info)
             log.info("ready in %.1f s (pid %d, %s)", time.monotonic() - started, info.pid, info.build)
-            worker.ready_at = time.monotonic()
             watcher.start()
             threading.Thread(target=lambda: kg.embedder, name="warm-up", daemon=True).start()
             server.serve_forever(poll_interval=0.2)
