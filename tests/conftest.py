@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
 from kgqa.config import Config, load_config
-from kgqa.runtime.store.server import SOCKET_NAME
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
+from tests.helpers.processes import servers_for
 from tests.helpers.shared import built_once
-from tests.stark_fixture import write_prime_fixture
-from tests.tiny_model import build_tiny_model
+from tests.helpers.stark_fixture import write_prime_fixture
+from tests.helpers.tiny_model import build_tiny_model
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # tests never touch the network
 for _key in [k for k in os.environ if k.startswith("KGQA_")]:
     del os.environ[_key]  # a developer's own settings must not leak into tests
 os.environ["KGQA_WORKER_IDLE_TIMEOUT"] = "0"  # commands run in-process; tests/integration/test_worker.py: the worker
-os.environ.update(QUIET)  # no load trains a question reader unless its test asks (tests/environment.py)
+os.environ.update(QUIET)  # no load trains a question reader unless its test asks (tests/helpers/environment.py)
 
 
 @pytest.fixture(scope="session")
@@ -92,27 +90,6 @@ def prime_template(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, p
     (:func:`tests.helpers.shared.copy_home`), never open it."""
 
     return _loaded_once(tmp_path_factory, "prime-home", f"onnx:{tiny_model}", "prime", prime_dir)
-
-
-def wait_for(predicate: Callable[[], object], timeout: float, what: str) -> None:
-    """Poll ``predicate`` until it holds; fail the test naming ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def servers_for(home: Path) -> list[psutil.Process]:
-    """FalkorDB server processes bound to the socket of ``home`` (there must be none once kgqa has exited)."""
-    socket = str(home / "falkordb" / SOCKET_NAME)
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmdline = proc.info.get("cmdline") or []
-        # redis-server rewrites its title to "redis-server unixsocket:PATH", so match within the arguments
-        if any(socket in part for part in cmdline) and proc.status() != psutil.STATUS_ZOMBIE:
-            found.append(proc)
-    return found
 
 
 @pytest.fixture

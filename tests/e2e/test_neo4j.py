@@ -14,22 +14,12 @@ import pytest
 
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
-from tests.environment import QUIET
-from tests.scripted_llm import ScriptedEndpoint
+from tests.helpers.environment import QUIET
+from tests.helpers.neo4j_server import IMAGE, docker_reason
+from tests.helpers.scripted_llm import ScriptedEndpoint
 
 pytestmark = pytest.mark.neo4j
-IMAGE = "neo4j:2025.05.0-community"
 CYPHER = "MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"
-
-
-def _docker_reason() -> str | None:
-    try:
-        import docker
-
-        docker.from_env().ping()
-    except Exception as exc:  # any failure to reach Docker (no socket, no SDK, refused) means: skip, and say why
-        return f"no Neo4j: NEO4J_URI is not set and Docker is not reachable ({type(exc).__name__})"
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +28,7 @@ def neo4j_server() -> Iterator[dict[str, str]]:
         user, _, password = os.environ.get("NEO4J_AUTH", "neo4j/neo4j").partition("/")
         yield {"neo4j_uri": os.environ["NEO4J_URI"], "neo4j_user": user, "neo4j_password": password}
         return
-    if (reason := _docker_reason()) is not None:
+    if (reason := docker_reason()) is not None:
         pytest.skip(reason)
     from testcontainers.community.neo4j import Neo4jContainer
 

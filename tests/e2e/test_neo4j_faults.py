@@ -16,7 +16,7 @@ import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.store.neo4j import RETRY_TIME, Neo4jStore
-from tests.e2e.test_neo4j import IMAGE, _docker_reason
+from tests.helpers.neo4j_server import IMAGE, docker_reason
 
 pytestmark = pytest.mark.neo4j
 PASSWORD = "kgqa-test-password"
@@ -28,7 +28,7 @@ SLACK = 5.0
 
 @contextmanager
 def _container() -> Iterator[Any]:
-    if (reason := _docker_reason()) is not None:
+    if (reason := docker_reason()) is not None:
         pytest.skip(reason.replace("NEO4J_URI is not set and ", ""))
     from testcontainers.community.neo4j import Neo4jContainer
 

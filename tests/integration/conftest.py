@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import servers_for, wait_for
+from tests.helpers.processes import servers_for, wait_for
 from tests.helpers.shared import copy_home
-from tests.integration.test_worker import _gone, _state, kgqa
+from tests.helpers.worker import gone, kgqa, state
 
 
 @pytest.fixture
@@ -18,10 +18,10 @@ def env(cli_env: dict[str, str], home: Path, tiny_model: Path) -> Iterator[dict[
     embedder runs); stopped at the end, leaving nothing behind."""
     worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60", "KGQA_EMBEDDER": f"onnx:{tiny_model}"}
     yield worker_env
-    state = _state(home)
+    running = state(home)
     kgqa(worker_env, "server", "stop")
-    if state is not None:
-        wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the worker to stop")
+    if running is not None:
+        wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the worker to stop")
     assert not servers_for(home)
 
 

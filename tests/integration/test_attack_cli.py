@@ -7,26 +7,34 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from kgqa.config import Config
-from tests.integration.test_explain import _contents, _snapshot, loaded, served  # noqa: F401 - the fixture
-from tests.unit.test_attack_corpus import CASES, Case
+from tests.helpers.attacks import CASES, Case
+from tests.helpers.explain import contents, load_prime, served, snapshot
 
 KGQA = [sys.executable, "-m", "kgqa.cli"]
 CLI_CASES = [case for case in CASES if case.cli]
+
+
+@pytest.fixture
+def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
+    return load_prime(cli_env, prime_dir)
 
 
 def _strict(name: str) -> object:
     raise AssertionError(f"not JSON: {name}")
 
 
-def test_cli_attacks_leave_the_graph_unchanged(loaded: dict[str, str], config: Config) -> None:  # noqa: F811
-    before, schema_before = _contents(config), _snapshot(loaded)
+def test_cli_attacks_leave_the_graph_unchanged(loaded: dict[str, str], config: Config) -> None:
+    before, schema_before = contents(config), snapshot(loaded)
     with served(loaded) as env:  # as a user runs them: thin clients of the data directory's worker
         for case in CLI_CASES:
             _check(case, env)
-    assert _contents(config) == before
-    assert _snapshot(loaded) == schema_before
+    assert contents(config) == before
+    assert snapshot(loaded) == schema_before
 
 
 def _check(case: Case, env: dict[str, str]) -> None:

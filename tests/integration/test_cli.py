@@ -13,8 +13,8 @@ import pytest
 
 from kgqa.runtime.embed import SentenceTransformerEncoder
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.stark_fixture import EDGES, NODES
-from tests.unit.test_cli_errors import assert_one_line_error, run
+from tests.helpers.cli import assert_one_line_error, run
+from tests.helpers.stark_fixture import EDGES, NODES
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import numpy as np
 
 from kgqa.runtime.store.base import NodeRow, SkbMeta
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.unit.test_cypher_compile import QUESTION, compiled
+from tests.helpers.cypher_compile import QUESTION, compiled
 
 
 def test_pattern_runs_on_falkordb(tmp_path: Path) -> None:

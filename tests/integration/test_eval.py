@@ -26,8 +26,8 @@ from kgqa.lab.evaluate import (
 from kgqa.lab.metrics import evaluate
 from kgqa.lab.qa import Question
 from kgqa.runtime.app import Kgqa
-from tests.environment import QUIET
-from tests.unit.test_metrics import STARK
+from tests.helpers.environment import QUIET
+from tests.helpers.stark_qa import STARK
 
 
 def test_eval_on_an_unloaded_skb_fails_in_one_line(cli_env: dict[str, str]) -> None:

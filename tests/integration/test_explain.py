@@ -3,9 +3,7 @@ the executor: LLM text never reaches the store, which stays unchanged."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,32 +17,14 @@ from kgqa.cypher.sanitize import sanitize
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.steps.s4_grounding import constant_vectors, ground
 from kgqa.runtime.store.base import graph_schema
-from tests import neo4j_lint
-from tests.unit.test_attack_corpus import ATTACKS, FIXTURE_SCHEMA
+from tests.helpers import neo4j_lint
+from tests.helpers.attacks import ATTACKS, FIXTURE_SCHEMA
+from tests.helpers.explain import contents, load_prime, served, snapshot
 
 
 @pytest.fixture
 def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
-    result = CliRunner().invoke(main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env)
-    assert result.exit_code == 0, result.stderr
-    return cli_env
-
-
-@contextlib.contextmanager
-def served(env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """``env`` with the data directory's worker on, stopped on the way out (the store is then free for a Kgqa in
-    this process again)."""
-    worker_env = {**env, "KGQA_WORKER_IDLE_TIMEOUT": "60"}
-    try:
-        yield worker_env
-    finally:
-        stopped = CliRunner().invoke(main, ["server", "stop"], env=worker_env)
-        assert stopped.exit_code == 0, stopped.output
-
-
-def _snapshot(env: dict[str, str]) -> str:
-    result = CliRunner().invoke(main, ["schema", "--skb", "prime", "--json"], env=env)
-    return json.dumps(json.loads(result.stdout)["schema"], sort_keys=True)
+    return load_prime(cli_env, prime_dir)
 
 
 def test_explain_json(loaded: dict[str, str]) -> None:
@@ -146,22 +126,10 @@ def test_the_api_raises_a_rejected_cypher_text_under_the_one_error_root(loaded: 
     assert (str(error), error.exit_code) == ("no MATCH clause found", 2)
 
 
-CONTENTS = (
-    "MATCH (n) RETURN labels(n)[0], n.id, n.name, n.doc, size(keys(n)) ORDER BY n.id",
-    "MATCH (a)-[r]->(b) RETURN a.id, type(r), b.id, size(keys(r)) ORDER BY a.id, type(r), b.id",
-)
-
-
-def _contents(config: Config) -> list[list[list[object]]]:
-    """Every node and edge with every property kgqa wrote, and the graph list: any write would show here."""
-    with Kgqa(config) as kg:
-        return [kg.store.graphs(), *(kg.store.read("prime", text) for text in CONTENTS)]
-
-
 def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
     loaded: dict[str, str], config: Config
 ) -> None:
-    before, schema_before = _contents(config), _snapshot(loaded)
+    before, schema_before = contents(config), snapshot(loaded)
     runner = CliRunner()
     with served(loaded) as env:  # as a user's commands run: the store opens once, in the worker
         for attack in ATTACKS:
@@ -184,8 +152,8 @@ def test_store_unchanged_after_all_attacks_through_explain_and_the_executor(
             executed += 1
             assert result.rounds, attack  # it really ran, at least one round trip
     assert executed >= 30  # 37 of the 60 keep a usable pattern once their payload is stripped
-    assert _contents(config) == before
-    assert _snapshot(loaded) == schema_before
+    assert contents(config) == before
+    assert snapshot(loaded) == schema_before
 
 
 @pytest.mark.parametrize("dialect", ["falkordb", "neo4j"])

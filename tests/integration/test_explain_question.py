@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kgqa.cli import main
-from tests.scripted_llm import ScriptedEndpoint
+from tests.helpers.scripted_llm import ScriptedEndpoint
 
 QUESTION = "Which drugs are indicated for migraine?"
 GOOD = 'Sure!\n```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "Migraine"})\nRETURN y\n```\nDone.'

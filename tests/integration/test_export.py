@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from kgqa.cli import main
 from kgqa.runtime.export import ALIAS_HEADER, id_space
-from tests import neo4j_lint
-from tests.stark_fixture import EDGES, NODES
+from tests.helpers import neo4j_lint
+from tests.helpers.stark_fixture import EDGES, NODES
 
 
 def check_neo4j_admin_files(directory: Path, command: str, dimension: int) -> tuple[int, int]:

@@ -15,9 +15,9 @@ from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import load_skb
 from kgqa.runtime.store.falkordb import FalkorStore
 from kgqa.runtime.store.server import RDB_NAME
-from tests.environment import QUIET
-from tests.unit.test_identifiers import BACKTICK_LABEL, write_with_node_type
-from tests.unit.test_stark_embeddings import HashEncoder
+from tests.helpers.environment import QUIET
+from tests.helpers.identifiers import BACKTICK_LABEL, write_with_node_type
+from tests.helpers.load_fakes import HashEncoder
 
 
 def test_a_backtick_label_is_refused_before_any_write_and_the_previous_graph_stays(

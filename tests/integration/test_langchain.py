@@ -19,8 +19,8 @@ from kgqa.lab.qa import Question
 from kgqa.langchain import KgqaRetriever
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
-from tests.environment import QUIET
-from tests.unit.test_cli_errors import run
+from tests.helpers.cli import run
+from tests.helpers.environment import QUIET
 
 QUESTION = "Which drugs are indicated for migraine?"
 # Fixture ids: 0 strongyloidiasis, 1 migraine (diseases); 2 ivermectin, 3 sumatriptan (drugs); 4 CYP3A4, 5 HTR1B;

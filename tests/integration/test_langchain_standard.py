@@ -1,7 +1,7 @@
 """LangChain's standard test suites (``langchain-tests``), run as LangChain's partner packages run them:
 ``RetrieversIntegrationTests`` for :class:`KgqaRetriever` on the embedded HPO graph (loaded once, with the tiny test
-embedder), and the chat-model suites for :class:`KgqaChatModel` on a scripted chat (tests/scripted_llm.py: the real
-openai client over an in-memory transport, so no network and the same reply every call).
+embedder), and the chat-model suites for :class:`KgqaChatModel` on a scripted chat (tests/helpers/scripted_llm.py: the
+real openai client over an in-memory transport, so no network and the same reply every call).
 
 The suites' own properties switch off what KgqaChatModel does not claim: tool calling, tool choice, structured output
 and JSON mode (it overrides neither ``bind_tools`` nor ``with_structured_output``, so the suites read them as off),
@@ -26,9 +26,9 @@ from langchain_tests.unit_tests import ChatModelUnitTests
 
 import kgqa
 from kgqa.langchain import KgqaChatModel, KgqaRetriever
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
+from tests.helpers.scripted_llm import ScriptedEndpoint
 from tests.helpers.shared import copy_home
-from tests.scripted_llm import ScriptedEndpoint
 
 REPLY = "Marfan syndrome is associated with FBN1."
 

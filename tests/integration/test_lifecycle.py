@@ -19,7 +19,7 @@ from kgqa.errors import StoreError
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.skbs import read_source
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.conftest import servers_for, wait_for
+from tests.helpers.processes import servers_for, wait_for
 
 KGQA = [sys.executable, "-m", "kgqa.cli"]
 

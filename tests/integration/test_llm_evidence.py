@@ -17,9 +17,9 @@ import pytest
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
 from kgqa.types import Answer
-from tests.environment import QUIET
-from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
-from tests.stark_fixture import Node, write_prime_fixture
+from tests.helpers.environment import QUIET
+from tests.helpers.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
+from tests.helpers.stark_fixture import Node, write_prime_fixture
 
 WORMS = [f"anthelmintic {n}" for n in range(1, 9)]
 NODES: list[Node] = [

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import servers_for
-from tests.unit.test_cli_errors import run
-from tests.unit.test_malformed_load import CASES, WRITERS, Case, assert_clean_refusal, spoiled
+from tests.helpers.cli import run
+from tests.helpers.malformed import CASES, WRITERS, Case, assert_clean_refusal, spoiled
+from tests.helpers.processes import servers_for
 
 RENDER = [c for c in CASES if c.stage == "render"]
 

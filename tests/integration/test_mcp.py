@@ -23,9 +23,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from kgqa.mcp.server import ERROR_META
 from kgqa.runtime.store.server import LOG_NAME, SOCKET_NAME
-from tests.conftest import servers_for, wait_for
-from tests.integration.test_worker import KGQA, _state
-from tests.unit.test_attack_corpus import CASES
+from tests.helpers.attacks import CASES
+from tests.helpers.processes import servers_for, wait_for
+from tests.helpers.worker import KGQA, state
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which drugs treat strongyloidiasis?"
@@ -64,7 +64,7 @@ def _one_line(result: Any) -> str:
 
 def test_every_tool_over_stdio_through_the_warm_worker(loaded: dict[str, str], home: Path) -> None:
     env = {**loaded, "KGQA_MCP_CALL_TIMEOUT": str(CALL_TIMEOUT)}
-    worker = _state(home)
+    worker = state(home)
     assert worker is not None
     before = _changes(home)
 
@@ -110,7 +110,7 @@ def test_every_tool_over_stdio_through_the_warm_worker(loaded: dict[str, str], h
     assert loaded_skbs == {"hpo": False, "prime": True, "mag": False, "amazon": False}
     assert _one_line(out["bad_k"]).startswith("error: invalid arguments for ask: k: Input should be less than")
     assert _one_line(out["unknown_skb"]) == "error: unknown SKB 'wiki' (known: hpo, prime, mag, amazon)"
-    assert _state(home) == worker  # the command line's worker served it: no second one, no restart
+    assert state(home) == worker  # the command line's worker served it: no second one, no restart
     assert _changes(home) == before
 
 
@@ -143,7 +143,7 @@ def test_the_attack_corpus_through_the_tools_writes_nothing_and_breaks_nothing(
 
 def test_a_call_past_its_time_bound_is_a_tool_error_and_the_server_goes_on(loaded: dict[str, str], home: Path) -> None:
     env = {**loaded, "KGQA_MCP_CALL_TIMEOUT": "3"}
-    worker = _state(home)
+    worker = state(home)
     assert worker is not None and worker.store_pid is not None
 
     async def work(session: ClientSession) -> tuple[Any, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from kgqa.mcp.server import ERROR_META
-from tests.conftest import wait_for
+from tests.helpers.processes import wait_for
 
 pytestmark = pytest.mark.slow
 CLIENTS = Path(__file__).resolve().parents[2] / "tools" / "mcp-clients"

@@ -24,9 +24,9 @@ from kgqa.cypher.parser import parse
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.runtime.store import neo4j_queries as q
 from kgqa.runtime.store.base import ALIAS_LABEL, NODE_KEYS, AliasRow, NodeRow
-from tests import neo4j_lint
-from tests.unit.test_attack_corpus import CASES, compile_case
-from tests.unit.test_store_neo4j import META, FakeDriver, store_with
+from tests.helpers import neo4j_lint
+from tests.helpers.attacks import CASES, compile_case
+from tests.helpers.neo4j_fakes import META, FakeDriver, store_with
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "llm_cypher"
 

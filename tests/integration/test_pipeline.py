@@ -22,10 +22,10 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.steps.s1_target_type import type_by_embedding
 from kgqa.runtime.steps.s8_rerank import render, rerank_documents
 from kgqa.types import Answer
-from tests.environment import QUIET
-from tests.local_llm import MISSING, SMOLLM2
-from tests.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
-from tests.tiny_model import build_tiny_cross_encoder
+from tests.helpers.environment import QUIET
+from tests.helpers.local_llm import MISSING, SMOLLM2
+from tests.helpers.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
+from tests.helpers.tiny_model import build_tiny_cross_encoder
 
 QUESTION = "Which drugs are indicated for migraine?"
 CYPHER = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"})\nRETURN y\n```'

@@ -15,8 +15,8 @@ from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import QuestionError
 from kgqa.runtime.app import Kgqa
-from tests.environment import QUIET
-from tests.scripted_llm import ScriptedEndpoint
+from tests.helpers.environment import QUIET
+from tests.helpers.scripted_llm import ScriptedEndpoint
 
 FILLER = " ".join(f"w{i}" for i in range(700))
 LONG = f"Which drugs are indicated for migraine? {FILLER} ivermectin"

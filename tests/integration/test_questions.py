@@ -21,8 +21,8 @@ from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
-from tests.environment import QUIET
-from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
+from tests.helpers.environment import QUIET
+from tests.helpers.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
 
 @pytest.fixture

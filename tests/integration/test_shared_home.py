@@ -16,19 +16,19 @@ from kgqa.errors import ConfigError, InputError, StoreLockedError
 from kgqa.langchain.retriever import KgqaRetriever
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.worker.client import RemoteKgqa
-from tests.integration.test_worker import _state
-from tests.integration.test_worker import kgqa as run_kgqa
+from tests.helpers.worker import kgqa as run_kgqa
+from tests.helpers.worker import state
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which drugs treat strongyloidiasis?"
 
 
 def test_connect_beside_a_running_worker_is_served_by_it(loaded: dict[str, str], home: Path) -> None:
-    state = _state(home)
-    assert state is not None
+    running = state(home)
+    assert running is not None
     cli = json.loads(run_kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json").stdout)
     with kgqa.connect(load_config(env=loaded, cwd=home.parent)) as kg:
-        assert isinstance(kg, RemoteKgqa) and kg.info.pid == state.pid
+        assert isinstance(kg, RemoteKgqa) and kg.info.pid == running.pid
         answer = kg.ask(QUESTION, "prime")
         assert [a.id for a in answer.answers] == [a["id"] for a in cli["answers"]]
         retriever = KgqaRetriever(kg=kg, skb="prime", k=2, reranker="none")
@@ -39,7 +39,7 @@ def test_connect_beside_a_running_worker_is_served_by_it(loaded: dict[str, str],
             KgqaRetriever(kg=kg, skb="prime", llm=FakeListChatModel(responses=["x"]))
         with pytest.raises(InputError, match="unknown type 'planet'"):
             KgqaRetriever(kg=kg, skb="prime", types=["planet"])  # checked by the worker when made
-    assert _state(home) == state  # the same worker served all of it, and is still there
+    assert state(home) == running  # the same worker served all of it, and is still there
     assert json.loads(run_kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json").stdout)["answers"]
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.stark_embeddings_fixture import DIM, MODEL, QUESTION_IDS, cosine_top_k, write_emb_root
-from tests.unit.test_cli_errors import assert_one_line_error, run
+from tests.helpers.cli import assert_one_line_error, run
+from tests.helpers.stark_embeddings_fixture import DIM, MODEL, QUESTION_IDS, cosine_top_k, write_emb_root
 
 K = 5
 

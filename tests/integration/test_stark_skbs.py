@@ -15,8 +15,9 @@ import pytest
 
 from kgqa.loaders.model import SkbData
 from kgqa.loaders.stark import read_stark
-from tests.conftest import servers_for
-from tests.stark_fixture import (
+from tests.helpers.cli import assert_one_line_error, run
+from tests.helpers.processes import servers_for
+from tests.helpers.stark_fixture import (
     AMAZON_EDGE_TYPES,
     AMAZON_NODE_TYPES,
     MAG_EDGE_TYPES,
@@ -27,7 +28,6 @@ from tests.stark_fixture import (
     write_mag_real,
     write_prime_real,
 )
-from tests.unit.test_cli_errors import assert_one_line_error, run
 
 WRITERS: dict[str, Callable[[Path], Path]] = {
     "prime": write_prime_real,

@@ -9,9 +9,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 import psutil
@@ -29,37 +28,17 @@ from kgqa.runtime.store.server import (
     WATCHDOG_GRACE,
     WRITE_TIMEOUT_MS,
 )
-from tests.conftest import wait_for
+from tests.helpers.processes import wait_for
+from tests.helpers.store_bounds import BOUND, CHAIN, COUNT, LIMIT, SIZE, after_restart, complete_graph
 
-LIMIT = 1.0
-"""The stores' query_timeout here, in seconds."""
-BOUND = LIMIT + WATCHDOG_GRACE + 25.0
-"""When a read past the limit must have ended at the latest: a correctness bound, not a benchmark."""
-SIZE = 40
-CHAIN = "MATCH (v0:X)" + "".join(f"-[:r]-(v{i + 1}:X)" for i in range(20)) + " RETURN v0.id, v20.id"
-"""20 undirected hops over a complete graph: FalkorDB 4.16 does not check its time limit inside this plan's
-traversals (it ran for minutes past it), as with the issue's 20-hop ``parent-child`` chain on HPO."""
 PATHS = "MATCH p = (a:X)-[:r*1..20]-(b:X) RETURN count(p)"
 """Billions of paths, which FalkorDB itself stops at its time limit."""
-COUNT = "MATCH (n:X) RETURN count(n)"
-T = TypeVar("T")
-
-
-def _complete_graph(store: FalkorStore, name: str = "k") -> None:
-    """``SIZE`` nodes, one ``r`` edge between every two, loaded (and saved) as a load writes them."""
-    vector = np.ones(4, dtype=np.float32) / 2
-    rows = [NodeRow(f"n{i}", f"node {i}", "", vector, vector) for i in range(SIZE)]
-    pairs = [(f"n{i}", f"n{j}") for i in range(SIZE) for j in range(i + 1, SIZE)]
-    meta = SkbMeta(name, "test", "1", "test", 4, ("X",), SIZE, len(pairs), "fp", "2026-01-01")
-    with store.writer(name, meta) as writer:
-        writer.add_nodes("X", rows)
-        writer.add_edges("X", "r", "X", pairs)
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[FalkorStore]:
     with FalkorStore(tmp_path / "db", query_timeout=LIMIT) as s:
-        _complete_graph(s)
+        complete_graph(s)
         yield s
 
 
@@ -69,18 +48,6 @@ def _timed_out(store: FalkorStore, query: str) -> tuple[str, float]:
     with pytest.raises(StoreTimeoutError) as raised:
         store.read("k", query)
     return str(raised.value), time.monotonic() - started
-
-
-def after_restart(read: Callable[[], T]) -> T:
-    """``read``, asked again while the store says the server is restarting: a read waits for a restart only about
-    ``LIMIT`` seconds, and starting the server may take longer."""
-    deadline = time.monotonic() + BOUND
-    while True:
-        try:
-            return read()
-        except StoreTimeoutError as exc:
-            if "the server is restarting" not in str(exc) or time.monotonic() > deadline:
-                raise
 
 
 def test_every_query_has_the_limit_and_none_more_than_the_ceiling(store: FalkorStore) -> None:
@@ -118,9 +85,9 @@ import sys
 from pathlib import Path
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.integration.test_store_bounds import CHAIN, COUNT, _complete_graph, after_restart
+from tests.helpers.store_bounds import CHAIN, COUNT, after_restart, complete_graph
 store = FalkorStore(Path({str(tmp_path / "db")!r}), query_timeout={LIMIT})
-_complete_graph(store)
+complete_graph(store)
 first = store.server_pid
 try:
     store.read("k", CHAIN)
@@ -187,7 +154,7 @@ def test_a_server_that_does_not_answer_counts_as_running_a_read_past_the_limit(s
 def test_a_start_removes_the_temporary_files_of_killed_saves(tmp_path: Path) -> None:
     directory = tmp_path / "db"
     with FalkorStore(directory) as store:
-        _complete_graph(store)
+        complete_graph(store)
     stale = [directory / "temp-4242.rdb", directory / "temp-1.rdb"]
     for path in stale:
         path.write_bytes(b"REDIS0011 half a save")

@@ -21,8 +21,8 @@ from kgqa.runtime.store import server
 from kgqa.runtime.store.base import NodeRow, SkbMeta
 from kgqa.runtime.store.falkordb import VECTORS_DIR, FalkorStore
 from kgqa.runtime.store.server import RDB_NAME, WATCHDOG_GRACE
-from tests.conftest import wait_for
-from tests.integration.test_store_bounds import COUNT, SIZE, _complete_graph
+from tests.helpers.processes import wait_for
+from tests.helpers.store_bounds import COUNT, SIZE, complete_graph
 
 LIMIT = 1.0
 HANG = 2.0
@@ -36,7 +36,7 @@ META = SkbMeta("k", "test", "2", "test", 4, ("Y",), 2, 0, "fp2", "2026-01-02")
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[FalkorStore]:
     with FalkorStore(tmp_path / "db", query_timeout=LIMIT, hang_timeout=HANG) as s:
-        _complete_graph(s)
+        complete_graph(s)
         yield s
 
 
@@ -160,7 +160,7 @@ def test_a_read_on_a_stopped_server_is_answered_by_a_restart_long_before_its_tim
     so the caller sees its answer, not an error."""
     monkeypatch.setattr(server, "READ_HANG_AFTER", 2.0)
     with FalkorStore(tmp_path / "db", query_timeout=60.0, hang_timeout=HANG) as store:
-        _complete_graph(store)
+        complete_graph(store)
         read = (lambda: store.read("k", COUNT)) if what == "query" else store.graphs
         pid = _kill(store, signal.SIGSTOP)
         started = time.monotonic()
@@ -175,7 +175,7 @@ def test_a_damaged_saved_graphs_file_is_refused_saying_what_to_do(tmp_path: Path
     """Redis checks the file's format and checksum and refuses it whole: nothing wrong is served."""
     directory = tmp_path / "db"
     with FalkorStore(directory, query_timeout=LIMIT) as store:
-        _complete_graph(store)
+        complete_graph(store)
     rdb = directory / RDB_NAME
     data = bytearray(rdb.read_bytes())
     if damage == "truncated":
@@ -211,7 +211,7 @@ def test_a_load_whose_save_fills_the_disk_fails_and_the_saved_graph_is_served_ag
     temporary file and renames it when complete), the published graph is dropped from memory by a restart from the
     file, and the graph saved before is what is served."""
     with FalkorStore(small_disk / "db", query_timeout=LIMIT) as store:
-        _complete_graph(store)
+        complete_graph(store)
         pid = store.server_pid
         assert pid is not None
         documents = (os.urandom(4096).hex() for _ in range(3000))  # 24 MiB that no compression shrinks

@@ -21,7 +21,7 @@ from kgqa.lab.train_reranker import Paths, TrainSettings, read_examples, train
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
 from kgqa.runtime.trained import find_trained
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
 
 ARGS = ["--questions", "4", "--negatives", "2", "--seed", "3"]
 

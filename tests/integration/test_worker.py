@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
-import shutil
 import signal
 import stat
 import subprocess
@@ -23,49 +21,29 @@ import pytest
 from kgqa.config import load_config
 from kgqa.errors import WorkerError
 from kgqa.runtime.worker import client
-from kgqa.runtime.worker.client import connect_worker, read_state
+from kgqa.runtime.worker.client import connect_worker
 from kgqa.runtime.worker.common import WorkerInfo, WorkerPaths
-from tests.conftest import servers_for, wait_for
+from tests.helpers.processes import servers_for, wait_for
+from tests.helpers.worker import KGQA, gone, kgqa, state, version_2
 
 pytestmark = pytest.mark.slow
-KGQA = [sys.executable, "-m", "kgqa.cli"]
 HEAVY = ("torch", "sentence_transformers", "transformers", "falkordb", "redis", "neo4j")
 
 
-def kgqa(env: dict[str, str], *args: str, input: str | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([*KGQA, *args], env=env, input=input, capture_output=True, text=True, timeout=300)
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
-
-
-def _gone(pid: int | None) -> bool:
-    if pid is None:
-        return True
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-
-
-def _state(home: Path):
-    return read_state(WorkerPaths(home / "worker"))
-
-
 def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, str], home: Path) -> None:
-    first = _state(home)
+    first = state(home)
     assert first is not None and first.store_pid is not None
     schema = kgqa(loaded, "schema", "--skb", "prime", "--json")
     assert json.loads(schema.stdout)["meta"]["name"] == "prime"
     ask = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
     assert json.loads(ask.stdout)["answers"]
-    again = _state(home)
+    again = state(home)
     assert again is not None and (again.pid, again.store_pid) == (first.pid, first.store_pid)
     status = json.loads(kgqa(loaded, "server", "status", "--json").stdout)
     assert status["running"] and status["info"]["pid"] == first.pid and status["in_flight"] == 0
     stopped = kgqa(loaded, "server", "stop")
     assert f"pid {first.pid}" in stopped.stdout
-    assert _gone(first.pid) and _gone(first.store_pid)
+    assert gone(first.pid) and gone(first.store_pid)
     assert not servers_for(home)
     assert not json.loads(kgqa(loaded, "server", "status", "--json").stdout)["running"]
     assert "no kgqa worker" in kgqa(loaded, "server", "stop").stdout
@@ -74,41 +52,41 @@ def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, s
 def test_worker_stops_by_itself_after_the_idle_timeout(cli_env: dict[str, str], home: Path, prime_dir: Path) -> None:
     env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "2"}
     kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
-    state = _state(home)
-    assert state is not None and not _gone(state.pid)
-    wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), 30, "the idle worker to stop")
+    running = state(home)
+    assert running is not None and not gone(running.pid)
+    wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the idle worker to stop")
     assert not servers_for(home)
-    assert _state(home) is None  # a clean stop removes its state file: the next command says nothing
+    assert state(home) is None  # a clean stop removes its state file: the next command says nothing
     again = kgqa(env, "schema", "--skb", "prime")
     assert "died" not in again.stderr
-    new = _state(home)
-    assert new is not None and new.pid != state.pid
-    wait_for(lambda: _gone(new.pid), 30, "the second idle worker to stop")
+    new = state(home)
+    assert new is not None and new.pid != running.pid
+    wait_for(lambda: gone(new.pid), 30, "the second idle worker to stop")
 
 
 def test_a_dead_worker_is_replaced_and_the_command_says_so(loaded: dict[str, str], home: Path) -> None:
-    dead = _state(home)
+    dead = state(home)
     assert dead is not None
     os.kill(dead.pid, signal.SIGKILL)
-    wait_for(lambda: _gone(dead.pid) and _gone(dead.store_pid), 30, "the killed worker and its store server")
+    wait_for(lambda: gone(dead.pid) and gone(dead.store_pid), 30, "the killed worker and its store server")
     result = kgqa(loaded, "schema", "--skb", "prime")
     assert f"the kgqa worker (pid {dead.pid}) had died; starting a new one" in result.stderr
     assert "prime" in result.stdout
-    new = _state(home)
+    new = state(home)
     assert new is not None and new.pid != dead.pid
 
 
 def test_other_settings_or_code_restart_the_worker_with_a_notice(
     loaded: dict[str, str], home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    old = _state(home)
+    old = state(home)
     assert old is not None
     result = kgqa({**loaded, "KGQA_EF_RUNTIME": "50"}, "schema", "--skb", "prime")
     assert f"restarting the kgqa worker (pid {old.pid}): it was started with other settings (ef_runtime)" in (
         result.stderr
     )
-    assert _gone(old.pid) and _gone(old.store_pid)
-    second = _state(home)
+    assert gone(old.pid) and gone(old.store_pid)
+    second = state(home)
     assert second is not None
     # a command of another kgqa build (here: the client pretends to be one) never reuses it either; the worker it
     # starts in its place runs this checkout's code, which the command then refuses too, saying why
@@ -120,7 +98,7 @@ def test_other_settings_or_code_restart_the_worker_with_a_notice(
     assert notices == [
         f"restarting the kgqa worker (pid {second.pid}): it runs kgqa {second.build}, this command is kgqa 0.0.1+older"
     ]
-    assert _gone(second.pid) and not servers_for(home)
+    assert gone(second.pid) and not servers_for(home)
 
 
 FOREIGN_WORKER = """
@@ -154,7 +132,7 @@ def test_a_worker_of_other_code_that_cannot_read_the_calls_is_replaced(loaded: d
         assert f"restarting the kgqa worker (pid {foreign.pid}): it runs kgqa 0.0.1+older" in result.stderr
         assert "prime" in result.stdout
         assert foreign.wait(timeout=30) == -signal.SIGTERM
-        new = _state(home)
+        new = state(home)
         assert new is not None and new.pid != foreign.pid
     finally:
         foreign.kill()
@@ -162,9 +140,9 @@ def test_a_worker_of_other_code_that_cannot_read_the_calls_is_replaced(loaded: d
 
 
 def test_no_tcp_and_a_private_socket(loaded: dict[str, str], home: Path) -> None:
-    state = _state(home)
-    assert state is not None
-    for pid in (state.pid, state.store_pid):
+    running = state(home)
+    assert running is not None
+    for pid in (running.pid, running.store_pid):
         assert pid is not None
         assert psutil.Process(pid).net_connections(kind="inet") == []
     paths = WorkerPaths(home / "worker")
@@ -172,18 +150,8 @@ def test_no_tcp_and_a_private_socket(loaded: dict[str, str], home: Path) -> None
     assert stat.S_IMODE(paths.socket.stat().st_mode) & 0o077 == 0
 
 
-def _version_2(prime_dir: Path, target: Path) -> Path:
-    """The fixture with every name changed: an answer mixing both versions would hold names of both."""
-    shutil.copytree(prime_dir, target)
-    info = pickle.loads((target / "node_info.pkl").read_bytes())
-    for node in info.values():
-        node["name"] = f"{node['name']} v2"
-    (target / "node_info.pkl").write_bytes(pickle.dumps(info))
-    return target
-
-
 def test_a_load_and_asks_at_once_never_mix_two_graphs(loaded: dict[str, str], prime_dir: Path, tmp_path: Path) -> None:
-    second = _version_2(prime_dir, tmp_path / "v2")
+    second = version_2(prime_dir, tmp_path / "v2")
     seen: list[set[bool]] = []
     spans: list[tuple[float, float]] = []
     errors: list[BaseException] = []
@@ -221,7 +189,7 @@ def test_a_load_and_asks_at_once_never_mix_two_graphs(loaded: dict[str, str], pr
 
 
 def test_commands_at_once_are_served_side_by_side(loaded: dict[str, str], home: Path) -> None:
-    before = _state(home)
+    before = state(home)
     assert before is not None
     question = ["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json"]
     commands = [
@@ -240,12 +208,12 @@ def test_commands_at_once_are_served_side_by_side(loaded: dict[str, str], home: 
     answers = [json.loads(outputs[i][0])["answers"] for i in (0, 2, 4)]
     assert answers[0] and answers[0] == answers[1] == answers[2]
     assert json.loads(outputs[1][0])["meta"]["name"] == "prime"
-    assert _state(home) == before  # one worker served them all
+    assert state(home) == before  # one worker served them all
 
 
 def test_clients_killed_with_sigkill_leave_a_working_worker(loaded: dict[str, str], home: Path) -> None:
-    state = _state(home)
-    assert state is not None
+    running = state(home)
+    assert running is not None
     commands = (["ask", "Which drugs treat strongyloidiasis?", "--skb", "prime"], ["schema", "--skb", "prime"])
     for args in commands:
         for delay in (0.2, 0.5, 1.0):  # connecting, sending, waiting for the answer: wherever it lands
@@ -255,7 +223,7 @@ def test_clients_killed_with_sigkill_leave_a_working_worker(loaded: dict[str, st
             proc.wait()
     result = kgqa(loaded, "ask", "Which drugs treat strongyloidiasis?", "--skb", "prime", "--json")
     assert json.loads(result.stdout)["answers"]
-    assert _state(home) == state  # the same worker served it
+    assert state(home) == running  # the same worker served it
     status = lambda: json.loads(kgqa(loaded, "server", "status", "--json").stdout)  # noqa: E731
     wait_for(lambda: status()["in_flight"] == 0, 30, "the killed clients' calls to end")
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.held_llm import HeldEndpoint
-from tests.integration.test_worker import KGQA, _state, kgqa
+from tests.helpers.held_llm import HeldEndpoint
+from tests.helpers.worker import KGQA, kgqa, state
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which drugs treat strongyloidiasis?"
@@ -63,7 +63,7 @@ def _answered(batch: subprocess.Popen[str]) -> str:
 def test_a_batch_waiting_on_its_llm_and_commands_without_one_share_the_worker(
     loaded: dict[str, str], home: Path, held: HeldEndpoint, tmp_path: Path
 ) -> None:
-    before = _state(home)
+    before = state(home)
     batch = _batch(loaded, held, tmp_path)
     # another terminal: no LLM, no endpoint, another capacity setting (the worker's own: it keeps its value)
     other = {**loaded, "KGQA_WORKER_MAX_CALLS": "3"}
@@ -75,13 +75,13 @@ def test_a_batch_waiting_on_its_llm_and_commands_without_one_share_the_worker(
     assert batch.poll() is None  # still waiting on its LLM: the commands were served beside it
     held.release.set()
     assert "restarting" not in _answered(batch)
-    assert _state(home) == before  # one worker served every call
+    assert state(home) == before  # one worker served every call
 
 
 def test_a_restart_for_other_store_settings_waits_for_the_call_in_flight(
     loaded: dict[str, str], home: Path, held: HeldEndpoint, tmp_path: Path
 ) -> None:
-    before = _state(home)
+    before = state(home)
     assert before is not None
     batch = _batch(loaded, held, tmp_path)
     other = subprocess.Popen(
@@ -103,5 +103,5 @@ def test_a_restart_for_other_store_settings_waits_for_the_call_in_flight(
     assert other.returncode == 0, err
     assert json.loads(out)["answers"]
     _answered(batch)  # every question of the batch answered: the one in flight and those that came meanwhile
-    after = _state(home)
+    after = state(home)
     assert after is not None and after.pid != before.pid

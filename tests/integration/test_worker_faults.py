@@ -19,8 +19,8 @@ import pytest
 
 from kgqa.runtime.worker.client import LOAD_LOST
 from kgqa.runtime.worker.common import WorkerPaths
-from tests.conftest import wait_for
-from tests.integration.test_worker import KGQA, _gone, _state, _version_2, kgqa
+from tests.helpers.processes import wait_for
+from tests.helpers.worker import KGQA, gone, kgqa, state, version_2
 
 pytestmark = pytest.mark.slow
 QUESTION = "Which drugs treat strongyloidiasis?"
@@ -68,15 +68,15 @@ def _faulted_under_askers(env: dict[str, str], home: Path, fault: signal.Signals
     """Four askers; the store server gets ``fault`` once they run; asks go on until the worker has a new server and
     a few more asks have answered. Every ask answers or fails with one line; those after recovery answer."""
     kgqa(env, "schema", "--skb", "prime")  # the worker for these settings
-    state = _state(home)
-    assert state is not None and state.store_pid is not None
+    running = state(home)
+    assert running is not None and running.store_pid is not None
     stop, results = threading.Event(), list[Result]()
     threads = _askers(env, stop, results)
     try:
         wait_for(lambda: len(results) >= 4, RECOVERY, "the askers to start")
-        os.kill(state.store_pid, fault)
+        os.kill(running.store_pid, fault)
         faulted = time.monotonic()
-        wait_for(lambda: _store_pid(env) not in (state.store_pid, None), RECOVERY * 2, "a new store server")
+        wait_for(lambda: _store_pid(env) not in (running.store_pid, None), RECOVERY * 2, "a new store server")
         recovered = time.monotonic()
         wait_for(lambda: sum(r[0] > recovered + 1 for r in results) >= 8, RECOVERY, "asks after recovery")
     finally:
@@ -89,8 +89,8 @@ def _faulted_under_askers(env: dict[str, str], home: Path, fault: signal.Signals
     after = [(code, out) for end, code, out, _ in results if end > recovered + 1]
     assert all(code == 0 and json.loads(out)["answers"] for code, out in after)
     assert recovered - faulted < RECOVERY
-    assert _state(home) == state  # the same worker: only its store server was replaced
-    assert _gone(state.store_pid) and not psutil.pid_exists(state.store_pid)  # reaped, not left a zombie
+    assert state(home) == running  # the same worker: only its store server was replaced
+    assert gone(running.store_pid) and not psutil.pid_exists(running.store_pid)  # reaped, not left a zombie
 
 
 def test_a_killed_store_server_is_replaced_under_four_askers(loaded: dict[str, str], home: Path) -> None:
@@ -103,18 +103,18 @@ def test_a_stopped_store_server_is_replaced_under_four_askers(loaded: dict[str, 
 
 
 def test_a_store_server_killed_between_commands_is_replaced_at_once(loaded: dict[str, str], home: Path) -> None:
-    state = _state(home)
-    assert state is not None and state.store_pid is not None
-    os.kill(state.store_pid, signal.SIGKILL)
-    wait_for(lambda: _store_pid(loaded) not in (state.store_pid, None), RECOVERY, "the worker to replace it")
+    running = state(home)
+    assert running is not None and running.store_pid is not None
+    os.kill(running.store_pid, signal.SIGKILL)
+    wait_for(lambda: _store_pid(loaded) not in (running.store_pid, None), RECOVERY, "the worker to replace it")
     done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
     assert json.loads(done.stdout)["answers"]
     assert "error" not in done.stderr and "died" not in done.stderr  # the degraded-step notes of a no-LLM ask only
 
 
 def test_a_worker_killed_during_a_batch_is_replaced_and_the_batch_goes_on(loaded: dict[str, str], home: Path) -> None:
-    state = _state(home)
-    assert state is not None
+    running = state(home)
+    assert running is not None
     batch = subprocess.Popen(
         [*KGQA, "ask", "-", "--skb", "prime", "--json"],
         env=loaded,
@@ -127,7 +127,7 @@ def test_a_worker_killed_during_a_batch_is_replaced_and_the_batch_goes_on(loaded
     batch.stdin.write(f"{QUESTION}\n")
     batch.stdin.flush()
     first = json.loads(batch.stdout.readline())
-    os.kill(state.pid, signal.SIGKILL)  # between two questions or during the next one: either is survived
+    os.kill(running.pid, signal.SIGKILL)  # between two questions or during the next one: either is survived
     batch.stdin.write(f"{QUESTION}\n" * 3)
     batch.stdin.close()
     batch.wait(RECOVERY * 3)  # the output of four questions fits the pipes
@@ -136,29 +136,29 @@ def test_a_worker_killed_during_a_batch_is_replaced_and_the_batch_goes_on(loaded
     rest = [json.loads(line) for line in out.splitlines()]
     assert [d["line"] for d in [first, *rest]] == [1, 2, 3, 4]
     assert all(d["answers"] == first["answers"] for d in rest)
-    assert f"the kgqa worker (pid {state.pid}) had died; starting a new one" in err
+    assert f"the kgqa worker (pid {running.pid}) had died; starting a new one" in err
     _one_line_or_none(err)
-    new = _state(home)
-    assert new is not None and new.pid != state.pid
+    new = state(home)
+    assert new is not None and new.pid != running.pid
 
 
 def test_a_damaged_worker_state_file_is_not_trusted(loaded: dict[str, str], home: Path) -> None:
     """The state file (worker.json) only helps to name and stop a worker; torn or overwritten, it is ignored: a live
     worker is found by its socket, and a dead one is replaced."""
-    state = _state(home)
-    assert state is not None
+    running = state(home)
+    assert running is not None
     paths = WorkerPaths(home / "worker")
     paths.state.write_text('{"pid": 12', encoding="utf-8")  # torn
     done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
     assert json.loads(done.stdout)["answers"] and "error" not in done.stderr
-    os.kill(state.pid, signal.SIGKILL)
-    wait_for(lambda: _gone(state.pid) and _gone(state.store_pid), RECOVERY, "the killed worker")
+    os.kill(running.pid, signal.SIGKILL)
+    wait_for(lambda: gone(running.pid) and gone(running.store_pid), RECOVERY, "the killed worker")
     paths.state.write_bytes(b"\x00\xff garbage")
     done = kgqa(loaded, "ask", QUESTION, "--skb", "prime", "--json")
     assert json.loads(done.stdout)["answers"]
     _one_line_or_none(done.stderr)
-    new = _state(home)
-    assert new is not None and new.pid != state.pid
+    new = state(home)
+    assert new is not None and new.pid != running.pid
 
 
 def _load_v2(env: dict[str, str], source: Path) -> subprocess.Popen[str]:
@@ -179,27 +179,27 @@ def _names(env: dict[str, str]) -> set[str]:
 def _held_load(env: dict[str, str], home: Path, source: Path) -> tuple[subprocess.Popen[str], int]:
     """A load begun while the store server is stopped (SIGSTOP): it is surely still running when the test acts;
     returns it and the stopped server's pid (the caller sends SIGCONT)."""
-    state = _state(home)
-    assert state is not None and state.store_pid is not None
-    os.kill(state.store_pid, signal.SIGSTOP)
+    running = state(home)
+    assert running is not None and running.store_pid is not None
+    os.kill(running.store_pid, signal.SIGSTOP)
     load = _load_v2(env, source)
 
     def busy() -> bool:
         return bool(json.loads(kgqa(env, "server", "status", "--json").stdout)["in_flight"] >= 1)
 
     wait_for(busy, RECOVERY, "the load to start in the worker")
-    return load, state.store_pid
+    return load, running.store_pid
 
 
 def test_a_worker_killed_during_a_load_says_so_and_the_old_graph_answers(
     loaded: dict[str, str], home: Path, prime_dir: Path, tmp_path: Path
 ) -> None:
     before = _names(loaded)
-    state = _state(home)
-    assert state is not None
-    load, server = _held_load(loaded, home, _version_2(prime_dir, tmp_path / "v2"))
+    running = state(home)
+    assert running is not None
+    load, server = _held_load(loaded, home, version_2(prime_dir, tmp_path / "v2"))
     try:
-        os.kill(state.pid, signal.SIGKILL)
+        os.kill(running.pid, signal.SIGKILL)
         _, err = load.communicate(timeout=RECOVERY)
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -207,16 +207,16 @@ def test_a_worker_killed_during_a_load_says_so_and_the_old_graph_answers(
     assert load.returncode == 1
     assert f"error: {LOAD_LOST}" in err
     _one_line_or_none(err)
-    wait_for(lambda: _gone(server), RECOVERY, "the stopped server to die with its worker")
+    wait_for(lambda: gone(server), RECOVERY, "the stopped server to die with its worker")
     assert _names(loaded) == before  # a new worker, the graph saved before the load
-    new = _state(home)
-    assert new is not None and new.pid != state.pid
+    new = state(home)
+    assert new is not None and new.pid != running.pid
 
 
 def test_a_second_load_while_one_runs_is_refused_at_once_and_the_first_completes(
     loaded: dict[str, str], home: Path, prime_dir: Path, tmp_path: Path
 ) -> None:
-    source = _version_2(prime_dir, tmp_path / "v2")
+    source = version_2(prime_dir, tmp_path / "v2")
     first, server = _held_load(loaded, home, source)
     try:
         second = kgqa(loaded, "load", "stark", "--name", "prime", "--dir", str(source), "--force", check=False)

@@ -1,7 +1,7 @@
 """tests/unit: no server and no network. Every unit test runs under a guard that makes creating an internet socket
 (AF_INET/AF_INET6), connecting any socket (unix sockets included, so the embedded FalkorDB's too) and resolving a
 host name fail loudly, and that refuses to start the embedded FalkorDB server at all. The scripted LLM endpoint
-(tests/scripted_llm.py) is an in-process httpx transport, so the openai client runs here without a socket.
+(tests/helpers/scripted_llm.py) is an in-process httpx transport, so the openai client runs here without a socket.
 
 A test that needs the store or a subprocess of the CLI belongs in tests/integration; one that needs Neo4j, in
 tests/e2e. Subprocesses (the Neo4j lint runs Node.js) are separate processes and are not guarded."""
@@ -44,7 +44,7 @@ def no_sockets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
         attempts.append(what)
         return SocketBlockedError(
             f"unit tests use no network and no server: {what} (move the test to "
-            "tests/integration, or fake the endpoint as tests/scripted_llm.py does)"
+            "tests/integration, or fake the endpoint as tests/helpers/scripted_llm.py does)"
         )
 
     real_init = socket.socket.__init__

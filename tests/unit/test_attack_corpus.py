@@ -6,80 +6,24 @@ tests/integration/test_attack_cli.py (subprocesses)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgqa.cypher.compile import PatternQuery, pattern_query
+from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import Condition, QueryPlan, Symbol, Triplet
-from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, SanitizedPlan, sanitize
+from kgqa.cypher.sanitize import MAX_TRIPLETS, Mode, sanitize
 from kgqa.runtime.store.base import NODE_KEYS
 from kgqa.runtime.store.neo4j import browser_statement
-from tests.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES
+from tests.helpers.attacks import CASES, FIXTURE_SCHEMA, LIMIT, Case, compile_case
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "attacks.csv"
-FIXTURE_SCHEMA = GraphSchema(
-    tuple(NODE_TYPES.values()),
-    tuple(sorted({(NODE_TYPES[NODES[h][1]], EDGE_TYPES[e], NODE_TYPES[NODES[t][1]]) for h, t, e in EDGES})),
-    NODE_KEYS,
-)
 WRITES = ("DELETE", "CREATE", "MERGE", "SET ", "REMOVE", "CALL", "LOAD", "FOREACH", "USE ", "INSERT", "DROP")
 NEO4J_RELEASES = ("2025.05", "2026.01")
-LIMIT = 1000
-
-
-@dataclass(frozen=True)
-class Case:
-    """A row of attacks.csv."""
-
-    case: str
-    mode: Mode
-    outcome: str
-    """``rejected`` (CypherSyntaxError), ``compiled``, or ``any`` (either, the compiled text still checked)"""
-    error: str
-    """rejected: a fragment of the error message"""
-    absent: tuple[str, ...]
-    """compiled: fragments no dialect's compiled text may contain"""
-    dropped: str
-    """compiled: a fragment of one reason in the plan's dropped list"""
-    cli: bool
-    """also run through the CLI in a subprocess (tests/integration/test_attack_cli.py)"""
-    cypher: str
-
-
-def read_corpus(path: Path = CORPUS) -> list[Case]:
-    with path.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    cases = []
-    for row in rows:
-        assert row["mode"] in ("strict", "lenient") and row["outcome"] in ("rejected", "compiled", "any"), row["case"]
-        absent = tuple(part for part in row["absent"].split("|") if part)
-        mode: Mode = "lenient" if row["mode"] == "lenient" else "strict"
-        cli = row["cli"] == "yes"
-        cases.append(Case(row["case"], mode, row["outcome"], row["error"], absent, row["dropped"], cli, row["cypher"]))
-    return cases
-
-
-CASES = read_corpus()
-ATTACKS = [case.cypher for case in CASES] + [
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 100_000 + "DETACH DELETE d",
-    "MATCH (d:drug {name: '" + "x" * 100_000 + "'})-[:indication]->(x:disease) RETURN d",
-    "MATCH (d:drug)-[:indication]->(x:disease {name: 'migraine'}) RETURN d" + " " * 200_001,
-]
-"""Every text of the corpus, and three too large for a CSV cell (tests/integration/test_explain.py runs them all)."""
-
-
-def compile_case(cypher: str, mode: Mode = "strict") -> tuple[SanitizedPlan, PatternQuery]:
-    sanitized = sanitize(parse(cypher), FIXTURE_SCHEMA, mode)
-    return sanitized, pattern_query(sanitized.plan, NODE_KEYS, limit=LIMIT)
 
 
 def assert_valid_cypher(text: str) -> None:

@@ -1,25 +1,13 @@
-"""One-line errors of the command line that come before the store starts (bad settings, a bad STaRK folder), and
-the helpers the CLI tests share (tests/integration/test_cli.py)."""
+"""One-line errors of the command line that come before the store starts (bad settings, a bad STaRK folder). The
+helpers the CLI tests share (``run``, ``assert_one_line_error``) are in tests/helpers/cli.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from kgqa.cli import main
-
-
-def run(env: dict[str, str], *args: str, input: str | bytes | None = None):
-    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False, input=input)
-
-
-def assert_one_line_error(result, message: str) -> None:
-    assert result.exit_code != 0
-    assert message in result.stderr
-    assert "Traceback" not in result.output + result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+from tests.helpers.cli import assert_one_line_error, run
 
 
 @pytest.mark.parametrize(

@@ -8,22 +8,9 @@ import pytest
 from kgqa.cypher.compile import Step, binding_order, pattern_query
 from kgqa.cypher.errors import CypherError, CypherSyntaxError, CypherValueError
 from kgqa.cypher.parser import parse
-from kgqa.cypher.plan import Condition, NodeKeys, QueryPlan, Symbol
-from kgqa.cypher.sanitize import GraphSchema, sanitize
-
-SCHEMA = GraphSchema(
-    ("drug", "gene/protein", "disease"),
-    (("drug", "target", "gene/protein"), ("drug", "indication", "disease")),
-    NodeKeys("id", "name"),
-)
-QUESTION = (
-    "MATCH (y:drug)-[:target]->(g:`gene/protein` {name: 'CYP3A4'}), (y)-[:indication]->(d:disease {name: 'worms'}) "
-    "WHERE y.name CONTAINS 'mec' RETURN y"
-)
-
-
-def compiled(query: str = QUESTION):
-    return pattern_query(sanitize(parse(query), SCHEMA).plan, SCHEMA.keys)
+from kgqa.cypher.plan import Condition, QueryPlan, Symbol
+from kgqa.cypher.sanitize import sanitize
+from tests.helpers.cypher_compile import QUESTION, SCHEMA, compiled
 
 
 def test_golden_text_and_parameters() -> None:

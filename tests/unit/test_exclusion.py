@@ -17,7 +17,7 @@ from kgqa.runtime.steps.s2_schema_plan import Hop, relaxations, schema_guided_pl
 from kgqa.runtime.steps.s4_grounding import Excluded, Grounded, GroundingResult, PlanGrounding
 from kgqa.runtime.store.base import NODE_KEYS
 from kgqa.runtime.text import STOP_WORDS
-from tests.hpo_schema import HPO, PHENOTYPE, link
+from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
 
 
 def plan_of(question: str, spans: Sequence[tuple[str, str]], target: str, unreached: str = "") -> QueryPlan:

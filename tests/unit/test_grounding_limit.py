@@ -12,7 +12,7 @@ from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.runtime.steps.s4_grounding import NodeMatch, at_scope, constant_candidates, exact_names, ground
 from kgqa.runtime.store.base import AliasHit, VectorHit
-from tests.store_fakes import OneByOne
+from tests.helpers.store_fakes import OneByOne
 
 SCHEMA = GraphSchema(("drug", "disease"), (("drug", "indication", "disease"),), NodeKeys("id", "name"))
 PLAN = sanitize(parse("MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"), SCHEMA).plan

@@ -14,7 +14,7 @@ from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_hybrid import RRF_K, hybrid_merge, merge, rrf
 from kgqa.runtime.store.base import TextHit, VectorHit
 from kgqa.types import Candidate
-from tests.store_fakes import OneByOne
+from tests.helpers.store_fakes import OneByOne
 
 QUESTION = np.array([1.0, 0.0], dtype=np.float32)
 VECTORS = (QUESTION, QUESTION)

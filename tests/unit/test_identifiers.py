@@ -4,8 +4,6 @@ can quote, checked before anything is written. Against the real embedded store: 
 
 from __future__ import annotations
 
-import pickle
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,9 +19,10 @@ from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.store import falkordb_queries, neo4j_queries
 from kgqa.runtime.store.base import NameKind, SkbMeta
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.environment import QUIET
-from tests.unit.test_stark_embeddings import HashEncoder
-from tests.unit.test_store_neo4j import FakeDriver, store_with
+from tests.helpers.environment import QUIET
+from tests.helpers.identifiers import BACKTICK_LABEL, write_with_node_type
+from tests.helpers.load_fakes import HashEncoder
+from tests.helpers.neo4j_fakes import FakeDriver, store_with
 
 QUOTABLE = ["gene/protein", "phenotype present", "paper___cites___paper", "é 😀", "q'x", 'q"x', "back\\slash", "x)y"]
 REFUSED_BY_BOTH: list[tuple[str, str]] = [
@@ -38,25 +37,6 @@ REFUSED_BY_BOTH: list[tuple[str, str]] = [
     ("_KgqaMeta", "names starting with _Kgqa are kgqa's own"),
 ]
 KINDS: list[NameKind] = ["label", "relationship type", "property key"]
-BACKTICK_LABEL = "gene`"
-
-
-def write_with_node_type(source: Path, folder: Path, name: str, type_id: int = 2) -> Path:
-    """A copy of the STaRK fixture folder ``source`` whose node type ``type_id`` is called ``name``, in
-    node_type_dict.pkl and in its nodes' node_info.pkl entries alike."""
-    shutil.copytree(source, folder)
-    for file in ("node_type_dict.pkl", "node_info.pkl"):
-        with (folder / file).open("rb") as handle:
-            value = pickle.load(handle)
-        if file == "node_type_dict.pkl":
-            old, value[type_id] = value[type_id], name
-        else:
-            for info in value.values():
-                if info["type"] == old:
-                    info["type"] = name
-        with (folder / file).open("wb") as handle:
-            pickle.dump(value, handle)
-    return folder
 
 
 @pytest.mark.parametrize("kind", KINDS)

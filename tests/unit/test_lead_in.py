@@ -7,7 +7,7 @@ from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.text import words_of
-from tests.hpo_schema import PHENOTYPE, link
+from tests.helpers.hpo_schema import PHENOTYPE, link
 
 QUESTION = "The scan showed short long bones and the lab offers FGFR3 testing. Diseases associated with the gene FGFR3?"
 

@@ -11,7 +11,7 @@ import pytest
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.lexicon import LexiconError
-from tests.unit.test_import_cycles import PACKAGE, import_graph
+from tests.helpers.import_graph import PACKAGE, import_graph
 
 FILE = PACKAGE / "runtime" / lexicon.FILE
 

@@ -11,8 +11,8 @@ import pytest
 from kgqa.config import load_config
 from kgqa.errors import ConfigError, LlmError
 from kgqa.runtime.llm import CachedChat, LlamaCppChat, LlmCache, Message, Usage, parse_llm_spec
-from tests.local_llm import MISSING, SMOLLM2
-from tests.scripted_llm import ScriptedEndpoint
+from tests.helpers.local_llm import MISSING, SMOLLM2
+from tests.helpers.scripted_llm import ScriptedEndpoint
 
 HELLO = [Message("user", "say hi")]
 

@@ -14,8 +14,8 @@ from kgqa.runtime import load
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
 from kgqa.runtime.store.falkordb import FalkorStore
-from tests.environment import QUIET
-from tests.unit.test_stark_embeddings import HashEncoder, RecordingStore
+from tests.helpers.environment import QUIET
+from tests.helpers.load_fakes import HashEncoder, RecordingStore
 
 
 class CheckingStore(RecordingStore):

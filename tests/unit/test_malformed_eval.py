@@ -28,7 +28,7 @@ from kgqa.lab.evaluate import check_out, load_records, parse_record, read_eval_q
 from kgqa.lab.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.stark_embeddings import read_query_vectors
-from tests.unit.test_cli_errors import run
+from tests.helpers.cli import run
 
 TABLE = Path(__file__).resolve().parents[1] / "fixtures" / "malformed" / "eval.csv"
 GOOD_QA = "id,query,answer_ids\nq1,Which drugs are indicated for migraine?,[3]\n"

@@ -22,7 +22,7 @@ from kgqa.mcp.server import ERROR_META, MAX_K, Clients, build_server, check_http
 from kgqa.runtime.store.base import IndexInfo, LabelInfo, RelationCount, RelationshipInfo, Schema, SkbMeta
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Answer, Candidate, Match, NodeView
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
 
 TOOLS = {"ask", "explain", "schema", "node", "list_skbs"}
 

@@ -3,7 +3,6 @@ tests/integration/test_eval.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,10 +10,7 @@ import pytest
 from kgqa.errors import InputError
 from kgqa.lab.metrics import evaluate, mean_metrics, rank_by_scores
 from kgqa.lab.qa import load_questions, read_csv
-
-STARK = Path(os.environ.get("STARK_QA_DIR", "stark_qa"))
-"""STaRK's question sets (the stark_qa/ folder of its release, as STaRK's loaders read it): $STARK_QA_DIR; CI sets
-it. Without it the tests of the real files skip."""
+from tests.helpers.stark_qa import STARK
 
 
 def test_metrics_by_hand() -> None:

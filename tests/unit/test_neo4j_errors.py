@@ -36,7 +36,7 @@ from kgqa.runtime.store.neo4j import (
     Neo4jStore,
     kgqa_error,
 )
-from tests.neo4j_fakes import Result
+from tests.helpers.neo4j_fakes import Result
 
 SERVER = "Neo4j at bolt://localhost:7687"
 META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")

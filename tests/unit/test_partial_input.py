@@ -14,8 +14,8 @@ import pytest
 from kgqa.errors import InputError
 from kgqa.lab.qa import read_eval_questions, read_question_rows
 from kgqa.runtime.rows import RefusedRow, Rows, take_rows, usable_rows
-from tests.unit.test_cli_errors import run
-from tests.unit.test_terminal_output import FakeKg
+from tests.helpers.cli import run
+from tests.helpers.terminal import FakeKg
 
 QA = (
     "id,query,answer_ids\n"
@@ -115,7 +115,7 @@ def test_rows_are_passed_on_as_read_from_the_first_usable_one() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# Through the CLI, on a fake kgqa (tests/unit/test_terminal_output.py): the policy, not the pipeline.
+# Through the CLI, on a fake kgqa (tests/helpers/terminal.py): the policy, not the pipeline.
 # ---------------------------------------------------------------------------------------------------------------------
 
 

@@ -28,7 +28,7 @@ from kgqa.lab.questions import MENTION_WEIGHTS, generate
 from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
 from kgqa.runtime.store.base import LabelInfo, NodeText, Relation, RelationshipInfo, Schema
-from tests.stark_fixture import AMAZON_EDGE_TYPES, AMAZON_NODE_TYPES, PRIME_NODE_TYPES, PRIME_RELATION_TYPES
+from tests.helpers.stark_fixture import AMAZON_EDGE_TYPES, AMAZON_NODE_TYPES, PRIME_NODE_TYPES, PRIME_RELATION_TYPES
 
 TEMPLATE_PHRASES = ("nodes have a '", "' relation with", "nodes ")
 CHILDREN = ("subtypes of", "children of", "directly under", "more specific than", "immediately below")

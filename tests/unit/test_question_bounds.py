@@ -24,7 +24,7 @@ from kgqa.runtime.steps.s2_schema_plan import schema_guided_plan
 from kgqa.runtime.steps.s2_spans import MAX_LINK_SPANS, MAX_NGRAM, link_spans, ngrams, span_cap
 from kgqa.runtime.store.base import NODE_KEYS, VectorHit
 from kgqa.runtime.trace import StepTrace, Trace
-from tests.store_fakes import OneByOne
+from tests.helpers.store_fakes import OneByOne
 
 LABELS = ("disease", "drug")
 

@@ -28,8 +28,8 @@ from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s6_lexical import residual_terms, search_terms
 from kgqa.runtime.store.base import VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention, type_words, words_of
-from tests.hpo_schema import HPO, PHENOTYPE, link
-from tests.store_fakes import OneByOne
+from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
+from tests.helpers.store_fakes import OneByOne
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
 

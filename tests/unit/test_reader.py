@@ -31,7 +31,7 @@ from kgqa.runtime.steps.s1_target_type import question_type, type_named_in_quest
 from kgqa.runtime.steps.s2_linking import Link, respellings, word_not_symbol
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.text import quoted_runs, words_of
-from tests.meaning_table import MeaningTable
+from tests.helpers.meaning_table import MeaningTable
 
 TYPES = ("disease", "gene/protein", "effect/phenotype")
 SKB_WORDS = vocabulary(

@@ -1,4 +1,4 @@
-"""Exact STaRK documents of the fixture SKBs (tests/stark_fixture.py write_{prime,mag,amazon}_real).
+"""Exact STaRK documents of the fixture SKBs (tests/helpers/stark_fixture.py write_{prime,mag,amazon}_real).
 
 Expected strings: derived by hand from STaRK's get_doc_info/get_rel_info/compact_text (snap-stanford/stark master =
 stark-qa 0.1.3 for every rendered line), not from kgqa; then checked by running stark-qa 0.1.3 on these fixtures.
@@ -13,7 +13,7 @@ import pytest
 
 from kgqa.loaders.model import SkbData
 from kgqa.loaders.stark import read_stark
-from tests.stark_fixture import write_amazon_real, write_mag_real, write_prime_real
+from tests.helpers.stark_fixture import write_amazon_real, write_mag_real, write_prime_real
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,7 @@ the document vectors (on a recording store: no server)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,11 @@ from kgqa.loaders.stark import read_stark
 from kgqa.loaders.stark_embeddings import find_doc_embeddings, read_doc_vectors, read_query_vectors
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
-from kgqa.runtime.progress import ProgressSink
-from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta, same_model
-from tests.environment import QUIET
-from tests.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
-from tests.stark_fixture import NODES
+from kgqa.runtime.store.base import SkbMeta, same_model
+from tests.helpers.environment import QUIET
+from tests.helpers.load_fakes import HashEncoder, RecordingStore
+from tests.helpers.stark_embeddings_fixture import DIM, MODEL, write_doc_dict, write_emb_root, write_query_dict
+from tests.helpers.stark_fixture import NODES
 
 DOC = "candidate_emb_dict.pt"
 
@@ -156,59 +155,6 @@ def test_old_metadata_reads_as_one_model() -> None:
 
 
 # -- a load with imported vectors, on a recording store --------------------------------------------------------------
-
-
-class HashEncoder:
-    """A deterministic stand-in model: vectors from the text's hash; records what it embedded."""
-
-    def __init__(self, name: str, dimension: int) -> None:
-        self.name, self.dimension = name, dimension
-        self.texts: list[str] = []
-        self.lengths: dict[str, int | None] = {}
-        """text -> the max_tokens it was embedded with"""
-
-    def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:
-        self.texts.extend(texts)
-        self.lengths.update((t, max_tokens) for t in texts)
-        seeds = [int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little") for t in texts]
-        out = np.stack([np.random.default_rng(s).standard_normal(self.dimension) for s in seeds])
-        return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
-
-
-class RecordingWriter:
-    def __init__(self) -> None:
-        self.rows: dict[str, NodeRow] = {}
-        self.aliases: list[AliasRow] = []
-        self.indexes: tuple[int, int | None] | None = None
-
-    def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
-        self.rows.update((str(r.id), r) for r in rows)
-
-    def add_aliases(self, rows: Sequence[AliasRow]) -> None:
-        self.aliases += rows
-
-    def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[Any, Any]]) -> None:
-        pass
-
-    def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
-        self.indexes = (dimension, doc_dimension)
-
-
-class RecordingStore:
-    def __init__(self) -> None:
-        self.written: SkbMeta | None = None
-        self.writer_ = RecordingWriter()
-
-    def meta(self, graph: str) -> SkbMeta | None:
-        return self.written
-
-    def check_names(self, labels: Sequence[str], relationship_types: Sequence[str], keys: Sequence[str] = ()) -> None:
-        """Every name is quotable here: the dialects' rules are tested with the stores."""
-
-    @contextmanager
-    def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[RecordingWriter]:
-        yield self.writer_
-        self.written = meta
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from kgqa.loaders.model import alias_count
 from kgqa.loaders.stark import prime_aliases, read_stark
 from kgqa.loaders.stark_files import REFUSED as NOT_PLAIN
 from kgqa.loaders.stark_files import read_pickle
-from tests.stark_fixture import (
+from tests.helpers.cli import assert_one_line_error, run
+from tests.helpers.stark_fixture import (
     _NUMPY_SCALAR,
     CYP3A4_DETAILS,
     EDGES,
@@ -27,7 +28,6 @@ from tests.stark_fixture import (
     write_mag_real,
     write_prime_real,
 )
-from tests.unit.test_cli_errors import assert_one_line_error, run
 
 
 def test_reads_nodes_edges_and_documents(prime_dir: Path) -> None:

@@ -40,10 +40,10 @@ from kgqa.runtime.steps.s4_grounding import (
 from kgqa.runtime.steps.s6_graph_ranking import concur, plan_votes, rank_graph_strand, reach_of
 from kgqa.runtime.store.base import NODE_KEYS, NodeText, TextHit, VectorHit
 from kgqa.runtime.text import STOP_WORDS
-from tests.hpo_schema import HPO, PHENOTYPE, link
-from tests.meaning_table import TYPES as HPO_TYPES
-from tests.meaning_table import MeaningTable
-from tests.store_fakes import OneByOne
+from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
+from tests.helpers.meaning_table import TYPES as HPO_TYPES
+from tests.helpers.meaning_table import MeaningTable
+from tests.helpers.store_fakes import OneByOne
 
 TYPES = ["disease", "drug", "gene/protein", "effect/phenotype"]
 

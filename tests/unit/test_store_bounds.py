@@ -20,7 +20,7 @@ from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.app import open_store
 from kgqa.runtime.store.falkordb import FalkorStore
 from kgqa.runtime.store.server import RUNAWAY_PROBE_TIMEOUT, Restarts, Stalls
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
 
 WAIT = 30.0
 """Seconds a test waits for another thread at most (a correctness bound)."""

@@ -4,7 +4,6 @@ the parameters it was sent with, by Neo4j's own parser: tests/integration/test_n
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,76 +13,9 @@ import pytest
 
 from kgqa.errors import StoreError, StoreTimeoutError
 from kgqa.runtime.store import neo4j_queries as q
-from kgqa.runtime.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, SkbMeta, TextHit
+from kgqa.runtime.store.base import ALIAS_LABEL, AliasHit, AliasRow, NodeRow, TextHit
 from kgqa.runtime.store.neo4j import Neo4jStore
-from tests.neo4j_fakes import Result
-
-META = SkbMeta("prime", "fixture", "1", "st:tiny", 4, ("drug",), 2, 1, "f", "now")
-
-
-@dataclass
-class FakeDriver:
-    """Answers by the first matching (text fragment -> rows); records (mode, text, params) of every query."""
-
-    answers: list[tuple[str, list[list[Any]]]] = field(default_factory=list)
-    sent: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-    writes_in_reads: bool = False
-    read_error: Exception | None = None
-    timeouts: list[float | None] = field(default_factory=list)
-    """The transaction timeout of every read's unit of work."""
-
-    def session(self, database: str) -> FakeSession:
-        return FakeSession(self)
-
-    def close(self) -> None:
-        pass
-
-    def respond(self, mode: str, text: str, params: dict[str, Any]) -> Result:
-        self.sent.append((mode, text, dict(params)))
-        kind = "w" if self.writes_in_reads or mode != "read" else "r"
-        if "EXPLAIN" in text:
-            return Result([], kind)
-        for fragment, rows in self.answers:
-            if fragment in text:
-                return Result(rows, kind)
-        return Result([], kind)
-
-
-@dataclass
-class FakeTx:
-    driver: FakeDriver
-    mode: str
-
-    def run(self, text: str, params: dict[str, Any] | None = None) -> Result:
-        return self.driver.respond(self.mode, text, params or {})
-
-
-@dataclass
-class FakeSession:
-    driver: FakeDriver
-
-    def __enter__(self) -> FakeSession:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
-        self.driver.timeouts.append(getattr(work, "timeout", None))
-        if self.driver.read_error is not None:
-            raise self.driver.read_error
-        return work(FakeTx(self.driver, "read"))
-
-    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
-        return work(FakeTx(self.driver, "write"))
-
-    def run(self, text: str) -> Result:
-        return self.driver.respond("autocommit", text, {})
-
-
-def store_with(driver: FakeDriver, version: str = "2025.05.0", **kwargs: Any) -> Neo4jStore:
-    driver.answers.insert(0, ("dbms.components", [[version]]))
-    return Neo4jStore("bolt://fake", ("neo4j", "x"), driver=driver, **kwargs)
+from tests.helpers.neo4j_fakes import META, FakeDriver, Result, store_with
 
 
 def test_version_switch_and_preflight_before_every_read() -> None:

@@ -9,7 +9,7 @@ import pytest
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import fallback_type, subject_phrases, type_by_subject
-from tests.meaning_table import TYPES, MeaningTable
+from tests.helpers.meaning_table import TYPES, MeaningTable
 
 
 def embedder(meanings: dict[str, tuple[str, float]]) -> Embedder:

@@ -22,9 +22,9 @@ from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
 from kgqa.runtime.store.base import VectorHit
 from kgqa.runtime.text import STOP_WORDS, Mention
-from tests.hpo_schema import HPO, PHENOTYPE, link
-from tests.meaning_table import MeaningTable
-from tests.store_fakes import OneByOne
+from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
+from tests.helpers.meaning_table import MeaningTable
+from tests.helpers.store_fakes import OneByOne
 
 TYPES = ("disease", "gene/protein", PHENOTYPE)
 

@@ -18,7 +18,7 @@ from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedE
 from kgqa.runtime.locks import ReadWriteLock
 from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests, worker_settings
 from kgqa.runtime.worker.service import JobProgress, Worker, portable
-from tests.environment import QUIET
+from tests.helpers.environment import QUIET
 
 
 def test_a_publish_waits_for_readers_and_holds_new_ones_off() -> None:

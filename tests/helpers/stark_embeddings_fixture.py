@@ -1,4 +1,4 @@
-"""STaRK's precomputed embeddings for the PRIME-like fixture (tests/stark_fixture.py), in STaRK's layout:
+"""STaRK's precomputed embeddings for the PRIME-like fixture (tests/helpers/stark_fixture.py), in STaRK's layout:
 ``emb/prime/<model>/doc/candidate_emb_dict.pt`` and ``emb/prime/<model>/query/query_emb_dict.pt``, seeded random
 vectors of a dimension no bundled model has."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tests.stark_fixture import NODES
+from tests.helpers.stark_fixture import NODES
 
 MODEL = "fake-embedding-16"
 DIM = 16

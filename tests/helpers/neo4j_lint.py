@@ -21,8 +21,8 @@ from typing import Any
 Diagnostics = dict[str, list[dict[str, Any]]]
 Linter = Callable[[list[dict[str, Any]]], Diagnostics]
 
-LINTER = Path(__file__).resolve().parents[1] / "tools" / "neo4j-lint"
-CLEAN = Path(__file__).resolve().parent / "fixtures" / "neo4j_lint_clean.txt"
+LINTER = Path(__file__).resolve().parents[2] / "tools" / "neo4j-lint"
+CLEAN = Path(__file__).resolve().parents[1] / "fixtures" / "neo4j_lint_clean.txt"
 """Digests of the statements that linted clean (see the module's docstring), one per line, sorted."""
 
 
