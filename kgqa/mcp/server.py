@@ -161,7 +161,10 @@ def default_clients(config: Config) -> Clients:
     if config.worker_idle_timeout > 0:
         from kgqa.runtime.worker.client import connect_worker
 
-        return Clients(lambda: connect_worker(config, lambda text: log.warning("%s", text)), shared=False)
+        return Clients(
+            lambda: connect_worker(config, lambda text: log.warning("%s", text), wait=config.mcp_call_timeout),
+            shared=False,
+        )
     from kgqa.runtime.app import Kgqa
 
     return Clients(lambda: Kgqa(config), shared=True)

@@ -86,6 +86,9 @@ class _Models:
     (a view that loads the embedder loads it for all)."""
 
     embedder: Embedder | None
+    opened_with: Config
+    """The settings the embedder is made with, whichever view loads it first: its opener's (a worker's own
+    ``embed_batch_size`` and ``embed_cache_mb``, as its status says)."""
     llms: dict[tuple[Any, ...], CachedChat] = field(default_factory=dict)
     cross_encoders: dict[str, CrossEncoderModel] = field(default_factory=dict)
     readers: dict[str, tuple[float, Reader | None]] = field(default_factory=dict)
@@ -123,7 +126,7 @@ class Kgqa(Api):
         kgqa. ``llm``: a chat model instead of the ``llm`` setting, behind the same response cache."""
         self.config = config
         self.store: GraphStore = store if store is not None else open_store(config)
-        self._models = _Models(embedder)
+        self._models = _Models(embedder, config)
         self._given_llm = None if llm is None else self._cached(llm)
         self._owns_given_llm = llm is not None
         self._owner = True
@@ -179,7 +182,7 @@ class Kgqa(Api):
     def embedder(self) -> Embedder:
         with self._models.lock:
             if self._models.embedder is None:
-                c = self.config
+                c = self._models.opened_with
                 encoder = make_encoder(
                     c.embedder,
                     device=c.device,

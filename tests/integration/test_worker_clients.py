@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,6 +61,18 @@ def _answered(batch: subprocess.Popen[str]) -> str:
     return err
 
 
+def _first_line(process: subprocess.Popen[str]) -> str:
+    """The first line ``process`` writes to stderr, read in a thread so that a command that never writes one fails
+    the test instead of hanging it."""
+    assert process.stderr is not None
+    stderr, lines = process.stderr, list[str]()
+    reader = threading.Thread(target=lambda: lines.append(stderr.readline()), daemon=True)
+    reader.start()
+    reader.join(120)
+    assert lines, "the command wrote nothing to stderr within 120 s"
+    return lines[0]
+
+
 def test_a_batch_waiting_on_its_llm_and_commands_without_one_share_the_worker(
     loaded: dict[str, str], home: Path, held: HeldEndpoint, tmp_path: Path
 ) -> None:
@@ -91,8 +104,7 @@ def test_a_restart_for_other_store_settings_waits_for_the_call_in_flight(
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert other.stderr is not None
-    notice = other.stderr.readline()  # said before it waits
+    notice = _first_line(other)  # said before it waits
     assert notice.strip() == (
         f"kgqa: restarting the kgqa worker (pid {before.pid}): it was started with other settings (ef_runtime); it "
         "ends the 1 call in flight first"

@@ -55,8 +55,13 @@ class Recorder:
         self.sent: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self.reply = reply
 
+    broken = False
+
     def call(self, method: str, config: Any, *args: Any, **kwargs: Any) -> Any:
-        self.sent.append((method, args, kwargs))
+        return self.request(client.Call(method, config, args, kwargs))
+
+    def request(self, call: client.Call) -> Any:
+        self.sent.append((call.method, call.args, call.kwargs))
         return self.reply
 
     def close(self) -> None:
@@ -103,33 +108,34 @@ def test_paths_are_resolved_and_sequences_made_lists_for_the_worker(
 
 
 def test_a_job_keeps_its_progress_here_and_follows_the_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    conn = Recorder(reply=7)
-    remote = _remote(conn)
-    followed: list[tuple[int, Any]] = []
+    shared, own = Recorder(), Recorder(reply=7)
+    remote = _remote(shared)
+    followed: list[tuple[Any, int, Any]] = []
 
-    def follow(job: int, progress: Any, tasks: list[Any]) -> Any:
-        followed.append((job, progress))
+    def follow(conn: Any, job: int, progress: Any) -> Any:
+        followed.append((conn, job, progress))
         return client.JobState(done=True, tasks=(), result="report", error=None)
 
-    monkeypatch.setattr(remote, "_follow", follow)
+    monkeypatch.setattr(client, "_hello", lambda paths: (own, remote.info))  # the job's own connections
+    monkeypatch.setattr(client, "_follow", follow)
     sink = object()
     assert remote.load_source("hpo", force=True, progress=sink) == "report"
-    assert conn.sent == [("load_source", (), {"skb": "hpo", "force": True})]
-    assert followed == [(7, sink)]
+    assert own.sent == [("load_source", (), {"skb": "hpo", "force": True})] and shared.sent == []
+    assert followed == [(own, 7, sink)]
 
 
 class _Stopping(Recorder):
     """A worker on its way out: it refuses every call before any work."""
 
-    def call(self, method: str, config: Any, *args: Any, **kwargs: Any) -> Any:
-        self.sent.append((method, args, kwargs))
+    def request(self, call: client.Call) -> Any:
+        self.sent.append((call.method, call.args, call.kwargs))
         raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
 
 
 def test_a_call_refused_by_a_stopping_worker_goes_to_the_next_one(monkeypatch: pytest.MonkeyPatch) -> None:
     old, new = _Stopping(), Recorder(reply="schema")
     remote = _remote(old)
-    monkeypatch.setattr(client, "connect_worker", lambda config, notice: _remote(new))
+    monkeypatch.setattr(client, "connect_worker", lambda config, notice, wait=None: _remote(new))
     assert remote.schema("hpo") == "schema"
     assert [m for m, _, _ in old.sent] == ["schema"] and [m for m, _, _ in new.sent] == ["schema"]
 
@@ -139,7 +145,7 @@ def test_a_view_with_other_store_settings_goes_to_a_worker_opened_with_them(monk
     remote = _remote(old)
     connected: list[Config] = []
 
-    def connect(config: Config, notice: Any) -> Any:
+    def connect(config: Config, notice: Any, wait: float | None = None) -> Any:
         connected.append(config)
         return _remote(new, config)
 

@@ -3,12 +3,14 @@ errors a worker sends back, and its setting."""
 
 from __future__ import annotations
 
+import io
 import pickle
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,8 @@ from kgqa.config import Config, load_config
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedError, WorkerError
 from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.worker import client
+from kgqa.runtime.worker.client import read_state
 from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests, worker_settings
 from kgqa.runtime.worker.service import JobProgress, Worker, portable
 from tests.helpers.environment import QUIET
@@ -121,15 +125,18 @@ def _wait_until(predicate: Callable[[], bool]) -> None:
 
 
 class _BlockingLoads:
-    """A Kgqa stand-in whose load blocks until released."""
+    """A Kgqa stand-in whose load runs until released or cancelled."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
 
     def load_source(self, skb: str, *, progress: JobProgress) -> str:
-        progress.add_task(f"loading {skb}")
-        self.release.wait(5)
-        return f"{skb} loaded"
+        task = progress.add_task(f"loading {skb}")
+        for _ in range(6000):
+            if self.release.wait(0.01):
+                return f"{skb} loaded"
+            progress.update(task, completed=0)  # raises Cancelled once the job is cancelled, as a load does
+        raise AssertionError("the load was neither released nor cancelled within 60 s")
 
 
 def test_the_worker_runs_one_load_at_a_time_and_never_reuses_a_job_id(tmp_path: Path) -> None:
@@ -283,10 +290,11 @@ class _Answers(_BlockingLoads):
         return f"schema of {skb}"
 
 
-def _worker(tmp_path: Path) -> tuple[Worker, _Answers, Config]:
+def _worker(tmp_path: Path, starter: str | None = None) -> tuple[Worker, _Answers, Config]:
     config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     kg = _Answers()
-    return Worker(kg, _info(config), WorkerPaths.of(config)), kg, config  # type: ignore[arg-type]
+    WorkerPaths.of(config).ensure()
+    return Worker(kg, _info(config), WorkerPaths.of(config), starter=starter), kg, config  # type: ignore[arg-type]
 
 
 def test_a_restart_lets_a_load_in_flight_end_and_its_client_take_the_result(tmp_path: Path) -> None:
@@ -316,15 +324,58 @@ def test_a_stop_cancels_the_load_and_cuts_a_restart_short(tmp_path: Path) -> Non
     assert worker._cut_at == float("inf")
     worker.stop()  # kgqa server stop, or SIGTERM, meanwhile
     assert worker._job(job).cancelled.is_set() and worker._cut_at < float("inf")
+    drained = threading.Thread(target=worker.drain)
+    drained.start()
+    drained.join(60)  # the cancelled load ends at its next step; its result is not waited for
+    assert not drained.is_alive() and type(worker._job(job).error).__name__ == "Cancelled"
 
 
 def test_a_restart_waits_for_the_first_call_of_the_worker_s_starter(tmp_path: Path) -> None:
-    worker, _, config = _worker(tmp_path)
+    worker, _, config = _worker(tmp_path, starter="token")
     stopping = threading.Thread(target=worker.stop, kwargs={"drain": True})
     stopping.start()
+    assert worker.answer(Call("schema", config, ("hpo",))).value == "schema of hpo"  # another client's
     stopping.join(0.2)
     assert stopping.is_alive() and not worker.stopping.is_set()
-    assert worker.answer(Call("schema", config, ("hpo",))).value == "schema of hpo"
+    assert worker.answer(Call("schema", config, ("hpo",), starter="token")).value == "schema of hpo"
     stopping.join(5)
     assert worker.stopping.is_set()
     assert "stopping" in str(worker.answer(Call("schema", config, ("hpo",))).error)
+
+
+def test_a_restart_is_written_to_the_state_file_before_it_is_answered(tmp_path: Path) -> None:
+    """A command that finds the worker draining waits for it without a limit, even if the restarter is gone."""
+    worker, _, config = _worker(tmp_path)
+    assert worker.answer(Call("stop", None, (True,))).value == worker.info
+    state = read_state(WorkerPaths.of(config))
+    assert state is not None and state.draining and replace(state, draining=False) == worker.info
+
+
+def test_the_openai_endpoint_of_each_command_s_environment_travels_with_its_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker runs in its starter's environment: another command's OPENAI_* must reach it in the call, and the
+    starter's must not stand in for a command that has none."""
+    config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert client._client_environment(config) is config
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-mine")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    sent = client._client_environment(config)
+    assert (sent.openai_api_key, sent.openai_base_url) == ("sk-mine", "http://127.0.0.1:9/v1")
+    own = replace(config, openai_api_key="sk-setting")  # a setting wins over the environment, as in process
+    assert client._client_environment(own).openai_api_key == "sk-setting"
+    started: dict[str, Any] = {}
+
+    class _Popen:
+        def __init__(self, argv: list[str], **kwargs: Any) -> None:
+            started.update(kwargs)
+            self.stdin = io.BytesIO()
+            self.stdin.close = lambda: None  # type: ignore[method-assign]
+
+    monkeypatch.setattr(client.subprocess, "Popen", _Popen)
+    WorkerPaths.of(config).ensure()
+    process = client._spawn(sent, WorkerPaths.of(config), "token")
+    assert not {"OPENAI_API_KEY", "OPENAI_BASE_URL"} & set(started["env"])
+    assert pickle.loads(process.stdin.getvalue()) == (sent, "token")  # type: ignore[attr-defined]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import fcntl
 import functools
 import inspect
 import json
 import os
 import pickle
+import secrets
 import signal
 import socket
 import subprocess
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api, check_arguments
 from kgqa.config import Config
-from kgqa.errors import StoreLockedError, WorkerError, WorkerStoppingError
+from kgqa.errors import KgqaError, StoreLockedError, WorkerBusyError, WorkerError, WorkerStoppingError
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -71,10 +73,13 @@ class _Connection:
         and would be read as the next call's, so the connection is closed and not used again."""
 
     def call(self, method: str, config: Config | None, /, *args: Any, **kwargs: Any) -> Any:
+        return self.request(Call(method, config, args, kwargs))
+
+    def request(self, call: Call) -> Any:
         if self.broken:
             raise ConnectionResetError("the connection to the kgqa worker was closed after an interrupted call")
         try:
-            send(self._file, Call(method, config, args, kwargs))
+            send(self._file, call)
             reply: Reply = receive(self._file)
         except BaseException:
             self.broken = True
@@ -111,14 +116,15 @@ def _connect(paths: WorkerPaths) -> _Connection | None:
     return _Connection(sock)
 
 
-def _hello(paths: WorkerPaths) -> tuple[_Connection, WorkerInfo] | None:
-    """The worker's connection and identity; None when none listens or it is on its way out."""
+def _hello(paths: WorkerPaths, starter: str | None = None) -> tuple[_Connection, WorkerInfo] | None:
+    """The worker's connection and identity; None when none listens or it is on its way out. ``starter``: the token
+    this command started it with (the worker then knows its starter's connection)."""
     conn = _connect(paths)
     if conn is None:
         return None
     conn.timeout(ANSWER_TIMEOUT)
     try:
-        info = conn.call("hello", None)
+        info = conn.request(Call("hello", None, starter=starter))
     except TimeoutError:
         conn.close()
         raise WorkerError(
@@ -144,13 +150,44 @@ def _lock_free(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _starting(paths: WorkerPaths) -> Iterator[None]:
+def _starting(paths: WorkerPaths, notice: Notice, wait: float | None) -> Iterator[None]:
+    """Hold the start lock. Another command holds it while it starts the worker (seconds), or while the worker it
+    restarts for other settings ends the calls in flight: this command then waits too (and says so), ``wait`` seconds
+    at most (None: as long as that takes)."""
     with paths.start_lock.open("a+", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        deadline = None if wait is None else time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                pass
+            state = read_state(paths)
+            if not told and state is not None and state.draining:
+                notice(_draining(state))
+                told = True
+            if deadline is not None and time.monotonic() > deadline:
+                raise _restarting(paths, wait)
+            time.sleep(POLL / 2)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _draining(state: WorkerInfo) -> str:
+    return (
+        f"the kgqa worker (pid {state.pid}) restarts for another command's settings once it has ended the calls in "
+        "flight; waiting for it"
+    )
+
+
+def _restarting(paths: WorkerPaths, wait: float | None) -> WorkerBusyError:
+    return WorkerBusyError(
+        f"the kgqa worker of {paths.root.parent} restarts for another command's settings and has not ended the "
+        f"calls in flight within {wait or 0:g} s; try again shortly"
+    )
 
 
 def read_state(paths: WorkerPaths) -> WorkerInfo | None:
@@ -168,8 +205,25 @@ def _log_tail(paths: WorkerPaths, lines: int = 3) -> str:
     return " | ".join(text[-lines:]) or "empty log"
 
 
-def _spawn(config: Config, paths: WorkerPaths) -> subprocess.Popen[bytes]:
-    """Start a worker in its own session (a terminal's Ctrl-C is not for it), its configuration on stdin."""
+def _client_environment(config: Config) -> Config:
+    """``config`` with the OpenAI endpoint and key of this command's environment (OPENAI_BASE_URL, OPENAI_API_KEY)
+    where its settings give none: the worker runs in the environment of the command that started it, so these
+    travel with each call, as the settings do."""
+    base_url = config.openai_base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key = config.openai_api_key or os.environ.get("OPENAI_API_KEY") or None
+    if (base_url, api_key) == (config.openai_base_url, config.openai_api_key):
+        return config
+    return dataclasses.replace(config, openai_base_url=base_url, openai_api_key=api_key)
+
+
+WORKER_ENVIRONMENT_DROPS = ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+"""Not in the worker's environment: each call brings its own (:func:`_client_environment`)."""
+
+
+def _spawn(config: Config, paths: WorkerPaths, starter: str) -> subprocess.Popen[bytes]:
+    """Start a worker in its own session (a terminal's Ctrl-C is not for it), its configuration and its starter's
+    token on stdin."""
+    environment = {name: value for name, value in os.environ.items() if name not in WORKER_ENVIRONMENT_DROPS}
     with paths.log.open("ab") as log:
         if log.tell() > 10 * 2**20:
             log.truncate(0)
@@ -181,21 +235,22 @@ def _spawn(config: Config, paths: WorkerPaths) -> subprocess.Popen[bytes]:
             cwd=paths.root,
             start_new_session=True,
             close_fds=True,
+            env=environment,
         )
     assert process.stdin is not None
-    process.stdin.write(pickle.dumps(config))
+    process.stdin.write(pickle.dumps((config, starter)))
     process.stdin.close()
     return process
 
 
 def _wait_ready(
-    paths: WorkerPaths, pid: int, process: subprocess.Popen[bytes] | None, timeout: float
+    paths: WorkerPaths, pid: int, process: subprocess.Popen[bytes] | None, timeout: float, starter: str | None = None
 ) -> tuple[_Connection, WorkerInfo] | None:
     """Wait until the worker ``pid`` answers (it listens once its store is open). None when ``pid`` is a worker this
     command did not start (``process`` None) and it exited instead: it was stopping, not starting."""
     deadline = time.monotonic() + timeout
     while True:
-        found = _hello(paths)
+        found = _hello(paths, starter)
         if found is not None:
             return found
         exited = process.poll() is not None if process is not None else not _alive(pid)
@@ -221,45 +276,49 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def connect_worker(config: Config, notice: Notice) -> Api:
+def connect_worker(config: Config, notice: Notice, *, wait: float | None = None) -> Api:
     """The worker of ``config``'s data directory, started if needed. ``notice`` hears why a worker was replaced,
     and which of this command's worker settings the running worker keeps.
 
     A worker opened with other store or model settings is restarted, under the start lock: it first ends the
     calls in flight (other clients' work runs to its end), and the commands arriving meanwhile wait for the lock,
-    then are served by the new worker or restart it in turn."""
+    then are served by the new worker or restart it in turn. ``wait`` bounds those waits (an MCP tool call's own
+    bound): past it, :class:`WorkerBusyError`; None waits as long as the calls in flight take."""
+    config = _client_environment(config)
     paths = WorkerPaths.of(config)
     paths.ensure()
     build, settings = build_id(), settings_digests(config)
     found = _hello(paths)
     if found is not None and found[1].differences(build, settings) is None:
-        return _served(config, *found, notice)
+        return _served(config, *found, notice, None, wait)
     if found is not None:
         found[0].close()
-    with _starting(paths):
-        found, spawned = _hello(paths), False
+    with _starting(paths, notice, wait):
+        found, starter = _hello(paths), None
         while True:
             if found is not None:
                 conn, info = found
                 why = info.differences(build, settings)
                 if why is None:
-                    return _served(config, conn, info, notice)
+                    return _served(config, conn, info, notice, starter, wait)
                 conn.close()
-                if spawned:  # python -m kgqa.runtime.worker imports other code than this command (another sys.path?)
+                if starter is not None:  # python -m kgqa.runtime.worker imports other code (another sys.path?)
                     stop_worker(config)
                     raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
-                _restart(config, info, why, notice)
-            found, spawned = _start_worker(config, paths, notice)
+                _restart(config, info, why, notice, wait)
+            found, starter = _start_worker(config, paths, notice, wait)
 
 
-def _served(config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> Api:
+def _served(
+    config: Config, conn: _Connection, info: WorkerInfo, notice: Notice, starter: str | None, wait: float | None
+) -> Api:
     kept = info.kept(config)
     if kept is not None:
         notice(f"the kgqa worker (pid {info.pid}) keeps its own {kept}; kgqa server stop applies this command's")
-    return _remote_api(config, conn, info, notice)
+    return cast(Api, RemoteKgqa(config, conn, info, notice, starter=starter, wait=wait))
 
 
-def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice) -> None:
+def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice, wait: float | None) -> None:
     """Stop the worker ``info`` for one with ``config``'s settings (the caller holds the start lock), once it has
     ended the calls in flight."""
     try:
@@ -269,12 +328,14 @@ def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice) -> None
     calls = 0 if busy is None else busy.in_flight
     waiting = f"; it ends the {calls} call{'s' * (calls != 1)} in flight first" if calls else ""
     notice(f"restarting the kgqa worker (pid {info.pid}): {why}{waiting}")
-    stop_worker(config, drain=True)
+    stop_worker(config, drain=True, wait=wait)
 
 
-def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[tuple[_Connection, WorkerInfo], bool]:
+def _start_worker(
+    config: Config, paths: WorkerPaths, notice: Notice, wait: float | None
+) -> tuple[tuple[_Connection, WorkerInfo], str | None]:
     """Start a worker (the caller holds the start lock), or wait for one another command is starting (whose command
-    was killed meanwhile); True when this command spawned it."""
+    was killed meanwhile) or restarting; with the token this command started it with, None when it did not."""
     timeout = config.server_start_timeout + 60.0
     state = read_state(paths)
     if state is not None and not _lock_free(paths.lock):
@@ -284,29 +345,37 @@ def _start_worker(config: Config, paths: WorkerPaths, notice: Notice) -> tuple[t
             # never answers hello: stop it by its state file, which any version can read
             why = f"it runs kgqa {state.build}, this command is kgqa {build}"
             notice(f"restarting the kgqa worker (pid {state.pid}): {why}")
-            stop_worker(config, drain=True)
-            state = None
+            stop_worker(config, drain=True, wait=wait)
+        elif state.draining:  # its restarter was killed while it ends the calls in flight: they end, then it does
+            notice(_draining(state))
+            _wait_for_lock(paths, wait, lambda: _restarting(paths, wait))
         else:
             # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
             found = _wait_ready(paths, state.pid, None, timeout)
             if found is not None:
-                return found, False
-            state = None
-            _wait_for_lock(paths, timeout)
+                return found, None
+            _wait_for_lock(paths, timeout, lambda: _held(paths, timeout))
+        state = None
     if state is not None:
         notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
         paths.state.unlink(missing_ok=True)
-    process = _spawn(config, paths)
-    found = _wait_ready(paths, process.pid, process, timeout)
+    starter = secrets.token_hex(8)
+    process = _spawn(config, paths, starter)
+    found = _wait_ready(paths, process.pid, process, timeout, starter)
     assert found is not None  # a process of ours that exits raises instead
-    return found, True
+    return found, starter
 
 
-def _wait_for_lock(paths: WorkerPaths, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
+def _held(paths: WorkerPaths, timeout: float) -> WorkerError:
+    return WorkerError(f"the previous kgqa worker did not let go of {paths.lock} within {timeout:.0f} s")
+
+
+def _wait_for_lock(paths: WorkerPaths, timeout: float | None, expired: Callable[[], KgqaError]) -> None:
+    """Wait until no worker holds the data directory (``timeout`` None: without a limit)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     while not _lock_free(paths.lock):
-        if time.monotonic() > deadline:
-            raise WorkerError(f"the previous kgqa worker did not let go of {paths.lock} within {timeout:.0f} s")
+        if deadline is not None and time.monotonic() > deadline:
+            raise expired()
         time.sleep(0.05)
 
 
@@ -319,14 +388,14 @@ def served_by_worker(config: Config) -> Api | None:
     if found is None:
         return None
     conn, info = found
-    why = info.differences(build_id(), settings_digests(config))
+    why = info.differences(build_id(), settings_digests(_client_environment(config)))
     if why is not None:
         conn.close()
         raise StoreLockedError(
             f"data directory {config.home} is served by the kgqa worker (pid {info.pid}), which cannot serve these "
             f"settings: {why}; use its settings, or stop it (kgqa server stop)"
         )
-    return _remote_api(config, conn, info, lambda _: None)
+    return cast(Api, RemoteKgqa(config, conn, info, lambda _: None))
 
 
 def worker_status(config: Config) -> WorkerStatus | None:
@@ -346,12 +415,16 @@ def worker_status(config: Config) -> WorkerStatus | None:
         conn.close()
 
 
-def stop_worker(config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = False) -> WorkerInfo | None:
+def stop_worker(
+    config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = False, wait: float | None = None
+) -> WorkerInfo | None:
     """Stop the worker (it finishes the calls in flight, cancels a load, closes the store) and wait until it and
     its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran.
 
     ``drain`` (a restart for other settings): the worker ends every call in flight, loads included, and this waits
-    for it as long as that takes; nothing is cancelled or killed (``kgqa server stop`` still ends it)."""
+    for it ``wait`` seconds (None: as long as that takes; past it, :class:`WorkerBusyError`, and the worker goes on
+    ending them); nothing is cancelled or killed (``kgqa server stop`` still ends it). A worker that does not answer
+    the stop is ended within ``timeout`` all the same."""
     paths = WorkerPaths.of(config)
     if not paths.root.is_dir():
         return None
@@ -361,11 +434,13 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = 
     except WorkerError:  # hung: the signals below end it
         found = None
     info = state
+    answered = False
     if found is not None:
         conn, info = found
         conn.timeout(ANSWER_TIMEOUT)
-        with contextlib.suppress(EOFError, OSError):
+        with contextlib.suppress(EOFError, OSError):  # gone meanwhile, or hung (TimeoutError): the signals end it
             conn.call("stop", None, drain)
+            answered = True
         conn.close()
     elif state is None or _lock_free(paths.lock):
         paths.state.unlink(missing_ok=True)  # a worker that died left it
@@ -374,13 +449,15 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = 
         with contextlib.suppress(ProcessLookupError):
             os.kill(state.pid, signal.SIGTERM)
     assert info is not None
-    patient = drain and found is not None  # one that does not answer is ended within the timeout, as ever
-    deadline = time.monotonic() + timeout
-    while not _lock_free(paths.lock) and (patient or time.monotonic() < deadline):
-        time.sleep(0.05)
-    if not _lock_free(paths.lock):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(info.pid, signal.SIGKILL)  # the store server dies with it (PR_SET_PDEATHSIG)
+    if drain and answered:
+        _wait_for_lock(paths, wait, lambda: _restarting(paths, wait))
+    else:
+        deadline = time.monotonic() + timeout
+        while not _lock_free(paths.lock) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not _lock_free(paths.lock):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(info.pid, signal.SIGKILL)  # the store server dies with it (PR_SET_PDEATHSIG)
     deadline = time.monotonic() + 10
     for pid in (info.pid, info.store_pid):
         while pid is not None and _alive(pid) and time.monotonic() < deadline:
@@ -392,30 +469,46 @@ def stop_worker(config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = 
 class _Link:
     """A client's connection to the worker, shared by its views (:meth:`RemoteKgqa.with_config`): one call at a
     time on it (calls and replies alternate on the socket), so that threads of one client (a LangChain batch) may
-    share it."""
+    share it. A load runs on a link of its own (:meth:`RemoteKgqa._job`)."""
 
-    def __init__(self, conn: _Connection, info: WorkerInfo) -> None:
+    def __init__(self, conn: _Connection | None, info: WorkerInfo, starter: str | None = None) -> None:
         self.conn, self.info = conn, info
+        self.starter = starter
+        """The token of the worker this link's command started, sent with its first call."""
         self.lock = threading.RLock()
+
+    def take_starter(self) -> str | None:
+        starter, self.starter = self.starter, None
+        return starter
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
 
 
 class RemoteKgqa:
     """The methods of :class:`kgqa.runtime.app.Kgqa` the commands use, run by the worker with this command's
     settings."""
 
-    def __init__(self, config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> None:
+    def __init__(
+        self,
+        config: Config,
+        conn: _Connection,
+        info: WorkerInfo,
+        notice: Notice,
+        *,
+        starter: str | None = None,
+        wait: float | None = None,
+    ) -> None:
         self.config = config
-        self._link = _Link(conn, info)
+        self._link = _Link(conn, info, starter)
         self._notice = notice
+        self._wait = wait
         self._owner = True
 
     @property
     def info(self) -> WorkerInfo:
         return self._link.info
-
-    @property
-    def _conn(self) -> _Connection:
-        return self._link.conn
 
     def __enter__(self) -> RemoteKgqa:
         return self
@@ -426,7 +519,7 @@ class RemoteKgqa:
     def close(self) -> None:
         """Close the connection; a view (:meth:`with_config`) closes nothing."""
         if self._owner:
-            self._conn.close()
+            self._link.close()
 
     def with_config(self, config: Config) -> RemoteKgqa:
         """This client with another call's settings, on the same connection (the worker checks that the settings
@@ -436,77 +529,104 @@ class RemoteKgqa:
         return view
 
     def _call(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
-        """Run ``method`` in the worker. A worker that went away between two calls (idle timeout, stopped, died,
-        restarted for another client's settings) is replaced, and the call repeated: every call but a load only
-        reads. A view whose store or model settings the worker was not opened with restarts it the same way."""
         with self._link.lock:
-            if self.info.differences(self.info.build, settings_digests(self.config)) is None:
-                try:
-                    return self._conn.call(method, self.config, *args, **kwargs)
-                except (EOFError, ConnectionError, BrokenPipeError):
-                    if method in JOB_CALLS:
-                        raise WorkerError(LOAD_LOST) from None
-                except WorkerStoppingError:
-                    pass  # refused before any work: the next worker answers it
-            refused: dict[int, float] = {}
-            while True:
-                self._conn.close()
-                fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice))
-                self._link.conn, self._link.info = fresh._conn, fresh.info
-                try:
-                    return self._conn.call(method, self.config, *args, **kwargs)
-                except WorkerStoppingError:
-                    # found again while it still listens, stopping: wait until it is gone (a worker that another
-                    # command restarts in the meantime is another pid, and waits anew)
-                    first = refused.setdefault(self.info.pid, time.monotonic())
-                    if time.monotonic() - first > STOP_TIMEOUT:
-                        raise
-                    time.sleep(POLL)
+            return self._request(self._link, method, args, kwargs)
+
+    def _request(self, link: _Link, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run ``method`` in ``link``'s worker. A worker that went away between two calls (idle timeout, stopped,
+        died, restarted for another client's settings) is replaced, and the call repeated: every call but a load
+        only reads. A view whose store or model settings the worker was not opened with restarts it the same way."""
+        sent = _client_environment(self.config)
+        if link.conn is None:
+            found = _hello(WorkerPaths.of(sent))
+            if found is not None:
+                link.conn, link.info = found
+        if link.conn is not None and link.info.differences(link.info.build, settings_digests(sent)) is None:
+            try:
+                return link.conn.request(Call(method, sent, args, kwargs, link.take_starter()))
+            except (EOFError, ConnectionError, BrokenPipeError):
+                if method in JOB_CALLS:
+                    raise WorkerError(LOAD_LOST) from None
+            except WorkerStoppingError:
+                pass  # refused before any work: the next worker answers it
+        refused: dict[int, float] = {}
+        while True:
+            link.close()
+            fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice, wait=self._wait))
+            link.conn, link.info, link.starter = fresh._link.conn, fresh.info, fresh._link.starter
+            assert link.conn is not None
+            try:
+                return link.conn.request(Call(method, sent, args, kwargs, link.take_starter()))
+            except WorkerStoppingError:
+                # found again while it still listens, stopping: wait until it is gone (a worker that another
+                # command restarts in the meantime is another pid, and waits anew)
+                first = refused.setdefault(link.info.pid, time.monotonic())
+                if time.monotonic() - first > STOP_TIMEOUT:
+                    raise
+                time.sleep(POLL)
 
     def _job(self, method: str, /, *args: Any, progress: ProgressSink | None = None, **kwargs: Any) -> Any:
         """Run ``method`` as a job in the worker, replaying its progress into ``progress``. Ctrl-C cancels it there
-        (for a load: the graph loaded before stays) and waits for it to end."""
-        job = self._call(method, *args, **kwargs)
-        tasks: list[Any] = []
+        (for a load: the graph loaded before stays) and waits for it to end.
+
+        The job has connections of its own: its polls never wait for this client's other calls (a view of it may be
+        restarting the worker, which waits for this job), and its cancel goes on a second one, opened as it starts
+        (a restarting worker takes no new connection), should Ctrl-C cut the first mid-message."""
+        link = _Link(None, self.info, self._link.take_starter())
+        control: _Connection | None = None
         try:
-            state = self._follow(job, progress, tasks)
-        except KeyboardInterrupt:
-            self._cancel(job)
-            raise
-        except (EOFError, ConnectionError):  # the worker died, and its job with it
-            raise WorkerError(LOAD_LOST) from None
+            job = self._request(link, method, args, kwargs)
+            assert link.conn is not None
+            found = _hello(WorkerPaths.of(self.config))
+            if found is not None and found[1].pid == link.info.pid:
+                control = found[0]
+            elif found is not None:
+                found[0].close()
+            try:
+                state = _follow(link.conn, job, progress)
+            except KeyboardInterrupt:
+                _cancel(job, link.conn, control)
+                raise
+            except (EOFError, ConnectionError):  # the worker died, and its job with it
+                raise WorkerError(LOAD_LOST) from None
+        finally:
+            link.close()
+            if control is not None:
+                control.close()
         if state.error is not None:
             raise state.error
         return state.result
 
-    def _cancel(self, job: int) -> None:
-        """Cancel ``job`` and wait for it to end, on a new connection: the interrupt may have cut the old one
-        mid-message."""
-        self._conn.close()
-        conn = _connect(WorkerPaths.of(self.config))
-        if conn is None:
-            return  # the worker is gone, and its job with it
-        self._link.conn = conn
+
+def _cancel(job: int, *connections: _Connection | None) -> None:
+    """Cancel ``job`` and wait for it to end, on the first of ``connections`` that an interrupt did not cut."""
+    for conn in connections:
+        if conn is None or conn.broken:
+            continue
         try:
             conn.call("job_cancel", None, job)
             deadline = time.monotonic() + CANCEL_WAIT
             while not conn.call("job_poll", None, job).done and time.monotonic() < deadline:
                 time.sleep(POLL)
         except WorkerError:
-            return  # the job ended and its result was taken in the meantime
+            pass  # the job ended and its result was taken in the meantime
+        except (EOFError, OSError):
+            continue  # the worker is gone, and its job with it (or this connection was cut: the next one)
+        return
 
-    def _follow(self, job: int, progress: ProgressSink | None, tasks: list[Any]) -> JobState:
-        while True:
-            with self._link.lock:
-                state: JobState = self._conn.call("job_poll", None, job)
-            if progress is not None:
-                for index, (description, total, completed) in enumerate(state.tasks):
-                    if index == len(tasks):
-                        tasks.append(progress.add_task(description, total=total))
-                    progress.update(tasks[index], total=total, completed=completed)
-            if state.done:
-                return state
-            time.sleep(POLL)
+
+def _follow(conn: _Connection, job: int, progress: ProgressSink | None) -> JobState:
+    tasks: list[Any] = []
+    while True:
+        state: JobState = conn.call("job_poll", None, job)
+        if progress is not None:
+            for index, (description, total, completed) in enumerate(state.tasks):
+                if index == len(tasks):
+                    tasks.append(progress.add_task(description, total=total))
+                progress.update(tasks[index], total=total, completed=completed)
+        if state.done:
+            return state
+        time.sleep(POLL)
 
 
 def _portable(value: Any) -> Any:
@@ -541,12 +661,6 @@ def _remote(name: str) -> Callable[..., Any]:
     functools.update_wrapper(call, declared)
     call.__qualname__ = f"RemoteKgqa.{name}"
     return call
-
-
-def _remote_api(config: Config, conn: _Connection, info: WorkerInfo, notice: Notice) -> Api:
-    """A :class:`RemoteKgqa`, typed as the API its methods are derived from (they are set below, which a type
-    checker cannot follow)."""
-    return cast(Api, RemoteKgqa(config, conn, info, notice))
 
 
 for _name in CALLS:

@@ -143,6 +143,9 @@ class WorkerInfo:
     """The embedded FalkorDB server's pid (None for Neo4j)."""
     own: dict[str, Any] = field(default_factory=dict)
     """:func:`worker_settings` of the settings it was started with."""
+    draining: bool = False
+    """Set in the state file once a restart for other settings asked it to end its calls in flight: the commands
+    that arrive meanwhile wait for it without a limit of their own, whoever asked for the restart."""
 
     def differences(self, build: str, settings: dict[str, str]) -> str | None:
         """Why a client with ``build`` and ``settings`` (:func:`settings_digests`) must not use this worker; None
@@ -198,6 +201,9 @@ class Call:
     config: Config | None
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
+    starter: str | None = None
+    """The token the worker was started with, on the first call of the command that started it (a restart waits for
+    that call: :data:`kgqa.runtime.worker.service.FIRST_CALL_WAIT`)."""
 
 
 @dataclass(frozen=True)

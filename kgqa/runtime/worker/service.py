@@ -196,7 +196,14 @@ def portable(exc: BaseException, log_path: str) -> BaseException:
 class Worker:
     """Serves calls on one open :class:`Kgqa`; counts what is in flight to know when it is idle."""
 
-    def __init__(self, kg: Kgqa, info: WorkerInfo, paths: WorkerPaths, admission: Admission | None = None) -> None:
+    def __init__(
+        self,
+        kg: Kgqa,
+        info: WorkerInfo,
+        paths: WorkerPaths,
+        admission: Admission | None = None,
+        starter: str | None = None,
+    ) -> None:
         self.kg = kg
         self.info = info
         self.paths = paths
@@ -208,8 +215,13 @@ class Worker:
         self.admission = admission or Admission.of(Config())
         self.stopping = threading.Event()
         self.ready_at = time.monotonic()
+        self.starter = starter
+        """The token of the command that started this worker (:attr:`Call.starter`)."""
         self.served = threading.Event()
-        """Set once a call has been admitted (its first: see :data:`FIRST_CALL_WAIT`)."""
+        """Set once the starter's first call has been admitted, or its first connection closed without one (``kgqa
+        server start``, a starter that died): :data:`FIRST_CALL_WAIT`. At once for a worker without a starter."""
+        if starter is None:
+            self.served.set()
         self.finished = threading.Event()
         """Set once the calls are drained, before the store closes: ends :meth:`watch`."""
         self._cut_at = math.inf
@@ -241,6 +253,8 @@ class Worker:
             return self.status()
         if call.method == "stop":
             drain = bool(call.args and call.args[0])
+            if drain:  # before the answer: a command that comes after its restarter sees it
+                write_state(self.paths, replace(self.info, draining=True))
             threading.Thread(target=self.stop, kwargs={"drain": drain}, name="stop", daemon=True).start()
             return self.info
         if call.method == "job_poll":
@@ -254,9 +268,16 @@ class Worker:
             if call.method in JOB_CALLS:
                 return self._start_job(view, call)
             with self.admission.turn(), self.kg.store.publishing.read():
-                self.served.set()
+                self._admitted(call)
                 return getattr(view, call.method)(*call.args, **call.kwargs)
         raise WorkerError(f"the kgqa worker has no call '{call.method}'")
+
+    def _admitted(self, call: Call) -> None:
+        if self.is_starter(call):
+            self.served.set()
+
+    def is_starter(self, call: Call) -> bool:
+        return self.starter is not None and call.starter == self.starter
 
     def _view(self, config: Config | None) -> Kgqa:
         if config is None:
@@ -279,7 +300,7 @@ class Worker:
             job = Job(next(self._job_ids), JobProgress(cancelled), cancelled, time.monotonic())
             self._jobs[job.id] = job
             self._in_flight += 1
-        self.served.set()
+        self._admitted(call)
 
         def run() -> None:
             try:
@@ -405,24 +426,31 @@ class _Handler(socketserver.StreamRequestHandler):
             log.warning("refused a connection from another user")
             return
         worker = self.server.worker
-        while True:
-            try:
-                call = receive(self.rfile)
-            except (EOFError, OSError):
-                return  # the client closed the connection, or died
-            except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
-                log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
-                return
-            if not isinstance(call, Call):
-                log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
-                return
-            reply = worker.answer(call)
-            try:
-                send(self.wfile, reply)
-            except OSError:
-                return  # the client went away before its answer: nothing to clean up
-            except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
-                send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
+        starters = False
+        """Whether this is the connection the worker's starter saw it ready on (its hello carries the token)."""
+        try:
+            while True:
+                try:
+                    call = receive(self.rfile)
+                except (EOFError, OSError):
+                    return  # the client closed the connection, or died
+                except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
+                    log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
+                    return
+                if not isinstance(call, Call):
+                    log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
+                    return
+                starters = starters or (call.method == "hello" and worker.is_starter(call))
+                reply = worker.answer(call)
+                try:
+                    send(self.wfile, reply)
+                except OSError:
+                    return  # the client went away before its answer: nothing to clean up
+                except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
+                    send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
+        finally:
+            if starters:  # its command is done with it, with a call or without one (kgqa server start)
+                worker.served.set()
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):
@@ -444,8 +472,9 @@ def write_state(paths: WorkerPaths, info: WorkerInfo) -> None:
     tmp.replace(paths.state)
 
 
-def serve(config: Config) -> int:
-    """Run a worker for ``config`` until it stops; the exit code says why it could not start (see the log)."""
+def serve(config: Config, starter: str | None = None) -> int:
+    """Run a worker for ``config`` until it stops, ``starter`` the token of the command that starts it; the exit code
+    says why it could not start (see the log)."""
     paths = WorkerPaths.of(config)
     paths.ensure()
     lock: IO[str] = paths.lock.open("a+", encoding="utf-8")
@@ -472,7 +501,7 @@ def serve(config: Config) -> int:
             log.error("error: %s", exc)
             return 2
         info = replace(info, store_pid=getattr(kg.store, "server_pid", None))
-        worker = Worker(kg, info, paths, Admission.of(config))
+        worker = Worker(kg, info, paths, Admission.of(config), starter)
         watcher = threading.Thread(target=worker.watch, name="watch", daemon=True)
         try:
             paths.socket.unlink(missing_ok=True)  # left by a worker that was killed; we hold the lock
@@ -507,8 +536,9 @@ def main() -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(process)d %(threadName)s %(message)s"
     )
-    config = pickle.load(sys.stdin.buffer)
-    if not isinstance(config, Config):
-        log.error("expected a kgqa Config on stdin, got %s", type(config).__name__)
+    sent = pickle.load(sys.stdin.buffer)
+    if not (isinstance(sent, tuple) and len(sent) == 2 and isinstance(sent[0], Config)):
+        log.error("expected a kgqa Config and its starter's token on stdin, got %s", type(sent).__name__)
         return 2
-    return serve(config)
+    config, starter = sent
+    return serve(config, starter if isinstance(starter, str) else None)
