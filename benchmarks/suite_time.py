@@ -1,0 +1,171 @@
+"""README command 2 (lint, format check, type check, the whole pytest suite) timed from a fresh clone (issue 54).
+
+The command is read from README.md (the bash block under "**2."), so the figure is the one the README promises. It
+runs in a fresh clone of this repository's HEAD (committed code and tests only) after the install part of command 1
+and the two ``npm ci`` the README names (not timed: pip's and npm's caches may serve them), with empty lint,
+type-check and pytest caches, as CI's first run has. ``--durations`` is added through ``PYTEST_ADDOPTS`` (it changes
+only what pytest prints) for the slowest tests. Each run starts from the committed state of the clone.
+
+    python benchmarks/suite_time.py              # ~15 min on 2 cores: setup, then one run
+    python benchmarks/suite_time.py --runs 2
+    python benchmarks/suite_time.py --render
+
+It writes benchmarks/results/suite_time.json (per run: seconds of the whole command and of pytest, passed, skipped,
+failed, the slowest tests; the provenance of the commit measured) and the table between the ``suite_time`` markers
+in docs/benchmarks.md. Nothing else may run meanwhile: the machine's two cores are what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "suite_time.json"
+DOC = ROOT / "docs" / "benchmarks.md"
+BLOCK = "suite_time"
+TITLE = "## The test suite's time (README command 2, 2 CPU cores)"
+PATHS = ("pyproject.toml", "kgqa", "cypher", "loaders", "tests", "tools", "benchmarks/suite_time.py")
+"""What the suite's time rests on: the code, the tests and the tools they drive."""
+SETUP = (
+    "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && .venv/bin/pip install -e '.[dev]' && "
+    "npm ci --prefix tools/neo4j-lint --no-audit --no-fund && npm ci --prefix tools/mcp-clients --no-audit --no-fund"
+)
+"""The install part of command 1 and the two npm installs that README's command 2 asks for."""
+SUMMARY = re.compile(r"^=*\s*(\d+ \w+.*?) in ([\d.]+)s", re.M)
+DURATION = re.compile(r"^([\d.]+)s (setup|call|teardown)\s+(\S+)$", re.M)
+CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache")
+
+
+def command_two(readme: str) -> str:
+    """The bash command of README's step 2: the first fenced bash block after the line starting ``**2.``."""
+    after = readme.split("\n**2.", 1)
+    if len(after) < 2:
+        raise SystemExit("README.md has no '**2.' step")
+    block = re.search(r"```bash\n(.*?)\n```", after[1], re.S)
+    if block is None:
+        raise SystemExit("README.md's step 2 has no bash block")
+    return block.group(1).strip()
+
+
+def counts(summary: str) -> dict[str, int]:
+    """``2161 passed, 42 skipped, 1 warning`` -> {"passed": 2161, "skipped": 42, "warning": 1}."""
+    return {word.rstrip("s"): int(n) for n, word in re.findall(r"(\d+) (\w+)", summary)}
+
+
+def one_run(command: str, clone: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
+    for cache in CACHES:
+        shutil.rmtree(clone / cache, ignore_errors=True)
+    # the committed state: a run appends to the Neo4j lint's digests
+    subprocess.run(["git", "checkout", "--quiet", "--", "."], cwd=clone, check=True)
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    seconds = time.perf_counter() - start
+    with log.open("a", encoding="utf-8") as sink:
+        sink.write(f"\n$ {command}\n{done.stdout}")
+    summaries = SUMMARY.findall(done.stdout)
+    if not summaries:
+        raise SystemExit(f"no pytest summary in the command's output (exit {done.returncode}); see {log}")
+    summary, pytest_seconds = summaries[-1]
+    slowest = [
+        {"seconds": float(s), "when": when, "test": test} for s, when, test in DURATION.findall(done.stdout)[:25]
+    ]
+    run = {
+        "seconds": round(seconds, 1),
+        "pytest_seconds": float(pytest_seconds),
+        "rc": done.returncode,
+        "counts": counts(summary),
+        "slowest": slowest,
+    }
+    print(f"{seconds:8.1f} s (pytest {pytest_seconds} s)  rc {done.returncode}  {summary}", flush=True)
+    return run
+
+
+def measure(runs: int, keep: bool) -> dict[str, Any]:
+    made_at = provenance()
+    command = command_two((ROOT / "README.md").read_text(encoding="utf-8"))
+    work = Path(tempfile.mkdtemp(prefix="kgqa-suite-time-"))
+    log, clone = work / "suite_time.log", work / "kgqa"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KGQA_", "VIRTUAL_ENV", "PYTHONPATH", "PYTEST"))}
+    questions = Path(os.environ.get("STARK_QA_DIR") or ROOT.parent / "shared" / "data" / "stark_qa")
+    if questions.is_dir():  # as .ci/run finds them beside the clone
+        env["STARK_QA_DIR"] = str(questions.resolve())
+    env |= {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTEST_ADDOPTS": "--durations=25"}
+    print(f"working in {work}; log {log}", flush=True)
+    try:
+        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        start = time.perf_counter()
+        setup = subprocess.run(["bash", "-c", SETUP], cwd=clone, env=env, capture_output=True, text=True)
+        if setup.returncode:
+            raise SystemExit(f"setup failed (exit {setup.returncode}): {setup.stderr[-2000:]}")
+        setup_seconds = round(time.perf_counter() - start, 1)
+        measured = [one_run(command, clone, env, log) for _ in range(runs)]
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return {
+        "provenance": made_at,
+        "command": command,
+        "stark_qa": "STARK_QA_DIR" in env,
+        "setup_seconds": setup_seconds,
+        "runs": measured,
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    current = command_two((ROOT / "README.md").read_text(encoding="utf-8"))
+    changed = "" if current == doc["command"] else " **Stale: README's command 2 has changed since.**"
+    prov = doc["provenance"]
+    rows = []
+    for index, run in enumerate(doc["runs"], 1):
+        c = run["counts"]
+        rows.append(
+            f"| {index} | {run['seconds']:.0f} s ({run['seconds'] / 60:.1f} min) | {run['pytest_seconds']:.0f} s | "
+            f"{c.get('passed', 0):,} | {c.get('skipped', 0)} | {c.get('failed', 0) + c.get('error', 0)} | {run['rc']} |"
+        )
+    slowest = doc["runs"][-1]["slowest"][:10]
+    return "\n".join(
+        [
+            f"A fresh clone, {prov['cpus']} CPU(s), empty lint, type-check and pytest caches, STaRK question files "
+            f"{'present' if doc['stark_qa'] else 'absent'}; commit {origin(doc, OUT, ROOT, PATHS).label()}.{changed}",
+            "",
+            "| run | whole command 2 | pytest | passed | skipped | failed | exit |",
+            "|---|---|---|---|---|---|---|",
+            *rows,
+            "",
+            "Slowest (last run): "
+            + "; ".join(f"{s['test'].split('::')[-1]} ({s['when']}) {s['seconds']:.0f} s" for s in slowest)
+            + ".",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=1, help="timed runs of command 2 in the one clone (default 1)")
+    parser.add_argument("--keep", action="store_true", help="keep the clone and its log")
+    parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
+    allow_dirty_flag(parser)
+    args = parser.parse_args()
+    require_committed(args.allow_dirty)
+    if not args.render:
+        doc = measure(max(1, args.runs), args.keep)
+        OUT.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    doc = json.loads(OUT.read_text(encoding="utf-8"))
+    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, render(doc), TITLE), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
