@@ -25,6 +25,7 @@ from kgqa.mcp.server import ERROR_META
 from kgqa.runtime.store.server import LOG_NAME, SOCKET_NAME
 from tests.helpers.attacks import CASES
 from tests.helpers.processes import servers_for, wait_for
+from tests.helpers.shared import copy_home
 from tests.helpers.worker import KGQA, state
 
 pytestmark = pytest.mark.slow
@@ -202,15 +203,13 @@ def _listening(port: int) -> bool:
 
 
 def test_without_a_worker_the_server_keeps_its_own_store_open(
-    cli_env: dict[str, str], home: Path, prime_dir: Path
+    cli_env: dict[str, str], home: Path, prime_template: Path, tiny_model: Path
 ) -> None:
     """``worker_idle_timeout = 0``: the server opens kgqa itself, once, and its store server lives as long as it does,
     beyond the threads that ran the calls (anyio's end after 10 s idle; the store dies with the thread that opened
     it)."""
-    loaded = subprocess.run(
-        [*KGQA, "load", "stark", "--name", "prime", "--dir", str(prime_dir)], env=cli_env, capture_output=True
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    copy_home(prime_template, home)  # the PRIME fixture loaded (the load's own server start is in its log)
+    cli_env = {**cli_env, "KGQA_EMBEDDER": f"onnx:{tiny_model}"}  # the template's embedder
 
     def starts() -> int:  # the store server's log gains this line at each start
         return (home / "falkordb" / LOG_NAME).read_text().count("Ready to accept connections")

@@ -6,6 +6,7 @@ which .ci/run does); without it these tests skip and say so."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -17,7 +18,10 @@ from typing import Any
 import pytest
 
 from kgqa.mcp.server import ERROR_META
-from tests.helpers.processes import wait_for
+from tests.helpers.environment import QUIET
+from tests.helpers.processes import servers_for, wait_for
+from tests.helpers.shared import copy_home
+from tests.helpers.worker import gone, kgqa, state
 
 pytestmark = pytest.mark.slow
 CLIENTS = Path(__file__).resolve().parents[2] / "tools" / "mcp-clients"
@@ -54,28 +58,41 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-@pytest.fixture
-def node() -> Path:
-    """Node 22 with the clients installed, or a skip (before any data directory is made)."""
-    return _node()
-
-
-@pytest.fixture
-def mcp_url(node: Path, loaded: dict[str, str]) -> Iterator[str]:
-    """``kgqa mcp --http`` on a free loopback port over the PRIME fixture; its standard error must hold no traceback."""
+@pytest.fixture(scope="module")
+def mcp_url(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_template: Path) -> Iterator[str]:
+    """``kgqa mcp --http`` on a free loopback port over a copy of the PRIME home, with its worker: one for the
+    module, since the clients only read (a skip, before any data directory is made, without Node's clients). Its
+    standard error must hold no traceback, and nothing may be left running."""
+    _node()
+    home = copy_home(prime_template, tmp_path_factory.mktemp("mcp-clients") / "kgqa-home")
     port = _free_port()
-    env = {**loaded, "KGQA_MCP_PORT": str(port)}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kgqa.cli", "mcp", "--http"], env=env, stderr=subprocess.PIPE, text=True
-    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KGQA_")} | {
+        "KGQA_HOME": str(home),
+        "KGQA_EMBEDDER": f"onnx:{tiny_model}",
+        "KGQA_WORKER_IDLE_TIMEOUT": "60",
+        "KGQA_MCP_PORT": str(port),
+        "HF_HUB_OFFLINE": "1",
+        **QUIET,
+    }
+    kgqa(env, "server", "start")
     try:
-        wait_for(lambda: _listening(port) or server.poll() is not None, 60, "the HTTP server")
-        assert server.poll() is None, server.communicate()[1]
-        yield f"http://127.0.0.1:{port}/mcp"
+        server = subprocess.Popen(
+            [sys.executable, "-m", "kgqa.cli", "mcp", "--http"], env=env, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            wait_for(lambda: _listening(port) or server.poll() is not None, 60, "the HTTP server")
+            assert server.poll() is None, server.communicate()[1]
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.send_signal(signal.SIGINT)
+            _, err = server.communicate(timeout=30)
+        assert "Traceback" not in err, err
     finally:
-        server.send_signal(signal.SIGINT)
-        _, err = server.communicate(timeout=30)
-    assert "Traceback" not in err, err
+        running = state(home)
+        kgqa(env, "server", "stop")
+        if running is not None:
+            wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the worker to stop")
+        assert not servers_for(home)
 
 
 ERROR_CALLS = [

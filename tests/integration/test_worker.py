@@ -24,6 +24,7 @@ from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import connect_worker
 from kgqa.runtime.worker.common import WorkerInfo, WorkerPaths
 from tests.helpers.processes import servers_for, wait_for
+from tests.helpers.shared import copy_home
 from tests.helpers.worker import KGQA, gone, kgqa, state, version_2
 
 pytestmark = pytest.mark.slow
@@ -49,9 +50,10 @@ def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, s
     assert "no kgqa worker" in kgqa(loaded, "server", "stop").stdout
 
 
-def test_worker_stops_by_itself_after_the_idle_timeout(cli_env: dict[str, str], home: Path, prime_dir: Path) -> None:
-    env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "2"}
-    kgqa(env, "load", "stark", "--name", "prime", "--dir", str(prime_dir))
+def test_worker_stops_by_itself_after_the_idle_timeout(env: dict[str, str], home: Path, prime_template: Path) -> None:
+    env = {**env, "KGQA_WORKER_IDLE_TIMEOUT": "2"}
+    copy_home(prime_template, home)
+    kgqa(env, "schema", "--skb", "prime")  # starts the worker
     running = state(home)
     assert running is not None and not gone(running.pid)
     wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the idle worker to stop")

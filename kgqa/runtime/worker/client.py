@@ -355,7 +355,7 @@ def _start_worker(
             if found is not None:
                 return found, None
             _wait_for_lock(paths, timeout, lambda: _held(paths, timeout))
-        state = None
+        state = read_state(paths)  # a worker that ends cleanly removes it: one left behind had died
     if state is not None:
         notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
         paths.state.unlink(missing_ok=True)
