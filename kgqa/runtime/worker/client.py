@@ -168,7 +168,12 @@ def _starting(paths: WorkerPaths, notice: Notice, wait: float | None) -> Iterato
                 notice(_draining(state))
                 told = True
             if deadline is not None and time.monotonic() > deadline:
-                raise _restarting(paths, wait)
+                if state is not None and state.draining:
+                    raise _restarting(paths, wait)
+                raise WorkerBusyError(
+                    f"another command is starting the kgqa worker of {paths.root.parent}, not ready within {wait:g} "
+                    "s; try again shortly"
+                )
             time.sleep(POLL / 2)
         try:
             yield

@@ -254,7 +254,10 @@ class Worker:
         if call.method == "stop":
             drain = bool(call.args and call.args[0])
             if drain:  # before the answer: a command that comes after its restarter sees it
-                write_state(self.paths, replace(self.info, draining=True))
+                try:
+                    write_state(self.paths, replace(self.info, draining=True))
+                except OSError as exc:  # the drain goes on; a command waiting meanwhile has its usual bound
+                    log.warning("could not record the restart's drain in %s: %s", self.paths.state, exc)
             threading.Thread(target=self.stop, kwargs={"drain": drain}, name="stop", daemon=True).start()
             return self.info
         if call.method == "job_poll":
@@ -426,7 +429,7 @@ class _Handler(socketserver.StreamRequestHandler):
             log.warning("refused a connection from another user")
             return
         worker = self.server.worker
-        starters = False
+        from_starter = False
         """Whether this is the connection the worker's starter saw it ready on (its hello carries the token)."""
         try:
             while True:
@@ -440,7 +443,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 if not isinstance(call, Call):
                     log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
                     return
-                starters = starters or (call.method == "hello" and worker.is_starter(call))
+                from_starter = from_starter or (call.method == "hello" and worker.is_starter(call))
                 reply = worker.answer(call)
                 try:
                     send(self.wfile, reply)
@@ -449,7 +452,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
                     send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
         finally:
-            if starters:  # its command is done with it, with a call or without one (kgqa server start)
+            if from_starter:  # its command is done with it, with a call or without one (kgqa server start)
                 worker.served.set()
 
 
