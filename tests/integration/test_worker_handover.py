@@ -69,6 +69,15 @@ def _until(predicate: Callable[[], bool]) -> None:
     raise AssertionError("timed out")
 
 
+def _schema(config: Config, notice: Callable[[str], None] = lambda _: None, wait: float | None = None) -> str:
+    """What a short command asks (``kgqa schema``), on a client of its own."""
+    remote = connect_worker(config, notice, wait=wait)
+    try:
+        return str(remote.schema("hpo"))
+    finally:
+        remote.close()
+
+
 def _draining(config: Config) -> bool:
     state = read_state(client.WorkerPaths.of(config))
     return state is not None and state.draining
@@ -109,9 +118,10 @@ def test_commands_arriving_during_a_drain_wait_for_it_even_when_its_restarter_is
     job = workers[0].worker.answer(client.Call("load_source", config, ("hpo",))).value
     assert stop_worker_answer(config)  # what a restarter sends before it waits (and here, is killed)
     assert _draining(config)
+    _until(lambda: not client.WorkerPaths.of(config).socket.exists())  # it takes no new connection from now on
     notices: list[str] = []
     other = replace(config, ef_runtime=config.ef_runtime + 1)
-    ask = _Outcome(lambda: connect_worker(other, notices.append).schema("hpo"))
+    ask = _Outcome(lambda: _schema(other, notices.append))
     _until(lambda: bool(notices))
     assert notices == [
         f"the kgqa worker (pid {workers[0].process.pid}) restarts for another command's settings once it has ended "
@@ -141,13 +151,13 @@ def test_a_bounded_caller_is_told_the_worker_is_busy_restarting(config: Config, 
     _until(workers[0].kg.loading.is_set)
     other = replace(config, ef_runtime=config.ef_runtime + 1)
     with pytest.raises(WorkerBusyError, match=r"restarts for another command's settings .* within 0\.2 s"):
-        connect_worker(other, lambda _: None, wait=0.2).schema("hpo")
+        _schema(other, wait=0.2)
     assert _draining(config)
     with pytest.raises(WorkerBusyError, match=r"within 0\.2 s; try again shortly"):
-        connect_worker(other, lambda _: None, wait=0.2).schema("hpo")
+        _schema(other, wait=0.2)
     workers[0].kg.release.set()
     assert load.result() == "hpo loaded by first"
-    assert connect_worker(other, lambda _: None, wait=0.2 * 100).schema("hpo") == "schema of hpo from worker 1"
+    assert _schema(other, wait=GENEROUS) == "schema of hpo from worker 1"
     remote.close()
 
 
@@ -175,6 +185,7 @@ def test_a_load_interrupted_during_a_drain_is_cancelled_on_its_second_connection
     assert job.id not in workers[0].worker._jobs  # its end was taken by the cancel's poll: nothing left to drain
     workers[0].thread.join(GENEROUS)
     assert not workers[0].thread.is_alive()
+    remote.close()
 
 
 def test_a_restart_whose_stop_is_not_answered_ends_the_worker_within_the_stop_timeout(
@@ -224,3 +235,30 @@ def test_a_starter_that_makes_no_call_ends_the_wait_as_it_closes(config: Config,
     assert not workers[1].worker.served.is_set()
     starter.close()
     _until(workers[1].worker.served.is_set)
+
+
+def test_a_restart_whose_stop_answer_is_late_waits_for_the_drain_the_worker_recorded(
+    config: Config, workers: list[ThreadedWorker], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine the stop's answer may come after ``ANSWER_TIMEOUT``: the worker recorded the drain before
+    it answered, so the restart waits for it as for an answered one, and another client's load runs to its end."""
+    remote = connect_worker(config, lambda _: None)
+    load = _Outcome(lambda: remote.load_source("hpo"))
+    _until(workers[0].kg.loading.is_set)
+    call = client._Connection.call
+
+    def late(conn: client._Connection, method: str, settings: Config | None, *args: Any, **kwargs: Any) -> Any:
+        if method != "stop":
+            return call(conn, method, settings, *args, **kwargs)
+        client.send(conn._file, client.Call(method, settings, args, kwargs))
+        _until(lambda: _draining(config))  # it arrived and was recorded; its answer is late
+        raise TimeoutError("timed out")
+
+    monkeypatch.setattr(client._Connection, "call", late)
+    stopping = _Outcome(lambda: stop_worker(config, timeout=0.2, drain=True))
+    stopping.thread.join(1.0)
+    assert stopping.thread.is_alive() and workers[0].process.poll() is None  # waiting, nothing killed
+    workers[0].kg.release.set()
+    assert load.result() == "hpo loaded by first"
+    assert stopping.result() is not None and workers[0].worker.finished.is_set()
+    remote.close()

@@ -135,7 +135,7 @@ class _Stopping(Recorder):
 def test_a_call_refused_by_a_stopping_worker_goes_to_the_next_one(monkeypatch: pytest.MonkeyPatch) -> None:
     old, new = _Stopping(), Recorder(reply="schema")
     remote = _remote(old)
-    monkeypatch.setattr(client, "connect_worker", lambda config, notice, wait=None: _remote(new))
+    monkeypatch.setattr(client, "_connect_worker", lambda config, notice, patience: _remote(new))
     assert remote.schema("hpo") == "schema"
     assert [m for m, _, _ in old.sent] == ["schema"] and [m for m, _, _ in new.sent] == ["schema"]
 
@@ -145,11 +145,11 @@ def test_a_view_with_other_store_settings_goes_to_a_worker_opened_with_them(monk
     remote = _remote(old)
     connected: list[Config] = []
 
-    def connect(config: Config, notice: Any, wait: float | None = None) -> Any:
+    def connect(config: Config, notice: Any, patience: Any) -> Any:
         connected.append(config)
         return _remote(new, config)
 
-    monkeypatch.setattr(client, "connect_worker", connect)
+    monkeypatch.setattr(client, "_connect_worker", connect)
     assert remote.with_config(replace(CONFIG, top_k=3, llm="openai:x")).schema("hpo") == "old"  # per call
     other = replace(CONFIG, ef_runtime=50)
     assert remote.with_config(other).schema("hpo") == "new"

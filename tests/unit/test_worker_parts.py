@@ -118,7 +118,7 @@ def test_a_waiting_publish_holds_new_readers_off_but_not_nested_reads() -> None:
 
 
 def _wait_until(predicate: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.01)
@@ -331,16 +331,16 @@ def test_a_stop_cancels_the_load_and_cuts_a_restart_short(tmp_path: Path) -> Non
 
 
 def test_a_restart_waits_for_the_first_call_of_the_worker_s_starter(tmp_path: Path) -> None:
+    """Only that call is admitted meanwhile: another client's goes to the next worker, and nothing new (a load)
+    holds the restart up."""
     worker, _, config = _worker(tmp_path, starter="token")
-    stopping = threading.Thread(target=worker.stop, kwargs={"drain": True})
-    stopping.start()
-    assert worker.answer(Call("schema", config, ("hpo",))).value == "schema of hpo"  # another client's
-    stopping.join(0.2)
-    assert stopping.is_alive() and not worker.stopping.is_set()
-    assert worker.answer(Call("schema", config, ("hpo",), starter="token")).value == "schema of hpo"
-    stopping.join(5)
-    assert worker.stopping.is_set()
+    assert worker.answer(Call("stop", None, (True,))).value == worker.info  # a restart's drain, asked
     assert "stopping" in str(worker.answer(Call("schema", config, ("hpo",))).error)
+    assert "stopping" in str(worker.answer(Call("load_source", config, ("hpo",))).error)
+    assert not worker.stopping.is_set()  # still waiting for the starter's first call
+    assert worker.answer(Call("schema", config, ("hpo",), starter="token")).value == "schema of hpo"
+    _wait_until(worker.stopping.is_set)
+    assert "stopping" in str(worker.answer(Call("schema", config, ("hpo",), starter="token")).error)
 
 
 def test_a_restart_is_written_to_the_state_file_before_it_is_answered(tmp_path: Path) -> None:
@@ -366,6 +366,10 @@ def test_the_openai_endpoint_of_each_command_s_environment_travels_with_its_call
     assert (sent.openai_api_key, sent.openai_base_url) == ("sk-mine", "http://127.0.0.1:9/v1")
     own = replace(config, openai_api_key="sk-setting")  # a setting wins over the environment, as in process
     assert client._client_environment(own).openai_api_key == "sk-setting"
+    monkeypatch.setenv("NEO4J_AUTH", "reader/s3cret")  # read as open_store reads it, for a Neo4j store only
+    neo4j = client._client_environment(replace(config, store="neo4j"))
+    assert (neo4j.neo4j_user, neo4j.neo4j_password) == ("reader", "s3cret")
+    assert client._client_environment(config).neo4j_password is None
     started: dict[str, Any] = {}
 
     class _Popen:
@@ -377,5 +381,38 @@ def test_the_openai_endpoint_of_each_command_s_environment_travels_with_its_call
     monkeypatch.setattr(client.subprocess, "Popen", _Popen)
     WorkerPaths.of(config).ensure()
     process = client._spawn(sent, WorkerPaths.of(config), "token")
-    assert not {"OPENAI_API_KEY", "OPENAI_BASE_URL"} & set(started["env"])
+    assert not {"OPENAI_API_KEY", "OPENAI_BASE_URL", "NEO4J_AUTH"} & set(started["env"])
     assert pickle.loads(process.stdin.getvalue()) == (sent, "token")  # type: ignore[attr-defined]
+
+
+def test_the_embedder_is_made_with_its_opener_s_settings_whichever_view_loads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's own ``embed_batch_size`` (what its status and the kept-settings notice say), not the setting of
+    the first call that happens to need the embedder."""
+    from kgqa.runtime import app
+
+    made: list[int] = []
+
+    def make_encoder(spec: str, **kwargs: Any) -> object:
+        made.append(kwargs["batch_size"])
+        return object()
+
+    monkeypatch.setattr(app, "make_encoder", make_encoder)
+    config = replace(load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path), embed_batch_size=16)
+    kg = app.Kgqa(config, store=object())  # type: ignore[arg-type]
+    view = kg.with_config(replace(config, embed_batch_size=7))
+    assert view.embedder is kg.embedder and made == [16]
+    view.embedder.cache.close()
+
+
+def test_an_mcp_server_s_worker_clients_wait_at_most_its_call_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kgqa.mcp import server
+
+    asked: list[float | None] = []
+    monkeypatch.setattr(client, "connect_worker", lambda config, notice, *, wait=None: asked.append(wait))
+    config = replace(load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path), mcp_call_timeout=42.0)
+    server.default_clients(config)._opener()  # what the pool calls to open a client
+    assert asked == [42.0]

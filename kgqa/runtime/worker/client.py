@@ -60,6 +60,28 @@ LOAD_LOST = (
 )
 ANSWER_TIMEOUT = 30.0
 """Seconds to wait for a worker's answer to hello, status or stop (its serving threads answer these at once)."""
+WORKER_GONE_RETRIES = 3
+"""Times a call is sent again to a worker that went away as it was sent (each a new worker) before it fails."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Patience:
+    """How long one call waits for another command's start or restart of the worker, all its waits together:
+    ``wait`` seconds from the call (an MCP tool call's own bound), or as long as that takes (None)."""
+
+    wait: float | None = None
+    until: float | None = None
+
+    @classmethod
+    def of(cls, wait: float | None) -> Patience:
+        return cls(wait, None if wait is None else time.monotonic() + wait)
+
+    def bound(self, timeout: float) -> float:
+        """``timeout``, or the time this call has left if that is shorter."""
+        return timeout if self.until is None else max(0.0, min(timeout, self.until - time.monotonic()))
+
+    def expired(self) -> bool:
+        return self.until is not None and time.monotonic() > self.until
 
 
 class _Connection:
@@ -150,12 +172,11 @@ def _lock_free(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _starting(paths: WorkerPaths, notice: Notice, wait: float | None) -> Iterator[None]:
-    """Hold the start lock. Another command holds it while it starts the worker (seconds), or while the worker it
-    restarts for other settings ends the calls in flight: this command then waits too (and says so), ``wait`` seconds
-    at most (None: as long as that takes)."""
+def _starting(paths: WorkerPaths, notice: Notice, patience: Patience) -> Iterator[bool]:
+    """Hold the start lock; whether this command was told it waits for a restart. Another command holds it while it
+    starts the worker (seconds), or while the worker it restarts for other settings ends the calls in flight: this
+    command then waits too (and says so), within its ``patience``."""
     with paths.start_lock.open("a+", encoding="utf-8") as handle:
-        deadline = None if wait is None else time.monotonic() + wait
         told = False
         while True:
             try:
@@ -167,16 +188,16 @@ def _starting(paths: WorkerPaths, notice: Notice, wait: float | None) -> Iterato
             if not told and state is not None and state.draining:
                 notice(_draining(state))
                 told = True
-            if deadline is not None and time.monotonic() > deadline:
+            if patience.expired():
                 if state is not None and state.draining:
-                    raise _restarting(paths, wait)
+                    raise _restarting(paths, patience)
                 raise WorkerBusyError(
-                    f"another command is starting the kgqa worker of {paths.root.parent}, not ready within {wait:g} "
-                    "s; try again shortly"
+                    f"another command is starting the kgqa worker of {paths.root.parent}, not ready within "
+                    f"{patience.wait or 0:g} s; try again shortly"
                 )
             time.sleep(POLL / 2)
         try:
-            yield
+            yield told
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -188,10 +209,10 @@ def _draining(state: WorkerInfo) -> str:
     )
 
 
-def _restarting(paths: WorkerPaths, wait: float | None) -> WorkerBusyError:
+def _restarting(paths: WorkerPaths, patience: Patience) -> WorkerBusyError:
     return WorkerBusyError(
         f"the kgqa worker of {paths.root.parent} restarts for another command's settings and has not ended the "
-        f"calls in flight within {wait or 0:g} s; try again shortly"
+        f"calls in flight within {patience.wait or 0:g} s; try again shortly"
     )
 
 
@@ -211,17 +232,21 @@ def _log_tail(paths: WorkerPaths, lines: int = 3) -> str:
 
 
 def _client_environment(config: Config) -> Config:
-    """``config`` with the OpenAI endpoint and key of this command's environment (OPENAI_BASE_URL, OPENAI_API_KEY)
-    where its settings give none: the worker runs in the environment of the command that started it, so these
-    travel with each call, as the settings do."""
-    base_url = config.openai_base_url or os.environ.get("OPENAI_BASE_URL") or None
-    api_key = config.openai_api_key or os.environ.get("OPENAI_API_KEY") or None
-    if (base_url, api_key) == (config.openai_base_url, config.openai_api_key):
-        return config
-    return dataclasses.replace(config, openai_base_url=base_url, openai_api_key=api_key)
+    """``config`` with what this command's environment gives where its settings give nothing: the OpenAI endpoint
+    and key (OPENAI_BASE_URL, OPENAI_API_KEY) and Neo4j's credentials (NEO4J_AUTH=user/password, as
+    :func:`kgqa.runtime.app.open_store` reads them). The worker runs in the environment of the command that started
+    it, so these travel with each call, as the settings do."""
+    changes: dict[str, Any] = {}
+    for name, variable in (("openai_base_url", "OPENAI_BASE_URL"), ("openai_api_key", "OPENAI_API_KEY")):
+        if not getattr(config, name) and os.environ.get(variable):
+            changes[name] = os.environ[variable]
+    auth = os.environ.get("NEO4J_AUTH", "")
+    if config.store == "neo4j" and config.neo4j_password is None and "/" in auth:
+        changes["neo4j_user"], changes["neo4j_password"] = auth.split("/", 1)
+    return dataclasses.replace(config, **changes) if changes else config
 
 
-WORKER_ENVIRONMENT_DROPS = ("OPENAI_BASE_URL", "OPENAI_API_KEY")
+WORKER_ENVIRONMENT_DROPS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "NEO4J_AUTH")
 """Not in the worker's environment: each call brings its own (:func:`_client_environment`)."""
 
 
@@ -288,30 +313,34 @@ def connect_worker(config: Config, notice: Notice, *, wait: float | None = None)
     A worker opened with other store or model settings is restarted, under the start lock: it first ends the
     calls in flight (other clients' work runs to its end), and the commands arriving meanwhile wait for the lock,
     then are served by the new worker or restart it in turn. ``wait`` bounds those waits (an MCP tool call's own
-    bound): past it, :class:`WorkerBusyError`; None waits as long as the calls in flight take."""
+    bound, all of them together): past it, :class:`WorkerBusyError`; None waits as long as the calls in flight take."""
+    return _connect_worker(config, notice, Patience.of(wait))
+
+
+def _connect_worker(config: Config, notice: Notice, patience: Patience) -> Api:
     config = _client_environment(config)
     paths = WorkerPaths.of(config)
     paths.ensure()
     build, settings = build_id(), settings_digests(config)
     found = _hello(paths)
     if found is not None and found[1].differences(build, settings) is None:
-        return _served(config, *found, notice, None, wait)
+        return _served(config, *found, notice, None, patience.wait)
     if found is not None:
         found[0].close()
-    with _starting(paths, notice, wait):
+    with _starting(paths, notice, patience) as told:
         found, starter = _hello(paths), None
         while True:
             if found is not None:
                 conn, info = found
                 why = info.differences(build, settings)
                 if why is None:
-                    return _served(config, conn, info, notice, starter, wait)
+                    return _served(config, conn, info, notice, starter, patience.wait)
                 conn.close()
                 if starter is not None:  # python -m kgqa.runtime.worker imports other code (another sys.path?)
                     stop_worker(config)
                     raise WorkerError(f"the kgqa worker this command started cannot serve it: {why}")
-                _restart(config, info, why, notice, wait)
-            found, starter = _start_worker(config, paths, notice, wait)
+                _restart(config, info, why, notice, patience)
+            found, starter = _start_worker(config, paths, notice if not told else _quiet, patience)
 
 
 def _served(
@@ -323,21 +352,25 @@ def _served(
     return cast(Api, RemoteKgqa(config, conn, info, notice, starter=starter, wait=wait))
 
 
-def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice, wait: float | None) -> None:
+def _quiet(_: str) -> None:
+    """The notice of a command that was already told why it waits."""
+
+
+def _restart(config: Config, info: WorkerInfo, why: str, notice: Notice, patience: Patience) -> None:
     """Stop the worker ``info`` for one with ``config``'s settings (the caller holds the start lock), once it has
     ended the calls in flight."""
     try:
         busy = worker_status(config)
-    except WorkerError:
+    except (WorkerError, EOFError, OSError):  # gone, or going, meanwhile: the stop below finds out
         busy = None
     calls = 0 if busy is None else busy.in_flight
     waiting = f"; it ends the {calls} call{'s' * (calls != 1)} in flight first" if calls else ""
     notice(f"restarting the kgqa worker (pid {info.pid}): {why}{waiting}")
-    stop_worker(config, drain=True, wait=wait)
+    stop_worker(config, drain=True, patience=patience)
 
 
 def _start_worker(
-    config: Config, paths: WorkerPaths, notice: Notice, wait: float | None
+    config: Config, paths: WorkerPaths, notice: Notice, patience: Patience
 ) -> tuple[tuple[_Connection, WorkerInfo], str | None]:
     """Start a worker (the caller holds the start lock), or wait for one another command is starting (whose command
     was killed meanwhile) or restarting; with the token this command started it with, None when it did not."""
@@ -350,23 +383,23 @@ def _start_worker(
             # never answers hello: stop it by its state file, which any version can read
             why = f"it runs kgqa {state.build}, this command is kgqa {build}"
             notice(f"restarting the kgqa worker (pid {state.pid}): {why}")
-            stop_worker(config, drain=True, wait=wait)
+            stop_worker(config, drain=True, patience=patience)
         elif state.draining:  # its restarter was killed while it ends the calls in flight: they end, then it does
             notice(_draining(state))
-            _wait_for_lock(paths, wait, lambda: _restarting(paths, wait))
+            _wait_for_lock(paths, patience.until, lambda: _restarting(paths, patience))
         else:
             # started by a command that was then killed, or stopping: wait for it to answer, or to be gone
-            found = _wait_ready(paths, state.pid, None, timeout)
+            found = _wait_ready(paths, state.pid, None, patience.bound(timeout))
             if found is not None:
                 return found, None
-            _wait_for_lock(paths, timeout, lambda: _held(paths, timeout))
+            _wait_for_lock(paths, time.monotonic() + patience.bound(timeout), lambda: _held(paths, timeout))
         state = read_state(paths)  # a worker that ends cleanly removes it: one left behind had died
     if state is not None:
         notice(f"the kgqa worker (pid {state.pid}) had died; starting a new one (its log: {paths.log})")
         paths.state.unlink(missing_ok=True)
     starter = secrets.token_hex(8)
     process = _spawn(config, paths, starter)
-    found = _wait_ready(paths, process.pid, process, timeout, starter)
+    found = _wait_ready(paths, process.pid, process, patience.bound(timeout), starter)
     assert found is not None  # a process of ours that exits raises instead
     return found, starter
 
@@ -375,9 +408,8 @@ def _held(paths: WorkerPaths, timeout: float) -> WorkerError:
     return WorkerError(f"the previous kgqa worker did not let go of {paths.lock} within {timeout:.0f} s")
 
 
-def _wait_for_lock(paths: WorkerPaths, timeout: float | None, expired: Callable[[], KgqaError]) -> None:
-    """Wait until no worker holds the data directory (``timeout`` None: without a limit)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
+def _wait_for_lock(paths: WorkerPaths, deadline: float | None, expired: Callable[[], KgqaError]) -> None:
+    """Wait until no worker holds the data directory, until ``deadline`` (monotonic; None: without a limit)."""
     while not _lock_free(paths.lock):
         if deadline is not None and time.monotonic() > deadline:
             raise expired()
@@ -421,15 +453,15 @@ def worker_status(config: Config) -> WorkerStatus | None:
 
 
 def stop_worker(
-    config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = False, wait: float | None = None
+    config: Config, timeout: float = STOP_TIMEOUT, *, drain: bool = False, patience: Patience | None = None
 ) -> WorkerInfo | None:
     """Stop the worker (it finishes the calls in flight, cancels a load, closes the store) and wait until it and
     its store server are gone; kill them if they do not stop within ``timeout``. None when no worker ran.
 
     ``drain`` (a restart for other settings): the worker ends every call in flight, loads included, and this waits
-    for it ``wait`` seconds (None: as long as that takes; past it, :class:`WorkerBusyError`, and the worker goes on
-    ending them); nothing is cancelled or killed (``kgqa server stop`` still ends it). A worker that does not answer
-    the stop is ended within ``timeout`` all the same."""
+    for it within ``patience`` (by default as long as that takes; past it, :class:`WorkerBusyError`, and the worker
+    goes on ending them); nothing is cancelled or killed (``kgqa server stop`` still ends it). A worker that neither
+    answers the stop nor records the drain in its state file is ended within ``timeout`` all the same."""
     paths = WorkerPaths.of(config)
     if not paths.root.is_dir():
         return None
@@ -447,6 +479,9 @@ def stop_worker(
             conn.call("stop", None, drain)
             answered = True
         conn.close()
+        if drain and not answered:  # its answer was late (a loaded machine): it records the drain before it answers
+            late = read_state(paths)
+            answered = late is not None and late.pid == info.pid and late.draining
     elif state is None or _lock_free(paths.lock):
         paths.state.unlink(missing_ok=True)  # a worker that died left it
         return None
@@ -455,7 +490,8 @@ def stop_worker(
             os.kill(state.pid, signal.SIGTERM)
     assert info is not None
     if drain and answered:
-        _wait_for_lock(paths, wait, lambda: _restarting(paths, wait))
+        patience = patience or Patience()
+        _wait_for_lock(paths, patience.until, lambda: _restarting(paths, patience))
     else:
         deadline = time.monotonic() + timeout
         while not _lock_free(paths.lock) and time.monotonic() < deadline:
@@ -555,13 +591,23 @@ class RemoteKgqa:
             except WorkerStoppingError:
                 pass  # refused before any work: the next worker answers it
         refused: dict[int, float] = {}
+        patience, gone = Patience.of(self._wait), 0
         while True:
             link.close()
-            fresh = cast(RemoteKgqa, connect_worker(self.config, self._notice, wait=self._wait))
+            fresh = cast(RemoteKgqa, _connect_worker(self.config, self._notice, patience))
             link.conn, link.info, link.starter = fresh._link.conn, fresh.info, fresh._link.starter
             assert link.conn is not None
             try:
                 return link.conn.request(Call(method, sent, args, kwargs, link.take_starter()))
+            except (EOFError, ConnectionError) as exc:  # this one went away too, as the call reached it
+                gone += 1
+                if method in JOB_CALLS:
+                    raise WorkerError(LOAD_LOST) from None
+                if gone >= WORKER_GONE_RETRIES:
+                    raise WorkerError(
+                        f"the kgqa worker went away {gone} times as this call reached it ({type(exc).__name__}); "
+                        f"its log: {WorkerPaths.of(sent).log}"
+                    ) from None
             except WorkerStoppingError:
                 # found again while it still listens, stopping: wait until it is gone (a worker that another
                 # command restarts in the meantime is another pid, and waits anew)
@@ -579,18 +625,15 @@ class RemoteKgqa:
         (a restarting worker takes no new connection), should Ctrl-C cut the first mid-message."""
         link = _Link(None, self.info, self._link.take_starter())
         control: _Connection | None = None
+        paths = WorkerPaths.of(self.config)
         try:
             job = self._request(link, method, args, kwargs)
             assert link.conn is not None
-            found = _hello(WorkerPaths.of(self.config))
-            if found is not None and found[1].pid == link.info.pid:
-                control = found[0]
-            elif found is not None:
-                found[0].close()
             try:
+                control = _second(paths, link.info.pid)
                 state = _follow(link.conn, job, progress)
             except KeyboardInterrupt:
-                _cancel(job, link.conn, control)
+                _cancel(job, [link.conn, control], lambda: _second(paths, link.info.pid))
                 raise
             except (EOFError, ConnectionError):  # the worker died, and its job with it
                 raise WorkerError(LOAD_LOST) from None
@@ -603,10 +646,27 @@ class RemoteKgqa:
         return state.result
 
 
-def _cancel(job: int, *connections: _Connection | None) -> None:
-    """Cancel ``job`` and wait for it to end, on the first of ``connections`` that an interrupt did not cut."""
-    for conn in connections:
-        if conn is None or conn.broken:
+def _second(paths: WorkerPaths, pid: int) -> _Connection | None:
+    """Another connection to the worker ``pid``, or None (it is gone, takes no new connection as it drains, or was
+    replaced): best effort, for a job's cancel."""
+    try:
+        found = _hello(paths)
+    except (WorkerError, OSError):
+        return None
+    if found is not None and found[1].pid == pid:
+        return found[0]
+    if found is not None:
+        found[0].close()
+    return None
+
+
+def _cancel(job: int, connections: list[_Connection | None], fresh: Callable[[], _Connection | None]) -> None:
+    """Cancel ``job`` and wait for it to end, on the first of ``connections`` that an interrupt did not cut, else on a
+    ``fresh`` one."""
+    usable = [conn for conn in connections if conn is not None and not conn.broken]
+    made = None if usable else fresh()
+    for conn in [*usable, made]:
+        if conn is None:
             continue
         try:
             conn.call("job_cancel", None, job)
@@ -617,6 +677,9 @@ def _cancel(job: int, *connections: _Connection | None) -> None:
             pass  # the job ended and its result was taken in the meantime
         except (EOFError, OSError):
             continue  # the worker is gone, and its job with it (or this connection was cut: the next one)
+        finally:
+            if conn is made:
+                conn.close()
         return
 
 

@@ -222,6 +222,9 @@ class Worker:
         server start``, a starter that died): :data:`FIRST_CALL_WAIT`. At once for a worker without a starter."""
         if starter is None:
             self.served.set()
+        self.drain_asked = threading.Event()
+        """Set once a restart asked for a drain: from then on only the starter's first call is admitted (the others go
+        to the next worker), so that nothing new holds the restart up while it waits for that call."""
         self.finished = threading.Event()
         """Set once the calls are drained, before the store closes: ends :meth:`watch`."""
         self._cut_at = math.inf
@@ -253,7 +256,9 @@ class Worker:
             return self.status()
         if call.method == "stop":
             drain = bool(call.args and call.args[0])
-            if drain:  # before the answer: a command that comes after its restarter sees it
+            if drain:
+                self.drain_asked.set()
+            if drain and not self.stopping.is_set():  # before the answer: a command after its restarter sees it
                 try:
                     write_state(self.paths, replace(self.info, draining=True))
                 except OSError as exc:  # the drain goes on; a command waiting meanwhile has its usual bound
@@ -265,7 +270,7 @@ class Worker:
         if call.method == "job_cancel":
             return self._cancel(*call.args)
         if call.method in CALLS:
-            if self.stopping.is_set():
+            if self.stopping.is_set() or (self.drain_asked.is_set() and not self.is_starter(call)):
                 raise WorkerStoppingError("the kgqa worker is stopping; run the command again")
             view = self._view(call.config)
             if call.method in JOB_CALLS:
@@ -470,7 +475,7 @@ class _Server(socketserver.ThreadingUnixStreamServer):
 
 
 def write_state(paths: WorkerPaths, info: WorkerInfo) -> None:
-    tmp = paths.state.with_suffix(".tmp")
+    tmp = paths.state.with_name(f"{paths.state.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # one per writer
     tmp.write_text(json.dumps(info.to_json(), indent=2, allow_nan=False) + "\n", encoding="utf-8")
     tmp.replace(paths.state)
 
