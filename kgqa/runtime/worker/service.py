@@ -428,37 +428,41 @@ class Worker:
 
 class _Handler(socketserver.StreamRequestHandler):
     server: _Server
+    from_starter = False
+    """Whether this is the connection the worker's starter saw it ready on (its hello carries the token)."""
 
     def handle(self) -> None:
         if peer_uid(self.request) != os.getuid():
             log.warning("refused a connection from another user")
             return
         worker = self.server.worker
-        from_starter = False
-        """Whether this is the connection the worker's starter saw it ready on (its hello carries the token)."""
+        while True:
+            try:
+                call = receive(self.rfile)
+            except (EOFError, OSError):
+                return  # the client closed the connection, or died
+            except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
+                log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
+                return
+            if not isinstance(call, Call):
+                log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
+                return
+            self.from_starter = self.from_starter or (call.method == "hello" and worker.is_starter(call))
+            reply = worker.answer(call)
+            try:
+                send(self.wfile, reply)
+            except OSError:
+                return  # the client went away before its answer: nothing to clean up
+            except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
+                send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
+
+    def finish(self) -> None:
+        """Runs after :meth:`handle` however it ended."""
         try:
-            while True:
-                try:
-                    call = receive(self.rfile)
-                except (EOFError, OSError):
-                    return  # the client closed the connection, or died
-                except Exception as exc:  # not a Call this kgqa can read (a cut message, another version's class)
-                    log.warning("dropped a connection that sent an unreadable call: %s: %s", type(exc).__name__, exc)
-                    return
-                if not isinstance(call, Call):
-                    log.warning("dropped a connection that sent a %s instead of a call", type(call).__name__)
-                    return
-                from_starter = from_starter or (call.method == "hello" and worker.is_starter(call))
-                reply = worker.answer(call)
-                try:
-                    send(self.wfile, reply)
-                except OSError:
-                    return  # the client went away before its answer: nothing to clean up
-                except Exception as exc:  # the answer does not pickle (send writes nothing then): say so instead
-                    send(self.wfile, Reply(error=portable(exc, str(worker.paths.log))))
+            super().finish()
         finally:
-            if from_starter:  # its command is done with it, with a call or without one (kgqa server start)
-                worker.served.set()
+            if self.from_starter:  # its command is done with it, with a call or without one (kgqa server start)
+                self.server.worker.served.set()
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):
