@@ -40,14 +40,15 @@ PATHS = ("pyproject.toml", "kgqa", "cypher", "loaders", "benchmarks/first_run.py
 PHASES = re.compile(r"loaded (\d+) nodes, (\d+) edges in ([\d.]+) s \((\d+) texts embedded.*?\)")
 
 
-def command_one(readme: str) -> str:
-    """The bash command of README's step 1: the first fenced bash block after the line starting ``**1.``."""
-    after = readme.split("\n**1.", 1)
+def readme_command(readme: str, step: int) -> str:
+    """The bash command of README's step ``step``: the first fenced bash block after the line starting ``**<step>.``
+    (benchmarks/suite_time.py reads step 2 with it)."""
+    after = readme.split(f"\n**{step}.", 1)
     if len(after) < 2:
-        raise SystemExit("README.md has no '**1.' step")
+        raise SystemExit(f"README.md has no '**{step}.' step")
     block = re.search(r"```bash\n(.*?)\n```", after[1], re.S)
     if block is None:
-        raise SystemExit("README.md's step 1 has no bash block")
+        raise SystemExit(f"README.md's step {step} has no bash block")
     return block.group(1).strip()
 
 
@@ -102,7 +103,7 @@ def load_phases(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def measure(pip_cache: bool, keep: bool) -> dict[str, Any]:
     made_at = provenance()
-    command = command_one((ROOT / "README.md").read_text(encoding="utf-8"))
+    command = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 1)
     work = Path(tempfile.mkdtemp(prefix="kgqa-first-run-"))
     log = work / "first_run.log"
     clone, home = work / "kgqa", work / "home"
@@ -146,7 +147,7 @@ def render(doc: dict[str, Any]) -> str:
     phases = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in (load.get("phases") or {}).items())
     cache = "pip's cache" if doc["pip_cache"] else "no pip cache (every wheel from the registry)"
     prov = doc["provenance"]
-    current = command_one((ROOT / "README.md").read_text(encoding="utf-8"))
+    current = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 1)
     changed = "" if current == doc["command"] else " **Stale: README's command 1 has changed since.**"
     return "\n".join(
         [

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from first_run import readme_command
+
 from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,17 +47,6 @@ SETUP = (
 SUMMARY = re.compile(r"^=*\s*(\d+ \w+.*?) in ([\d.]+)s", re.M)
 DURATION = re.compile(r"^([\d.]+)s (setup|call|teardown)\s+(\S+)$", re.M)
 CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache")
-
-
-def command_two(readme: str) -> str:
-    """The bash command of README's step 2: the first fenced bash block after the line starting ``**2.``."""
-    after = readme.split("\n**2.", 1)
-    if len(after) < 2:
-        raise SystemExit("README.md has no '**2.' step")
-    block = re.search(r"```bash\n(.*?)\n```", after[1], re.S)
-    if block is None:
-        raise SystemExit("README.md's step 2 has no bash block")
-    return block.group(1).strip()
 
 
 def counts(summary: str) -> dict[str, int]:
@@ -95,7 +86,7 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path) -> dict[s
 
 def measure(runs: int, keep: bool) -> dict[str, Any]:
     made_at = provenance()
-    command = command_two((ROOT / "README.md").read_text(encoding="utf-8"))
+    command = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 2)
     work = Path(tempfile.mkdtemp(prefix="kgqa-suite-time-"))
     log, clone = work / "suite_time.log", work / "kgqa"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KGQA_", "VIRTUAL_ENV", "PYTHONPATH", "PYTEST"))}
@@ -125,7 +116,7 @@ def measure(runs: int, keep: bool) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    current = command_two((ROOT / "README.md").read_text(encoding="utf-8"))
+    current = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 2)
     changed = "" if current == doc["command"] else " **Stale: README's command 2 has changed since.**"
     prov = doc["provenance"]
     rows = []
