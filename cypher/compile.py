@@ -68,7 +68,8 @@ def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
     """The order in which the step-5 query binds the plan's variables: each constant's candidates in turn (those of
     ``first`` first, in its order: the cheapest side of a join, kgqa.runtime.steps.s4_grounding.round_order), then its
     path toward the target as far as it is not yet bound (never into another constant: that one is looked up by id
-    and walks its own path), and a triplet between bound variables as soon as both are; then what hangs off the
+    and walks its own path; a constant without a label, which no index finds by id, is reached by an edge from the
+    bound side where one joins it), and a triplet between bound variables as soon as both are; then what hangs off the
     target's side without a constant. Where ``first`` names the target (its ids given), the whole plan is walked out
     from those ids, each constant's candidates filtering the walk where it reaches them.
 
@@ -115,7 +116,14 @@ def binding_order(plan: QueryPlan, first: Sequence[str] = ()) -> list[Step]:
                 return
             take(step)
 
+    unlabelled = {s.name for s in plan.symbols if not s.labels}
     for constant in constants:
+        joining = next((t for t in pending if constant in (t.head, t.tail) and {t.head, t.tail} & bound), None)
+        if constant not in bound and constant in unlabelled and joining is not None:
+            # no label, no index on its id: reached by the edge from the bound side and filtered by its ids at the
+            # walk's end, instead of a scan of every node for each row bound so far
+            take(joining)
+            grow(toward=True)
         if constant not in bound:
             steps.append(Step((constant,)))
             bound.add(constant)

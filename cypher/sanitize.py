@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Literal
@@ -113,12 +114,13 @@ def sanitize(
         if not types:
             dropped.append(Dropped(f"-[:{'|'.join(triplet.types)}]-", "relationship type not in the schema"))
             continue
-        triplets.append(
-            _orient(dataclasses.replace(triplet, types=tuple(dict.fromkeys(types))), symbols, schema, repairs)
-        )
+        triplets.append(dataclasses.replace(triplet, types=tuple(dict.fromkeys(types))))
     if not triplets and not any(s.search_string for s in symbols.values()):
         raise CypherSyntaxError("nothing of the query matches the schema")
     plan = dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets), dropped=tuple(dropped))
+    written = {symbol.name: symbol.labels for symbol in plan.symbols}
+    plan, labelled = complete_labels(plan, schema, written, keep=plan.target)
+    repairs += labelled
     plan = focus(plan, max_triplets)
     if not plan.triplets and not plan.constants:
         raise CypherSyntaxError(f"no triplet or constant of the query is connected to the answer ({plan.target})")
@@ -222,6 +224,61 @@ def _conditions(symbol: Symbol, schema: GraphSchema, dropped: list[Dropped]) -> 
         dropped += [Dropped(f"{symbol.name}.{c.property} {c.op} {c.value!r}", reason) for c in kept if c != search]
         kept = [search]
     return dataclasses.replace(symbol, conditions=tuple(kept))
+
+
+def complete_labels(
+    plan: QueryPlan,
+    schema: GraphSchema,
+    written: Mapping[str, tuple[str, ...]] | None = None,
+    *,
+    keep: str | None = None,
+) -> tuple[QueryPlan, tuple[Repair, ...]]:
+    """Each unlabelled node the schema allows one label for, given its neighbours' labels and the relationship
+    types that join them (``(y:disease)-[:`phenotype present`]->(v1 {name: "Seizure"})``: v1 can only be an
+    effect/phenotype), labelled so; then every triplet oriented as the schema has it (:func:`_orient`). An unlabelled
+    constant is searched in every label (step 4) and looked up by id without an index (step 5: a scan of every
+    node for each row of a join), and no label it could have in this pattern is lost. Repeated until nothing
+    changes: a label found lets the next be found. ``written``: each symbol's labels as written (for the repair's
+    text); ``keep``: a symbol left as it is (the answer, whose label step 1's type gives first)."""
+    written = written or {}
+    symbols = {s.name: s for s in plan.symbols}
+    repairs: list[Repair] = []
+    changed = True
+    while changed:
+        changed = False
+        for name, symbol in symbols.items():
+            if symbol.labels or name == keep:
+                continue
+            allowed: set[str] | None = None
+            for t in plan.triplets:
+                if name not in (t.head, t.tail) or t.head == t.tail:
+                    continue
+                other = symbols[t.tail if t.head == name else t.head].labels
+                if not other:
+                    continue
+                fits = _labels_beside(schema, other[0], t.types, t.direction, toward=t.tail == name)
+                allowed = fits if allowed is None else allowed & fits
+            if allowed is not None and len(allowed) == 1:
+                (label,) = allowed
+                symbols[name] = dataclasses.replace(symbol, labels=(label,))
+                was = written.get(name, ())
+                original = f"({name}:{':'.join(was)})" if was else f"({name}) without a label"
+                repairs.append(Repair("label", original, label, 1.0))
+                changed = True
+    triplets = [_orient(t, symbols, schema, repairs) for t in plan.triplets]
+    return dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets)), tuple(repairs)
+
+
+def _labels_beside(
+    schema: GraphSchema, other: str, types: tuple[str, ...], direction: str, *, toward: bool
+) -> set[str]:
+    """The labels a node joined to a node of label ``other`` by an edge of ``types`` may have: at the written end
+    (``toward``: the node is the triplet's tail), or at either end where the schema has it only the other way round
+    (the direction is then repaired) or the triplet has no direction."""
+    ahead = {dst for src, t, dst in schema.relationships if src == other and t in types}
+    behind = {src for src, t, dst in schema.relationships if dst == other and t in types}
+    written, reverse = (ahead, behind) if toward else (behind, ahead)
+    return written | reverse if direction == "both" or not written else written
 
 
 def _orient(triplet: Triplet, symbols: dict[str, Symbol], schema: GraphSchema, repairs: list[Repair]) -> Triplet:

@@ -118,6 +118,11 @@ class Config:
     """Most triplets (hops) a plan keeps: those nearest the answer; the rest are dropped with the reason."""
     pattern_limit: int = 10_000
     """LIMIT of every compiled pattern query (step 5): targets beyond it are not read (the trace says so)."""
+    ask_budget: float = 2.0
+    """Seconds steps 4-7 of one ask may take together. Step 5 grounds within what is left of it after a share kept
+    for steps 6-7 (``ASK_BUDGET_RESERVE``): each of its reads gets what is left as its time limit where that is
+    sooner than ``query_timeout``, and no round, relaxation or exclusion starts once nothing is left; the answers are
+    then those found so far, step 5 degraded and the trace naming the bound."""
     query_timeout: float = 60.0
     """Seconds any read may run, in either store. The database's own timeout stops it; where FalkorDB does not stop,
     kgqa's watchdog does, a few seconds later (Neo4j ends a transaction past its timeout itself)."""
@@ -336,8 +341,9 @@ def validate(config: Config) -> None:
         )
     if not config.server_hang_timeout > 0:
         raise ConfigError(f"'server_hang_timeout' must be a number of seconds > 0, got {config.server_hang_timeout}")
-    if not config.query_timeout > 0 or not math.isfinite(config.query_timeout):
-        raise ConfigError(f"'query_timeout' must be a number of seconds > 0, got {config.query_timeout}")
+    for name in ("query_timeout", "ask_budget"):
+        if not getattr(config, name) > 0:
+            raise ConfigError(f"'{name}' must be a number of seconds > 0, got {getattr(config, name)}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
     from kgqa.runtime.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands

@@ -46,6 +46,8 @@ from kgqa.runtime.steps.s4_grounding import (
     NAMES_NO_NODE,
     Bounds,
     Degrees,
+    Excluded,
+    GroundingResult,
     NodeMatch,
     PlanGrounding,
     constant_vectors,
@@ -61,6 +63,7 @@ from kgqa.runtime.steps.s6_lexical import search_terms
 from kgqa.runtime.steps.s7_hybrid import as_fill, hybrid_merge
 from kgqa.runtime.steps.s7_vector import vector_strand
 from kgqa.runtime.steps.s8_rerank import rerank, rerank_documents
+from kgqa.runtime.store.deadline import Deadline, reads_within
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Candidate
 
@@ -370,6 +373,8 @@ def _graph_strand(
     with FGFR3?" asks for FGFR3's 25 diseases, not for the 105 with short long bones beside them."""
     if not plans:
         return _no_plan(trace, (4, 5, 6), "no plan")
+    started = time.monotonic()  # steps 4-7 keep ask_budget together; step 5 leaves steps 6-7 their share
+    deadline = Deadline(started + ctx.config.ask_budget * (1 - ASK_BUDGET_RESERVE), "ask_budget")
     with trace.step(4) as record:
         exclusions = list(dict.fromkeys(e for p in plans for e in p.plan.excluded))
         plan_vectors = [constant_vectors(ctx.embedder, plan) for plan in [*(p.plan for p in plans), *exclusions]]
@@ -396,44 +401,21 @@ def _graph_strand(
             plans = [p for p in plans if p.source not in unnamed]
     if not plans:
         return _no_plan(trace, (5, 6), "no plan names a node")
-    groundings: list[PlanGrounding] = []
-    degrees = Degrees(ctx.store, ctx.skb)
-    near: dict[str, tuple[dict[str, int], str]] = {}
-    with trace.step(5) as record:
-        details = []
-        for p in plans:
-            vectors, candidates = found[p.source]
-            joint = p.source == "linked" and len(p.plan.constants) > 1
-            l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
-            grounding = _ground(ctx, p, vectors, candidates, options.k, l_max, trace, degrees)
-            groundings.append(grounding)
-            details.append(_whose(p.source, plans) + _rounds(grounding))
-            if not joint or len(grounding.result.targets) >= options.k:
-                continue
-            # the relaxations without the lead-in's entities first (a stable sort keeps their order otherwise)
-            ordered = sorted(enumerate(relaxations(p.plan), 1), key=lambda r: r[1][0] not in context)
-            first = sum(constant in context for _, (constant, _) in ordered)
-            relaxed_targets: set[str] = set()
-            for at, (number, (constant, plan)) in enumerate(ordered):
-                if first and at == first and len(relaxed_targets) >= options.k:
-                    details.append("the question's own entities kept: without the lead-in's, k grounded")
-                    break
-                kept = {c.name: candidates[c.name] for c in plan.constants}
-                relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
-                # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
-                # walks every relaxation to l_max (step 5's worst cases)
-                relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
-                within, among = _hub_alone(ctx, plan, kept, degrees, question_vectors, lexical, near)
-                grounding = _ground(ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace, degrees, within)
-                relaxed_targets.update(t.id for t in grounding.result.targets)
-                groundings.append(grounding)
-                details.append(f"{relaxed.source} (without '{constant}'{among}): {_rounds(grounding)}")
-        kept_exclusions = {e: excluded_found[e] for p in plans for e in p.plan.excluded}
-        excluded = ground_exclusions(ctx.store, ctx.skb, kept_exclusions, ctx.graph, limit=ctx.config.pattern_limit)
-        details += [f"excluded: {shown}" for shown in excluded.shown]
+    with trace.step(5) as record, reads_within(deadline):
+        groundings, excluded, details, near, spent = _ground_plans(
+            ctx, plans, found, excluded_found, question_vectors, lexical, options, trace, context, deadline
+        )
         record.detail = "; ".join(details)
-        trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
-        if any(g.result.incomplete for g in groundings):  # fewer targets than a plan matched
+        if trace.plans:
+            trace.query, trace.params = trace.plans[0]["query"], trace.plans[0]["params"]
+        if spent:
+            note = (
+                f"ask_budget: steps 4-7 may take {ctx.config.ask_budget:g} s, step 5 "
+                f"{ctx.config.ask_budget * (1 - ASK_BUDGET_RESERVE):g} s of them; {'; '.join(spent)}"
+            )
+            trace.bounds.append(note)
+            record.degrade(f"{record.detail}; {note}")
+        elif any(g.result.incomplete for g in groundings):  # fewer targets than a plan matched
             record.degrade(record.detail)
     with trace.step(6) as record:
         question_vector, doc_question = question_vectors
@@ -452,6 +434,106 @@ def _graph_strand(
         )
         record.detail = ranking.detail
     return ranking
+
+
+ASK_BUDGET_RESERVE = 0.25
+"""The share of ``ask_budget`` step 5 leaves to steps 6-7 (they take 5-30 ms on HPO, more where a document index
+is paged in first)."""
+
+
+def _ground_plans(
+    ctx: Context,
+    plans: Sequence[Planned],
+    found: dict[str, tuple[dict[str, np.ndarray], dict[str, list[NodeMatch]]]],
+    excluded_found: dict[QueryPlan, dict[str, list[NodeMatch]]],
+    question_vectors: tuple[np.ndarray, np.ndarray],
+    lexical: Lexical | None,
+    options: Options,
+    trace: Trace,
+    context: frozenset[str],
+    deadline: Deadline,
+) -> tuple[list[PlanGrounding], Excluded, list[str], dict[str, tuple[dict[str, int], str]], list[str]]:
+    """Step 5: each plan's grounding, its exclusions, then the linked plan's relaxations where it grounds fewer
+    than k (:func:`_graph_strand`), each only while ``deadline`` (``ask_budget``) leaves time. Returns the
+    groundings, the exclusions, step 5's detail, the nodes a relaxation was grounded among (step 6 reuses them) and
+    what the budget cut (empty where it cut nothing)."""
+    groundings: list[PlanGrounding] = []
+    degrees = Degrees(ctx.store, ctx.skb)
+    near: dict[str, tuple[dict[str, int], str]] = {}
+    details: list[str] = []
+    spent: list[str] = []
+    bounds = Bounds(ctx.config.round_cost_cap, ctx.config.expansion_stall, deadline)
+    relaxing: list[tuple[Planned, int]] = []
+    kept_exclusions = {e: excluded_found[e] for p in plans for e in p.plan.excluded}
+    for number, p in enumerate(plans):
+        vectors, candidates = found[p.source]
+        joint = p.source == "linked" and len(p.plan.constants) > 1
+        l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
+        if deadline.left <= 0:
+            spent.append(f"{p.source}'s plan not grounded")
+            details.append(f"{_whose(p.source, plans)}not grounded: nothing left of ask_budget")
+            continue
+        # an even share of what is left for each plan still to ground and the exclusions: an LLM's plan that walks
+        # half the graph leaves the linked plan its turn
+        share = deadline.left / (len(plans) - number + bool(kept_exclusions))
+        own = replace(deadline, at=time.monotonic() + share)
+        with reads_within(own):
+            grounding = _ground(
+                ctx, p, vectors, candidates, options.k, l_max, trace, degrees, bounds=replace(bounds, deadline=own)
+            )
+        groundings.append(grounding)
+        details.append(_whose(p.source, plans) + _rounds(grounding))
+        if _cut_by_budget(grounding.result):
+            spent.append(f"{p.source}'s rounds cut")
+        if joint and len(grounding.result.targets) < options.k:
+            relaxing.append((p, l_max))
+    if kept_exclusions and deadline.left <= 0:  # the answers stand unexcluded, as when an exclusion times out
+        spent.append("exclusions not grounded")
+        details.append("exclusions not grounded: nothing left of ask_budget")
+        kept_exclusions = {}
+    excluded = ground_exclusions(ctx.store, ctx.skb, kept_exclusions, ctx.graph, limit=ctx.config.pattern_limit)
+    details += [f"excluded: {shown}" for shown in excluded.shown]
+    spent += [f"exclusion {shown}" for shown in excluded.shown if "ask_budget" in shown]
+    for p, l_max in relaxing:
+        vectors, candidates = found[p.source]
+        # the relaxations without the lead-in's entities first (a stable sort keeps their order otherwise)
+        ordered = sorted(enumerate(relaxations(p.plan), 1), key=lambda r: r[1][0] not in context)
+        first = sum(constant in context for _, (constant, _) in ordered)
+        relaxed_targets: set[str] = set()
+        for at, (number, (constant, plan)) in enumerate(ordered):
+            if first and at == first and len(relaxed_targets) >= options.k:
+                details.append("the question's own entities kept: without the lead-in's, k grounded")
+                break
+            if deadline.left <= 0:
+                rest = len(ordered) - at
+                spent.append(f"{rest} relaxation(s) not grounded")
+                details.append(f"relaxed-{number} and after: not grounded, nothing left of ask_budget")
+                break
+            kept = {c.name: candidates[c.name] for c in plan.constants}
+            relaxed = Planned(f"relaxed-{number}", plan, ctx.config.relaxed_weight)
+            # still a join of linked entities: bounded as the whole plan is, or a plan that grounds nothing
+            # walks every relaxation to l_max (step 5's worst cases)
+            relaxed_l_max = l_max if len(plan.constants) > 1 else options.l_max
+            try:
+                within, among = _hub_alone(ctx, plan, kept, degrees, question_vectors, lexical, near)
+            except StoreTimeoutError as exc:  # its preselection ran out of the budget: this one is not grounded
+                spent.append(f"relaxed-{number} not grounded")
+                details.append(f"relaxed-{number} (without '{constant}'): not grounded ({exc})")
+                break
+            grounding = _ground(
+                ctx, relaxed, vectors, kept, options.k, relaxed_l_max, trace, degrees, within, bounds=bounds
+            )
+            relaxed_targets.update(t.id for t in grounding.result.targets)
+            groundings.append(grounding)
+            details.append(f"{relaxed.source} (without '{constant}'{among}): {_rounds(grounding)}")
+            if _cut_by_budget(grounding.result):
+                spent.append(f"{relaxed.source}'s rounds cut")
+    return groundings, excluded, details, near, spent
+
+
+def _cut_by_budget(result: GroundingResult) -> bool:
+    """Whether the ask's budget ended a plan's rounds: before a round, or through a read's time limit."""
+    return result.stopped_by == "ask_budget" or "ask_budget" in result.timed_out
 
 
 def _hub_alone(
@@ -513,9 +595,11 @@ def _ground(
     trace: Trace,
     degrees: Degrees,
     within: Sequence[str] | None = None,
+    *,
+    bounds: Bounds,
 ) -> PlanGrounding:
-    """Step 5 of one plan, up to ``l_max`` candidates per constant; its record in ``trace.plans`` (and the LIMIT it
-    reached in the trace's bounds)."""
+    """Step 5 of one plan, up to ``l_max`` candidates per constant, within ``bounds``; its record in ``trace.plans``
+    (and the LIMIT it reached in the trace's bounds)."""
     result = ground(
         ctx.store,
         ctx.skb,
@@ -527,7 +611,7 @@ def _ground(
         found=candidates,
         source=p.source,
         limit=ctx.config.pattern_limit,
-        bounds=Bounds(ctx.config.round_cost_cap, ctx.config.expansion_stall),
+        bounds=bounds,
         degrees=degrees,
         within=within,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import QueryPlan
-from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, Repair, SanitizedPlan, sanitize
+from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, Repair, SanitizedPlan, complete_labels, sanitize
 from kgqa.errors import InputError
 from kgqa.runtime.llm import ChatModel, Completion, Message
 from kgqa.runtime.store.base import GraphStore, Schema
@@ -119,16 +119,19 @@ def plan_from_reply(
     give an answer left without a label (none written, or only labels the schema does not have) the target type of
     step 1 when there is one: an unlabelled answer would range over every node. Raises CypherSyntaxError if nothing
     usable."""
-    plan, repairs = with_answer_variable(parse(reply))
+    parsed = parse(reply)
+    plan, repairs = with_answer_variable(parsed)
     sanitized = sanitize(plan, schema, mode, max_triplets=max_triplets)
     plan, target = sanitized.plan, sanitized.plan.target
+    written = {s.name: s.labels for s in parsed.symbols}
     if target_type is not None and target is not None and any(s.name == target and not s.labels for s in plan.symbols):
         symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)
-        written = next((s.labels for s in parse(reply).symbols if s.name == target), ())
-        original = f"({target}:{':'.join(written)})" if written else f"({target}) without a label"
+        was = written.get(target, ())
+        original = f"({target}:{':'.join(was)})" if was else f"({target}) without a label"
         repairs += (Repair("label", original, target_type, 1.0),)
-        return SanitizedPlan(replace(plan, symbols=symbols), repairs + sanitized.repairs, sanitized.mode)
-    return replace(sanitized, repairs=repairs + sanitized.repairs)
+        plan = replace(plan, symbols=symbols)
+    plan, labelled = complete_labels(plan, schema, written)  # the answer's label tells its neighbours' labels
+    return SanitizedPlan(plan, repairs + sanitized.repairs + labelled, sanitized.mode)
 
 
 def unusable(plan: QueryPlan) -> str | None:

@@ -20,6 +20,7 @@ from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.scoring import next_scope
 from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.deadline import Deadline
 
 T = TypeVar("T")
 
@@ -91,8 +92,8 @@ class GroundingResult:
     """Why the expansion stopped before k targets and ``l_max`` by a bound of its own (:class:`Bounds`): a round
     that added no target, or a next round estimated past ``round_cost_cap``."""
     stopped_by: str = ""
-    """The bound :attr:`stopped` names: ``expansion_stall`` (nothing left to find), ``round_cost_cap`` (targets may be
-    left unread, as past the LIMIT), or ''."""
+    """The bound :attr:`stopped` names: ``expansion_stall`` (nothing left to find), ``round_cost_cap`` or
+    ``ask_budget`` (targets may be left unread, as past the LIMIT), or ''."""
     unordered: str = ""
     """Why the constants were bound in the plan's order instead of the cheapest first: the degree probe ran past the
     store's time limit."""
@@ -121,7 +122,7 @@ class GroundingResult:
     def incomplete(self) -> bool:
         """Whether the plan may match targets this grounding did not read: a round ran past the time limit, reached
         the LIMIT, or was not run for its estimated cost."""
-        return bool(self.timed_out or self.capped or self.stopped_by == "round_cost_cap")
+        return bool(self.timed_out or self.capped or self.stopped_by in ("round_cost_cap", "ask_budget"))
 
     @property
     def last_params(self) -> dict[str, Any]:
@@ -253,6 +254,9 @@ class Bounds:
     """Stop a join's expansion (a plan of two or more constants) after a round that found targets before and added
     none: the candidates further down join nothing. A single constant's rounds go on (cheap: its neighbours by
     name find the node a misread name missed)."""
+    deadline: Deadline | None = None
+    """When no further round starts (the ask's budget, ``ask_budget``); the store's reads keep it too
+    (:func:`kgqa.runtime.store.deadline.reads_within`), so a round running then is cut by its time limit."""
 
 
 Hop = tuple[str, tuple[str, ...], str, str]
@@ -437,6 +441,12 @@ def ground(
         if params == last:  # no constant has a new candidate in this round (too few, or tied): nothing new to find
             continue
         last = params
+        if bounds.deadline is not None and bounds.deadline.left <= 0:
+            result.stopped = (
+                f"l={scope} not run: nothing left of {bounds.deadline.bound} (bound: {bounds.deadline.bound})"
+            )
+            result.stopped_by = bounds.deadline.bound
+            break
         scoped = {s: at_scope(ids, scope, result.tied.get(s, 0)) for s, ids in candidates.items()}
         try:
             walked = walk_estimates(degrees, hops, then, scoped, candidates)

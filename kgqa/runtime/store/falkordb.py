@@ -48,6 +48,7 @@ from kgqa.runtime.store.base import (
     plain_matrix,
     refuse_names,
 )
+from kgqa.runtime.store.deadline import read_limit
 from kgqa.runtime.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 from kgqa.runtime.store.server import (
@@ -651,10 +652,10 @@ class FalkorStore(CatalogueReads):
 
     def _ro_query_once(self, graph: str, query: str, params: Mapping[str, Any] | None) -> Any:
         """One read on the reader client; its connection errors are left to :meth:`_gated`."""
-        limit = f"{self.query_timeout:g} s"
+        seconds, limit = read_limit(self.query_timeout)  # an ask's budget may leave less than query_timeout
         try:
             return self._reader.select_graph(graph).ro_query(
-                query, dict(params) if params else None, timeout=timeout_ms(self.query_timeout)
+                query, dict(params) if params else None, timeout=timeout_ms(seconds)
             )
         except RedisTimeoutError:
             raise StoreTimeoutError(

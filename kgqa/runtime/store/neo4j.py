@@ -54,6 +54,7 @@ from kgqa.runtime.store.base import (
     plain_matrix,
     refuse_names,
 )
+from kgqa.runtime.store.deadline import read_limit
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 
 if TYPE_CHECKING:
@@ -148,17 +149,18 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def kgqa_error(exc: Neo4jError | DriverError, *, server: str, action: str, limit: float) -> KgqaError:
+def kgqa_error(exc: Neo4jError | DriverError, *, server: str, action: str, limit: float, named: str = "") -> KgqaError:
     """The kgqa error for an error of the Neo4j driver: one line naming what happened and what to do. ``server``
     names the server (``Neo4j at bolt://...``), ``action`` what failed (``query``, ``write``), ``limit`` its
-    transaction timeout. The table is docs/neo4j.md's (Timeouts and failures)."""
+    transaction timeout (``named``: how to say it, where not in seconds alone). The table is docs/neo4j.md's
+    (Timeouts and failures)."""
     from neo4j import exceptions as ne
 
     if isinstance(exc, ne.Neo4jError):  # the server's answer: its message's first line (a syntax error's next
         message = _one_line((exc.message or "").split("\n", 1)[0])  # lines repeat the query, with a caret)
         code = exc.code
         if code in TIMEOUT_CODES:
-            return StoreTimeoutError(f"{action} ran past {limit:g} s: {message}")
+            return StoreTimeoutError(f"{action} ran past {named or f'{limit:g} s'}: {message}")
         if isinstance(exc, ne.AuthError):
             return ConfigError(
                 f"{server} refused the credentials ({code}): {message}; check neo4j_user and neo4j_password "
@@ -283,7 +285,7 @@ class Neo4jStore(CatalogueReads):
         """The longest any read call waits (s): its transaction timeout, then ``WATCHDOG_GRACE``."""
         return self.query_timeout + WATCHDOG_GRACE
 
-    def _call(self, action: str, limit: float, call: Callable[[], T]) -> T:
+    def _call(self, action: str, limit: float, call: Callable[[], T], named: str = "") -> T:
         """``call()`` (a session's work) with ``limit`` as its transaction timeout, waited for at most ``limit +
         WATCHDOG_GRACE`` s: in a daemon thread, since the driver cannot stop waiting for a server that stopped
         answering. Past the bound that thread is left to end when the driver does (a read's result is dropped; a
@@ -301,7 +303,7 @@ class Neo4jStore(CatalogueReads):
         try:
             return future.result()
         except (ne.Neo4jError, ne.DriverError) as exc:
-            raise kgqa_error(exc, server=self.server, action=action, limit=limit) from exc
+            raise kgqa_error(exc, server=self.server, action=action, limit=limit, named=named) from exc
 
     # -- reads ---------------------------------------------------------------------------------------------------
 
@@ -324,14 +326,15 @@ class Neo4jStore(CatalogueReads):
                 rows.append(list(record.values()))
             return list(result.keys()), rows
 
-        work = neo4j.unit_of_work(timeout=self.query_timeout)(work)  # Neo4j ends the transaction at the timeout
+        limit, named = read_limit(self.query_timeout)  # an ask's budget may leave less than query_timeout
+        work = neo4j.unit_of_work(timeout=limit)(work)  # Neo4j ends the transaction at the timeout
 
         def call() -> tuple[list[str], list[list[Any]]]:
             with self.driver.session(database=self.database) as session:
                 table: tuple[list[str], list[list[Any]]] = session.execute_read(work)
                 return table
 
-        return self._call("query", self.query_timeout, call)
+        return self._call("query", limit, call, named)
 
     def read(self, graph: str, query: str, params: Mapping[str, Any] | None = None) -> list[list[Any]]:
         self._check(graph)
