@@ -8,8 +8,8 @@ import pytest
 from kgqa.cypher.compile import Step, binding_order, pattern_query
 from kgqa.cypher.errors import CypherError, CypherSyntaxError, CypherValueError
 from kgqa.cypher.parser import parse
-from kgqa.cypher.plan import Condition, QueryPlan, Symbol
-from kgqa.cypher.sanitize import sanitize
+from kgqa.cypher.plan import Condition, NodeKeys, QueryPlan, Symbol
+from kgqa.cypher.sanitize import GraphSchema, sanitize
 from tests.helpers.cypher_compile import QUESTION, SCHEMA, compiled
 
 
@@ -118,3 +118,26 @@ def test_a_limit_below_one_is_the_front_ends_own_error() -> None:
         pattern_query(plan, SCHEMA.keys, limit=0)
     assert isinstance(caught.value, CypherError)
     assert issubclass(CypherSyntaxError, CypherError)  # one root for everything the front end raises
+
+
+def test_an_unlabelled_constant_is_reached_by_its_edge_not_looked_up_by_id() -> None:
+    """No index finds a node without a label by id: bound by id after a WITH, it was a scan of every node for each
+    row bound so far (issue 68). Reached by the edge from the bound side, its ids filter the walk's end."""
+    ambiguous = GraphSchema(
+        ("drug", "gene/protein", "disease"),
+        (("drug", "target", "gene/protein"), ("drug", "target", "disease"), ("drug", "indication", "disease")),
+        NodeKeys("id", "name"),
+    )
+    plan = sanitize(
+        parse(
+            "MATCH (y:drug)-[:indication]->(d:disease {name: 'worms'}), (y)-[:target]->(g {name: 'CYP3A4'}) RETURN y"
+        ),
+        ambiguous,
+    ).plan
+    assert plan.symbol("g").labels == ()
+    q = pattern_query(plan, ambiguous.keys, first=("d", "g"))
+    assert q.text.startswith(
+        "MATCH (v1:`disease`) WHERE v1.`id` IN $c0 WITH v1 MATCH (v0:`drug`)-[:`indication`]->(v1:`disease`) "
+        "WITH v1, v0 MATCH (v0:`drug`)-[:`target`]->(v2) WHERE v2.`id` IN $c1 RETURN "
+    )
+    assert "MATCH (v2) WHERE" not in q.text

@@ -99,3 +99,53 @@ def test_identifiers_in_the_output_come_only_from_the_schema() -> None:
 def test_similarity(a: str, b: str, low: float) -> None:
     assert similarity(a, b) >= low
     assert similarity(a, "completely different") < 0.6
+
+
+HPO = GraphSchema(
+    ("disease", "effect/phenotype", "gene/protein"),
+    (
+        ("disease", "phenotype present", "effect/phenotype"),
+        ("disease", "phenotype absent", "effect/phenotype"),
+        ("gene/protein", "associated with", "effect/phenotype"),
+        ("gene/protein", "associated with", "disease"),
+    ),
+    NodeKeys("id", "name"),
+)
+
+
+def test_an_unlabelled_constant_gets_the_one_label_the_schema_allows_beside_its_neighbour() -> None:
+    """Issue 68: an LLM's ``(v1 {name: "Seizure"})`` was searched in every label and looked up without an index, a
+    scan of every node for each disease of a hub (12 s a question on HPO)."""
+    result = sanitize(
+        parse(
+            "MATCH (y:disease)-[:`phenotype present`]->(v1 {name: 'Seizure'}), "
+            "(y)-[:`phenotype absent`]->(v2 {name: 'Fever'}) RETURN y"
+        ),
+        HPO,
+    )
+    assert result.plan.symbol("v1").labels == ("effect/phenotype",)
+    assert result.plan.symbol("v2").labels == ("effect/phenotype",)
+    assert ("label", "(v1) without a label", "effect/phenotype") in [
+        (r.kind, r.original, r.replacement) for r in result.repairs
+    ]
+
+
+def test_a_label_is_inferred_across_a_chain_and_against_a_written_direction() -> None:
+    chain = sanitize(parse("MATCH (y:author)-[:writes]->(p)-[:has_topic]->(f {name: 'Physics'}) RETURN y"), MAG).plan
+    assert (chain.symbol("p").labels, chain.symbol("f").labels) == (("paper",), ("field_of_study",))
+    flipped = sanitize(parse("MATCH (y:paper)-[:writes]->(a {name: 'Ann Lee'}) RETURN y"), MAG)
+    assert flipped.plan.symbol("a").labels == ("author",)
+    assert (flipped.plan.triplets[0].head, flipped.plan.triplets[0].tail) == ("a", "y")
+
+
+def test_a_node_the_schema_allows_several_labels_stays_unlabelled() -> None:
+    """A gene is associated with phenotypes and with diseases: nothing tells which the constant is."""
+    plan = sanitize(parse("MATCH (y:`gene/protein`)-[:`associated with`]->(x {name: 'Seizure'}) RETURN y"), HPO).plan
+    assert plan.symbol("x").labels == ()
+
+
+def test_the_answer_is_left_for_step_1_s_type() -> None:
+    """sanitize leaves the answer unlabelled: kgqa.runtime.steps.s2_text2cypher.plan_from_reply gives it step 1's
+    type first, then labels the rest from it."""
+    plan = sanitize(parse("MATCH (y)-[:`phenotype present`]->(v {name: 'Seizure'}) RETURN y"), HPO).plan
+    assert plan.symbol("y").labels == ()

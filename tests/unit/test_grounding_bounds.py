@@ -28,7 +28,9 @@ from kgqa.runtime.steps.s4_grounding import (
     round_order,
     second_hops,
 )
+from kgqa.runtime.store import deadline as deadline_module
 from kgqa.runtime.store.base import VectorHit
+from kgqa.runtime.store.deadline import Deadline
 
 SCHEMA = GraphSchema(
     ("disease", "phenotype"),
@@ -357,3 +359,23 @@ def test_a_relaxed_hub_is_grounded_among_the_nodes_step_6_ranks_first() -> None:
         None,
         "; its count ran past the time limit (count ran past 60 s): grounded whole",
     )
+
+
+def test_no_round_starts_past_the_ask_s_deadline_and_the_grounding_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ask_budget``: each round here takes 1 s of a clock the store advances; with 2.5 s, rounds l = 1, 2, 3 run
+    and l = 5 does not start. What the rounds found stands; the grounding is incomplete, by that bound."""
+    clock = SimpleNamespace(now=100.0)
+    monkeypatch.setattr(deadline_module, "time", SimpleNamespace(monotonic=lambda: clock.now))
+
+    class Slow(Store):
+        def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+            clock.now += 1.0
+            return super().read(graph, query, params)
+
+    bounds = Bounds(stall=False, deadline=Deadline(102.5, "ask_budget"))
+    store = Slow({1: ["d1"], 2: ["d1", "d2"], 3: ["d1", "d2", "d3"], 5: ["d5"]})
+    result = ground(store, "hpo", PLAN, VECTORS, SCHEMA, k=20, l_max=8, found=FOUND, bounds=bounds)  # type: ignore[arg-type]
+    assert [r.scope for r in result.rounds] == [1, 2, 3]
+    assert result.stopped == "l=5 not run: nothing left of ask_budget (bound: ask_budget)"
+    assert result.stopped_by == "ask_budget" and result.incomplete
+    assert [t.id for t in result.targets] == ["d1", "d2", "d3"]

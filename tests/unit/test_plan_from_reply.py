@@ -35,3 +35,15 @@ def test_a_labelled_answer_keeps_its_label() -> None:
     sanitized = plan_from_reply(reply, SCHEMA, "effect/phenotype", "strict")
     target = next(s for s in sanitized.plan.symbols if s.name == sanitized.plan.target)
     assert target.labels == ("disease",) and not any(r.kind == "label" for r in sanitized.repairs)
+
+
+def test_the_answer_s_label_labels_its_unlabelled_neighbours() -> None:
+    sanitized = plan_from_reply(
+        'MATCH (y)-[:`phenotype present`]->(v {name: "Seizure"}) RETURN y', SCHEMA, "disease", "strict"
+    )
+    assert sanitized.plan.symbol("y").labels == ("disease",)
+    assert sanitized.plan.symbol("v").labels == ("effect/phenotype",)
+    without_type = plan_from_reply(
+        "MATCH (y)-[:`phenotype present`]->(v:`effect/phenotype`) RETURN y", SCHEMA, None, "strict"
+    )
+    assert without_type.plan.symbol("y").labels == ("disease",)
