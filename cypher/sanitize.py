@@ -95,6 +95,7 @@ def sanitize(
     """Schema identifiers only, then :func:`focus` on the answer's part of the pattern (at most ``max_triplets``)."""
     repairs: list[Repair] = []
     dropped = list(plan.dropped)
+    written = {symbol.name: symbol.labels for symbol in plan.symbols}
     symbols: dict[str, Symbol] = {}
     for symbol in plan.symbols:
         labels = []
@@ -118,7 +119,6 @@ def sanitize(
     if not triplets and not any(s.search_string for s in symbols.values()):
         raise CypherSyntaxError("nothing of the query matches the schema")
     plan = dataclasses.replace(plan, symbols=tuple(symbols.values()), triplets=tuple(triplets), dropped=tuple(dropped))
-    written = {symbol.name: symbol.labels for symbol in plan.symbols}
     plan, labelled = complete_labels(plan, schema, written, keep=plan.target)
     repairs += labelled
     plan = focus(plan, max_triplets)

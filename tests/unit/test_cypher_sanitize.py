@@ -149,3 +149,9 @@ def test_the_answer_is_left_for_step_1_s_type() -> None:
     type first, then labels the rest from it."""
     plan = sanitize(parse("MATCH (y)-[:`phenotype present`]->(v {name: 'Seizure'}) RETURN y"), HPO).plan
     assert plan.symbol("y").labels == ()
+
+
+def test_a_label_not_in_the_schema_is_replaced_by_the_one_the_schema_allows() -> None:
+    result = sanitize(parse("MATCH (y:disease)-[:`phenotype present`]->(v:symptom {name: 'Seizure'}) RETURN y"), HPO)
+    assert result.plan.symbol("v").labels == ("effect/phenotype",)
+    assert ("label", "(v:symptom)", "effect/phenotype") in [(r.kind, r.original, r.replacement) for r in result.repairs]
