@@ -6,6 +6,7 @@ from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import LENIENT_FLOOR, GraphSchema, sanitize, similarity
+from tests.helpers.hpo_schema import HPO
 
 MAG = GraphSchema(
     ("author", "paper", "institution", "field_of_study"),
@@ -99,18 +100,6 @@ def test_identifiers_in_the_output_come_only_from_the_schema() -> None:
 def test_similarity(a: str, b: str, low: float) -> None:
     assert similarity(a, b) >= low
     assert similarity(a, "completely different") < 0.6
-
-
-HPO = GraphSchema(
-    ("disease", "effect/phenotype", "gene/protein"),
-    (
-        ("disease", "phenotype present", "effect/phenotype"),
-        ("disease", "phenotype absent", "effect/phenotype"),
-        ("gene/protein", "associated with", "effect/phenotype"),
-        ("gene/protein", "associated with", "disease"),
-    ),
-    NodeKeys("id", "name"),
-)
 
 
 def test_an_unlabelled_constant_gets_the_one_label_the_schema_allows_beside_its_neighbour() -> None:

@@ -8,11 +8,10 @@ import time
 import pytest
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.runtime.store.deadline import Deadline, left, read_limit, reads_within
+from kgqa.runtime.store.deadline import Deadline, read_limit, reads_within
 
 
 def test_without_a_deadline_a_read_gets_query_timeout() -> None:
-    assert left() is None
     assert read_limit(60.0) == (60.0, "60 s")
 
 
@@ -22,7 +21,7 @@ def test_a_sooner_deadline_is_the_read_s_limit_and_named() -> None:
         assert 0.4 < seconds <= 0.5
         assert named.startswith("the 0.") and named.endswith(" s left of ask_budget")
         assert read_limit(0.1) == (0.1, "0.1 s")  # query_timeout is sooner
-    assert left() is None  # the block ends the deadline
+    assert read_limit(60.0) == (60.0, "60 s")  # the block ends the deadline
 
 
 def test_no_read_starts_once_nothing_is_left() -> None:

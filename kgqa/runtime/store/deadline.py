@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kgqa.errors import StoreTimeoutError
 
-__all__ = ["Deadline", "left", "read_limit", "reads_within"]
+__all__ = ["Deadline", "read_limit", "reads_within"]
 
 LEAST = 0.001
 """Seconds a read needs at least (FalkorDB takes whole milliseconds, and its 0 means no limit): with less left, no
@@ -46,19 +46,15 @@ def reads_within(deadline: Deadline | None) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-def left() -> float | None:
-    """Seconds left of the current deadline, or None without one."""
-    deadline = _CURRENT.get()
-    return None if deadline is None else deadline.left
-
-
 def read_limit(query_timeout: float) -> tuple[float, str]:
     """The time limit of the next read, and how a timeout names it: ``query_timeout``, or what is left of the
     current deadline where that is sooner. Raises StoreTimeoutError when less than :data:`LEAST` is left."""
     deadline = _CURRENT.get()
-    if deadline is None or deadline.left >= query_timeout:
+    if deadline is None:
         return query_timeout, f"{query_timeout:g} s"
     remaining = deadline.left
+    if remaining >= query_timeout:
+        return query_timeout, f"{query_timeout:g} s"
     if remaining < LEAST:
         raise StoreTimeoutError(f"not run: nothing left of {deadline.bound}")
     return remaining, f"the {remaining:.3f} s left of {deadline.bound}"
