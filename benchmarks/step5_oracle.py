@@ -80,7 +80,7 @@ OUT = RESULTS / SUMMARY
 DOC = ROOT / "docs" / "benchmarks.md"
 PATHS = (*CODE_PATHS, "benchmarks/step5_oracle.py", "benchmarks/natural_gold.py", "benchmarks/natural")
 MODES = ("none", "oracle", "oracle-bare")
-SETS = ("natural", "hubs", "degree")
+SETS = ("natural", "hubs", "degree", "issue")
 SHAPES = ("hubpair", "hubrare", "hubpair-not", "hubrare-not", "three")
 """The ``degree`` set's shapes, in the order the per-shape table shows them."""
 SKB = "hpo"
@@ -124,6 +124,33 @@ def natural_questions() -> list[Question]:
 
 def has(rel: str, node: str, direction: str = "out") -> dict[str, str]:
     return {"rel": rel, "dir": direction, "node": node}
+
+
+ISSUE_68: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Which diseases have both seizures and cafe-au-lait spots?", ((PRESENT, "HP:0001250"), (PRESENT, "HP:0000957"))),
+    (
+        "Which disorders show scoliosis together with intellectual disability?",
+        ((PRESENT, "HP:0002650"), (PRESENT, "HP:0001249")),
+    ),
+    (
+        "Which diseases list hypotonia but are annotated as not having seizures?",
+        ((PRESENT, "HP:0001252"), (ABSENT, "HP:0001250")),
+    ),
+    (
+        "Which conditions have microcephaly, global developmental delay and failure to thrive?",
+        ((PRESENT, "HP:0000252"), (PRESENT, "HP:0001263"), (PRESENT, "HP:0001508")),
+    ),
+)
+"""Issue 68's own examples (question, then each finding as (relation, HPO id)): whatever their gold's size."""
+
+
+def issue_questions() -> list[Question]:
+    graph = hpo()[1]
+    out = []
+    for number, (text, findings) in enumerate(ISSUE_68, 1):
+        spec = {"target": DISEASE, "all": [has(rel, node) for rel, node in findings]}
+        out.append(Question(f"i{number}", "issue", text, spec, tuple(answers(spec, graph)), "issue"))
+    return out
 
 
 def hub_questions(seed: int = 52) -> list[Question]:
@@ -477,7 +504,12 @@ def records_file(mode: str, tag: str = "", results: Path = RESULTS) -> Path:
 
 def questions_of(sets: Sequence[str], limit: int | None = None) -> list[Question]:
     """The questions of ``sets``, in order; ``limit``: only the first so many of each set (a smoke run)."""
-    makers = {"natural": natural_questions, "hubs": hub_questions, "degree": degree_questions}
+    makers = {
+        "natural": natural_questions,
+        "hubs": hub_questions,
+        "degree": degree_questions,
+        "issue": issue_questions,
+    }
     return [q for s in sets for q in makers[s]()[:limit]]
 
 
@@ -526,12 +558,14 @@ def run(
 
 VARIANTS = {
     "before": "before: kgqa at 8557fc3, rounds to k or l_max in symbol order",
+    "before68": "before: kgqa at 9c249c0, constants written without labels searched in every label",
     "": "all bounds (the defaults)",
     "no-stall": "expansion_stall off",
     "order-only": "expansion_stall off, round_cost_cap 10^12: only the binding order",
 }
 """Tags of the alternatives measured against each other (``--tag``), with the settings each was run with; ``before``
-is this script run in a checkout of 8557fc3 (the commit before issue 52's bounds) with ``--tag before``."""
+is this script run in a checkout of 8557fc3 (the commit before issue 52's bounds) with ``--tag before``, ``before68``
+in one of 9c249c0 (before issue 68) with ``--tag before68``."""
 
 
 def _ms(seconds: float) -> float:
@@ -566,15 +600,15 @@ def figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def summary(results: Path = RESULTS) -> dict[str, Any]:
     """Figures per mode, alternative and set, and per shape of the ``degree`` set (``shapes``); ``commits``: how many
-    records each commit made (the table's origin: stale where the code changed since any of them; the ``before``
-    records are 8557fc3's by design, and left out)."""
+    records each commit made (the table's origin: stale where the code changed since any of them; the ``before`` and
+    ``before68`` records are earlier code's by design, and left out)."""
     result: dict[str, Any] = {"provenance": provenance(), "modes": {}, "shapes": {}, "commits": {}}
     for mode, tag in ((m, t) for m in MODES for t in VARIANTS):
         path = records_file(mode, tag, results)
         if not path.exists():
             continue
         records = [json.loads(line) for line in path.open(encoding="utf-8")]
-        if tag != "before":
+        if not tag.startswith("before"):
             for record in records:
                 commit = record.get("commit", "unknown")
                 result["commits"][commit] = result["commits"].get(commit, 0) + 1
