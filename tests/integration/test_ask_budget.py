@@ -1,6 +1,6 @@
-"""``ask_budget`` on the real HPO graph in the embedded FalkorDB (issue 68): an LLM plan that would walk for half a
-minute (every disease sharing a phenotype with one of Seizure's 2,439 diseases: 34 s unbounded on a 2-core machine)
-ends with its budget, the linked plan still grounded beside it, and the trace says which bound ended it."""
+"""``ask_budget`` on the real HPO graph in the embedded FalkorDB (issue 68): an LLM plan that walks every disease
+sharing a phenotype with one of Seizure's 2,439 diseases (far past the budget: its one query returns the LIMIT's 10,000
+rows) ends with its budget, the linked plan still grounded beside it, and the trace says which bound ended it."""
 
 from __future__ import annotations
 
