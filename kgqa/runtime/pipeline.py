@@ -437,8 +437,8 @@ def _graph_strand(
 
 
 ASK_BUDGET_RESERVE = 0.25
-"""The share of ``ask_budget`` step 5 leaves to steps 6-7 (on HPO they take 2-66 ms, docs/limits.md; more where a
-document index is paged in first)."""
+"""The share of ``ask_budget`` step 5 leaves to steps 6-7 (their time on HPO: docs/limits.md; more where a document
+index is paged in first)."""
 
 
 def _ground_plans(
