@@ -27,7 +27,19 @@ textual word):
   need llama-cpp-python (``pip install 'llama-cpp-python[server]==0.3.36'``, built as docs/llm.md says) and the GGUF
   (``../shared/scripts/get-local-llm.sh qwen1.5b``; ``--gguf`` names another path), and are not in the default
   levels.
+- ``type-only``: step 1 the gold type; step 2 the junk Cypher (issue 69's axis).
+- ``edges-only``: step 1 the junk type; step 2 the oracle's Cypher (its answer of the gold type).
+- ``mixed-70``: the oracle on 70% of the questions (a stable hash of the id picks them), junk on the rest.
 - ``none``: no LLM, the reference every row is compared with.
+
+``--sets`` (issue 69) runs the levels on other question sets too, row ``hybrid`` only (steps 1-7), each into
+benchmarks/results/llm_axis_<level>_<set>.json: ``quality`` (the 200 above; the default, whose files keep their
+names), ``families`` (families_hpo.py's first 180 questions: 20 of each family, interleaved), ``natural`` (the
+hand-written natural set, both halves; its gold from benchmarks/natural_gold.py's specs, the oracle writing the spec's
+``all`` constraints as benchmarks/step5_oracle.py's does) and ``dev2`` (../shared/data/dev-questions, the oracle
+writing each question's pattern with its constants' canonical names). The oracle leaves textual conditions and a
+natural question's ``none`` constraints out. ``--tag _before69`` records a run of the code before issue 69 (a
+checkout of 2ec8d56); the sets table puts it beside today's.
 
 Each level is one ``kgqa eval`` run (rows ``hybrid`` and ``full``) into benchmarks/results/llm_axis_<level>.json,
 resumable from its records. The table gives hit@1, recall@20 and MRR per level and row on the 200 questions and on
@@ -35,6 +47,7 @@ baseline_hpo's first 160, and steps 4-7's median seconds.
 
     python benchmarks/llm_axis.py                         # every level
     python benchmarks/llm_axis.py --levels oracle,junk --limit 40
+    python benchmarks/llm_axis.py --sets natural,dev2 --levels none,junk,type-only,edges-only,mixed-70,oracle
     python benchmarks/llm_axis.py --render
 
 It needs HPO loaded in the configured home (``kgqa load hpo``).
@@ -63,7 +76,7 @@ from kgqa.config import load_config
 from kgqa.errors import LlmError
 from kgqa.lab.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
 from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
-from kgqa.lab.qa import load_questions
+from kgqa.lab.qa import Question, load_questions
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import ChatModel, Completion, Message
 from kgqa.runtime.store.base import Schema
@@ -78,9 +91,32 @@ DOC = ROOT / "docs" / "results.md"
 SKB = "hpo"
 BASELINE_N = 160
 """baseline_hpo.py's questions: the first 160 of the 200."""
-LEVELS = ("none", "junk", "qwen-replay", "qwen-openai", "qwen-local", "noisy-100", "noisy-50", "noisy-25", "oracle")
+LEVELS = (
+    "none",
+    "junk",
+    "type-only",
+    "edges-only",
+    "mixed-70",
+    "qwen-replay",
+    "qwen-openai",
+    "qwen-local",
+    "noisy-100",
+    "noisy-50",
+    "noisy-25",
+    "oracle",
+)
 REAL_LLM = ("qwen-openai", "qwen-local")
-SCRIPTED_LEVELS = tuple(level for level in LEVELS if level not in REAL_LLM)
+AXIS = ("junk", "type-only", "edges-only", "mixed-70")
+"""Issue 69's levels, measured on every set (``--sets``); the quality set's default levels are the others."""
+SCRIPTED_LEVELS = tuple(level for level in LEVELS if level not in REAL_LLM and level not in AXIS)
+SET_LEVELS = ("none", "junk", "type-only", "edges-only", "mixed-70", "oracle")
+MIXED_SHARE = 0.7
+SETS = ("quality", "families", "natural", "dev2")
+FAMILIES = RESULTS / "families_hpo_questions.csv"
+FAMILIES_N = 180
+NATURAL = ROOT / "benchmarks" / "natural"
+DEV2 = ROOT.parent / "shared" / "data" / "dev-questions" / "hpo_dev2.csv"
+BEFORE = "_before69"
 """The default levels: those that need no LLM run."""
 GGUF = Path.home() / ".cache" / "kgqa" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 SERVED = "qwen"
@@ -92,8 +128,8 @@ SETTINGS: dict[str, Any] = {"llm_cache": False}
 """Every level runs with kgqa's defaults (fusion, lexical, aliases, relation meaning, plan_fallback)."""
 
 
-def out_path(level: str, tag: str = "") -> Path:
-    return RESULTS / f"llm_axis_{level}{tag}.json"
+def out_path(level: str, tag: str = "", set_name: str = "quality") -> Path:
+    return RESULTS / f"llm_axis_{level}{'' if set_name == 'quality' else '_' + set_name}{tag}.json"
 
 
 def _hash(text: str) -> int:
@@ -196,23 +232,44 @@ def junk_cypher(question: str, schema: Schemaful) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Gold:
+    """What the oracle knows of one question: its id (the stable hashes), answer type and correct Cypher; ``known``:
+    a quality question's generator record (the noisy levels' mistakes)."""
+
+    id: str
+    target: str
+    cypher: str
+    known: Known | None = None
+
+
+def _text(question: str) -> str:
+    return " ".join(question.split())
+
+
 class Scripted:
     """A scripted chat model answering kgqa's step-1, step-2 and listwise-rerank prompts
-    (kgqa.runtime.llm.ChatModel)."""
+    (kgqa.runtime.llm.ChatModel) from ``gold`` (question text -> :class:`Gold`)."""
 
-    def __init__(self, level: str, known: dict[str, Known], schema: Schemaful) -> None:
+    def __init__(self, level: str, gold: dict[str, Gold], schema: Schemaful) -> None:
         self.name = f"scripted-{level}"
         self.level = level
-        self.known = known
+        self.gold = {_text(question): g for question, g in gold.items()}
         self.schema = schema
 
-    def mistake(self, k: Known) -> str | None:
-        if not self.level.startswith("noisy-"):
+    def mistake(self, g: Gold) -> str | None:
+        if not self.level.startswith("noisy-") or g.known is None:
             return None
         share = int(self.level.split("-")[1]) / 100
-        if (_hash(f"noisy {k.id}") % 10_000) / 10_000 >= share:
+        if (_hash(f"noisy {g.id}") % 10_000) / 10_000 >= share:
             return None
-        return MISTAKES[_hash(f"mistake {k.id}") % len(MISTAKES)]
+        return MISTAKES[_hash(f"mistake {g.id}") % len(MISTAKES)]
+
+    def junk(self, g: Gold) -> bool:
+        """Whether this level answers ``g`` as the junk LLM does (``mixed-70``: on 30% of the questions)."""
+        if self.level == "mixed-70":
+            return (_hash(f"mixed {g.id}") % 10_000) / 10_000 >= MIXED_SHARE
+        return self.level == "junk"
 
     def reply(self, prompt: str) -> str:
         if "Candidate answers:" in prompt:  # step 8 (listwise)
@@ -221,16 +278,20 @@ class Scripted:
                 return "The best answer is the one that fits the question best."
             return ", ".join(str(i) for i in range(1, n + 1))  # keeps the order it was given
         question = _question(prompt)
-        k = self.known[question]
+        g = self.gold[_text(question)]
+        junk = self.junk(g)
+        mistake = self.mistake(g)
         if "Which type of node is the answer" in prompt:  # step 1
-            if self.level == "junk":
+            if junk or self.level == "edges-only":
                 return JUNK_TYPE
-            if self.mistake(k) == "wrong type":
-                return next(label for label in ("disease", "effect/phenotype") if label != k.target)
-            return k.target
-        if self.level == "junk":  # step 2
+            if mistake == "wrong type":
+                return next(label for label in ("disease", "effect/phenotype") if label != g.target)
+            return g.target
+        if junk or self.level == "type-only":  # step 2
             return junk_cypher(question, self.schema)
-        return oracle_cypher(k, self.schema, self.mistake(k))
+        if mistake is not None and g.known is not None:
+            return oracle_cypher(g.known, self.schema, mistake)
+        return g.cypher
 
     def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
         prompt = "\n".join(m.content for m in messages)
@@ -264,14 +325,72 @@ def qwen_replies(questions: dict[str, str]) -> dict[str, dict[int, dict[str, Any
     return {questions[r.id]: {s["step"]: s for s in r.steps} for r in records}
 
 
-def chat_model(level: str, kg: Kgqa, questions: dict[str, str]) -> ChatModel | None:
+def chat_model(level: str, kg: Kgqa, questions: dict[str, str], set_name: str = "quality") -> ChatModel | None:
     if level == "none":
         return None
     if level == "qwen-replay":
         return Replay(qwen_replies(questions))
-    meta = json.loads(META.read_text(encoding="utf-8"))["questions"]
-    known = {q["query"]: Known.of(q) for q in meta}
-    return Scripted(level, known, Schemaful(kg.schema(SKB)))
+    schema = Schemaful(kg.schema(SKB))
+    return Scripted(level, gold_of(set_name, schema), schema)
+
+
+def gold_of(set_name: str, schema: Schemaful) -> dict[str, Gold]:
+    """Question text -> what the oracle knows of it, for one of :data:`SETS`."""
+    if set_name in ("quality", "families"):
+        meta = json.loads((META if set_name == "quality" else _meta(FAMILIES)).read_text(encoding="utf-8"))
+        known = {q["query"]: Known.of(q) for q in meta["questions"]}
+        return {text: Gold(k.id, k.target, oracle_cypher(k, schema), k) for text, k in known.items()}
+    if set_name == "natural":
+        from step5_oracle import hpo, natural_questions
+        from step5_oracle import oracle_cypher as spec_cypher
+
+        data = hpo()[0]
+        name = {str(n.id): n.name for n in data.nodes}
+        type_of = {str(n.id): n.type for n in data.nodes}
+        return {q.text: Gold(q.id, q.spec["target"], spec_cypher(q.spec, name, type_of)) for q in natural_questions()}
+    lines = DEV2.with_name("hpo_dev2_meta.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    return {
+        q["query"]: Gold(str(q["id"]), q["answer_type"], pattern_cypher(q["pattern"], q["constants"])) for q in rows
+    }
+
+
+def _meta(questions: Path) -> Path:
+    return questions.with_name(questions.stem + ".meta.json")
+
+
+PATTERN_PART = re.compile(r"\((\??)(\w+)(?::([^)]+))?\)|(<?-)\[([^\]]+)\](->?)")
+
+
+def pattern_cypher(pattern: str, constants: Sequence[dict[str, Any]]) -> str:
+    """Cypher for a dev2 question's relational ``pattern`` ("(A:disease) -[phenotype present]-> (?x:effect/phenotype)",
+    clauses joined by AND), each constant (role A, B) by its canonical name; ``?x`` is the answer."""
+    name = {c["role"]: c["name"] for c in constants}
+    clauses = []
+    for clause in pattern.split(" AND "):
+        parts = []
+        for m in PATTERN_PART.finditer(clause):
+            if m[2] is not None:
+                variable = "y" if m[1] and m[2] == "x" else m[2].lower()
+                label = f":{_quote(m[3])}" if m[3] else ""
+                named = f" {{name: {_string(name[m[2]])}}}" if not m[1] else ""
+                parts.append(f"({variable}{label}{named})")
+            else:
+                parts.append(f"{m[4]}[:{_quote(m[5])}]{m[6]}")
+        clauses.append("".join(parts))
+    return "```cypher\nMATCH " + ",\n      ".join(clauses) + "\nRETURN y\n```"
+
+
+def set_questions(set_name: str) -> tuple[list[Question], str]:
+    """One of :data:`SETS`'s questions and the path its eval settings name."""
+    if set_name == "quality":
+        return load_questions(QUESTIONS), str(QUESTIONS.relative_to(ROOT))
+    if set_name == "families":
+        return load_questions(FAMILIES)[:FAMILIES_N], str(FAMILIES.relative_to(ROOT))
+    if set_name == "natural":
+        halves = [RESULTS / f"natural_hpo_{half}.csv" for half in ("dev", "test")]
+        return [q for half in halves for q in load_questions(half)], "benchmarks/results/natural_hpo_{dev,test}.csv"
+    return load_questions(DEV2), "../shared/data/dev-questions/hpo_dev2.csv"
 
 
 def rows_of(level: str) -> list[tuple[str, str]]:
@@ -315,19 +434,21 @@ def llama_server(gguf: Path, context: int, log: Path) -> Iterator[str]:
             server.wait(timeout=60)
 
 
-def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str, gguf: Path = GGUF) -> None:
-    questions = load_questions(QUESTIONS)
-    if level.startswith("qwen"):
+def measure(
+    level: str, limit: int | None, overrides: dict[str, Any], tag: str, gguf: Path = GGUF, set_name: str = "quality"
+) -> None:
+    questions, source = set_questions(set_name)
+    if level.startswith("qwen") and set_name == "quality":
         questions = questions[:BASELINE_N]
     questions = questions[:limit]
-    rows = rows_of(level)
-    out = out_path(level, tag)
+    rows = rows_of(level) if set_name == "quality" and level not in AXIS else [("hybrid", "hybrid")]
+    out = out_path(level, tag, set_name)
 
     def show(record: Record, so_far: list[Record]) -> None:
-        print(level + tag, record.row, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics, flush=True)
+        print(level + tag, set_name, record.row, len(so_far), record.id, f"{record.seconds:.2f} s", record.metrics)
 
     def evaluate(kg: Kgqa) -> None:
-        settings = eval_settings(kg, SKB, str(QUESTIONS.relative_to(ROOT)), "test", rows)
+        settings = eval_settings(kg, SKB, source, "test", rows)
         settings["llm_level"] = level
         records = run_eval(kg, SKB, questions, rows, out, settings=settings, on_answer=show)
         text = json.dumps(results(records, rows, settings), indent=2, allow_nan=False) + "\n"
@@ -345,7 +466,7 @@ def measure(level: str, limit: int | None, overrides: dict[str, Any], tag: str, 
             evaluate(kg)
         return
     with Kgqa(config) as base:
-        llm = chat_model(level, base, {q.id: q.text for q in load_questions(QUESTIONS)})
+        llm = chat_model(level, base, {q.id: q.text for q in load_questions(QUESTIONS)}, set_name)
         evaluate(base if llm is None else base.with_llm(llm))
 
 
@@ -429,14 +550,51 @@ def table(tag: str = "") -> str:
     return "\n".join([*lines, "", unchanged(tag), "", served_like_in_process(tag)]).rstrip() + "\n"
 
 
+def sets_table() -> str:
+    """Issue 69's table: hybrid hit@1 per level and set, today's beside the code before issue 69 (``_before69``)."""
+    cells: dict[tuple[str, str, str], tuple[float, int]] = {}
+    labels: set[str] = set()
+    for level in SET_LEVELS:
+        for set_name in SETS:
+            for tag in ("", BEFORE):
+                path = out_path(level, tag, set_name)
+                records = [r for r in load_records(path) if r.row == "hybrid"] if path.exists() else []
+                if records:
+                    cells[level, set_name, tag] = (_metrics(records)["hit@1"], len(records))
+                    if not tag:
+                        labels.add(origin(json.loads(path.read_text()), path, ROOT, PATHS).label())
+    if not cells:
+        return "No set measured yet: run `python benchmarks/llm_axis.py --sets natural,dev2`."
+    sizes = {s: max((n for (_, name, _), (_, n) in cells.items() if name == s), default=0) for s in SETS}
+    shown = [s for s in SETS if sizes[s]]
+    lines = [
+        "Row `hybrid` (steps 1-7), k = 20, kgqa's defaults; hit@1 today, then (after the arrow's tail) with the code "
+        f"before issue 69 (2ec8d56). Today's runs: {', '.join(sorted(labels)) or '-'}.",
+        "",
+        "| LLM | " + " | ".join(f"{s} ({sizes[s]})" for s in shown) + " |",
+        "|---|" + "---|" * len(shown),
+    ]
+    for level in SET_LEVELS:
+        row = []
+        for s in shown:
+            now, before = cells.get((level, s, "")), cells.get((level, s, BEFORE))
+            text = f"{now[0]:.3f}" if now else "-"
+            row.append(f"{text} (was {before[0]:.3f})" if before and level != "none" else text)
+        lines.append(f"| {level} | " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def write_doc() -> None:
     title = "## What an LLM adds, from junk to perfect (`benchmarks/llm_axis.py`)"
-    DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), "llm_axis", table(), title), encoding="utf-8")
+    text = replace_block(DOC.read_text(encoding="utf-8"), "llm_axis", table(), title)
+    title = "### The LLM axis on every set (issue 69)"
+    DOC.write_text(replace_block(text, "llm_axis_sets", sets_table(), title), encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--levels", default=",".join(SCRIPTED_LEVELS), help=f"comma-separated, of {', '.join(LEVELS)}")
+    parser.add_argument("--levels", default=None, help=f"comma-separated, of {', '.join(LEVELS)}")
+    parser.add_argument("--sets", default="quality", help=f"comma-separated, of {', '.join(SETS)}")
     parser.add_argument("--gguf", type=Path, default=GGUF, help="the GGUF of the qwen-openai and qwen-local levels")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions (quick looks)")
     parser.add_argument("--redo", action="store_true", help="delete the levels' records and measure again")
@@ -447,22 +605,28 @@ def main() -> None:
     args = parser.parse_args()
     require_committed(args.allow_dirty)
     if not args.render:
-        levels = [v for v in args.levels.split(",") if v]
+        sets = [v for v in args.sets.split(",") if v]
+        if sorted(set(sets) - set(SETS)):
+            parser.error(f"unknown set(s) {', '.join(sorted(set(sets) - set(SETS)))}; sets are {', '.join(SETS)}")
+        default = SCRIPTED_LEVELS if sets == ["quality"] else SET_LEVELS
+        levels = [v for v in (args.levels or ",".join(default)).split(",") if v]
         unknown = sorted(set(levels) - set(LEVELS))
         if unknown:
             parser.error(f"unknown level(s) {', '.join(unknown)}; levels are {', '.join(LEVELS)}")
         overrides = {key: json.loads(value) for key, value in (item.split("=", 1) for item in args.set)}
         if overrides and not args.tag:
             parser.error("an ablation (--set) writes files of its own: name them with --tag")
-        for level in levels:
+        for set_name, level in ((s, v) for s in sets for v in levels):
+            out = out_path(level, args.tag, set_name)
             if args.redo:
-                for path in (out_path(level, args.tag), records_path(out_path(level, args.tag))):
+                for path in (out, records_path(out)):
                     path.unlink(missing_ok=True)
-                settings_path(out_path(level, args.tag)).unlink(missing_ok=True)
-            measure(level, args.limit, overrides, args.tag, args.gguf)
-    if not args.tag:
+                settings_path(out).unlink(missing_ok=True)
+            measure(level, args.limit, overrides, args.tag, args.gguf, set_name)
+    if not args.tag or args.tag == BEFORE:
         write_doc()
     print(table(args.tag))
+    print(sets_table())
 
 
 if __name__ == "__main__":
