@@ -101,7 +101,9 @@ def explain_question(
     step1 = StepTrace(1, STEP_NAMES[1])
     reading = read_question(question)
     found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
-    target = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1, found)
+    choice = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1, found)
+    target = choice.label
+    asked = choice.vote or target  # step 2 asks for the LLM's own type, as kgqa ask does
     if ctx.llm is None:  # what ``kgqa ask`` grounds without an LLM: the linked entities' plan (always linked then)
         linked = linked_plan(ctx, reading, target, found)[0] if found is not None else None
         if linked is None:
@@ -119,7 +121,7 @@ def explain_question(
         skb,
         ctx.schema,
         question,
-        target,
+        asked,
         hidden=hidden_labels(ctx.config, skb),
         temperature=ctx.config.llm_temperature,
     )
@@ -127,14 +129,13 @@ def explain_question(
     usage.merge(step1.usage)
     usage.add(reply.completion)
     text = reply.completion.text
-    generated = GeneratedCypher(question, target, ctx.llm.name, reply.prompt, text, usage)
+    generated = GeneratedCypher(question, asked, ctx.llm.name, reply.prompt, text, usage)
     fallback = " (kgqa ask grounds the linked entities' plan alone: see kgqa ask --explain)"
     try:
-        sanitized = plan_from_reply(
-            text, ctx.graph, target, ctx.config.cypher_mode, max_triplets=ctx.config.max_triplets
-        )
+        mode, most = ctx.config.cypher_mode, ctx.config.max_triplets
+        sanitized = plan_from_reply(text, ctx.graph, asked, mode, max_triplets=most)
         linked = linked_plan(ctx, reading, target, found)[0] if found is not None else None
-        why = llm_plan_refusal(sanitized.plan, target, linked)
+        why = llm_plan_refusal(sanitized.plan, linked)
         if why is not None:
             raise CypherSyntaxError(why)
         result = compile_plan(kg, skb, ctx.graph, sanitized, scope=scope, dialect=dialect)

@@ -36,7 +36,15 @@ from kgqa.errors import LlmError, StoreTimeoutError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reading import Reading, read_question
 from kgqa.runtime.scoring import Lexical
-from kgqa.runtime.steps.s1_target_type import NO_LINKS, SURE_LINK, Linked, fallback_type, predict_target_type
+from kgqa.runtime.steps.s1_target_type import (
+    NO_LINKS,
+    SURE_LINK,
+    Linked,
+    TargetType,
+    fallback_type,
+    predict_target_type,
+)
+from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, TypeDecision, decide_type, off_type_weight
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
@@ -117,15 +125,16 @@ def run(
     found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
     linking = time.perf_counter() - start  # the linked plan's time, counted in step 3 as the plan's
     with trace.step(1) as record:
-        target = target_type(ctx, reading, options, question_vector, record, found)
-    trace.target_type = target
-    plans = _plans(ctx, reading, target, trace, found, linking)
+        choice = target_type(ctx, reading, options, question_vector, record, found)
+    trace.target_type = choice.label
+    plans = _plans(ctx, reading, choice, trace, found, linking)
     keep = options.k if options.steps == "graph" else round(options.alpha * options.k)
     vectors = (question_vector, doc_question)
     linked = next((p.plan for p in plans if p.source == "linked"), None)
     lexical = lexical_signal(ctx, reading, linked)
     context = lead_in(reading, found)
-    ranking = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace, context)
+    ranking, target = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace, choice, context)
+    trace.target_type = target
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
             pass
@@ -154,13 +163,15 @@ def target_type(
     question_vector: np.ndarray,
     record: StepTrace,
     found: QuestionLinks | None,
-) -> str:
+) -> TargetType:
     """Step 1, recorded on ``record`` (kgqa explain runs it too, so that its step 2 gets the same target type);
     ``found``: the entities linked in the question, where the linked plan is made (a type word in a linked name names
-    no answer type; the hierarchy a step word walks from one of them names it where nothing else does)."""
+    no answer type; the hierarchy a step word walks from one of them names it where nothing else does). The choice
+    carries the LLM's vote and the learned reader's probabilities (the prior of each type): where step 1 outvotes
+    the LLM, its grounded plan may still settle the type (:func:`_graph_strand`)."""
     if len(options.types) == 1:
         record.detail = f"{options.types[0]} (the only candidate type)"
-        return options.types[0]
+        return TargetType(options.types[0], "only")
     temperature = ctx.config.llm_temperature
     learned = None
     if ctx.reader is not None:
@@ -187,7 +198,8 @@ def target_type(
     except LlmError as exc:
         choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, linked)
         record.degrade(f"{choice.detail}: {choice.label}")
-        return choice.label
+        return replace(choice, prior=learned)
+    choice = replace(choice, prior=learned)
     if choice.completion is not None:
         record.usage.add(choice.completion)
     if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
@@ -196,7 +208,7 @@ def target_type(
         record.detail = f"{choice.label} ({choice.detail})"
     else:
         record.detail = f"{choice.label} ({choice.method})"
-    return choice.label
+    return choice
 
 
 @dataclass(frozen=True)
@@ -209,12 +221,16 @@ class Planned:
 
 
 def _plans(
-    ctx: Context, reading: Reading, target: str, trace: Trace, found: QuestionLinks | None, linking: float
+    ctx: Context, reading: Reading, choice: TargetType, trace: Trace, found: QuestionLinks | None, linking: float
 ) -> list[Planned]:
     """Steps 2-3: the LLM's plan (if there is an LLM and :func:`llm_plan_refusal` finds its reply's plan fit to
-    ground) and, without an LLM or with ``plan_fallback``, the schema-guided plan of the linked entities (``found``,
-    linked in ``linking`` seconds); the LLM's first."""
-    llm_plan = _llm_plan(ctx, reading.text, target, trace) if ctx.llm is not None else None
+    ground), asked for the LLM's own type (``choice.vote``), and, without an LLM or with ``plan_fallback``, the
+    schema-guided plan of the linked entities (``found``, linked in ``linking`` seconds) for step 1's type; where step
+    1 set the LLM's type aside, the linked entities' plan for that type too (``linked (TYPE)``): both types' plans are
+    grounded, and the evidence settles which type answers (:func:`_graph_strand`). The LLM's first."""
+    target = choice.label
+    asked = choice.vote or target
+    llm_plan = _llm_plan(ctx, reading.text, asked, trace) if ctx.llm is not None else None
     if ctx.llm is None:
         with trace.step(2) as record:
             record.degrade("no LLM: entities linked by the name index")
@@ -228,10 +244,14 @@ def _plans(
         record.seconds = round(record.seconds + linking + time.perf_counter() - start, 4)
     plans: list[Planned] = []
     if llm_plan is not None:
-        why = llm_plan_refusal(llm_plan, target, plan)
+        why = llm_plan_refusal(llm_plan, plan)
         if why is None:
             plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
             trace.plan = asdict(llm_plan)
+            answers = answer_label(llm_plan)
+            if answers != target:
+                note = f"the LLM's plan answers {answers or 'any node'}, step 1 reads {target}: grounded, weighed after"
+                record.detail = f"{record.detail}; {note}".lstrip("; ")
         else:
             record.degrade(f"{record.detail}; {why}".lstrip("; "))
     if ctx.llm is not None and not ctx.config.plan_fallback:
@@ -240,6 +260,13 @@ def _plans(
         step2 = trace.record(2)
         step2.degrade(f"no LLM: entities linked by the name index: {links}")
         note_link_cap(ctx, reading, trace, step2)
+    if found is not None and asked != target:  # the type step 1 set aside gets its linked plan too
+        start = time.perf_counter()
+        other, _ = linked_plan(ctx, reading, asked, found)
+        record.seconds = round(record.seconds + time.perf_counter() - start, 4)
+        if other is not None:
+            plans.append(Planned(f"linked ({asked})", other, 1.0))
+            record.detail = f"{record.detail}; the linked entities' plan for the LLM's {asked} too".lstrip("; ")
     if plan is None:
         why = f"no linked entity ({links}) is connected to {target} by the schema"
         record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
@@ -298,12 +325,12 @@ def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPl
         return sanitized.plan
 
 
-def llm_plan_refusal(plan: QueryPlan, target: str, linked: QueryPlan | None) -> str | None:
+def llm_plan_refusal(plan: QueryPlan, linked: QueryPlan | None) -> str | None:
     """Why ``kgqa ask`` does not ground the LLM's ``plan`` (``kgqa explain QUESTION`` refuses it for the same
-    reason), or None: it cannot be grounded (:func:`kgqa.runtime.steps.s2_text2cypher.unusable`), its answer is not of
-    step 1's ``target`` type (:func:`wrong_answer_type`), or it names no constant while the ``linked`` entities' plan is
-    grounded beside it (:func:`unanchored`)."""
-    return unusable(plan) or wrong_answer_type(plan, target) or (unanchored(plan) if linked is not None else None)
+    reason), or None: it cannot be grounded (:func:`kgqa.runtime.steps.s2_text2cypher.unusable`), or it names no
+    constant while the ``linked`` entities' plan is grounded beside it (:func:`unanchored`). A plan whose answer is
+    not of step 1's type is grounded: it is evidence of its own type (kgqa.runtime.steps.s1_type_evidence)."""
+    return unusable(plan) or (unanchored(plan) if linked is not None else None)
 
 
 def unanchored(plan: QueryPlan) -> str | None:
@@ -315,13 +342,10 @@ def unanchored(plan: QueryPlan) -> str | None:
     return "the LLM's plan names no constant (it matches every node with its pattern): not grounded"
 
 
-def wrong_answer_type(plan: QueryPlan, target: str) -> str | None:
-    """Why an LLM's plan whose answer is not of step 1's type is not grounded (its targets could not be answers),
-    or None."""
+def answer_label(plan: QueryPlan) -> str | None:
+    """The label of a plan's answer (None: an unlabelled answer, or none)."""
     labels = plan.symbol(plan.target).labels if plan.target is not None else ()
-    if target in labels:
-        return None
-    return f"the plan answers {':'.join(labels) or 'any node'}, not {target} (step 1): not grounded"
+    return labels[0] if labels else None
 
 
 def note_link_cap(ctx: Context, reading: Reading, trace: Trace, record: StepTrace) -> None:
@@ -363,16 +387,19 @@ def _graph_strand(
     options: Options,
     keep: int,
     trace: Trace,
+    choice: TargetType,
     context: frozenset[str] = frozenset(),
-) -> GraphRanking:
-    """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes.
+) -> tuple[GraphRanking, str]:
+    """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes, and
+    the answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type` on step 1's
+    ``choice``, recorded on step 1).
     ``question_vectors``: the embedder's and the document index's (see :func:`run`); ``lexical``: step 6's
     full-text side. Where the linked plan grounds fewer than k, its relaxations without each entity of ``context``
     (:func:`lead_in`) are grounded first, and those without the question's own entities only where they ground
     fewer than k together: "The scan showed short long bones and the lab offers FGFR3 testing. Diseases associated
     with FGFR3?" asks for FGFR3's 25 diseases, not for the 105 with short long bones beside them."""
     if not plans:
-        return _no_plan(trace, (4, 5, 6), "no plan")
+        return _no_plan(trace, (4, 5, 6), "no plan"), choice.label
     started = time.monotonic()  # steps 4-7 keep ask_budget together; step 5 leaves steps 6-7 their share
     deadline = Deadline(started + ctx.config.ask_budget * (1 - ASK_BUDGET_RESERVE), "ask_budget")
     with trace.step(4) as record:
@@ -393,17 +420,17 @@ def _graph_strand(
             + ", ".join(f"{symbol}: {len(pairs)} candidates" for symbol, pairs in found[p.source][1].items())
             for p in plans
         )
-        unnamed = [p.source for p in plans if p.source != "linked" and names_no_node(found[p.source][1])]
+        unnamed = [p.source for p in plans if not _linked(p) and names_no_node(found[p.source][1])]
         if unnamed:
             record.detail += (
                 f"; {', '.join(unnamed)}: no constant names a node (all under {NAMES_NO_NODE}), not grounded"
             )
             plans = [p for p in plans if p.source not in unnamed]
     if not plans:
-        return _no_plan(trace, (5, 6), "no plan names a node")
+        return _no_plan(trace, (5, 6), "no plan names a node"), choice.label
     with trace.step(5) as record, reads_within(deadline):
-        groundings, excluded, details, near, spent = _ground_plans(
-            ctx, plans, found, excluded_found, question_vectors, lexical, options, trace, context, deadline
+        groundings, excluded, details, near, spent, decision = _ground_plans(
+            ctx, plans, found, excluded_found, question_vectors, lexical, options, trace, choice, context, deadline
         )
         record.detail = "; ".join(details)
         if trace.plans:
@@ -433,7 +460,21 @@ def _graph_strand(
             reached={label: reach for label, (reach, cut) in near.items() if not cut},
         )
         record.detail = ranking.detail
-    return ranking
+    if decision.detail:
+        step1 = trace.record(1)
+        step1.detail = f"{step1.detail}; grounded: {decision.detail}".lstrip("; ")
+    return ranking, decision.label
+
+
+def _best_links(found: dict[str, list[NodeMatch]]) -> list[tuple[str, float]]:
+    """Each constant's best candidate by step 4 (its name, or the symbol where it has none) and how similar it is
+    (1.0 where found by its name or alias as written)."""
+    return [(m[0].name, 1.0 if m[0].exact else m[0].similarity) if m else (symbol, 0.0) for symbol, m in found.items()]
+
+
+def _linked(p: Planned) -> bool:
+    """Whether ``p`` is a linked entities' plan (step 1's type's, or the type step 1 set aside)."""
+    return p.source == "linked" or p.source.startswith("linked (")
 
 
 ASK_BUDGET_RESERVE = 0.25
@@ -450,13 +491,15 @@ def _ground_plans(
     lexical: Lexical | None,
     options: Options,
     trace: Trace,
+    choice: TargetType,
     context: frozenset[str],
     deadline: Deadline,
-) -> tuple[list[PlanGrounding], Excluded, list[str], dict[str, tuple[dict[str, int], str]], list[str]]:
-    """Step 5: each plan's grounding, its exclusions, then the linked plan's relaxations where it grounds fewer
-    than k (:func:`_graph_strand`), each only while ``deadline`` (``ask_budget``) leaves time. Returns the
-    groundings, the exclusions, step 5's detail, the nodes a relaxation was grounded among (step 6 reuses them) and
-    what the budget cut (empty where it cut nothing)."""
+) -> tuple[list[PlanGrounding], Excluded, list[str], dict[str, tuple[dict[str, int], str]], list[str], TypeDecision]:
+    """Step 5: each plan's grounding, the answer type they settle (:func:`_settle_type`), the exclusions, then the
+    relaxations of the linked plan of that type where it grounds fewer than k (:func:`_graph_strand`), each only
+    while ``deadline`` (``ask_budget``) leaves time. Returns the groundings, the exclusions, step 5's detail, the
+    nodes a relaxation was grounded among (step 6 reuses them), what the budget cut (empty where it cut nothing) and
+    the type decision."""
     groundings: list[PlanGrounding] = []
     degrees = Degrees(ctx.store, ctx.skb)
     near: dict[str, tuple[dict[str, int], str]] = {}
@@ -467,7 +510,7 @@ def _ground_plans(
     kept_exclusions = {e: excluded_found[e] for p in plans for e in p.plan.excluded}
     for number, p in enumerate(plans):
         vectors, candidates = found[p.source]
-        joint = p.source == "linked" and len(p.plan.constants) > 1
+        joint = _linked(p) and len(p.plan.constants) > 1
         l_max = min(options.l_max, ctx.config.joint_l_max) if joint else options.l_max
         if deadline.left <= 0:
             spent.append(f"{p.source}'s plan not grounded")
@@ -487,6 +530,8 @@ def _ground_plans(
             spent.append(f"{p.source}'s rounds cut")
         if joint and len(grounding.result.targets) < options.k:
             relaxing.append((p, l_max))
+    groundings, decision = _settle_type(groundings, found, choice, trace)
+    relaxing = [(p, l_max) for p, l_max in relaxing if answer_label(p.plan) == decision.label]
     if kept_exclusions and deadline.left <= 0:  # the answers stand unexcluded, as when an exclusion times out
         spent.append("exclusions not grounded")
         details.append("exclusions not grounded: nothing left of ask_budget")
@@ -528,7 +573,36 @@ def _ground_plans(
             details.append(f"{relaxed.source} (without '{constant}'{among}): {_rounds(grounding)}")
             if _cut_by_budget(grounding.result):
                 spent.append(f"{relaxed.source}'s rounds cut")
-    return groundings, excluded, details, near, spent
+    return groundings, excluded, details, near, spent, decision
+
+
+def _settle_type(
+    groundings: Sequence[PlanGrounding],
+    found: dict[str, tuple[dict[str, np.ndarray], dict[str, list[NodeMatch]]]],
+    choice: TargetType,
+    trace: Trace,
+) -> tuple[list[PlanGrounding], TypeDecision]:
+    """The answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type`) and the
+    groundings with each plan of another type marked off-type, its weight scaled by its type's prior (also in
+    ``trace.plans``): step 6 ranks its targets behind the decided type's, and none is dropped."""
+    evidence = [
+        PlanEvidence.of(
+            g.source, answer_label(g.plan), _best_links(found[g.source][1]), [t.round_l for t in g.result.targets]
+        )
+        for g in groundings
+    ]
+    decision = decide_type(choice, evidence)
+    out = []
+    for g in groundings:
+        answers = answer_label(g.plan)
+        if answers != decision.label:
+            weight = off_type_weight(g.weight, answers, decision.label, choice.prior)
+            g = replace(g, weight=weight, off_type=True)
+            for record in trace.plans:
+                if record["source"] == g.source:
+                    record["weight"], record["off_type"] = weight, True
+        out.append(g)
+    return out, decision
 
 
 def _cut_by_budget(result: GroundingResult) -> bool:

@@ -21,6 +21,11 @@ Key = tuple[str, str]
 """A node as (label, id): ids are unique within a label."""
 
 
+EXACT_LINK = 0.99
+"""A link at least this similar is its node's name as typed (case and punctuation aside): entity linking (step 2)
+and the evidence a plan gives of its answer type (kgqa.runtime.steps.s1_type_evidence) both read it so."""
+
+
 def next_scope(scope: int) -> int:
     """The round after scope ``scope`` in the expansion schedule of steps 4-5 (uncapped), which step 6 counts rounds
     by."""

@@ -9,6 +9,7 @@ small a graph the second candidate of any constant reaches everything)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from kgqa.config import load_config
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.steps.s1_target_type import TargetType
 from kgqa.types import Answer
 from tests.helpers.environment import QUIET
 from tests.helpers.scripted_llm import SCRIPTED_SETTINGS, ScriptedEndpoint
@@ -78,14 +80,48 @@ def test_without_an_llm_the_linked_plan_finds_sumatriptan(ask: Any) -> None:
 
 
 def test_an_llm_that_names_the_wrong_type(ask: Any) -> None:
-    """It says the answers are diseases and writes Cypher for diseases: the question names drugs, which outvotes
-    it, and a plan answering diseases is not grounded."""
+    """It says the answers are diseases and writes Cypher for diseases, its constant an exact name: the question names
+    drugs, which outvotes it and which no plan overrules. Its plan is grounded all the same (issue 69: a plan that
+    grounds is never dropped), its disease counted a round behind the linked plan's drug."""
     wrong = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic 1"}) RETURN y'
     answer = ask(["disease", wrong])
-    assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in answer.trace.record(1).detail
-    assert "the plan answers disease, not drug" in answer.trace.record(3).detail
-    assert [p["source"] for p in answer.trace.plans] == ["linked"]
-    assert SUMATRIPTAN in top(answer) and {c.type for c in answer.answers} == {"drug"}
+    step1 = answer.trace.record(1).detail
+    assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in step1
+    assert "drug stands: the question names it" in step1
+    assert "the LLM's plan answers disease, step 1 reads drug" in answer.trace.record(3).detail
+    llm, linked = answer.trace.plans
+    assert (llm["source"], llm["grounded"], llm["off_type"], linked["source"]) == ("llm", 1, True, "linked")
+    assert top(answer, 2) == [SUMATRIPTAN, "0"]  # strongyloidiasis follows, behind the drug
+    assert answer.answers[1].type == "disease" and all(c.type == "drug" for c in answer.answers[2:])
+
+
+def test_a_strong_llm_plan_settles_the_type_a_reader_guessed(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where step 1's type is a guess (here a learned reader sure of diseases, scripted) and the LLM votes drugs with
+    a plan of drugs whose constant is an exact name and grounds at l = 1, the plan's evidence settles the type: the
+    answers are drugs, and the trace names the evidence."""
+    guessed = TargetType("disease", "outvoted", "the learned reader reads it (0.94), outvoting the LLM's drug")
+    guessed = replace(guessed, vote="drug", read_as="reader")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
+    right = 'MATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}) RETURN y'
+    answer = ask([right])  # step 1 is scripted above: the one reply is step 2's
+    assert answer.trace.target_type == "drug" and answer.answers[0].id == SUMATRIPTAN
+    assert "changed to drug: the LLM's vote and its plan agree" in answer.trace.record(1).detail
+    assert (
+        "('migraine' 1.00)" in answer.trace.record(1).detail and "1 answer(s) at l = 1" in answer.trace.record(1).detail
+    )
+    assert {c.type for c in answer.answers} == {"drug"} or answer.answers[0].type == "drug"
+
+
+def test_a_weak_llm_plan_leaves_the_guessed_type(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same guess, and an LLM whose plan grounds nothing (no drug targets HTR1B): the reader's type stands, and
+    the trace says why the plan was no evidence."""
+    guessed = TargetType("disease", "outvoted", "the learned reader reads it (0.94), outvoting the LLM's drug")
+    guessed = replace(guessed, vote="drug", read_as="reader")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
+    nothing = 'MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "HTR1B"}) RETURN y'
+    answer = ask([nothing])
+    assert answer.trace.target_type == "disease"
+    assert "disease stands: the LLM's drug has a plan that grounds nothing" in answer.trace.record(1).detail
 
 
 def test_an_llm_plan_that_grounds_nothing(ask: Any) -> None:

@@ -96,6 +96,16 @@ class TargetType:
     method: Method
     detail: str = ""
     completion: Completion | None = None
+    vote: str | None = None
+    """The LLM's type, where its reply named one (it may differ from ``label``): step 2 asks the LLM for a plan of
+    this type, and that plan may settle the type once grounded (kgqa.runtime.steps.s1_type_evidence)."""
+    prior: Mapping[str, float] | None = None
+    """The learned reader's probability of each type, where there is a reader: the type's confidence that weighs a
+    plan of another type (kgqa.runtime.steps.s1_type_evidence.off_type_weight)."""
+    read_as: Method | None = None
+    """Where the LLM's vote was set aside, how the question's own type was read: ``named`` (the question's words
+    name it, which no plan overrules) or a reading that is a guess (``reader``, ``subject``, ``hierarchy``,
+    ``embedding``), which a strong plan of the LLM's may (kgqa.runtime.steps.s1_type_evidence)."""
 
 
 def type_messages(question: str, types: Sequence[str]) -> list[Message]:
@@ -240,17 +250,17 @@ def predict_target_type(
     backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types, linked.names))
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
-        return TargetType(own[0], "outvoted", why, completion)
+        return TargetType(own[0], "outvoted", why, completion, chosen, read_as=own[1])
     if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
         subject = type_by_subject(reading, types, embedder, linked.names)
         if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
             why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
-            return TargetType(subject[0], "outvoted", why, completion)
+            return TargetType(subject[0], "outvoted", why, completion, chosen, read_as="subject")
         if learned.get(chosen, 1.0) < NAMED_FLOOR:
             why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
             fallback = fallback_type(reading, types, embedder, question_vector, why, learned, linked)
-            return replace(fallback, completion=completion)
-    return TargetType(chosen, "llm", "", completion)
+            return replace(fallback, completion=completion, vote=chosen, read_as=fallback.method)
+    return TargetType(chosen, "llm", "", completion, chosen)
 
 
 def sets_aside(named: str, learned: Mapping[str, float] | None, *, lead_in: bool = False) -> bool:

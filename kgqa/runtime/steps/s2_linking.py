@@ -21,6 +21,7 @@ from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader.spelling import PART, Spelling, designation
 from kgqa.runtime.reading import Reading
+from kgqa.runtime.scoring import EXACT_LINK
 from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
 from kgqa.runtime.steps.s2_spans import (
     CLAUSE_WORDS,
@@ -150,10 +151,6 @@ def link_entities(
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(_with_others(link, found))
     return sorted(taken, key=lambda link: link.start)
-
-
-EXACT_LINK = 0.99
-"""A link at least this similar is its node's name as typed (case and punctuation aside)."""
 
 
 def unnumbered_member(link: Link, found: Sequence[Link], spelling: Spelling) -> bool:

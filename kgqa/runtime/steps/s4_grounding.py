@@ -561,14 +561,16 @@ def weak_constants(found: dict[str, list[NodeMatch]], threshold: float) -> tuple
 @dataclass(frozen=True)
 class PlanGrounding:
     """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, the weight of its
-    vote in step 6 (kgqa.runtime.steps.s6_graph_ranking.plan_votes), and its weak constants (:func:`weak_constants`),
-    for which step 6 counts its rounds one later."""
+    vote in step 6 (kgqa.runtime.steps.s6_graph_ranking.plan_votes), its weak constants (:func:`weak_constants`),
+    and whether it answers another type than the ask's (``off_type``,
+    kgqa.runtime.steps.s1_type_evidence.decide_type): for both, step 6 counts its rounds one later."""
 
     source: str
     plan: QueryPlan
     result: GroundingResult
     weight: float = 1.0
     weak: tuple[str, ...] = ()
+    off_type: bool = False
 
 
 EXCLUSION_SCOPE = 3

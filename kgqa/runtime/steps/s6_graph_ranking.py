@@ -79,10 +79,10 @@ WEIGHT_DIGITS = 9
 
 def counted_round(grounding: PlanGrounding, target: Grounded) -> int:
     """The round step 6 counts ``target`` in: the round its plan grounded it in, or the next round of the schedule
-    when the plan has a weak constant (kgqa.runtime.steps.s4_grounding.weak_constants). Its first round then matched the
-    graph only through a node the question does not name, and must not tie with another plan's targets of an entity it
-    does."""
-    return next_scope(target.round_l) if grounding.weak else target.round_l
+    when the plan has a weak constant (kgqa.runtime.steps.s4_grounding.weak_constants) or answers another type than
+    the ask's (``off_type``). Its first round then matched the graph only through a node the question does not name,
+    or found answers of a type the evidence set aside, and must not tie with the targets of a plan that does not."""
+    return next_scope(target.round_l) if grounding.weak or grounding.off_type else target.round_l
 
 
 def counted_weight(grounding: PlanGrounding) -> float:
@@ -253,7 +253,7 @@ def _candidate(
         for source, symbol, nodes in s.matches
         for node in nodes[:3]
     ]
-    plans = " + ".join(_counted(source, scope, groundings[source].weak) for source, scope in s.plans)
+    plans = " + ".join(_counted(source, scope, groundings[source]) for source, scope in s.plans)
     why = f"weight {-s.tier[1]:g} at l={s.tier[0]} ({plans}); relevance {score:.3f}"
     why += f" = dense {dense:.3f} + lexical {lexical:.3f}"
     return Candidate(
@@ -270,9 +270,11 @@ def _candidate(
     )
 
 
-def _counted(source: str, scope: int, weak: Sequence[str]) -> str:
-    """How a plan's round shows in ``why``: with the round step 6 counts it in, where that is a later one."""
-    return f"{source} l={scope}" + (f" counted as l={next_scope(scope)}, weak {', '.join(weak)}" if weak else "")
+def _counted(source: str, scope: int, grounding: PlanGrounding) -> str:
+    """How a plan's round shows in ``why``: with the round step 6 counts it in, where that is a later one, and why."""
+    why = [f"weak {', '.join(grounding.weak)}"] if grounding.weak else []
+    why += ["another answer type than the ask's"] if grounding.off_type else []
+    return f"{source} l={scope}" + (f" counted as l={next_scope(scope)}, {'; '.join(why)}" if why else "")
 
 
 PRESELECT_FACTOR = 10
