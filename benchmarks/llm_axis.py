@@ -568,7 +568,7 @@ def sets_table() -> str:
     sizes = {s: max((n for (_, name, _), (_, n) in cells.items() if name == s), default=0) for s in SETS}
     shown = [s for s in SETS if sizes[s]]
     lines = [
-        "Row `hybrid` (steps 1-7), k = 20, kgqa's defaults; hit@1 today, then (after the arrow's tail) with the code "
+        "Row `hybrid` (steps 1-7), k = 20, kgqa's defaults; hit@1 today, and in brackets with the code "
         f"before issue 69 (2ec8d56). Today's runs: {', '.join(sorted(labels)) or '-'}.",
         "",
         "| LLM | " + " | ".join(f"{s} ({sizes[s]})" for s in shown) + " |",
