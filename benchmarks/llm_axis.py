@@ -581,7 +581,28 @@ def sets_table() -> str:
             text = f"{now[0]:.3f}" if now else "-"
             row.append(f"{text} (was {before[0]:.3f})" if before and level != "none" else text)
         lines.append(f"| {level} | " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *outvoted(shown)]) + "\n"
+
+
+def outvoted(sets: Sequence[str]) -> list[str]:
+    """Per set, the oracle's asks where step 1 outvoted its (correct) type, how many of them the grounded plan
+    settled back (issue 69) and how many lost hit@1; before issue 69 beside it."""
+    lines = []
+    for set_name in sets:
+        parts = []
+        for tag, when in (("", "today"), (BEFORE, "before")):
+            path = out_path("oracle", tag, set_name)
+            if not path.exists():
+                continue
+            records = [r for r in load_records(path) if r.row == "hybrid"]
+            first = [(r, next(s["detail"] for s in r.steps if s["step"] == 1)) for r in records]
+            out = [(r, detail) for r, detail in first if "outvoting the LLM's" in detail]
+            settled = sum("grounded: changed to" in detail for _, detail in out)
+            lost = sum(r.metrics["hit@1"] == 0 for r, _ in out)
+            parts.append(f"{when} {len(out)} outvoted, {settled} settled by the plan, {lost} lost at hit@1")
+        if parts:
+            lines.append(f"- {set_name}, oracle: " + "; ".join(parts) + ".")
+    return lines
 
 
 def write_doc() -> None:

@@ -16,7 +16,8 @@ lead-in before the asking sentence names, where it reads another, and outvotes a
 the LLM says the type the question names and the reader has not set that type aside. Where it reads none, an LLM's
 type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader; nor does
 it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
-*bits of DNA* ..."), which stands against the reader too.
+*bits of DNA* ..."), which stands against the reader too. Where a reading that is a guess (not the question's own
+words) outvotes the LLM, the LLM's grounded plan may still settle the type (kgqa.runtime.steps.s1_type_evidence).
 """
 
 from __future__ import annotations
