@@ -46,7 +46,7 @@ from kgqa.runtime.steps.s1_target_type import (
     fallback_type,
     predict_target_type,
 )
-from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, TypeDecision, decide_type, off_type_weight
+from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, TypeDecision, decide_type, off_type, off_type_weight
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
@@ -585,24 +585,27 @@ def _settle_type(
     trace: Trace,
 ) -> tuple[list[PlanGrounding], TypeDecision]:
     """The answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type`) and the
-    groundings with each plan of another type marked off-type, its weight scaled by its type's prior (also in
-    ``trace.plans``): step 6 ranks its targets behind the decided type's, and none is dropped."""
-    evidence = [
-        PlanEvidence.of(
-            g.source, answer_label(g.plan), _best_links(found[g.source][1]), [t.round_l for t in g.result.targets]
+    groundings with each plan of another type marked as step 6 ranks it (kgqa.runtime.scoring.OffType; a strong
+    one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped."""
+    evidence = {
+        g.source: PlanEvidence.of(
+            g.source,
+            answer_label(g.plan),
+            _best_links(found[g.source][1]),
+            [(t.id, t.round_l) for t in g.result.targets],
         )
         for g in groundings
-    ]
-    decision = decide_type(choice, evidence)
+    }
+    decision = decide_type(choice, list(evidence.values()))
     out = []
     for g in groundings:
-        answers = answer_label(g.plan)
-        if answers != decision.label:
-            weight = off_type_weight(g.weight, answers, decision.label, choice.prior)
-            g = replace(g, weight=weight, off_type=True)
+        how = off_type(evidence[g.source], decision.label)
+        if how:
+            weight = off_type_weight(g.weight, evidence[g.source].answers, decision.label, choice.prior)
+            g = replace(g, weight=weight if how == "split" else g.weight, off_type=how)
             for record in trace.plans:
                 if record["source"] == g.source:
-                    record["weight"], record["off_type"] = weight, True
+                    record["weight"], record["off_type"] = g.weight, how
         out.append(g)
     return out, decision
 
@@ -704,6 +707,7 @@ def _ground(
             "weak": list(weak),
             "estimated_rows": {str(scope): rows for scope, rows in result.costs.items()},
             "stopped": result.stopped,
+            "off_type": "",
         }
     )
     for cut in (result.capped, result.stopped if result.stopped_by == "round_cost_cap" else ""):

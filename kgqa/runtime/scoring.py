@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -24,6 +24,14 @@ Key = tuple[str, str]
 EXACT_LINK = 0.99
 """A link at least this similar is its node's name as typed (case and punctuation aside): entity linking (step 2)
 and the evidence a plan gives of its answer type (kgqa.runtime.steps.s1_type_evidence) both read it so."""
+
+
+OffType = Literal["", "split", "behind"]
+"""How step 6 ranks a plan whose answers are not of the type the grounded plans settled
+(kgqa.runtime.steps.s1_type_evidence): ``split``, a strong plan (the evidence was split): its rounds as they are, its
+weight scaled by its type's prior (kgqa.runtime.steps.s1_type_evidence.off_type_weight); ``behind``, any other: as a
+plan with a weak constant (its rounds counted one later, its vote weighing nothing), and its targets are not kept
+ahead of the settled type's fill."""
 
 
 def next_scope(scope: int) -> int:

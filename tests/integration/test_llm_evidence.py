@@ -80,19 +80,32 @@ def test_without_an_llm_the_linked_plan_finds_sumatriptan(ask: Any) -> None:
 
 
 def test_an_llm_that_names_the_wrong_type(ask: Any) -> None:
-    """It says the answers are diseases and writes Cypher for diseases, its constant an exact name: the question names
-    drugs, which outvotes it and which no plan overrules. Its plan is grounded all the same (issue 69: a plan that
-    grounds is never dropped), its disease counted a round behind the linked plan's drug."""
+    """It says the answers are diseases and writes Cypher for diseases, its constant an exact name that the question
+    does not name: the question names drugs, which outvotes it, and the question's entities do not back it. Its plan
+    is grounded all the same (issue 69: a plan that grounds is never dropped), and strong, so the evidence is split:
+    its disease ranks in the same round as the linked plan's drug, behind it (half its weight: even odds without a
+    reader)."""
     wrong = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic 1"}) RETURN y'
     answer = ask(["disease", wrong])
     step1 = answer.trace.record(1).detail
     assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in step1
-    assert "drug stands: the question names it" in step1
+    assert "drug stands: the question names it and its entities do not back the LLM's disease" in step1
     assert "the LLM's plan answers disease, step 1 reads drug" in answer.trace.record(3).detail
     llm, linked = answer.trace.plans
-    assert (llm["source"], llm["grounded"], llm["off_type"], linked["source"]) == ("llm", 1, True, "linked")
+    assert (llm["source"], llm["grounded"], llm["off_type"], llm["weight"]) == ("llm", 1, "split", 0.5)
+    assert (linked["source"], linked["off_type"]) == ("linked", "")
     assert top(answer, 2) == [SUMATRIPTAN, "0"]  # strongyloidiasis follows, behind the drug
     assert answer.answers[1].type == "disease" and all(c.type == "drug" for c in answer.answers[2:])
+
+
+def test_an_llm_plan_of_another_type_that_is_not_strong_is_ranked_behind(ask: Any) -> None:
+    """The wrong type again, through a constant the graph does not hold as written: not strong, so its diseases are
+    grounded and ranked but not kept ahead of the drugs' fill, and the answers are those without an LLM."""
+    weak = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic"}) RETURN y'
+    answer = ask(["disease", weak])
+    llm = answer.trace.plans[0]
+    assert (llm["source"], llm["off_type"]) == ("llm", "behind") and llm["grounded"] > 0
+    assert [c.id for c in answer.answers] == [c.id for c in ask([], llm="none").answers]
 
 
 def test_a_strong_llm_plan_settles_the_type_a_reader_guessed(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:

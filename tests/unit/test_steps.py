@@ -476,21 +476,26 @@ def test_a_weak_plan_follows_the_round_it_is_counted_in_and_adds_nothing() -> No
     assert "llm l=1 counted as l=2, weak w (0.52 < 0.85)" in ranking.kept[2].why
 
 
-def test_a_plan_of_another_answer_type_follows_the_round_it_is_counted_in() -> None:
-    """Issue 69: the LLM's plan answers genes where the ask settled on diseases. It is grounded and ranked, not
-    dropped: its l = 1 target counts at l = 2, behind the linked plan's l = 1 target, with its weight scaled by its
-    type's prior (here 0.1) and the reason in ``why``."""
+def test_a_plan_of_another_answer_type_is_ranked_by_how_strong_it_is() -> None:
+    """Issue 69: the LLM's plan answers genes where the ask settled on diseases. Not strong (``behind``): its l = 1
+    target counts at l = 2 with no vote, and is ranked but not kept ahead of the fill. Strong, the evidence split
+    (``split``): its rounds as they are, its weight scaled by its type's prior (0.1 here)."""
     llm = GroundingResult(query=None, candidates={}, targets=[Grounded("g1", "g1", "gene/protein", 1)])  # type: ignore[arg-type]
     linked = GroundingResult(
         query=None,
         candidates={},
         targets=[Grounded("d1", "d1", "disease", 1, (), "linked"), Grounded("d2", "d2", "disease", 2, (), "linked")],  # type: ignore[arg-type]
     )
-    plans = [PlanGrounding("llm", None, llm, 0.1, off_type=True), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
-    assert {s.id: s.tier for s in plan_votes(plans)} == {"d1": (1, -1.0), "d2": (2, -1.0), "g1": (2, -0.1)}
-    ranking = rank_graph_strand(plans, _Store(), "hpo", np.array([0.0, 1.0], dtype=np.float32), keep=3, cap=10)  # type: ignore[arg-type]
-    assert [c.id for c in ranking.kept] == ["d1", "d2", "g1"]
-    assert "llm l=1 counted as l=2, another answer type than the ask's" in ranking.kept[2].why
+    question = np.array([0.0, 1.0], dtype=np.float32)
+    behind = [PlanGrounding("llm", None, llm, 1.0, off_type="behind"), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
+    assert {s.id: s.tier for s in plan_votes(behind)} == {"d1": (1, -1.0), "d2": (2, -1.0), "g1": (2, 0.0)}
+    ranking = rank_graph_strand(behind, _Store(), "hpo", question, keep=3, cap=10)  # type: ignore[arg-type]
+    assert [c.id for c in ranking.kept] == ["d1", "d2"] and "g1" in ranking.grounded
+    assert "llm l=1 counted as l=2, another answer type than the ask's, not strong" in ranking.grounded["g1"].why
+    split = [PlanGrounding("llm", None, llm, 0.1, off_type="split"), PlanGrounding("linked", None, linked)]  # type: ignore[arg-type]
+    assert {s.id: s.tier for s in plan_votes(split)} == {"d1": (1, -1.0), "g1": (1, -0.1), "d2": (2, -1.0)}
+    ranking = rank_graph_strand(split, _Store(), "hpo", question, keep=3, cap=10)  # type: ignore[arg-type]
+    assert [c.id for c in ranking.kept] == ["d1", "g1", "d2"]
 
 
 def _agreeing(ids: str, weak: tuple[str, ...] = (), weight: float = 1.0) -> list[PlanGrounding]:

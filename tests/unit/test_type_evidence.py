@@ -1,5 +1,6 @@
-"""Step 1 settled by the grounded plans (issue 69): a strong LLM plan that agrees with its vote outweighs a reader's
-guess, never the question's own words, and a junk plan outweighs nothing."""
+"""Step 1 settled by the grounded plans (issue 69): a strong LLM plan that agrees with its vote settles the type where
+the question's entities back it, or where step 1 only guessed and nothing of its type is strong; a junk plan settles
+nothing; and a plan of another type is ranked, never dropped."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from kgqa.runtime.steps.s1_target_type import TargetType
-from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type_weight
+from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight
 
 PHENOTYPE = "effect/phenotype"
 READER = replace(
@@ -17,14 +18,34 @@ READER = replace(
     read_as="reader",
     prior={PHENOTYPE: 0.94, "disease": 0.05, "gene/protein": 0.01},
 )
-ORACLE = PlanEvidence.of("llm", "disease", [("KCNJ11", 1.0), ("Seizure", 1.0)], [1, 1, 1, 2])
+NAMED = replace(READER, read_as="named", detail="the question names it ('phenotypes'), outvoting the LLM's disease")
+ORACLE = PlanEvidence.of(
+    "llm", "disease", [("KCNJ11", 1.0), ("Seizure", 1.0)], [("d1", 1), ("d2", 1), ("d3", 1), ("d4", 2)]
+)
+BACKING = PlanEvidence.of("linked (disease)", "disease", [("KCNJ11", 1.0)], [("d2", 1), ("d5", 1)])
+RIVAL = PlanEvidence.of("linked", PHENOTYPE, [("KCNJ11", 1.0)], [("p1", 1)])
 
 
-def test_a_strong_plan_that_agrees_with_its_vote_outweighs_the_reader() -> None:
-    decision = decide_type(READER, [ORACLE, PlanEvidence.of("linked", PHENOTYPE, [("KCNJ11", 1.0)], [1])])
+def test_a_strong_plan_backed_by_the_question_s_entities_outweighs_the_reader() -> None:
+    decision = decide_type(READER, [ORACLE, BACKING, RIVAL])
     assert decision.label == "disease" and decision.changed
     assert "'KCNJ11' 1.00, 'Seizure' 1.00" in decision.detail and "3 answer(s) at l = 1" in decision.detail
+    assert "linked (disease) grounds 1 of them at l = 1 too" in decision.detail
     assert "step 1's effect/phenotype (the learned reader reads it (0.94)" in decision.detail
+
+
+def test_a_strong_plan_alone_outweighs_a_guess_where_nothing_of_its_type_is_strong() -> None:
+    decision = decide_type(READER, [ORACLE, replace(RIVAL, first=None, at_first=frozenset())])
+    assert decision.label == "disease" and "no plan of effect/phenotype grounds at l = 1" in decision.detail
+
+
+def test_split_evidence_leaves_step_1s_type_and_ranks_both() -> None:
+    """A junk LLM whose three words of the question happen to be a phenotype's exact name: its plan is strong, but
+    the linked plan for step 1's type is as strong and the question's entities do not back the LLM's type."""
+    decision = decide_type(READER, [ORACLE, RIVAL])
+    assert decision.label == PHENOTYPE and not decision.changed
+    assert "the evidence split" in decision.detail and "linked for effect/phenotype is as strong" in decision.detail
+    assert off_type(ORACLE, PHENOTYPE) == "split" and off_type(RIVAL, PHENOTYPE) == ""
 
 
 @pytest.mark.parametrize(
@@ -34,21 +55,30 @@ def test_a_strong_plan_that_agrees_with_its_vote_outweighs_the_reader() -> None:
         ([replace(ORACLE, answers=PHENOTYPE)], "is not what its own plan answers (effect/phenotype)"),
         ([replace(ORACLE, links=())], "names no constant"),
         ([replace(ORACLE, links=(("KCNJ11", 1.0), ("a list of", 0.47)))], "('a list of' 0.47 < 0.99)"),
-        ([replace(ORACLE, first=None)], "grounds nothing"),
-        ([replace(ORACLE, first=(2, 5))], "grounds nothing before l = 2"),
+        ([replace(ORACLE, first=None, at_first=frozenset())], "grounds nothing"),
+        ([replace(ORACLE, first=(2, 5), at_first=frozenset())], "grounds nothing before l = 2"),
     ],
 )
 def test_a_plan_that_is_not_strong_leaves_step_1s_type(evidence: list[PlanEvidence], why: str) -> None:
-    """A junk plan (three words of the question as a constant) links nothing exactly and grounds nothing at l = 1."""
-    decision = decide_type(READER, evidence)
+    """A junk plan (three words of the question as a constant) links nothing exactly and grounds nothing at l = 1;
+    it is ranked behind."""
+    decision = decide_type(READER, [*evidence, BACKING])
     assert decision.label == PHENOTYPE and not decision.changed
     assert decision.detail.startswith("effect/phenotype stands: the LLM's disease ") and why in decision.detail
+    assert all(off_type(e, PHENOTYPE) == "behind" for e in evidence if e.answers == "disease")
 
 
-def test_the_question_s_own_words_are_never_overruled() -> None:
-    named = replace(READER, read_as="named", detail="the question names it ('phenotypes'), outvoting the LLM's disease")
-    decision = decide_type(named, [ORACLE])
-    assert decision.label == PHENOTYPE and "the question names it" in decision.detail
+def test_the_question_s_own_words_give_way_only_to_its_own_entities() -> None:
+    """Where the question names the type, a strong plan alone is not enough ("Which drugs are indicated for
+    migraine?" answered with the diseases an anthelmintic treats); the question's entities backing it are."""
+    alone = decide_type(NAMED, [ORACLE])
+    assert alone.label == PHENOTYPE and "the question names it and its entities do not back" in alone.detail
+    assert decide_type(NAMED, [ORACLE, BACKING, RIVAL]).label == "disease"
+
+
+def test_backing_must_share_answers_at_l_1() -> None:
+    apart = replace(BACKING, at_first=frozenset({"d9"}))
+    assert decide_type(READER, [ORACLE, apart, RIVAL]).label == PHENOTYPE
 
 
 @pytest.mark.parametrize("vote", [None, PHENOTYPE])
@@ -58,16 +88,16 @@ def test_no_doubt_no_decision(vote: str | None) -> None:
     assert decision.label == PHENOTYPE and decision.detail == ""
 
 
-def test_a_plan_of_another_type_weighs_by_its_type_s_prior() -> None:
+def test_a_split_plan_weighs_by_its_type_s_probability_among_the_two() -> None:
     prior = READER.prior
-    assert off_type_weight(1.0, "disease", PHENOTYPE, prior) == pytest.approx(0.05 / 0.94)
-    assert off_type_weight(1.0, PHENOTYPE, "disease", prior) == 1.0  # at most its own weight
-    assert off_type_weight(0.5, "disease", PHENOTYPE, None) == 0.5  # no reader: its own
-    assert off_type_weight(1.0, None, PHENOTYPE, prior) == 1.0  # an unlabelled answer: its own
+    assert off_type_weight(1.0, "disease", PHENOTYPE, prior) == pytest.approx(0.05 / 0.99)
+    assert off_type_weight(1.0, PHENOTYPE, "disease", prior) == pytest.approx(0.94 / 0.99)
+    assert off_type_weight(1.0, "disease", PHENOTYPE, None) == 0.5  # no reader: even odds, under its own weight
+    assert off_type_weight(1.0, None, PHENOTYPE, prior) == 0.5  # an unlabelled answer
 
 
 def test_evidence_counts_the_first_round_that_grounded() -> None:
-    evidence = PlanEvidence.of("llm", "disease", [("Seizure", 1.0)], [3, 2, 2, 5])
-    assert evidence.first == (2, 2) and not evidence.strong
-    assert PlanEvidence.of("llm", "disease", [("Seizure", 0.995)], [1]).strong  # at EXACT_LINK or above
+    evidence = PlanEvidence.of("llm", "disease", [("Seizure", 1.0)], [("a", 3), ("b", 2), ("c", 2), ("d", 5)])
+    assert evidence.first == (2, 2) and not evidence.strong and evidence.at_first == frozenset()
+    assert PlanEvidence.of("llm", "disease", [("Seizure", 0.995)], [("a", 1)]).strong  # at EXACT_LINK or above
     assert PlanEvidence.of("llm", "disease", [("Seizure", 1.0)], []).first is None

@@ -1,13 +1,15 @@
 """Method step 1, settled once the plans are grounded: the answer type the evidence supports.
 
-Step 1 reads the type from the question before any plan exists, and the learned reader may outvote the LLM there
-(kgqa.runtime.steps.s1_target_type). A reader sure of the wrong type lost every answer of a correct LLM. A plan is
-evidence of its own answer type, and a strong one: an LLM whose vote and plan say the same type, whose constants all
-link exactly (by name or alias, :data:`EXACT_LINK`) and whose plan grounds answers in the first round (l = 1, the
-graph holds the pattern as written with the first candidate of every constant) read the question right more often
-than any reader can guess. A junk LLM's plan names nothing real, so it links nothing exactly and grounds nothing at
-l = 1: it never outweighs the reader. Otherwise step 1's type stands, and the plans of another type stay in the
-ranking behind it, their weight scaled by their type's prior (:func:`off_type_weight`): none is dropped.
+Step 1 reads the type from the question before any plan exists, and its reading may outvote the LLM there
+(kgqa.runtime.steps.s1_target_type): a reader sure of the wrong type lost every answer of a correct LLM. A plan is
+evidence of its own answer type, and a strong one (:attr:`PlanEvidence.strong`) names real nodes exactly (by name or
+alias, :data:`EXACT_LINK`) and grounds answers in the first round (l = 1: the graph holds the pattern as written, every
+constant at its first candidate). An LLM whose vote and strong plan say the same type settles the type where the
+question's own entities back it (the linked entities' plan for that type grounds some of the same answers at l = 1),
+or where step 1 only guessed and no plan of its type is strong. A junk LLM's plan names nothing real, so it is never
+strong; one whose words happen to name a node (three words of the question that are a phenotype's name) is not backed
+where the question's entities read another type. Where the evidence is split, step 1's type stands and both types'
+plans are ranked; a plan of another type is never dropped (:data:`OffType`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kgqa.runtime.scoring import EXACT_LINK
+from kgqa.runtime.scoring import EXACT_LINK, OffType
 from kgqa.runtime.steps.s1_target_type import TargetType
 
 FIRST_ROUND = 1
@@ -25,21 +27,24 @@ FIRST_ROUND = 1
 @dataclass(frozen=True)
 class PlanEvidence:
     """What one grounded plan says of the answer type: whose it is, the type it answers, how each constant linked
-    (its search string and best candidate's similarity; 1.0 for an exact name or alias) and the earliest round that
-    grounded a target with how many it grounded then (None: it grounded nothing)."""
+    (its best candidate's name and similarity; 1.0 for an exact name or alias), the earliest round that grounded a
+    target with how many it grounded then (None: it grounded nothing), and the targets of round l = 1."""
 
     source: str
     answers: str | None
     links: tuple[tuple[str, float], ...]
     first: tuple[int, int] | None
+    at_first: frozenset[str] = frozenset()
 
     @classmethod
     def of(
-        cls, source: str, answers: str | None, links: Sequence[tuple[str, float]], rounds: Sequence[int]
+        cls, source: str, answers: str | None, links: Sequence[tuple[str, float]], targets: Sequence[tuple[str, int]]
     ) -> PlanEvidence:
-        """From each constant's best link and the round l of each target step 5 grounded."""
-        first = min(rounds) if rounds else None
-        return cls(source, answers, tuple(links), None if first is None else (first, sum(r == first for r in rounds)))
+        """From each constant's best link and each target step 5 grounded, with its round l."""
+        first = min((round_l for _, round_l in targets), default=None)
+        at_first = frozenset(t for t, round_l in targets if round_l <= FIRST_ROUND)
+        count = None if first is None else (first, sum(round_l == first for _, round_l in targets))
+        return cls(source, answers, tuple(links), count, at_first)
 
     @property
     def inexact(self) -> tuple[tuple[str, float], ...]:
@@ -66,25 +71,45 @@ class TypeDecision:
 
 
 def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
-    """The answer type: the LLM's vote where step 1's reading set it aside by a guess (``step1.read_as`` is not
-    ``named``: the learned reader, a subject phrase) but the LLM's own plan answers that type and is
-    :attr:`PlanEvidence.strong`; step 1's type otherwise. The detail names the evidence, with numbers."""
-    vote = step1.vote
-    if vote is None or vote == step1.label:
-        return TypeDecision(step1.label)
-    if step1.read_as == "named":
-        return TypeDecision(step1.label, f"{step1.label} stands: the question names it; no plan overrules its words")
+    """The answer type: the LLM's vote where step 1 set it aside (``step1.vote``), if the LLM's own plan answers that
+    type, is :attr:`PlanEvidence.strong`, and either the question's own entities back it (the linked entities' plan
+    for that type, strong too, grounds some of its l = 1 answers) or, where step 1 only guessed (``step1.read_as`` is
+    not ``named``), no plan of step 1's type is strong. Step 1's type otherwise: where a strong plan of each type
+    stands unbacked, the evidence is split, and step 6 ranks both. The detail names the evidence, with numbers."""
+    vote, label = step1.vote, step1.label
+    if vote is None or vote == label:
+        return TypeDecision(label)
     llm = next((e for e in evidence if e.source == "llm"), None)
-    if llm is not None and llm.answers == vote and llm.strong:
-        assert llm.first is not None
-        links = ", ".join(f"{name!r} {score:.2f}" for name, score in llm.links)
+    if llm is None or llm.answers != vote or not llm.strong:
+        return TypeDecision(label, f"{label} stands: the LLM's {vote} {_weak(llm, vote)}")
+    assert llm.first is not None
+    links = ", ".join(f"{name!r} {score:.2f}" for name, score in llm.links)
+    strong = (
+        f"the LLM's vote and its plan agree, its constants link exactly ({links}) and it grounds {llm.first[1]} "
+        f"answer(s) at l = {llm.first[0]}"
+    )
+    backing = [
+        e for e in evidence if e.source != "llm" and e.answers == vote and e.strong and e.at_first & llm.at_first
+    ]
+    rivals = [e for e in evidence if e.answers == label and e.strong]
+    if backing:
+        shared = len(backing[0].at_first & llm.at_first)
+        why = f"{backing[0].source} grounds {shared} of them at l = 1 too"
+    elif not rivals and step1.read_as != "named":
+        why = f"no plan of {label} grounds at l = 1 through exact names"
+    elif step1.read_as == "named":
         return TypeDecision(
-            vote,
-            f"changed to {vote}: the LLM's vote and its plan agree, its constants link exactly ({links}) and it "
-            f"grounds {llm.first[1]} answer(s) at l = {llm.first[0]}; that outweighs step 1's {step1.label} "
-            f"({step1.detail})",
+            label, f"{label} stands: the question names it and its entities do not back the LLM's {vote}"
         )
-    return TypeDecision(step1.label, f"{step1.label} stands: the LLM's {vote} {_weak(llm, vote)}")
+    else:
+        return TypeDecision(
+            label,
+            f"{label} stands, the evidence split: {strong}, but {rivals[0].source} for {label} is as strong and the "
+            f"question's entities do not back {vote}: both ranked, {vote}'s by its prior",
+        )
+    return TypeDecision(
+        vote, f"changed to {vote}: {strong}, and {why}; that outweighs step 1's {label} ({step1.detail})"
+    )
 
 
 def _weak(llm: PlanEvidence | None, vote: str) -> str:
@@ -103,14 +128,18 @@ def _weak(llm: PlanEvidence | None, vote: str) -> str:
     return f"has a plan that grounds nothing before l = {llm.first[0]}"
 
 
+def off_type(evidence: PlanEvidence, decided: str) -> OffType:
+    """How step 6 ranks the plan of ``evidence`` once the type is ``decided`` (:data:`OffType`)."""
+    if evidence.answers == decided:
+        return ""
+    return "split" if evidence.strong else "behind"
+
+
 def off_type_weight(weight: float, answers: str | None, decided: str, prior: Mapping[str, float] | None) -> float:
-    """The weight in step 6 of a plan whose answers are not of the ``decided`` type: its own, times its type's prior
-    over the decided type's (the learned reader's probabilities, at most 1); its own without a reader. Step 6 also
-    counts its rounds one later (kgqa.runtime.steps.s6_graph_ranking.counted_round), so its targets follow the decided
-    type's of the same round."""
-    if not prior or answers is None:
-        return weight
-    decided_prior = prior.get(decided, 0.0)
-    if decided_prior <= 0:
-        return weight
-    return weight * min(1.0, prior.get(answers, 0.0) / decided_prior)
+    """The weight in step 6 of a strong plan whose answers are not of the ``decided`` type (the evidence split): its
+    own times its type's probability among the two in doubt, by the learned reader's probabilities (``prior``), even
+    without a reader. Under its own weight, its targets follow the settled type's of the same round."""
+    if answers is None:
+        return weight / 2
+    mine, theirs = (prior.get(answers, 0.0), prior.get(decided, 0.0)) if prior else (1.0, 1.0)
+    return weight * (mine / (mine + theirs) if mine + theirs > 0 else 0.5)

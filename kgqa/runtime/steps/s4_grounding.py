@@ -18,7 +18,7 @@ from kgqa.cypher.plan import QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.scoring import next_scope
+from kgqa.runtime.scoring import OffType, next_scope
 from kgqa.runtime.store.base import GraphStore
 from kgqa.runtime.store.deadline import Deadline
 
@@ -562,15 +562,15 @@ def weak_constants(found: dict[str, list[NodeMatch]], threshold: float) -> tuple
 class PlanGrounding:
     """Steps 4-5 of one plan: whose it is (``llm`` or ``linked``), the plan, what it grounded, the weight of its
     vote in step 6 (kgqa.runtime.steps.s6_graph_ranking.plan_votes), its weak constants (:func:`weak_constants`),
-    and whether it answers another type than the ask's (``off_type``,
-    kgqa.runtime.steps.s1_type_evidence.decide_type): for both, step 6 counts its rounds one later."""
+    for which step 6 counts its rounds one later, and how step 6 ranks it where it answers another type than the ask's
+    (``off_type``: kgqa.runtime.scoring.OffType)."""
 
     source: str
     plan: QueryPlan
     result: GroundingResult
     weight: float = 1.0
     weak: tuple[str, ...] = ()
-    off_type: bool = False
+    off_type: OffType = ""
 
 
 EXCLUSION_SCOPE = 3

@@ -80,16 +80,18 @@ WEIGHT_DIGITS = 9
 def counted_round(grounding: PlanGrounding, target: Grounded) -> int:
     """The round step 6 counts ``target`` in: the round its plan grounded it in, or the next round of the schedule
     when the plan has a weak constant (kgqa.runtime.steps.s4_grounding.weak_constants) or answers another type than
-    the ask's (``off_type``). Its first round then matched the graph only through a node the question does not name,
-    or found answers of a type the evidence set aside, and must not tie with the targets of a plan that does not."""
-    return next_scope(target.round_l) if grounding.weak or grounding.off_type else target.round_l
+    the ask's without being strong (``off_type`` ``behind``). Its first round then matched the graph only through a
+    node the question does not name, or found answers of a type the evidence set aside, and must not tie with the
+    targets of a plan that does not."""
+    return next_scope(target.round_l) if grounding.weak or grounding.off_type == "behind" else target.round_l
 
 
 def counted_weight(grounding: PlanGrounding) -> float:
-    """The weight of a plan's vote in step 6: its own, or none for a plan with a weak constant. Such a plan's
-    targets follow the other plans' targets of the round they are counted in, and agreeing with it adds nothing: its
-    grounding passes through a node the question does not name, so that agreement is chance."""
-    return 0.0 if grounding.weak else grounding.weight
+    """The weight of a plan's vote in step 6: its own, or none for a plan with a weak constant or of another answer
+    type that is not strong (``off_type`` ``behind``). Such a plan's targets follow the other plans' targets of the
+    round they are counted in, and agreeing with it adds nothing: its grounding passes through a node the question
+    does not name, or reads the question as asking for another type on no evidence, so that agreement is chance."""
+    return 0.0 if grounding.weak or grounding.off_type == "behind" else grounding.weight
 
 
 def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
@@ -199,6 +201,9 @@ def rank_graph_strand(
     past = [chosen[i] for i in ranked[keep:extra]]
     kept_n = keep + (len(past) if exact else corroborated_run(past))
     kept = with_fused(candidates[:kept_n], [(chosen[i].tier, turn[i]) for i in ranked[:kept_n]])
+    behind = {g.source for g in groundings if g.off_type == "behind"}
+    if behind:  # ranked, but not kept ahead of the settled type's fill
+        kept = [c for c in kept if not set(c.plans) <= behind]
     total = len(targets)
     out = f" ({len(voted) - total} more excluded)" if len(voted) > total else ""
     detail = f"{total} grounded{out}, {len(chosen)} ranked, {len(kept)} kept{note}"
@@ -273,7 +278,7 @@ def _candidate(
 def _counted(source: str, scope: int, grounding: PlanGrounding) -> str:
     """How a plan's round shows in ``why``: with the round step 6 counts it in, where that is a later one, and why."""
     why = [f"weak {', '.join(grounding.weak)}"] if grounding.weak else []
-    why += ["another answer type than the ask's"] if grounding.off_type else []
+    why += ["another answer type than the ask's, not strong"] if grounding.off_type == "behind" else []
     return f"{source} l={scope}" + (f" counted as l={next_scope(scope)}, {'; '.join(why)}" if why else "")
 
 
