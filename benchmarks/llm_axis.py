@@ -35,11 +35,14 @@ textual word):
 ``--sets`` (issue 69) runs the levels on other question sets too, row ``hybrid`` only (steps 1-7), each into
 benchmarks/results/llm_axis_<level>_<set>.json: ``quality`` (the 200 above; the default, whose files keep their
 names), ``families`` (families_hpo.py's first 180 questions: 20 of each family, interleaved), ``natural`` (the
-hand-written natural set, both halves; its gold from benchmarks/natural_gold.py's specs, the oracle writing the spec's
-``all`` constraints as benchmarks/step5_oracle.py's does) and ``dev2`` (../shared/data/dev-questions, the oracle
-writing each question's pattern with its constants' canonical names). The oracle leaves textual conditions and a
-natural question's ``none`` constraints out. ``--tag _before69`` records a run of the code before issue 69 (a
-checkout of 2ec8d56); the sets table puts it beside today's.
+hand-written natural set, the test half first, then the dev half; its gold from benchmarks/natural_gold.py's specs,
+the oracle writing the spec's ``all`` constraints as benchmarks/step5_oracle.py's does) and ``dev2``
+(../shared/data/dev-questions, the oracle writing each question's pattern with its constants' canonical names). The
+oracle leaves textual conditions and a natural question's ``none`` constraints out. ``--tag _before69`` records a
+run of the code before issue 69 (a checkout of 2ec8d56); the sets table puts it beside today's. ``qwen-local`` runs
+on these sets too (``--limit``: the first questions of each), with the LLM cache on so that a run at other code
+(``_before69``) and the run after it ask Qwen only the prompts that differ (same GGUF, seed and temperature 0: the
+same replies).
 
 Each level is one ``kgqa eval`` run (rows ``hybrid`` and ``full``) into benchmarks/results/llm_axis_<level>.json,
 resumable from its records. The table gives hit@1, recall@20 and MRR per level and row on the 200 questions and on
@@ -388,8 +391,8 @@ def set_questions(set_name: str) -> tuple[list[Question], str]:
     if set_name == "families":
         return load_questions(FAMILIES)[:FAMILIES_N], str(FAMILIES.relative_to(ROOT))
     if set_name == "natural":
-        halves = [RESULTS / f"natural_hpo_{half}.csv" for half in ("dev", "test")]
-        return [q for half in halves for q in load_questions(half)], "benchmarks/results/natural_hpo_{dev,test}.csv"
+        halves = [RESULTS / f"natural_hpo_{half}.csv" for half in ("test", "dev")]  # --limit: the test half first
+        return [q for half in halves for q in load_questions(half)], "benchmarks/results/natural_hpo_{test,dev}.csv"
     return load_questions(DEV2), "../shared/data/dev-questions/hpo_dev2.csv"
 
 
@@ -461,8 +464,9 @@ def measure(
             with Kgqa(load_config(served)) as kg:
                 evaluate(kg)
         return
-    if level == "qwen-local":
-        with Kgqa(load_config({**SETTINGS, **overrides, "llm": f"llama:{gguf}"})) as kg:
+    if level == "qwen-local":  # the LLM cache on: a rerun at other code asks only the prompts that changed
+        cached = {**SETTINGS, "llm_cache": set_name != "quality"}
+        with Kgqa(load_config({**cached, **overrides, "llm": f"llama:{gguf}"})) as kg:
             evaluate(kg)
         return
     with Kgqa(config) as base:
@@ -554,7 +558,7 @@ def sets_table() -> str:
     """Issue 69's table: hybrid hit@1 per level and set, today's beside the code before issue 69 (``_before69``)."""
     cells: dict[tuple[str, str, str], tuple[float, int]] = {}
     labels: set[str] = set()
-    for level in SET_LEVELS:
+    for level in (*SET_LEVELS, "qwen-local"):
         for set_name in SETS:
             for tag in ("", BEFORE):
                 path = out_path(level, tag, set_name)
@@ -574,11 +578,14 @@ def sets_table() -> str:
         "| LLM | " + " | ".join(f"{s} ({sizes[s]})" for s in shown) + " |",
         "|---|" + "---|" * len(shown),
     ]
-    for level in SET_LEVELS:
+    for level in (*SET_LEVELS, "qwen-local"):
+        if not any(key[0] == level for key in cells):
+            continue
         row = []
         for s in shown:
             now, before = cells.get((level, s, "")), cells.get((level, s, BEFORE))
             text = f"{now[0]:.3f}" if now else "-"
+            text += f" (n {now[1]})" if now and now[1] < sizes[s] else ""
             row.append(f"{text} (was {before[0]:.3f})" if before and level != "none" else text)
         lines.append(f"| {level} | " + " | ".join(row) + " |")
     return "\n".join([*lines, "", *outvoted(shown)]) + "\n"

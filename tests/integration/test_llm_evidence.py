@@ -81,15 +81,15 @@ def test_without_an_llm_the_linked_plan_finds_sumatriptan(ask: Any) -> None:
 
 def test_an_llm_that_names_the_wrong_type(ask: Any) -> None:
     """It says the answers are diseases and writes Cypher for diseases, its constant an exact name that the question
-    does not name: the question names drugs, which outvotes it, and the question's entities do not back it. Its plan
-    is grounded all the same (issue 69: a plan that grounds is never dropped), and strong, so the evidence is split:
-    its disease ranks in the same round as the linked plan's drug, behind it (half its weight: even odds without a
-    reader)."""
+    does not name: the question names drugs, which outvotes it; the linked plan for drugs is as strong as the LLM's
+    and the question's entities do not back diseases, so the evidence is split. Its plan is grounded all the same
+    (issue 69: a plan that grounds is never dropped): its disease ranks in the same round as the linked plan's drug,
+    behind it (half its weight: even odds without a reader)."""
     wrong = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic 1"}) RETURN y'
     answer = ask(["disease", wrong])
     step1 = answer.trace.record(1).detail
     assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in step1
-    assert "drug stands: the question names it and its entities do not back the LLM's disease" in step1
+    assert "drug stands, the evidence split" in step1 and "but linked for drug is as strong" in step1
     assert "the LLM's plan answers disease, step 1 reads drug" in answer.trace.record(3).detail
     llm, linked = answer.trace.plans
     assert (llm["source"], llm["grounded"], llm["off_type"], llm["weight"]) == ("llm", 1, "split", 0.5)
@@ -113,7 +113,7 @@ def test_a_strong_llm_plan_settles_the_type_a_reader_guessed(ask: Any, monkeypat
     a plan of drugs whose constant is an exact name and grounds at l = 1, the plan's evidence settles the type: the
     answers are drugs, and the trace names the evidence."""
     guessed = TargetType("disease", "outvoted", "the learned reader reads it (0.94), outvoting the LLM's drug")
-    guessed = replace(guessed, vote="drug", read_as="reader")
+    guessed = replace(guessed, vote="drug")
     monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
     right = 'MATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}) RETURN y'
     answer = ask([right])  # step 1 is scripted above: the one reply is step 2's
@@ -129,7 +129,7 @@ def test_a_weak_llm_plan_leaves_the_guessed_type(ask: Any, monkeypatch: pytest.M
     """The same guess, and an LLM whose plan grounds nothing (no drug targets HTR1B): the reader's type stands, and
     the trace says why the plan was no evidence."""
     guessed = TargetType("disease", "outvoted", "the learned reader reads it (0.94), outvoting the LLM's drug")
-    guessed = replace(guessed, vote="drug", read_as="reader")
+    guessed = replace(guessed, vote="drug")
     monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
     nothing = 'MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "HTR1B"}) RETURN y'
     answer = ask([nothing])

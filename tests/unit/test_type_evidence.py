@@ -15,10 +15,8 @@ PHENOTYPE = "effect/phenotype"
 READER = replace(
     TargetType(PHENOTYPE, "outvoted", "the learned reader reads it (0.94), outvoting the LLM's disease"),
     vote="disease",
-    read_as="reader",
     prior={PHENOTYPE: 0.94, "disease": 0.05, "gene/protein": 0.01},
 )
-NAMED = replace(READER, read_as="named", detail="the question names it ('phenotypes'), outvoting the LLM's disease")
 ORACLE = PlanEvidence.of(
     "llm", "disease", [("KCNJ11", 1.0), ("Seizure", 1.0)], [("d1", 1), ("d2", 1), ("d3", 1), ("d4", 2)]
 )
@@ -34,7 +32,7 @@ def test_a_strong_plan_backed_by_the_question_s_entities_outweighs_the_reader() 
     assert "step 1's effect/phenotype (the learned reader reads it (0.94)" in decision.detail
 
 
-def test_a_strong_plan_alone_outweighs_a_guess_where_nothing_of_its_type_is_strong() -> None:
+def test_a_strong_plan_alone_outweighs_step_1_where_nothing_of_its_type_is_strong() -> None:
     decision = decide_type(READER, [ORACLE, replace(RIVAL, first=None, at_first=frozenset())])
     assert decision.label == "disease" and "no plan of effect/phenotype grounds at l = 1" in decision.detail
 
@@ -66,14 +64,6 @@ def test_a_plan_that_is_not_strong_leaves_step_1s_type(evidence: list[PlanEviden
     assert decision.label == PHENOTYPE and not decision.changed
     assert decision.detail.startswith("effect/phenotype stands: the LLM's disease ") and why in decision.detail
     assert all(off_type(e, PHENOTYPE) == "behind" for e in evidence if e.answers == "disease")
-
-
-def test_the_question_s_own_words_give_way_only_to_its_own_entities() -> None:
-    """Where the question names the type, a strong plan alone is not enough ("Which drugs are indicated for
-    migraine?" answered with the diseases an anthelmintic treats); the question's entities backing it are."""
-    alone = decide_type(NAMED, [ORACLE])
-    assert alone.label == PHENOTYPE and "the question names it and its entities do not back" in alone.detail
-    assert decide_type(NAMED, [ORACLE, BACKING, RIVAL]).label == "disease"
 
 
 def test_backing_must_share_answers_at_l_1() -> None:

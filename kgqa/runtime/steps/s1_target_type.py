@@ -16,8 +16,8 @@ lead-in before the asking sentence names, where it reads another, and outvotes a
 the LLM says the type the question names and the reader has not set that type aside. Where it reads none, an LLM's
 type that it all but rules out (:data:`NAMED_FLOOR`) is no vote either: one vote does not beat the reader; nor does
 it beat a subject phrase that means another type at :data:`SUBJECT_OVER_READER` or more ("which
-*bits of DNA* ..."), which stands against the reader too. Where a reading that is a guess (not the question's own
-words) outvotes the LLM, the LLM's grounded plan may still settle the type (kgqa.runtime.steps.s1_type_evidence).
+*bits of DNA* ..."), which stands against the reader too. Where step 1 outvotes the LLM, the LLM's grounded plan may
+still settle the type (kgqa.runtime.steps.s1_type_evidence).
 """
 
 from __future__ import annotations
@@ -103,10 +103,6 @@ class TargetType:
     prior: Mapping[str, float] | None = None
     """The learned reader's probability of each type, where there is a reader: the type's confidence that weighs a
     plan of another type (kgqa.runtime.steps.s1_type_evidence.off_type_weight)."""
-    read_as: Method | None = None
-    """Where the LLM's vote was set aside, how the question's own type was read: ``named`` (the question's words
-    name it, which no plan overrules) or a reading that is a guess (``reader``, ``subject``, ``hierarchy``,
-    ``embedding``), which a strong plan of the LLM's may (kgqa.runtime.steps.s1_type_evidence)."""
 
 
 def type_messages(question: str, types: Sequence[str]) -> list[Message]:
@@ -251,16 +247,16 @@ def predict_target_type(
     backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types, linked.names))
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
-        return TargetType(own[0], "outvoted", why, completion, chosen, read_as=own[1])
+        return TargetType(own[0], "outvoted", why, completion, chosen)
     if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
         subject = type_by_subject(reading, types, embedder, linked.names)
         if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
             why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
-            return TargetType(subject[0], "outvoted", why, completion, chosen, read_as="subject")
+            return TargetType(subject[0], "outvoted", why, completion, chosen)
         if learned.get(chosen, 1.0) < NAMED_FLOOR:
             why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
             fallback = fallback_type(reading, types, embedder, question_vector, why, learned, linked)
-            return replace(fallback, completion=completion, vote=chosen, read_as=fallback.method)
+            return replace(fallback, completion=completion, vote=chosen)
     return TargetType(chosen, "llm", "", completion, chosen)
 
 

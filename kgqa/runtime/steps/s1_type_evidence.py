@@ -6,7 +6,7 @@ evidence of its own answer type, and a strong one (:attr:`PlanEvidence.strong`) 
 alias, :data:`EXACT_LINK`) and grounds answers in the first round (l = 1: the graph holds the pattern as written, every
 constant at its first candidate). An LLM whose vote and strong plan say the same type settles the type where the
 question's own entities back it (the linked entities' plan for that type grounds some of the same answers at l = 1),
-or where step 1 only guessed and no plan of its type is strong. A junk LLM's plan names nothing real, so it is never
+or where no plan of step 1's type is strong. A junk LLM's plan names nothing real, so it is never
 strong; one whose words happen to name a node (three words of the question that are a phenotype's name) is not backed
 where the question's entities read another type. Where the evidence is split, step 1's type stands and both types'
 plans are ranked; a plan of another type is never dropped (:data:`OffType`).
@@ -73,9 +73,11 @@ class TypeDecision:
 def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
     """The answer type: the LLM's vote where step 1 set it aside (``step1.vote``), if the LLM's own plan answers that
     type, is :attr:`PlanEvidence.strong`, and either the question's own entities back it (the linked entities' plan
-    for that type, strong too, grounds some of its l = 1 answers) or, where step 1 only guessed (``step1.read_as`` is
-    not ``named``), no plan of step 1's type is strong. Step 1's type otherwise: where a strong plan of each type
-    stands unbacked, the evidence is split, and step 6 ranks both. The detail names the evidence, with numbers."""
+    for that type, strong too, grounds some of its l = 1 answers) or no plan of step 1's type is strong. Step 1's type
+    otherwise: where a strong plan of each type stands and the LLM's is unbacked, the evidence is split, and step 6
+    ranks both. Step 1's reading is a vote like the LLM's, whether a type word or the learned reader: "genes with
+    symbols of the form CDH... link to *disorders*" names a type that is not the answer's. The detail names the
+    evidence, with numbers."""
     vote, label = step1.vote, step1.label
     if vote is None or vote == label:
         return TypeDecision(label)
@@ -88,28 +90,21 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
         f"the LLM's vote and its plan agree, its constants link exactly ({links}) and it grounds {llm.first[1]} "
         f"answer(s) at l = {llm.first[0]}"
     )
-    backing = [
-        e for e in evidence if e.source != "llm" and e.answers == vote and e.strong and e.at_first & llm.at_first
-    ]
+    backing = [e for e in evidence if e is not llm and e.answers == vote and e.strong and e.at_first & llm.at_first]
     rivals = [e for e in evidence if e.answers == label and e.strong]
     if backing:
         shared = len(backing[0].at_first & llm.at_first)
         why = f"{backing[0].source} grounds {shared} of them at l = 1 too"
-    elif not rivals and step1.read_as != "named":
+    elif not rivals:
         why = f"no plan of {label} grounds at l = 1 through exact names"
-    elif step1.read_as == "named":
-        return TypeDecision(
-            label, f"{label} stands: the question names it and its entities do not back the LLM's {vote}"
-        )
     else:
         return TypeDecision(
             label,
             f"{label} stands, the evidence split: {strong}, but {rivals[0].source} for {label} is as strong and the "
-            f"question's entities do not back {vote}: both ranked, {vote}'s by its prior",
+            f"question's entities do not back {vote}: both ranked, {vote}'s by its probability",
         )
-    return TypeDecision(
-        vote, f"changed to {vote}: {strong}, and {why}; that outweighs step 1's {label} ({step1.detail})"
-    )
+    outweighed = f"that outweighs step 1's {label} ({step1.detail})"
+    return TypeDecision(vote, f"changed to {vote}: {strong}, and {why}; {outweighed}")
 
 
 def _weak(llm: PlanEvidence | None, vote: str) -> str:
