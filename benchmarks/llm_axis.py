@@ -270,9 +270,7 @@ class Scripted:
 
     def junk(self, g: Gold) -> bool:
         """Whether this level answers ``g`` as the junk LLM does (``mixed-70``: on 30% of the questions)."""
-        if self.level == "mixed-70":
-            return (_hash(f"mixed {g.id}") % 10_000) / 10_000 >= MIXED_SHARE
-        return self.level == "junk"
+        return self.level == "mixed-70" and (_hash(f"mixed {g.id}") % 10_000) / 10_000 >= MIXED_SHARE
 
     def reply(self, prompt: str) -> str:
         if "Candidate answers:" in prompt:  # step 8 (listwise)
@@ -281,6 +279,8 @@ class Scripted:
                 return "The best answer is the one that fits the question best."
             return ", ".join(str(i) for i in range(1, n + 1))  # keeps the order it was given
         question = _question(prompt)
+        if self.level == "junk":  # it reads no question's metadata: any question will do
+            return JUNK_TYPE if "Which type of node is the answer" in prompt else junk_cypher(question, self.schema)
         g = self.gold[_text(question)]
         junk = self.junk(g)
         mistake = self.mistake(g)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -71,7 +70,7 @@ def junk_llm(kg: Kgqa) -> Any:
     """llm_axis's junk level: it reads no question's metadata, so every question is unknown to it."""
     from llm_axis import Schemaful, Scripted
 
-    return Scripted("junk", defaultdict(lambda: None), Schemaful(kg.schema(SKB)))
+    return Scripted("junk", {}, Schemaful(kg.schema(SKB)))
 
 
 def run_half(half: str, point: str, limit: int | None) -> None:

@@ -13,8 +13,8 @@ side take that reading, so that they count the same words at the same positions.
 An LLM only ever adds evidence: its type is one vote beside the type the question names
 (kgqa.runtime.steps.s1_target_type), its plan (asked for its own type) is grounded beside the linked entities' plan and
 step 6 ranks both plans' targets by their votes, and the lexical terms come from the question, not from a plan's
-constants. Once grounded, a strong LLM plan may settle a type step 1 only guessed; a plan of another type than the
-settled one stays in the ranking, behind (kgqa.runtime.steps.s1_type_evidence). A failing LLM never
+constants. Once grounded, a strong LLM plan may settle the type against step 1's reading; a plan of another type than
+the settled one stays in the ranking, behind it (kgqa.runtime.steps.s1_type_evidence). A failing LLM never
 loses the question: step 1 falls back to the type the question names or embeddings, a step-2/3 failure leaves the linked
 plan alone (with ``plan_fallback`` off, the LLM's plan alone: the graph strand may stay empty and the vector strand fill
 all k), a step-8 failure keeps the merged order; each such step is marked ``degraded`` with the reason. Errors of the
