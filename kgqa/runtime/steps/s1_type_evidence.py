@@ -6,10 +6,10 @@ evidence of its own answer type, and a strong one (:attr:`PlanEvidence.strong`) 
 alias, :data:`EXACT_LINK`) and grounds answers in the first round (l = 1: the graph holds the pattern as written, every
 constant at its first candidate). An LLM whose vote and strong plan say the same type settles the type where the
 question's own entities back it (the linked entities' plan for that type grounds some of the same answers at l = 1),
-or where no plan of step 1's type is strong. A junk LLM's plan names nothing real, so it is never
-strong; one whose words happen to name a node (three words of the question that are a phenotype's name) is not backed
-where the question's entities read another type. Where the evidence is split, step 1's type stands and both types'
-plans are ranked; a plan of another type is never dropped (:data:`OffType`).
+or where no plan of step 1's type is strong. A junk LLM's plan names nothing real, so it is never strong; one whose
+words happen to name a node (three words of the question that are a phenotype's name) is not backed where the
+question's entities read another type. Where the evidence is split, step 1's type stands and both types' plans are
+ranked; a plan of another type is never dropped (:data:`OffType`).
 """
 
 from __future__ import annotations
