@@ -34,6 +34,7 @@ import numpy as np
 from kgqa.config import hidden_labels
 from kgqa.cypher.errors import CypherSyntaxError
 from kgqa.cypher.plan import Dropped, QueryPlan
+from kgqa.cypher.sanitize import SanitizedPlan
 from kgqa.errors import LlmError, StoreTimeoutError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reading import Reading, read_question
@@ -51,7 +52,7 @@ from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
-from kgqa.runtime.steps.s2_text2cypher import plan_from_reply, unusable, write_cypher
+from kgqa.runtime.steps.s2_text2cypher import ANSWER_LABEL, plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
     NAMES_NO_NODE,
     Bounds,
@@ -215,11 +216,14 @@ def target_type(
 
 @dataclass(frozen=True)
 class Planned:
-    """A plan steps 4-6 ground and rank: whose (``llm`` or ``linked``) and its vote's weight in step 6."""
+    """A plan steps 4-6 ground and rank: whose (``llm`` or ``linked``), its vote's weight in step 6, and whether step
+    3 gave its answer the type the LLM was asked for (``given``: the LLM wrote none the schema has), so that its
+    answer type is no evidence of the LLM's reading."""
 
     source: str
     plan: QueryPlan
     weight: float
+    given: bool = False
 
 
 def _plans(
@@ -232,7 +236,8 @@ def _plans(
     grounded, and the evidence settles which type answers (:func:`_graph_strand`). The LLM's first."""
     target = choice.label
     asked = choice.vote or target
-    llm_plan = _llm_plan(ctx, reading.text, asked, trace) if ctx.llm is not None else None
+    sanitized = _llm_plan(ctx, reading.text, asked, trace) if ctx.llm is not None else None
+    llm_plan = sanitized.plan if sanitized is not None else None
     if ctx.llm is None:
         with trace.step(2) as record:
             record.degrade("no LLM: entities linked by the name index")
@@ -248,7 +253,8 @@ def _plans(
     if llm_plan is not None:
         why = llm_plan_refusal(llm_plan, plan)
         if why is None:
-            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight))
+            given = sanitized is not None and any(r.kind == ANSWER_LABEL for r in sanitized.repairs)
+            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight, given))
             trace.plan = asdict(llm_plan)
             answers = answer_label(llm_plan)
             if answers != target:
@@ -290,7 +296,7 @@ def _plans(
     return plans
 
 
-def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPlan | None:
+def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> SanitizedPlan | None:
     """Steps 2-3 with an LLM: its Cypher and the plan step 3 makes of it (None: no Cypher, or none that parses;
     recorded). Whether that plan is grounded is :func:`llm_plan_refusal`'s to say."""
     assert ctx.llm is not None
@@ -324,7 +330,7 @@ def _llm_plan(ctx: Context, question: str, target: str, trace: Trace) -> QueryPl
         parts = [f"{r.kind} {r.original!r} -> {r.replacement!r}" for r in sanitized.repairs]
         parts += [f"dropped {d.text!r}: {d.reason}" for d in sanitized.plan.dropped]
         record.detail = "; ".join(parts)
-        return sanitized.plan
+        return sanitized
 
 
 def llm_plan_refusal(plan: QueryPlan, linked: QueryPlan | None) -> str | None:
@@ -532,7 +538,8 @@ def _ground_plans(
             spent.append(f"{p.source}'s rounds cut")
         if joint and len(grounding.result.targets) < options.k:
             relaxing.append((p, l_max))
-    groundings, decision = _settle_type(groundings, found, choice, trace)
+    given = frozenset(p.source for p in plans if p.given)
+    groundings, decision = _settle_type(groundings, found, choice, trace, given)
     relaxing = [(p, l_max) for p, l_max in relaxing if answer_label(p.plan) == decision.label]
     if kept_exclusions and deadline.left <= 0:  # the answers stand unexcluded, as when an exclusion times out
         spent.append("exclusions not grounded")
@@ -583,16 +590,19 @@ def _settle_type(
     found: dict[str, tuple[dict[str, np.ndarray], dict[str, list[NodeMatch]]]],
     choice: TargetType,
     trace: Trace,
+    given: frozenset[str] = frozenset(),
 ) -> tuple[list[PlanGrounding], TypeDecision]:
     """The answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type`) and the
     groundings with each plan of another type marked as step 6 ranks it (kgqa.runtime.scoring.OffType; a strong
-    one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped."""
+    one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped. ``given``: the plans whose
+    answer label step 3 gave (:class:`Planned`)."""
     evidence = {
         g.source: PlanEvidence.of(
             g.source,
             answer_label(g.plan),
             _best_links(found[g.source][1]),
             [(t.id, t.round_l) for t in g.result.targets],
+            given=g.source in given,
         )
         for g in groundings
     }

@@ -125,6 +125,19 @@ def test_a_strong_llm_plan_settles_the_type_a_reader_guessed(ask: Any, monkeypat
     assert {c.type for c in answer.answers} == {"drug"} or answer.answers[0].type == "drug"
 
 
+def test_an_answer_label_step_3_gave_is_no_evidence(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same guess, and an LLM that writes its answer with a label the schema lacks (``y:medicine``): step 3
+    gives it the type the LLM was asked for, which says nothing of the LLM's reading, so the guess stands."""
+    why = "the learned reader reads it (0.94), outvoting the LLM's drug"
+    guessed = TargetType("disease", "outvoted", why, vote="drug")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
+    invented = 'MATCH (y:medicine)-[:indication]->(d:disease {name: "migraine"}) RETURN y'
+    answer = ask([invented])
+    assert "answer label '(y:medicine)' -> 'drug'" in answer.trace.record(3).detail
+    assert answer.trace.target_type == "disease"
+    assert "has a plan whose answer label is the type it was asked for" in answer.trace.record(1).detail
+
+
 def test_a_weak_llm_plan_leaves_the_guessed_type(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same guess, and an LLM whose plan grounds nothing (no drug targets HTR1B): the reader's type stands, and
     the trace says why the plan was no evidence."""

@@ -7,7 +7,7 @@ import pytest
 
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema
-from kgqa.runtime.steps.s2_text2cypher import plan_from_reply
+from kgqa.runtime.steps.s2_text2cypher import ANSWER_LABEL, plan_from_reply
 
 SCHEMA = GraphSchema(
     ("disease", "effect/phenotype"),
@@ -27,14 +27,14 @@ def test_an_answer_without_a_schema_label_gets_the_target_type(reply: str, origi
     sanitized = plan_from_reply(reply, SCHEMA, "effect/phenotype", "strict")
     target = next(s for s in sanitized.plan.symbols if s.name == sanitized.plan.target)
     assert target.labels == ("effect/phenotype",)
-    assert any(r.kind == "label" and r.original == original for r in sanitized.repairs), sanitized.repairs
+    assert any(r.kind == ANSWER_LABEL and r.original == original for r in sanitized.repairs), sanitized.repairs
 
 
 def test_a_labelled_answer_keeps_its_label() -> None:
     reply = 'MATCH (y:disease)-[:`phenotype present`]->(p:`effect/phenotype` {name: "x"}) RETURN y'
     sanitized = plan_from_reply(reply, SCHEMA, "effect/phenotype", "strict")
     target = next(s for s in sanitized.plan.symbols if s.name == sanitized.plan.target)
-    assert target.labels == ("disease",) and not any(r.kind == "label" for r in sanitized.repairs)
+    assert target.labels == ("disease",) and not any(r.kind in ("label", ANSWER_LABEL) for r in sanitized.repairs)
 
 
 def test_the_answer_s_label_labels_its_unlabelled_neighbours() -> None:

@@ -47,23 +47,24 @@ def test_split_evidence_leaves_step_1s_type_and_ranks_both() -> None:
 
 
 @pytest.mark.parametrize(
-    ("evidence", "why"),
+    ("evidence", "why", "ranked"),
     [
-        ([], "has no plan grounded beside it"),
-        ([replace(ORACLE, answers=PHENOTYPE)], "is not what its own plan answers (effect/phenotype)"),
-        ([replace(ORACLE, links=())], "names no constant"),
-        ([replace(ORACLE, links=(("KCNJ11", 1.0), ("a list of", 0.47)))], "('a list of' 0.47 < 0.99)"),
-        ([replace(ORACLE, first=None, at_first=frozenset())], "grounds nothing"),
-        ([replace(ORACLE, first=(2, 5), at_first=frozenset())], "grounds nothing before l = 2"),
+        ([], "has no plan grounded beside it", ""),
+        ([replace(ORACLE, answers=PHENOTYPE)], "is not what its own plan answers (effect/phenotype)", ""),
+        ([replace(ORACLE, given=True)], "whose answer label is the type it was asked for, not one it wrote", "split"),
+        ([replace(ORACLE, links=())], "names no constant", "behind"),
+        ([replace(ORACLE, links=(("KCNJ11", 1.0), ("a list of", 0.47)))], "('a list of' 0.47 < 0.99)", "behind"),
+        ([replace(ORACLE, first=None, at_first=frozenset())], "grounds nothing", "behind"),
+        ([replace(ORACLE, first=(2, 5), at_first=frozenset())], "grounds nothing before l = 2", "behind"),
     ],
 )
-def test_a_plan_that_is_not_strong_leaves_step_1s_type(evidence: list[PlanEvidence], why: str) -> None:
-    """A junk plan (three words of the question as a constant) links nothing exactly and grounds nothing at l = 1;
-    it is ranked behind."""
+def test_a_plan_that_is_no_evidence_leaves_step_1s_type(evidence: list[PlanEvidence], why: str, ranked: str) -> None:
+    """A junk plan (three words of the question as a constant) links nothing exactly and grounds nothing at l = 1:
+    it is ranked behind. A strong plan whose answer label step 3 gave is ranked in its rounds (the evidence split)."""
     decision = decide_type(READER, [*evidence, BACKING])
     assert decision.label == PHENOTYPE and not decision.changed
     assert decision.detail.startswith("effect/phenotype stands: the LLM's disease ") and why in decision.detail
-    assert all(off_type(e, PHENOTYPE) == "behind" for e in evidence if e.answers == "disease")
+    assert [off_type(e, PHENOTYPE) for e in evidence] == ([ranked] if evidence else [])
 
 
 def test_backing_must_share_answers_at_l_1() -> None:

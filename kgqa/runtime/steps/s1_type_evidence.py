@@ -35,16 +35,25 @@ class PlanEvidence:
     links: tuple[tuple[str, float], ...]
     first: tuple[int, int] | None
     at_first: frozenset[str] = frozenset()
+    given: bool = False
+    """Step 3 gave the answer the type the LLM was asked for (it wrote ``(y:trait)``, no label of the schema): the
+    plan's answer type is the prompt's, no evidence of the LLM's reading."""
 
     @classmethod
     def of(
-        cls, source: str, answers: str | None, links: Sequence[tuple[str, float]], targets: Sequence[tuple[str, int]]
+        cls,
+        source: str,
+        answers: str | None,
+        links: Sequence[tuple[str, float]],
+        targets: Sequence[tuple[str, int]],
+        *,
+        given: bool = False,
     ) -> PlanEvidence:
         """From each constant's best link and each target step 5 grounded, with its round l."""
         first = min((round_l for _, round_l in targets), default=None)
         at_first = frozenset(t for t, round_l in targets if round_l <= FIRST_ROUND)
         count = None if first is None else (first, sum(round_l == first for _, round_l in targets))
-        return cls(source, answers, tuple(links), count, at_first)
+        return cls(source, answers, tuple(links), count, at_first, given)
 
     @property
     def inexact(self) -> tuple[tuple[str, float], ...]:
@@ -72,17 +81,17 @@ class TypeDecision:
 
 def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
     """The answer type: the LLM's vote where step 1 set it aside (``step1.vote``), if the LLM's own plan answers that
-    type, is :attr:`PlanEvidence.strong`, and either the question's own entities back it (the linked entities' plan
-    for that type, strong too, grounds some of its l = 1 answers) or no plan of step 1's type is strong. Step 1's type
-    otherwise: where a strong plan of each type stands and the LLM's is unbacked, the evidence is split, and step 6
-    ranks both. Step 1's reading is a vote like the LLM's, whether a type word or the learned reader: "genes with
-    symbols of the form CDH... link to *disorders*" names a type that is not the answer's. The detail names the
-    evidence, with numbers."""
+    type by a label it wrote (not :attr:`PlanEvidence.given`), is :attr:`PlanEvidence.strong`, and either the
+    question's own entities back it (the linked entities' plan for that type, strong too, grounds some of its l = 1
+    answers) or no plan of step 1's type is strong. Step 1's type otherwise: where a strong plan of each type stands
+    and the LLM's is unbacked, the evidence is split, and step 6 ranks both. Step 1's reading is a vote like the
+    LLM's, whether a type word or the learned reader: "genes with symbols of the form CDH... link to *disorders*"
+    names a type that is not the answer's. The detail names the evidence, with numbers."""
     vote, label = step1.vote, step1.label
     if vote is None or vote == label:
         return TypeDecision(label)
     llm = next((e for e in evidence if e.source == "llm"), None)
-    if llm is None or llm.answers != vote or not llm.strong:
+    if llm is None or llm.answers != vote or llm.given or not llm.strong:
         return TypeDecision(label, f"{label} stands: the LLM's {vote} {_weak(llm, vote)}")
     assert llm.first is not None
     links = ", ".join(f"{name!r} {score:.2f}" for name, score in llm.links)
@@ -113,6 +122,8 @@ def _weak(llm: PlanEvidence | None, vote: str) -> str:
         return "has no plan grounded beside it"
     if llm.answers != vote:
         return f"is not what its own plan answers ({llm.answers or 'any node'})"
+    if llm.given:
+        return "has a plan whose answer label is the type it was asked for, not one it wrote"
     if not llm.links:
         return "has a plan that names no constant"
     if llm.inexact:

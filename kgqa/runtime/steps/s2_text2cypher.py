@@ -21,6 +21,9 @@ from kgqa.runtime.store.base import GraphStore, Schema
 PROMPT_VERSION = "2"
 ANSWER_VARIABLE = "y"
 """The prompt asks the model to call the answer node ``y`` (as in the method's reference prompts)."""
+ANSWER_LABEL = "answer label"
+"""The repair that gives an answer the LLM left without a schema label the type it was asked for: the plan's answer
+type is then the prompt's, not the LLM's (kgqa.runtime.steps.s1_type_evidence)."""
 MAX_TOKENS = 300
 """Enough for a query with a handful of triplets; a longer reply is cut and the parser salvages the patterns."""
 
@@ -128,7 +131,7 @@ def plan_from_reply(
         symbols = tuple(replace(s, labels=(target_type,)) if s.name == target else s for s in plan.symbols)
         was = written.get(target, ())
         original = f"({target}:{':'.join(was)})" if was else f"({target}) without a label"
-        repairs += (Repair("label", original, target_type, 1.0),)
+        repairs += (Repair(ANSWER_LABEL, original, target_type, 1.0),)
         plan = replace(plan, symbols=symbols)
     plan, labelled = complete_labels(plan, schema, written)  # the answer's label tells its neighbours' labels
     return SanitizedPlan(plan, repairs + sanitized.repairs + labelled, sanitized.mode)
