@@ -480,7 +480,7 @@ def _best_links(found: dict[str, list[NodeMatch]]) -> list[tuple[str, float]]:
     return [(m[0].name, 1.0 if m[0].exact else m[0].similarity) if m else (symbol, 0.0) for symbol, m in found.items()]
 
 
-def _linked(p: Planned) -> bool:
+def _linked(p: Planned | PlanGrounding) -> bool:
     """Whether ``p`` is a linked entities' plan (step 1's type's, or the type step 1 set aside)."""
     return p.source == "linked" or p.source.startswith("linked (")
 
@@ -503,7 +503,7 @@ def _ground_plans(
     context: frozenset[str],
     deadline: Deadline,
 ) -> tuple[list[PlanGrounding], Excluded, list[str], dict[str, tuple[dict[str, int], str]], list[str], TypeDecision]:
-    """Step 5: each plan's grounding, the answer type they settle (:func:`_settle_type`), the exclusions, then the
+    """Step 5: each plan's grounding, the answer type they settle (:func:`settle_type`), the exclusions, then the
     relaxations of the linked plan of that type where it grounds fewer than k (:func:`_graph_strand`), each only
     while ``deadline`` (``ask_budget``) leaves time. Returns the groundings, the exclusions, step 5's detail, the
     nodes a relaxation was grounded among (step 6 reuses them), what the budget cut (empty where it cut nothing) and
@@ -539,7 +539,7 @@ def _ground_plans(
         if joint and len(grounding.result.targets) < options.k:
             relaxing.append((p, l_max))
     given = frozenset(p.source for p in plans if p.given)
-    groundings, decision = _settle_type(groundings, found, choice, trace, given)
+    groundings, decision = settle_type(groundings, found, choice, trace, given)
     relaxing = [(p, l_max) for p, l_max in relaxing if answer_label(p.plan) == decision.label]
     if kept_exclusions and deadline.left <= 0:  # the answers stand unexcluded, as when an exclusion times out
         spent.append("exclusions not grounded")
@@ -585,7 +585,7 @@ def _ground_plans(
     return groundings, excluded, details, near, spent, decision
 
 
-def _settle_type(
+def settle_type(
     groundings: Sequence[PlanGrounding],
     found: dict[str, tuple[dict[str, np.ndarray], dict[str, list[NodeMatch]]]],
     choice: TargetType,
@@ -594,8 +594,10 @@ def _settle_type(
 ) -> tuple[list[PlanGrounding], TypeDecision]:
     """The answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type`) and the
     groundings with each plan of another type marked as step 6 ranks it (kgqa.runtime.scoring.OffType; a strong
-    one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped. ``given``: the plans whose
-    answer label step 3 gave (:class:`Planned`)."""
+    one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped. The linked entities' plan
+    for the type step 1 set aside is a witness for that type (it backs the LLM's plan): where that type is not
+    settled it is ranked behind, or its agreement with the LLM's plan would outvote the settled type's plan.
+    ``given``: the plans whose answer label step 3 gave (:class:`Planned`)."""
     evidence = {
         g.source: PlanEvidence.of(
             g.source,
@@ -610,6 +612,8 @@ def _settle_type(
     out = []
     for g in groundings:
         how = off_type(evidence[g.source], decision.label)
+        if how == "split" and g.source != "linked" and _linked(g):  # a witness for the type set aside, no voter
+            how = "behind"
         if how:
             weight = off_type_weight(g.weight, evidence[g.source].answers, decision.label, choice.prior)
             g = replace(g, weight=weight if how == "split" else g.weight, off_type=how)

@@ -8,8 +8,12 @@ from dataclasses import replace
 
 import pytest
 
+from kgqa.cypher.plan import QueryPlan, Symbol
+from kgqa.runtime.pipeline import settle_type
 from kgqa.runtime.steps.s1_target_type import TargetType
 from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight
+from kgqa.runtime.steps.s4_grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding
+from kgqa.runtime.trace import Trace
 
 PHENOTYPE = "effect/phenotype"
 READER = replace(
@@ -92,3 +96,34 @@ def test_evidence_counts_the_first_round_that_grounded() -> None:
     assert evidence.first == (2, 2) and not evidence.strong and evidence.at_first == frozenset()
     assert PlanEvidence.of("llm", "disease", [("Seizure", 0.995)], [("a", 1)]).strong  # at EXACT_LINK or above
     assert PlanEvidence.of("llm", "disease", [("Seizure", 1.0)], []).first is None
+
+
+def _grounded(source: str, answers: str, ids: str) -> PlanGrounding:
+    plan = QueryPlan((Symbol("y", (answers,)),), (), "y")
+    targets = [Grounded(i, i, answers, 1, (), source) for i in ids]
+    return PlanGrounding(source, plan, GroundingResult(query=None, candidates={}, targets=targets))  # type: ignore[arg-type]
+
+
+FOUND = {"a": [NodeMatch("n1", "KCNJ11", "", 1.0, exact=True)]}
+
+
+@pytest.mark.parametrize(("given", "settled"), [(frozenset(), "disease"), (frozenset({"llm"}), PHENOTYPE)])
+def test_settling_marks_each_plan_of_another_type(given: frozenset[str], settled: str) -> None:
+    """The LLM's strong plan backed by the linked plan for its type settles diseases, and step 1's linked plan,
+    strong too, is ranked in its rounds at its type's share. Where step 3 gave the LLM's answer its label, phenotypes
+    stand: the LLM's plan is ranked in its rounds at diseases' share, and the linked plan for diseases, a witness for
+    them and no voter, behind."""
+    sources = (("llm", "disease", "d"), ("linked (disease)", "disease", "d"), ("linked", PHENOTYPE, "p"))
+    groundings = [_grounded(*source) for source in sources]
+    found = {g.source: ({}, FOUND) for g in groundings}
+    trace = Trace("hpo", "hybrid", "scripted", "none", 20, 0.67, 3, "tiny", (PHENOTYPE, "disease"))
+    trace.plans = [{"source": g.source, "weight": 1.0, "off_type": ""} for g in groundings]
+    marked, decision = settle_type(groundings, found, READER, trace, given)  # type: ignore[arg-type]
+    assert decision.label == settled
+    how = {g.source: (g.off_type, round(g.weight, 3)) for g in marked}
+    if settled == "disease":
+        assert how == {"llm": ("", 1.0), "linked (disease)": ("", 1.0), "linked": ("split", round(0.94 / 0.99, 3))}
+    else:
+        split = round(0.05 / 0.99, 3)
+        assert how == {"llm": ("split", split), "linked (disease)": ("behind", 1.0), "linked": ("", 1.0)}
+    assert [p["off_type"] for p in trace.plans] == [off for off, _ in how.values()]
