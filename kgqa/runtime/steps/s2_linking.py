@@ -12,6 +12,7 @@ is kgqa.runtime.steps.s2_schema_plan's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice, product
@@ -144,6 +145,8 @@ def link_entities(
     if spelling is not None:
         found = [link for link in found if not unnumbered_member(link, found, spelling)]
     anchors = described_anchors(reading, store, skb, labels, embedder, found, nouns) if documents else []
+    anchors += typed_ids(reading, store, skb, labels)
+    anchors += glued_names(reading, store, skb, labels, [*found, *anchors])
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
     taken: list[Link] = list(anchors)
@@ -151,6 +154,63 @@ def link_entities(
         if all(link.end <= t.start or link.start >= t.end for t in taken):
             taken.append(_with_others(link, found))
     return sorted(taken, key=lambda link: link.start)
+
+
+IDENTIFIER = re.compile(r"(?<![\w:])([A-Za-z]+)[:_](\d+)(?![\w:])")
+"""A node id typed in the question: a prefix of letters, a colon (or the OBO files' underscore) and a number
+("OMIM:154700", "HP_0001250")."""
+
+
+def typed_ids(reading: Reading, store: GraphStore, skb: str, labels: Sequence[str]) -> list[Link]:
+    """The nodes whose ids the question types (:data:`IDENTIFIER`), each found by its id, as typed or with its
+    prefix in capitals ("omim:154700"), in one lookup per label: an exact link over the words the id takes. An id
+    no node has links nothing. Linking by name would take "HP" in "HP:0001250" for Hermansky-Pudlak syndrome."""
+    typed = []
+    for match in IDENTIFIER.finditer(reading.text):
+        prefix, number = match[1], match[2]
+        forms = tuple(dict.fromkeys(f"{p}:{number}" for p in (prefix, prefix.upper())))
+        start = len(words_of(reading.text[: match.start()]))
+        typed.append((match[0], start, start + len(words_of(match[0])), forms))
+    if not typed:
+        return []
+    wanted = list(dict.fromkeys(form for *_, forms in typed for form in forms))
+    nodes = {node.id: (label, node.name) for label in labels for node in store.documents(skb, label, wanted)}
+    links = []
+    for text, start, end, forms in typed:
+        found = next((form for form in forms if form in nodes), None)
+        if found is not None:
+            label, name = nodes[found]
+            links.append(Link(text, start, end, label, found, name, 1.0))
+    return links
+
+
+GLUED = re.compile(r"([^\W_][\w/]*)-[a-z]+")
+"""A name glued by a hyphen to a lower-case word: "KCNJ11-linked", "SON-related", "prnp-linked"."""
+
+
+def glued_names(
+    reading: Reading, store: GraphStore, skb: str, labels: Sequence[str], found: Sequence[Link]
+) -> list[Link]:
+    """Words that glue a node's exact name or alias to a lower-case word ("Which KCNJ11-linked entities ...") and
+    that no link of at least :data:`LONG_SPAN_SIMILARITY` covers (the disease "SIM1-related Prader-Willi-like
+    syndrome" links whole): an exact link of that node over the word. The word as a whole embeds far from the
+    name ("KCNJ11-linked" is no gene), so the name index alone never links it."""
+    covered = {i for link in found if link.similarity >= LONG_SPAN_SIMILARITY for i in range(link.start, link.end)}
+    links = []
+    for position, word in enumerate(reading.words):
+        glued = GLUED.fullmatch(word)
+        if glued is None or position in covered or len(glued[1]) < 2:
+            continue
+        head = glued[1]
+        named = [(label, node_id, name) for label in labels for node_id, name in store.exact_name(skb, label, head)]
+        if named:
+            label, node_id, name = named[0]
+            links.append(Link(word, position, position + 1, label, node_id, name, 1.0))
+            continue
+        alias = next(iter(store.exact_alias(skb, labels, head)), None)
+        if alias is not None:
+            links.append(Link(word, position, position + 1, alias.label, alias.id, alias.name, 1.0, alias.alias))
+    return links
 
 
 def unnumbered_member(link: Link, found: Sequence[Link], spelling: Spelling) -> bool:
