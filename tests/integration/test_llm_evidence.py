@@ -81,15 +81,15 @@ def test_without_an_llm_the_linked_plan_finds_sumatriptan(ask: Any) -> None:
 
 def test_an_llm_that_names_the_wrong_type(ask: Any) -> None:
     """It says the answers are diseases and writes Cypher for diseases, its constant an exact name that the question
-    does not name: the question names drugs, which outvotes it; the linked plan for drugs is as strong as the LLM's
-    and the question's entities do not back diseases, so the evidence is split. Its plan is grounded all the same
-    (issue 69: a plan that grounds is never dropped): its disease ranks in the same round as the linked plan's drug,
-    behind it (half its weight: even odds without a reader)."""
+    does not name: the question names drugs, which outvotes it and which no LLM plan overrules (with a reader, it
+    must read drugs too). Its plan is grounded all the same (issue 69: a plan that grounds is never dropped), and it
+    is strong: its disease ranks in the same round as the linked plan's drug, behind it (half its weight: even odds
+    without a reader)."""
     wrong = 'MATCH (y:disease)<-[:indication]-(d:drug {name: "anthelmintic 1"}) RETURN y'
     answer = ask(["disease", wrong])
     step1 = answer.trace.record(1).detail
     assert answer.trace.target_type == "drug" and "outvoting the LLM's disease" in step1
-    assert "drug stands, the evidence split" in step1 and "but linked for drug is as strong" in step1
+    assert "drug stands: the question names it; no LLM plan overrules both" in step1
     assert "the LLM's plan answers disease, step 1 reads drug" in answer.trace.record(3).detail
     llm, linked = answer.trace.plans
     assert (llm["source"], llm["grounded"], llm["off_type"], llm["weight"]) == ("llm", 1, "split", 0.5)

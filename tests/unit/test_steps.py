@@ -712,6 +712,27 @@ def test_step_1_weighs_the_learned_reader_against_the_llm(
 
 
 @pytest.mark.parametrize(
+    ("learned", "firm"),
+    [
+        ({"drug": 0.9, "disease": 0.1}, True),  # the named type and the reader agree
+        ({"drug": 0.3, "disease": 0.7}, False),  # the reader reads another type: the type word is one vote
+        (None, True),  # no reader: the question's own word
+    ],
+)
+def test_a_named_type_the_reader_reads_too_is_firm(learned: dict[str, float] | None, firm: bool) -> None:
+    """Issue 69: where the question names its type and the reader reads it too, the LLM's plan cannot overrule it."""
+    choice = predict_target_type(
+        read_question("Which drugs treat migraine?"),
+        ("drug", "disease", "gene"),
+        llm=_TypeLLM("disease"),
+        embedder=_NoEmbedder(),  # type: ignore[arg-type]
+        question_vector=np.ones(2),
+        learned=learned,
+    )
+    assert (choice.label, choice.method, choice.vote, choice.firm) == ("drug", "outvoted", "disease", firm)
+
+
+@pytest.mark.parametrize(
     ("similarity", "learned", "label", "method"),
     [
         (0.6, {"disease": 0.5, "gene/protein": 0.4, "effect/phenotype": 0.1}, "gene/protein", "outvoted"),

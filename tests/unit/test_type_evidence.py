@@ -71,6 +71,16 @@ def test_a_plan_that_is_no_evidence_leaves_step_1s_type(evidence: list[PlanEvide
     assert [off_type(e, PHENOTYPE) for e in evidence] == ([ranked] if evidence else [])
 
 
+def test_a_type_the_question_names_and_the_reader_reads_is_firm() -> None:
+    """An LLM sure of the wrong type writes a coherent plan for it, which the question's entities back too (they join
+    that type as well): where the question names its type and the reader reads it too, no plan overrules them."""
+    firm = replace(READER, firm=True, detail="the question names it ('phenotypes'), outvoting the LLM's disease")
+    decision = decide_type(firm, [ORACLE, BACKING, RIVAL])
+    assert decision.label == PHENOTYPE
+    assert "the question names it and the learned reader reads it too" in decision.detail
+    assert decide_type(replace(firm, firm=False), [ORACLE, BACKING, RIVAL]).label == "disease"  # a type word alone
+
+
 def test_backing_must_share_answers_at_l_1() -> None:
     apart = replace(BACKING, at_first=frozenset({"d9"}))
     assert decide_type(READER, [ORACLE, apart, RIVAL]).label == PHENOTYPE

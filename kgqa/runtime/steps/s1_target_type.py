@@ -103,6 +103,10 @@ class TargetType:
     prior: Mapping[str, float] | None = None
     """The learned reader's probability of each type, where there is a reader: the type's confidence that weighs a
     plan of another type (kgqa.runtime.steps.s1_type_evidence.off_type_weight)."""
+    firm: bool = False
+    """Two readings of the question agree on ``label`` against the LLM's vote: the question names the type and the
+    learned reader (where there is one) reads it too. No LLM plan overrules them (an LLM sure of the wrong type
+    writes a coherent plan for it: kgqa.runtime.steps.s1_type_evidence)."""
 
 
 def type_messages(question: str, types: Sequence[str]) -> list[Message]:
@@ -247,7 +251,8 @@ def predict_target_type(
     backed = backed and not sets_aside(chosen, learned, lead_in=named_in_lead_in(reading, types, linked.names))
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
-        return TargetType(own[0], "outvoted", why, completion, chosen)
+        firm = own[1] == "named" and (not learned or max(learned, key=lambda t: learned[t]) == own[0])
+        return TargetType(own[0], "outvoted", why, completion, chosen, firm=firm)
     if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
         subject = type_by_subject(reading, types, embedder, linked.names)
         if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM

@@ -83,13 +83,18 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
     """The answer type: the LLM's vote where step 1 set it aside (``step1.vote``), if the LLM's own plan answers that
     type by a label it wrote (not :attr:`PlanEvidence.given`), is :attr:`PlanEvidence.strong`, and either the
     question's own entities back it (the linked entities' plan for that type, strong too, grounds some of its l = 1
-    answers) or no plan of step 1's type is strong. Step 1's type otherwise: where a strong plan of each type stands
-    and the LLM's is unbacked, the evidence is split, and step 6 ranks both. Step 1's reading is a vote like the
-    LLM's, whether a type word or the learned reader: "genes with symbols of the form CDH... link to *disorders*"
-    names a type that is not the answer's. The detail names the evidence, with numbers."""
+    answers) or no plan of step 1's type is strong; unless step 1 is :attr:`TargetType.firm` (the question names its
+    type and the learned reader reads it too: an LLM sure of the wrong type writes a coherent plan for it, which the
+    question's entities back as well, for they join that type too). Step 1's type otherwise: where a strong plan of
+    each type stands and the LLM's is unbacked, the evidence is split, and step 6 ranks both. A type word alone is a
+    vote like the LLM's: "genes with symbols of the form CDH... link to *disorders*" names a type that is not the
+    answer's. The detail names the evidence, with numbers."""
     vote, label = step1.vote, step1.label
     if vote is None or vote == label:
         return TypeDecision(label)
+    if step1.firm:
+        reader = " and the learned reader reads it too" if step1.prior else ""
+        return TypeDecision(label, f"{label} stands: the question names it{reader}; no LLM plan overrules both")
     llm = next((e for e in evidence if e.source == "llm"), None)
     if llm is None or llm.answers != vote or llm.given or not llm.strong:
         return TypeDecision(label, f"{label} stands: the LLM's {vote} {_weak(llm, vote)}")
