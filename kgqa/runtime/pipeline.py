@@ -482,7 +482,13 @@ def _best_links(found: dict[str, list[NodeMatch]]) -> list[tuple[str, float]]:
 
 def _linked(p: Planned | PlanGrounding) -> bool:
     """Whether ``p`` is a linked entities' plan (step 1's type's, or the type step 1 set aside)."""
-    return p.source == "linked" or p.source.startswith("linked (")
+    return p.source == "linked" or _witness(p.source)
+
+
+def _witness(source: str) -> bool:
+    """Whether ``source`` is the linked entities' plan for the type step 1 set aside (``linked (TYPE)``:
+    :func:`_plans`)."""
+    return source.startswith("linked (")
 
 
 ASK_BUDGET_RESERVE = 0.25
@@ -612,7 +618,7 @@ def settle_type(
     out = []
     for g in groundings:
         how = off_type(evidence[g.source], decision.label)
-        if how == "split" and g.source != "linked" and _linked(g):  # a witness for the type set aside, no voter
+        if how == "split" and _witness(g.source):  # a witness for the type set aside, no voter
             how = "behind"
         if how:
             weight = off_type_weight(g.weight, evidence[g.source].answers, decision.label, choice.prior)

@@ -73,10 +73,8 @@ class TypeDecision:
 
     label: str
     detail: str = ""
-
-    @property
-    def changed(self) -> bool:
-        return self.detail.startswith("changed")
+    changed: bool = False
+    """The evidence set step 1's type aside for the LLM's."""
 
 
 def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
@@ -118,7 +116,7 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
             f"question's entities do not back {vote}: both ranked, {vote}'s by its probability",
         )
     outweighed = f"that outweighs step 1's {label} ({step1.detail})"
-    return TypeDecision(vote, f"changed to {vote}: {strong}, and {why}; {outweighed}")
+    return TypeDecision(vote, f"changed to {vote}: {strong}, and {why}; {outweighed}", changed=True)
 
 
 def _weak(llm: PlanEvidence | None, vote: str) -> str:

@@ -83,7 +83,7 @@ def counted_round(grounding: PlanGrounding, target: Grounded) -> int:
     the ask's without being strong (``off_type`` ``behind``). Its first round then matched the graph only through a
     node the question does not name, or found answers of a type the evidence set aside, and must not tie with the
     targets of a plan that does not."""
-    return next_scope(target.round_l) if grounding.weak or grounding.off_type == "behind" else target.round_l
+    return next_scope(target.round_l) if discounted(grounding) else target.round_l
 
 
 def counted_weight(grounding: PlanGrounding) -> float:
@@ -91,7 +91,13 @@ def counted_weight(grounding: PlanGrounding) -> float:
     type that is not strong (``off_type`` ``behind``). Such a plan's targets follow the other plans' targets of the
     round they are counted in, and agreeing with it adds nothing: its grounding passes through a node the question
     does not name, or reads the question as asking for another type on no evidence, so that agreement is chance."""
-    return 0.0 if grounding.weak or grounding.off_type == "behind" else grounding.weight
+    return 0.0 if discounted(grounding) else grounding.weight
+
+
+def discounted(grounding: PlanGrounding) -> bool:
+    """Whether step 6 counts a plan's rounds one later and gives its vote no weight (:func:`counted_round`,
+    :func:`counted_weight`): it has a weak constant, or answers another type than the ask's without being strong."""
+    return bool(grounding.weak) or grounding.off_type == "behind"
 
 
 def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
