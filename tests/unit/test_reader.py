@@ -261,6 +261,8 @@ def _meanings(table: dict[str, tuple[str, float]]) -> Embedder:
         ("Seizures. Why?", "Seizures. Why?"),  # no sentence of two words but the whole
         ("Which genes cause it? Asking ahead of clinic.", "Which genes cause it?"),  # a trailer asks nothing
         ("Which genes? Which diseases then?", "Which diseases then?"),
+        ("Genes of the form CDH... linked to ataxia?", "Genes of the form CDH... linked to ataxia?"),  # a prefix
+        ("Genes like CDH... Which diseases?", "Which diseases?"),  # a capital starts a sentence after the dots
     ],
 )
 def test_the_asking_sentence_is_the_last_of_two_or_more_words(question: str, asking: str) -> None:

@@ -117,6 +117,15 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         ("disorders linked to the protein BAAT", ("disease", "disorders")),
         ("Which clinical features are linked to SMARCD2?", ("effect/phenotype", "clinical features")),
         ("Which genes are linked to the disease X?", ("gene/protein", "genes")),
+        # what the asking word asks for, whatever a lead-in clause named before it
+        ("Across the disorders of GANAB, which findings are documented?", ("effect/phenotype", "findings")),
+        ("For the disease X, which genes are involved?", ("gene/protein", "genes")),
+        # a symbol prefix's dots end no sentence: the type word after them is not the asking sentence's first
+        ("Which genes with symbols of the form CDH... link to disorders?", ("gene/protein", "genes")),
+        (
+            "Show me genes with symbols of the form ERCC... with Entropion in their phenotype profile.",
+            ("gene/protein", "genes"),
+        ),
     ],
 )
 def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str]) -> None:

@@ -29,6 +29,9 @@ serves every SKB. Chosen by the log-loss on generated HPO questions of three phr
 BUCKETS = 4096
 """Hash buckets of the words view: collisions among a few thousand training words cost little."""
 SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+")
+SYMBOL_PREFIX = re.compile(r"\b[A-Z0-9][A-Z0-9-]*\.\.\.$")
+"""A symbol typed as a prefix ("genes with symbols of the form *CDH...* link to"): its dots end no sentence where
+the next word starts in lower case."""
 WORD = re.compile(r"[^\W_]+")
 
 
@@ -36,9 +39,20 @@ def asking_sentence(question: str) -> str:
     """The question's last sentence of two or more words that ends in a question mark, else its last sentence of two
     or more words (the whole question when it is one sentence): a trailer ("... in MORM syndrome? Asking ahead of
     clinic.") says nothing of the type asked for."""
-    parts = [part for part in SENTENCE_END.split(question.strip()) if len(part.split()) >= 2]
+    parts = [part for part in sentences(question.strip()) if len(part.split()) >= 2]
     asking = [part for part in parts if part.rstrip().endswith("?")]
     return asking[-1] if asking else parts[-1] if parts else question
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at each :data:`SENTENCE_END` but after a symbol prefix (:data:`SYMBOL_PREFIX`)."""
+    parts, start = [], 0
+    for end in SENTENCE_END.finditer(text):
+        if SYMBOL_PREFIX.search(text[start : end.start()]) and text[end.end() : end.end() + 1].islower():
+            continue
+        parts.append(text[start : end.start()])
+        start = end.end()
+    return [*parts, text[start:]]
 
 
 def hashed_words(sentence: str) -> np.ndarray:

@@ -145,13 +145,16 @@ def type_named_in_question(
     """The type whose name (or a word of it, singular or plural) comes first among the first ``NAMED_WITHIN`` words
     of the sentence that asks (:attr:`Reading.asking`: "... was confirmed to have Kleefstra syndrome. *Which gene*
     is involved?"), else of the question, with the words that named it; None if no type is named there. Of two type
-    words in a row the second is the noun ("disease genes" are genes). A type word inside a linked entity's name of
-    that type (``names``: span, label) is its name ("what are the hallmarks of Prader-Willi *syndrome*")."""
+    words in a row the second is the noun ("disease genes" are genes). A type word right after the asking word
+    (:func:`subject_start`) comes first whatever precedes it ("across the disorders of GANAB, *which findings*
+    ..."). A type word inside a linked entity's name of that type (``names``: span, label) is its name ("what are
+    the hallmarks of Prader-Willi *syndrome*")."""
     for words in dict.fromkeys((reading.asking_words, reading.lower_words)):
         mentions = _type_words(words, types, names)
         if mentions:
-            first = mentions[0]
-            head = next((m for m in mentions[1:] if m.position == first.position - first.minus_size), first)
+            start = subject_start(words)
+            first = next((m for m in mentions if start and m.position == start), mentions[0])
+            head = next((m for m in mentions if m.position == first.position - first.minus_size), first)
             return head.label, head.form
     return None
 
