@@ -47,6 +47,13 @@ def test_words_of_relationship_types_are_the_patterns_not_the_texts() -> None:
     assert residual_terms(question, ["Seizure"], LABELS, ["phenotype present", "parent-child"]) == ["glycogen"]
 
 
+def test_a_type_word_the_condition_states_is_searched() -> None:
+    """ "characterised by the words 'protein'": the answers' text must say it, though it names a type too."""
+    question = 'Which terms characterised by the words "protein" describe disorders caused by tlr3?'
+    assert residual_terms(question, ["tlr3"], LABELS, condition=["protein"]) == ["protein", "caused"]
+    assert "protein" not in residual_terms(question, ["tlr3"], LABELS)
+
+
 def test_terms_are_capped_and_not_repeated() -> None:
     question = " ".join(f"word{i} word{i}" for i in range(40))
     got = residual_terms(question, [], LABELS)

@@ -37,15 +37,16 @@ def residual_terms(
     """Lower-case words of ``question`` worth a full-text search, in order, without repeats: not in the ``covered``
     texts (linked spans, constants' search strings), not a word of a label or relationship type (the plan's
     pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
-    stay even where a constant covers them: in "children of Seizure that mention seizure" the answers' documents
-    must say "seizure" all the same. A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
+    stay even where a constant or a type's name covers them: in "children of Seizure that mention seizure" the
+    answers' documents must say "seizure" all the same, and in "terms characterised by the words 'protein'" the
+    answers' must say "protein". A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
     ``kcn*``, when it has three letters or more."""
     kept = {w for text in condition for w in plain_words(text)}
     starts = {w for text in prefixes for w in plain_words(text)}
-    skip = {w for text in covered for w in plain_words(text)} - kept
+    skip = {w for text in covered for w in plain_words(text)}
     skip |= {w for name in (*labels, *relation_types) for w in plain_words(name.replace("/", " ").replace("_", " "))}
     skip |= {w for label in labels for form in type_words(label) for w in plain_words(form)}
-    skip |= {w + "s" for w in skip}
+    skip = (skip | {w + "s" for w in skip}) - kept
     out: list[str] = []
     for word in plain_words(question):
         if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
