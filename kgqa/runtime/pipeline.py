@@ -26,7 +26,7 @@ embedded, asked or read.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -38,7 +38,7 @@ from kgqa.cypher.sanitize import SanitizedPlan
 from kgqa.errors import LlmError, StoreTimeoutError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.reading import Reading, read_question
-from kgqa.runtime.scoring import Lexical
+from kgqa.runtime.scoring import Lexical, lexical_scores
 from kgqa.runtime.steps.s1_target_type import (
     NO_LINKS,
     SURE_LINK,
@@ -47,7 +47,14 @@ from kgqa.runtime.steps.s1_target_type import (
     fallback_type,
     predict_target_type,
 )
-from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, TypeDecision, decide_type, off_type, off_type_weight
+from kgqa.runtime.steps.s1_type_evidence import (
+    PlanEvidence,
+    TypeDecision,
+    decide_type,
+    off_type,
+    off_type_weight,
+    rivals_of,
+)
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
@@ -136,7 +143,8 @@ def run(
     linked = next((p.plan for p in plans if p.source == "linked"), None)
     lexical = lexical_signal(ctx, reading, linked)
     context = lead_in(reading, found)
-    ranking, target = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace, choice, context)
+    spoken = {link.search: link.similarity for link in found.links} if found is not None else {}
+    ranking, target = _graph_strand(ctx, plans, vectors, lexical, options, keep, trace, choice, context, spoken)
     trace.target_type = target
     if options.steps == "graph":
         with trace.step(7, skipped="steps=graph"):
@@ -203,6 +211,9 @@ def target_type(
         record.degrade(f"{choice.detail}: {choice.label}")
         return replace(choice, prior=learned)
     choice = replace(choice, prior=learned)
+    if found is not None:
+        walked = linked.hierarchy[0] if linked.hierarchy is not None else None
+        choice = replace(choice, rivals=rivals_of(choice, options.types, walked))
     if choice.completion is not None:
         record.usage.add(choice.completion)
     if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
@@ -268,13 +279,16 @@ def _plans(
         step2 = trace.record(2)
         step2.degrade(f"no LLM: entities linked by the name index: {links}")
         note_link_cap(ctx, reading, trace, step2)
-    if found is not None and asked != target:  # the type step 1 set aside gets its linked plan too
+    others = [asked] if asked != target else list(choice.rivals)
+    if found is not None and others:  # the types step 1 set aside or is in doubt against get linked plans too
         start = time.perf_counter()
-        other, _ = linked_plan(ctx, reading, asked, found)
+        for label in others:
+            other, _ = linked_plan(ctx, reading, label, found)
+            if other is not None:
+                plans.append(Planned(f"linked ({label})", other, 1.0))
+                whose = f"the LLM's {label}" if label == asked else label
+                record.detail = f"{record.detail}; the linked entities' plan for {whose} too".lstrip("; ")
         record.seconds = round(record.seconds + time.perf_counter() - start, 4)
-        if other is not None:
-            plans.append(Planned(f"linked ({asked})", other, 1.0))
-            record.detail = f"{record.detail}; the linked entities' plan for the LLM's {asked} too".lstrip("; ")
     if plan is None:
         why = f"no linked entity ({links}) is connected to {target} by the schema"
         record.degrade(f"{record.detail}; {why}".lstrip("; ") if ctx.llm is not None else f"no LLM: {why}")
@@ -397,6 +411,7 @@ def _graph_strand(
     trace: Trace,
     choice: TargetType,
     context: frozenset[str] = frozenset(),
+    spoken: Mapping[str, float] | None = None,
 ) -> tuple[GraphRanking, str]:
     """Steps 4-6: each plan's candidates and grounding, then one ranking of their targets by the plans' votes, and
     the answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type` on step 1's
@@ -438,7 +453,18 @@ def _graph_strand(
         return _no_plan(trace, (5, 6), "no plan names a node"), choice.label
     with trace.step(5) as record, reads_within(deadline):
         groundings, excluded, details, near, spent, decision = _ground_plans(
-            ctx, plans, found, excluded_found, question_vectors, lexical, options, trace, choice, context, deadline
+            ctx,
+            plans,
+            found,
+            excluded_found,
+            question_vectors,
+            lexical,
+            options,
+            trace,
+            choice,
+            context,
+            deadline,
+            spoken or {},
         )
         record.detail = "; ".join(details)
         if trace.plans:
@@ -474,10 +500,18 @@ def _graph_strand(
     return ranking, decision.label
 
 
-def _best_links(found: dict[str, list[NodeMatch]]) -> list[tuple[str, float]]:
+def _best_links(
+    found: dict[str, list[NodeMatch]], plan: QueryPlan | None = None, spoken: Mapping[str, float] | None = None
+) -> list[tuple[str, float]]:
     """Each constant's best candidate by step 4 (its name, or the symbol where it has none) and how similar it is
-    (1.0 where found by its name or alias as written)."""
-    return [(m[0].name, 1.0 if m[0].exact else m[0].similarity) if m else (symbol, 0.0) for symbol, m in found.items()]
+    (1.0 where found by its name or alias as written), at most as similar as the question's words were to that name
+    (``spoken``: step 2's similarity of the span by each search string of ``plan``)."""
+    searched = {c.name: c.search_string or "" for c in plan.constants} if plan is not None else {}
+    bound = {symbol: (spoken or {}).get(searched.get(symbol, ""), 1.0) for symbol in found}
+    return [
+        (m[0].name, min(bound[symbol], 1.0 if m[0].exact else m[0].similarity)) if m else (symbol, 0.0)
+        for symbol, m in found.items()
+    ]
 
 
 def _linked(p: Planned | PlanGrounding) -> bool:
@@ -508,6 +542,7 @@ def _ground_plans(
     choice: TargetType,
     context: frozenset[str],
     deadline: Deadline,
+    spoken: Mapping[str, float],
 ) -> tuple[list[PlanGrounding], Excluded, list[str], dict[str, tuple[dict[str, int], str]], list[str], TypeDecision]:
     """Step 5: each plan's grounding, the answer type they settle (:func:`settle_type`), the exclusions, then the
     relaxations of the linked plan of that type where it grounds fewer than k (:func:`_graph_strand`), each only
@@ -545,7 +580,9 @@ def _ground_plans(
         if joint and len(grounding.result.targets) < options.k:
             relaxing.append((p, l_max))
     given = frozenset(p.source for p in plans if p.given)
-    groundings, decision = settle_type(groundings, found, choice, trace, given)
+    matches, unread = condition_matches(ctx, groundings, lexical) if choice.rivals else ({}, [])
+    details += unread
+    groundings, decision = settle_type(groundings, found, choice, trace, given, matches, spoken)
     relaxing = [(p, l_max) for p, l_max in relaxing if answer_label(p.plan) == decision.label]
     if kept_exclusions and deadline.left <= 0:  # the answers stand unexcluded, as when an exclusion times out
         spent.append("exclusions not grounded")
@@ -597,20 +634,27 @@ def settle_type(
     choice: TargetType,
     trace: Trace,
     given: frozenset[str] = frozenset(),
+    matches: Mapping[str, int] | None = None,
+    spoken: Mapping[str, float] | None = None,
 ) -> tuple[list[PlanGrounding], TypeDecision]:
     """The answer type the grounded plans settle (:func:`kgqa.runtime.steps.s1_type_evidence.decide_type`) and the
     groundings with each plan of another type marked as step 6 ranks it (kgqa.runtime.scoring.OffType; a strong
     one's weight scaled by its type's prior), also in ``trace.plans``: none is dropped. The linked entities' plan
     for the type step 1 set aside is a witness for that type (it backs the LLM's plan): where that type is not
     settled it is ranked behind, or its agreement with the LLM's plan would outvote the settled type's plan.
-    ``given``: the plans whose answer label step 3 gave (:class:`Planned`)."""
+    ``given``: the plans whose answer label step 3 gave (:class:`Planned`); ``matches``: of the linked plans, how
+    many answers at l = 1 hold the stated textual condition (:func:`condition_matches`); ``spoken``: how similar
+    each linked entity's span in the question is to the name or alias it linked by (step 2), which bounds how exactly
+    a linked plan's constant names its node (its search string is that name, found exactly by step 4), where step 1
+    is in doubt (:attr:`TargetType.rivals`)."""
     evidence = {
         g.source: PlanEvidence.of(
             g.source,
             answer_label(g.plan),
-            _best_links(found[g.source][1]),
+            _best_links(found[g.source][1], g.plan, spoken if _linked(g) and choice.rivals else None),
             [(t.id, t.round_l) for t in g.result.targets],
             given=g.source in given,
+            matches=(matches or {}).get(g.source),
         )
         for g in groundings
     }
@@ -628,6 +672,29 @@ def settle_type(
                     record["weight"], record["off_type"] = g.weight, how
         out.append(g)
     return out, decision
+
+
+CONDITION_READS = 200
+"""The answers at l = 1 of one plan read for the stated textual condition (:func:`condition_matches`)."""
+
+
+def condition_matches(
+    ctx: Context, groundings: Sequence[PlanGrounding], lexical: Lexical | None
+) -> tuple[dict[str, int], list[str]]:
+    """Of each linked entities' plan, how many of its answers at l = 1 (the first :data:`CONDITION_READS`) hold the
+    words of the textual condition the question states ("whose label includes 'facies'"): the evidence that tells
+    which type's plan the question meant where step 1 is in doubt. Empty where it states none. A plan whose read ran
+    out of time is left out (no evidence either way), named in the second list, for step 5's trace."""
+    if lexical is None or not lexical.stated or not lexical.terms:
+        return {}, []
+    out, unread = {}, []
+    for g in (g for g in groundings if _linked(g)):
+        keys = [(t.label, t.id) for t in g.result.targets if t.round_l <= 1][:CONDITION_READS]
+        try:
+            out[g.source] = int((lexical_scores(ctx.store, ctx.skb, keys, lexical.terms) > 0).sum()) if keys else 0
+        except StoreTimeoutError as exc:
+            unread.append(f"{g.source}: its answers not read for {list(lexical.terms)} ({exc})")
+    return out, unread
 
 
 def _cut_by_budget(result: GroundingResult) -> bool:

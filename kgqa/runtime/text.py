@@ -147,10 +147,10 @@ LEADING = lexicon.words("leading")
 """Words skipped between an asking word and what it asks for ("list *all the* diagnoses")."""
 
 
-def subject_start(words: Sequence[str]) -> int:
+def subject_start(words: Sequence[str], within: int = NAMED_WITHIN) -> int:
     """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
-    the first ``NAMED_WITHIN`` words (articles and "all the" skipped), else at its start."""
-    start = next((i + 1 for i, w in enumerate(words[:NAMED_WITHIN]) if w in ASKING), 0)
+    the first ``within`` words (articles and "all the" skipped), else at its start."""
+    start = next((i + 1 for i, w in enumerate(words[:within]) if w in ASKING), 0)
     while start < len(words) and words[start] in LEADING:
         start += 1
     return start

@@ -201,3 +201,21 @@ def test_an_llm_plan_through_a_constant_the_graph_does_not_hold(ask: Any) -> Non
     assert llm["source"] == "llm" and llm["weak"] and llm["weak"][0].startswith("d (")
     assert "rounds counted one later" in answer.trace.record(5).detail
     assert top(answer, 1) == [SUMATRIPTAN]
+
+
+def test_without_an_llm_a_type_in_doubt_is_settled_by_the_grounded_plans(
+    ask: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without an LLM, where step 1 only guessed (here the subject phrase read as genes, scripted), each other type
+    gets the linked entities' plan too: the drugs' joins 'migraine' (an exact name) and grounds sumatriptan at l = 1,
+    the genes' grounds nothing, so the answers are drugs, and the trace says why."""
+    guessed = TargetType("gene/protein", "subject", "no LLM; the question asks for 'ones' (0.420)")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
+    answer = ask([], llm="none")
+    assert answer.trace.target_type == "drug" and answer.answers[0].id == SUMATRIPTAN
+    detail = answer.trace.record(1).detail
+    assert "changed to drug: linked (drug) joins 1 surely linked entit(ies) and grounds 1 answer(s) at l = 1" in detail
+    assert "step 1's gene/protein was in doubt" in detail
+    named = TargetType("gene/protein", "named", "no LLM; the question names it ('genes')")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: named)
+    assert ask([], llm="none").trace.target_type == "gene/protein"  # a type the question names is in no doubt

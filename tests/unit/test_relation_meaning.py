@@ -120,6 +120,9 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         # what the asking word asks for, whatever a lead-in clause named before it
         ("Across the disorders of GANAB, which findings are documented?", ("effect/phenotype", "findings")),
         ("For the disease X, which genes are involved?", ("gene/protein", "genes")),
+        # named late, where an asking word asks for it
+        ("Decreased motor nerve conduction velocity is documented in which disorders?", ("disease", "disorders")),
+        ("My son has had fits and a small head since he was two, what could that be?", None),
         # a symbol prefix's dots end no sentence: the type word after them is not the asking sentence's first
         ("Which genes with symbols of the form CDH... link to disorders?", ("gene/protein", "genes")),
         (
@@ -128,7 +131,7 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         ),
     ],
 )
-def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str]) -> None:
+def test_step_1_reads_everyday_type_words(question: str, named: tuple[str, str] | None) -> None:
     assert type_named_in_question(read_question(question), LABELS) == named
 
 

@@ -11,7 +11,7 @@ import pytest
 from kgqa.cypher.plan import QueryPlan, Symbol
 from kgqa.runtime.pipeline import settle_type
 from kgqa.runtime.steps.s1_target_type import TargetType
-from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight
+from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight, rivals_of
 from kgqa.runtime.steps.s4_grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding
 from kgqa.runtime.trace import Trace
 
@@ -137,3 +137,74 @@ def test_settling_marks_each_plan_of_another_type(given: frozenset[str], settled
         split = round(0.05 / 0.99, 3)
         assert how == {"llm": ("split", split), "linked (disease)": ("behind", 1.0), "linked": ("", 1.0)}
     assert [p["off_type"] for p in trace.plans] == [off for off, _ in how.values()]
+
+
+TYPES = ("disease", PHENOTYPE, "gene/protein")
+IN_DOUBT = TargetType(
+    PHENOTYPE, "subject", "no LLM; the question asks for 'entities' (0.418)", prior={PHENOTYPE: 0.5, "disease": 0.4}
+)
+
+
+@pytest.mark.parametrize(
+    ("step1", "rivals"),
+    [
+        (IN_DOUBT, ("disease", "gene/protein")),
+        (replace(IN_DOUBT, method="reader", prior={PHENOTYPE: 0.74}), ("disease", "gene/protein")),
+        (replace(IN_DOUBT, method="reader", prior={PHENOTYPE: 0.8}), ()),  # the reader is sure enough
+        (replace(IN_DOUBT, method="named"), ()),  # the question names its type
+        (replace(IN_DOUBT, method="hierarchy"), ()),  # it walks a hierarchy of its type
+        (replace(IN_DOUBT, vote="disease"), ()),  # an LLM voted: its plan is the evidence
+    ],
+)
+def test_without_an_llm_a_type_in_doubt_has_rivals(step1: TargetType, rivals: tuple[str, ...]) -> None:
+    assert rivals_of(step1, TYPES) == rivals
+
+
+def _linked(answers: str, constants: int, first: int | None, matches: int | None = None) -> PlanEvidence:
+    source = "linked" if answers == PHENOTYPE else f"linked ({answers})"
+    targets = [(f"{answers}{i}", first) for i in range(3)] if first is not None else []
+    return PlanEvidence.of(source, answers, [(f"c{i}", 1.0) for i in range(constants)], targets, matches=matches)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "decided", "why"),
+    [
+        # delayed skeletal maturation and microcephaly together: only diseases join both at l = 1
+        ([_linked(PHENOTYPE, 2, None), _linked("disease", 2, 1)], "disease", "grounds nothing"),
+        # autosomal dominant inheritance and GJB2: the genes' plan joins one of them, the diseases' both
+        ([_linked(PHENOTYPE, 1, 1), _linked("disease", 2, 1)], "disease", "its plan joins 1 and grounds 3"),
+        # "entities whose label includes 'facies'": both join one; only the diseases hold the word
+        ([_linked(PHENOTYPE, 1, 1, 0), _linked("disease", 1, 1, 2)], "disease", "none with them"),
+        ([_linked(PHENOTYPE, 1, 1, 1), _linked("disease", 1, 1, 2)], PHENOTYPE, ""),  # as much support: it stands
+        ([_linked(PHENOTYPE, 2, 1), _linked("disease", 2, 2)], PHENOTYPE, ""),  # the rival grounds later
+        ([_linked("disease", 1, 1)], "disease", "no linked plan answers it"),
+    ],
+)
+def test_a_type_in_doubt_is_settled_by_the_plan_the_graph_supports(
+    evidence: list[PlanEvidence], decided: str, why: str
+) -> None:
+    step1 = replace(IN_DOUBT, rivals=rivals_of(IN_DOUBT, TYPES))
+    decision = decide_type(step1, evidence)
+    assert decision.label == decided and decision.changed == (decided != PHENOTYPE)
+    assert why in decision.detail and (not why or "step 1's effect/phenotype was in doubt" in decision.detail)
+
+
+def test_a_type_whose_hierarchy_the_question_walks_is_not_in_doubt() -> None:
+    """ "Which specialisations of neurodevelopmental delay ...": the answers are phenotypes under it."""
+    assert rivals_of(IN_DOUBT, TYPES, walked=PHENOTYPE) == ()
+    assert rivals_of(IN_DOUBT, TYPES, walked="disease") == ("disease", "gene/protein")
+
+
+def test_only_surely_linked_entities_support_a_rival() -> None:
+    """ "What does aars1 cause, restricted to diseases titled with 'Charcot-Marie-Tooth'?": the condition's words
+    linked as a disease at 0.91 let the phenotypes' plan join two entities: one surely, as the diseases' plan does."""
+    step1 = replace(IN_DOUBT, label="disease", rivals=(PHENOTYPE, "gene/protein"))
+    own = PlanEvidence.of("linked", "disease", [("AARS1", 0.99)], [("d1", 1)])
+    rival = PlanEvidence.of(
+        f"linked ({PHENOTYPE})",
+        PHENOTYPE,
+        [("AARS1", 0.99), ("Charcot-marie-tooth disease, type 4H", 0.91)],
+        [("p", 1)],
+    )
+    assert decide_type(step1, [own, rival]).label == "disease"
+    assert decide_type(step1, [own, replace(rival, links=(("AARS1", 0.99), ("CMT4H", 0.96)))]).label == PHENOTYPE

@@ -33,6 +33,7 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
 from kgqa.runtime.reading import LOWER_WORD, Reading
 from kgqa.runtime.text import (
+    ASKING,
     NAMED_WITHIN,
     Mention,
     meant_type,
@@ -103,6 +104,9 @@ class TargetType:
     prior: Mapping[str, float] | None = None
     """The learned reader's probability of each type, where there is a reader: the type's confidence that weighs a
     plan of another type (kgqa.runtime.steps.s1_type_evidence.off_type_weight)."""
+    rivals: tuple[str, ...] = ()
+    """The types step 1 is unsure against, with no LLM vote (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`):
+    each gets the linked entities' plan too, and the grounded plans settle the type."""
     firm: bool = False
     """Two readings of the question agree on ``label`` against the LLM's vote: the question names the type and the
     learned reader (where there is one) reads it too. No LLM plan overrules them (an LLM sure of the wrong type
@@ -147,23 +151,35 @@ def type_named_in_question(
     is involved?"), else of the question, with the words that named it; None if no type is named there. Of two type
     words in a row the second is the noun ("disease genes" are genes). A type word right after the asking word
     (:func:`subject_start`) comes first whatever precedes it ("across the disorders of GANAB, *which findings*
-    ..."). A type word inside a linked entity's name of that type (``names``: span, label) is its name ("what are
-    the hallmarks of Prader-Willi *syndrome*")."""
+    ..."). Where none is named there, a type word an asking word asks for later in the asking sentence ("Decreased
+    motor nerve conduction velocity is documented in *which disorders*?"). A type word inside a linked entity's name
+    of that type (``names``: span, label) is its name ("what are the hallmarks of Prader-Willi *syndrome*")."""
     for words in dict.fromkeys((reading.asking_words, reading.lower_words)):
         mentions = _type_words(words, types, names)
         if mentions:
             start = subject_start(words)
             first = next((m for m in mentions if start and m.position == start), mentions[0])
-            head = next((m for m in mentions if m.position == first.position - first.minus_size), first)
-            return head.label, head.form
-    return None
+            return _head(first, mentions)
+    words = reading.asking_words  # later, where an asking word asks for it: "... is documented in *which disorders*"
+    mentions = _type_words(words, types, names, within=len(words))
+    asked = {subject_start(words[i:], within=1) + i for i, w in enumerate(words) if w in ASKING}
+    later = next((m for m in mentions if m.position in asked), None)
+    return None if later is None else _head(later, mentions)
 
 
-def _type_words(words: Sequence[str], types: Sequence[str], names: Sequence[tuple[str, str]]) -> list[Mention]:
-    """The type mentions among the first ``NAMED_WITHIN`` of ``words`` but those inside a linked span of their type
+def _head(first: Mention, mentions: Sequence[Mention]) -> tuple[str, str]:
+    """The type and words of ``first``, or of the type word right after it (its noun: "disease *genes*")."""
+    head = next((m for m in mentions if m.position == first.position - first.minus_size), first)
+    return head.label, head.form
+
+
+def _type_words(
+    words: Sequence[str], types: Sequence[str], names: Sequence[tuple[str, str]], within: int = NAMED_WITHIN
+) -> list[Mention]:
+    """The type mentions among the first ``within`` of ``words`` but those inside a linked span of their type
     (``names``)."""
     inside = _linked_words(words, names)
-    mentions = type_mentions(words[:NAMED_WITHIN], types)
+    mentions = type_mentions(words[:within], types)
     return [m for m in mentions if not set(m.words) <= inside.get(m.label, set())]
 
 

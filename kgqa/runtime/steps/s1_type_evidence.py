@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kgqa.runtime.scoring import EXACT_LINK, OffType
-from kgqa.runtime.steps.s1_target_type import TargetType
+from kgqa.runtime.steps.s1_target_type import SURE_LINK, TargetType
 
 FIRST_ROUND = 1
 """The round l a strong plan grounds answers in: every constant at its first candidate."""
@@ -38,6 +38,9 @@ class PlanEvidence:
     given: bool = False
     """Step 3 gave the answer the type the LLM was asked for (it wrote ``(y:trait)``, no label of the schema): the
     plan's answer type is the prompt's, no evidence of the LLM's reading."""
+    matches: int | None = None
+    """How many of its l = 1 answers hold the words of the textual condition the question states (None: not read,
+    the question states none)."""
 
     @classmethod
     def of(
@@ -48,12 +51,13 @@ class PlanEvidence:
         targets: Sequence[tuple[str, int]],
         *,
         given: bool = False,
+        matches: int | None = None,
     ) -> PlanEvidence:
         """From each constant's best link and each target step 5 grounded, with its round l."""
         first = min((round_l for _, round_l in targets), default=None)
         at_first = frozenset(t for t, round_l in targets if round_l <= FIRST_ROUND)
         count = None if first is None else (first, sum(round_l == first for _, round_l in targets))
-        return cls(source, answers, tuple(links), count, at_first, given)
+        return cls(source, answers, tuple(links), count, at_first, given, matches)
 
     @property
     def inexact(self) -> tuple[tuple[str, float], ...]:
@@ -88,6 +92,8 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
     vote like the LLM's: "genes with symbols of the form CDH... link to *disorders*" names a type that is not the
     answer's. The detail names the evidence, with numbers."""
     vote, label = step1.vote, step1.label
+    if vote is None and step1.rivals:
+        return _by_grounding(step1, evidence)
     if vote is None or vote == label:
         return TypeDecision(label)
     if step1.firm:
@@ -117,6 +123,70 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
         )
     outweighed = f"that outweighs step 1's {label} ({step1.detail})"
     return TypeDecision(vote, f"changed to {vote}: {strong}, and {why}; {outweighed}", changed=True)
+
+
+UNSURE_READ = 0.8
+"""Without an LLM, a type the learned reader reads below this is in doubt (:func:`rivals_of`): on set 2 at bfe42f0,
+5 of 11 such reads were wrong, 3 of 32 above it."""
+
+
+def rivals_of(step1: TargetType, types: Sequence[str], walked: str | None = None) -> tuple[str, ...]:
+    """The types the grounded plans weigh against step 1's where no LLM voted and the question neither names its
+    type nor walks a hierarchy of it (``walked``: the label whose hierarchy a step word walks from a linked entity,
+    "which *specialisations* of neurodevelopmental delay ..."): the reader reads it below :data:`UNSURE_READ`, or
+    only the subject phrase or the type names say it ("which *entities* whose label includes 'facies' list X among
+    their manifestations?")."""
+    if step1.vote is not None or step1.method not in ("reader", "subject", "embedding") or walked == step1.label:
+        return ()
+    if step1.method == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ:
+        return ()
+    return tuple(t for t in types if t != step1.label)
+
+
+def support(evidence: PlanEvidence) -> tuple[int, int]:
+    """How well a linked entities' plan answers the question, as the graph says: the linked entities it joins that
+    link surely (:data:`SURE_LINK`: "diseases titled with 'Charcot-Marie-Tooth'" as the disease 'Charcot-marie-tooth
+    disease, type 4H' at 0.91 is a textual condition read as a name) where it grounds answers at l = 1 (none
+    otherwise), then whether some of those answers hold the stated textual condition
+    (:attr:`PlanEvidence.matches`)."""
+    grounded = evidence.first is not None and evidence.first[0] <= FIRST_ROUND
+    return (_sure(evidence) if grounded else 0, int(bool(evidence.matches)))
+
+
+def _sure(evidence: PlanEvidence) -> int:
+    """The plan's constants that link surely (:data:`SURE_LINK`)."""
+    return sum(score >= SURE_LINK for _, score in evidence.links)
+
+
+def _by_grounding(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
+    """Without an LLM vote, where step 1 is in doubt (:attr:`TargetType.rivals`): the type of the linked plan with
+    the most :func:`support`, where it has strictly more than step 1's own plan; step 1's type otherwise."""
+    label = step1.label
+    own = next((e for e in evidence if e.source == "linked"), None)
+    floor = support(own) if own is not None else (0, 0)
+    rivals = [e for e in evidence if e.source != "linked" and e.answers in step1.rivals and support(e) > floor]
+    if not rivals:
+        return TypeDecision(label)
+    best = max(rivals, key=support)
+    assert best.answers is not None and best.first is not None
+    said = f", {best.matches} of them with the stated words" if best.matches else ""
+    if own is None:
+        mine = "no linked plan answers it"
+    else:
+        grounds = _at(own) if own.first is not None else "nothing"
+        mine = f"its plan joins {_sure(own)} and grounds {grounds}"
+        mine += ", none with them" * (own.matches == 0)
+    why = (
+        f"changed to {best.answers}: {best.source} joins {_sure(best)} surely linked entit(ies) and grounds "
+        f"{_at(best)}{said}; step 1's {label} was in doubt ({step1.detail}), and {mine}"
+    )
+    return TypeDecision(best.answers, why, changed=True)
+
+
+def _at(evidence: PlanEvidence) -> str:
+    """The answers a plan grounded in its first round, as the trace says them."""
+    assert evidence.first is not None
+    return f"{evidence.first[1]} answer(s) at l = {evidence.first[0]}"
 
 
 def _weak(llm: PlanEvidence | None, vote: str) -> str:
