@@ -52,6 +52,11 @@ def test_a_type_word_the_condition_states_is_searched() -> None:
     question = 'Which terms characterised by the words "protein" describe disorders caused by tlr3?'
     assert residual_terms(question, ["tlr3"], LABELS, condition=["protein"]) == ["protein", "caused"]
     assert "protein" not in residual_terms(question, ["tlr3"], LABELS)
+    relation = "Which diseases have a 'phenotype present' link to erythroderma?"
+    assert residual_terms(relation, [], LABELS, ["phenotype present"], condition=["phenotype present"]) == [
+        "link",
+        "erythroderma",
+    ]
 
 
 def test_terms_are_capped_and_not_repeated() -> None:

@@ -39,14 +39,16 @@ def residual_terms(
     pattern says those), not a stop, framing or relation word. The words of the question's textual ``condition``
     stay even where a constant or a type's name covers them: in "children of Seizure that mention seizure" the
     answers' documents must say "seizure" all the same, and in "terms characterised by the words 'protein'" the
-    answers' must say "protein". A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
+    answers' must say "protein"; a word of a relationship type's name is the pattern's even there ("a 'phenotype
+    present' link"). A word of ``prefixes`` ("symbol starts with KCN") is searched as a prefix,
     ``kcn*``, when it has three letters or more."""
     kept = {w for text in condition for w in plain_words(text)}
     starts = {w for text in prefixes for w in plain_words(text)}
+    relational = {w for name in relation_types for w in plain_words(name.replace("_", " "))}
     skip = {w for text in covered for w in plain_words(text)}
-    skip |= {w for name in (*labels, *relation_types) for w in plain_words(name.replace("/", " ").replace("_", " "))}
+    skip |= {w for name in labels for w in plain_words(name.replace("/", " ").replace("_", " "))}
     skip |= {w for label in labels for form in type_words(label) for w in plain_words(form)}
-    skip = (skip | {w + "s" for w in skip}) - kept
+    skip = (skip | {w + "s" for w in skip}) - kept | relational | {w + "s" for w in relational}
     out: list[str] = []
     for word in plain_words(question):
         if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
