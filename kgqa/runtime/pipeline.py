@@ -515,13 +515,14 @@ def _best_links(
 
 
 def _linked(p: Planned | PlanGrounding) -> bool:
-    """Whether ``p`` is a linked entities' plan (step 1's type's, or the type step 1 set aside)."""
+    """Whether ``p`` is a linked entities' plan (step 1's type's, or another type's: :func:`_witness`)."""
     return p.source == "linked" or _witness(p.source)
 
 
 def _witness(source: str) -> bool:
-    """Whether ``source`` is the linked entities' plan for the type step 1 set aside (``linked (TYPE)``:
-    :func:`_plans`)."""
+    """Whether ``source`` is the linked entities' plan for a type other than step 1's (``linked (TYPE)``:
+    :func:`_plans`): the LLM's type step 1 set aside, or a type step 1 is in doubt against
+    (:attr:`TargetType.rivals`)."""
     return source.startswith("linked (")
 
 

@@ -44,11 +44,11 @@ def residual_terms(
     ``kcn*``, when it has three letters or more."""
     kept = {w for text in condition for w in plain_words(text)}
     starts = {w for text in prefixes for w in plain_words(text)}
-    relational = {w for name in relation_types for w in plain_words(name.replace("_", " "))}
+    relational = _with_plurals({w for name in relation_types for w in plain_words(name.replace("_", " "))})
     skip = {w for text in covered for w in plain_words(text)}
     skip |= {w for name in labels for w in plain_words(name.replace("/", " ").replace("_", " "))}
     skip |= {w for label in labels for form in type_words(label) for w in plain_words(form)}
-    skip = (skip | {w + "s" for w in skip}) - kept | relational | {w + "s" for w in relational}
+    skip = _with_plurals(skip) - kept | relational
     out: list[str] = []
     for word in plain_words(question):
         if len(word) < MIN_LENGTH or word in skip or word in STOP_WORDS or word in FRAMING or word in RELATIONAL:
@@ -57,6 +57,11 @@ def residual_terms(
         if term not in out:
             out.append(term)
     return out[:MAX_TERMS]
+
+
+def _with_plurals(words: set[str]) -> set[str]:
+    """``words`` and each with an "s" (what :func:`residual_terms` skips is skipped in the plural too)."""
+    return words | {w + "s" for w in words}
 
 
 def search_terms(
