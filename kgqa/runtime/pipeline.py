@@ -209,11 +209,8 @@ def target_type(
     except LlmError as exc:
         choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, linked)
         record.degrade(f"{choice.detail}: {choice.label}")
-        return replace(choice, prior=learned)
-    choice = replace(choice, prior=learned)
-    if found is not None:
-        walked = linked.hierarchy[0] if linked.hierarchy is not None else None
-        choice = replace(choice, rivals=rivals_of(choice, options.types, walked))
+        return _in_doubt(replace(choice, prior=learned), options, linked, found)
+    choice = _in_doubt(replace(choice, prior=learned), options, linked, found)
     if choice.completion is not None:
         record.usage.add(choice.completion)
     if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
@@ -223,6 +220,15 @@ def target_type(
     else:
         record.detail = f"{choice.label} ({choice.method})"
     return choice
+
+
+def _in_doubt(choice: TargetType, options: Options, linked: Linked, found: QuestionLinks | None) -> TargetType:
+    """``choice`` with the types it is in doubt against (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`),
+    where the question links entities whose plans can settle them."""
+    if found is None:
+        return choice
+    walked = linked.hierarchy[0] if linked.hierarchy is not None else None
+    return replace(choice, rivals=rivals_of(choice, options.types, walked))
 
 
 @dataclass(frozen=True)
@@ -279,7 +285,7 @@ def _plans(
         step2 = trace.record(2)
         step2.degrade(f"no LLM: entities linked by the name index: {links}")
         note_link_cap(ctx, reading, trace, step2)
-    others = [asked] if asked != target else list(choice.rivals)
+    others = list(dict.fromkeys([*([asked] if asked != target else []), *choice.rivals]))
     if found is not None and others:  # the types step 1 set aside or is in doubt against get linked plans too
         start = time.perf_counter()
         for label in others:

@@ -126,10 +126,12 @@ def test_a_strong_llm_plan_settles_the_type_a_reader_guessed(ask: Any, monkeypat
 
 
 def test_an_answer_label_step_3_gave_is_no_evidence(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same guess, and an LLM that writes its answer with a label the schema lacks (``y:medicine``): step 3
-    gives it the type the LLM was asked for, which says nothing of the LLM's reading, so the guess stands."""
-    why = "the learned reader reads it (0.94), outvoting the LLM's drug"
-    guessed = TargetType("disease", "outvoted", why, vote="drug")
+    """A guess in no doubt (scripted: the question named it, so no other type's linked plan settles the type in its
+    place: kgqa.runtime.steps.s1_type_evidence.rivals_of), and an LLM that writes its answer with a label the schema
+    lacks (``y:medicine``): step 3 gives it the type the LLM was asked for, which says nothing of the LLM's reading,
+    so the guess stands."""
+    why = "the question names it ('diseases'), outvoting the LLM's drug"
+    guessed = TargetType("disease", "outvoted", why, vote="drug", read="named")
     monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
     invented = 'MATCH (y:medicine)-[:indication]->(d:disease {name: "migraine"}) RETURN y'
     answer = ask([invented])
@@ -139,10 +141,10 @@ def test_an_answer_label_step_3_gave_is_no_evidence(ask: Any, monkeypatch: pytes
 
 
 def test_a_weak_llm_plan_leaves_the_guessed_type(ask: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same guess, and an LLM whose plan grounds nothing (no drug targets HTR1B): the reader's type stands, and
-    the trace says why the plan was no evidence."""
-    guessed = TargetType("disease", "outvoted", "the learned reader reads it (0.94), outvoting the LLM's drug")
-    guessed = replace(guessed, vote="drug")
+    """The same guess in no doubt, and an LLM whose plan grounds nothing (no drug targets HTR1B): step 1's type
+    stands, and the trace says why the plan was no evidence."""
+    guessed = TargetType("disease", "outvoted", "the question names it ('diseases'), outvoting the LLM's drug")
+    guessed = replace(guessed, vote="drug", read="named")
     monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
     nothing = 'MATCH (y:drug)-[:target]->(g:`gene/protein` {name: "HTR1B"}) RETURN y'
     answer = ask([nothing])
@@ -219,3 +221,16 @@ def test_without_an_llm_a_type_in_doubt_is_settled_by_the_grounded_plans(
     named = TargetType("gene/protein", "named", "no LLM; the question names it ('genes')")
     monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: named)
     assert ask([], llm="none").trace.target_type == "gene/protein"  # a type the question names is in no doubt
+
+
+def test_a_weak_llm_vote_leaves_a_type_in_doubt_to_the_grounded_plans(
+    ask: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An LLM votes genes, step 1's own reading says nothing (scripted), and its plan grounds nothing: its vote is
+    no evidence, so the linked entities' plans settle the type as they do without an LLM."""
+    guessed = TargetType("gene/protein", "llm", "", vote="gene/protein")
+    monkeypatch.setattr("kgqa.runtime.pipeline.predict_target_type", lambda *args, **kwargs: guessed)
+    nothing = 'MATCH (y:`gene/protein`)<-[:target]-(d:drug {name: "sumatriptan"}) RETURN y'
+    answer = ask([nothing])
+    assert answer.trace.target_type == "drug" and answer.answers[0].id == SUMATRIPTAN
+    assert "changed to drug: linked (drug) joins 1 surely linked entit(ies)" in answer.trace.record(1).detail

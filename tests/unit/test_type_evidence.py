@@ -153,10 +153,11 @@ IN_DOUBT = TargetType(
         (replace(IN_DOUBT, method="reader", prior={PHENOTYPE: 0.8}), ()),  # the reader is sure enough
         (replace(IN_DOUBT, method="named"), ()),  # the question names its type
         (replace(IN_DOUBT, method="hierarchy"), ()),  # it walks a hierarchy of its type
-        (replace(IN_DOUBT, vote="disease"), ()),  # an LLM voted: its plan is the evidence
+        (replace(IN_DOUBT, vote="disease", read="named"), ()),  # beside an LLM, the question's own reading counts
+        (replace(IN_DOUBT, vote="disease", read=None), ("disease", "gene/protein")),
     ],
 )
-def test_without_an_llm_a_type_in_doubt_has_rivals(step1: TargetType, rivals: tuple[str, ...]) -> None:
+def test_a_type_in_doubt_has_rivals(step1: TargetType, rivals: tuple[str, ...]) -> None:
     assert rivals_of(step1, TYPES) == rivals
 
 
@@ -208,3 +209,19 @@ def test_only_surely_linked_entities_support_a_rival() -> None:
     )
     assert decide_type(step1, [own, rival]).label == "disease"
     assert decide_type(step1, [own, replace(rival, links=(("AARS1", 0.99), ("CMT4H", 0.96)))]).label == PHENOTYPE
+
+
+def test_an_llm_plan_that_is_no_evidence_leaves_a_type_in_doubt_to_the_grounded_plans() -> None:
+    """A junk LLM votes disease for every question: beside a reading in doubt its vote adds nothing, so the linked
+    entities' plans settle the type as they do without an LLM; a strong LLM plan of step 1's type keeps it."""
+    step1 = replace(IN_DOUBT, method="llm", vote=PHENOTYPE, rivals=("disease", "gene/protein"))
+    plans = [_linked(PHENOTYPE, 2, None), _linked("disease", 2, 1)]
+    junk = PlanEvidence.of("llm", PHENOTYPE, [("three words of", 0.47)], [])
+    assert decide_type(step1, [junk, *plans]).label == "disease"
+    oracle = PlanEvidence.of("llm", PHENOTYPE, [("Seizure", 1.0)], [("p1", 1)])
+    assert decide_type(step1, [oracle, *plans]).label == PHENOTYPE
+    outvoted = replace(step1, method="outvoted", vote="gene/protein")  # step 1 set a weak LLM's type aside
+    decision = decide_type(outvoted, [replace(junk, answers="gene/protein"), *plans])
+    assert decision.label == "disease" and "changed to disease" in decision.detail
+    alone = decide_type(outvoted, [replace(junk, answers="gene/protein"), _linked(PHENOTYPE, 2, 1)])
+    assert alone.label == PHENOTYPE and "stands: the LLM's gene/protein has a plan whose constants" in alone.detail

@@ -104,9 +104,12 @@ class TargetType:
     prior: Mapping[str, float] | None = None
     """The learned reader's probability of each type, where there is a reader: the type's confidence that weighs a
     plan of another type (kgqa.runtime.steps.s1_type_evidence.off_type_weight)."""
+    read: Method | None = None
+    """Where the LLM voted: how the question's own reading chose (``named``, ``reader``, ...; None where it read no
+    type), the evidence of step 1 apart from the LLM (kgqa.runtime.steps.s1_type_evidence.rivals_of)."""
     rivals: tuple[str, ...] = ()
-    """The types step 1 is unsure against, with no LLM vote (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`):
-    each gets the linked entities' plan too, and the grounded plans settle the type."""
+    """The types step 1 is unsure against (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`): each gets the
+    linked entities' plan too, and the grounded plans settle the type where no LLM plan does."""
     firm: bool = False
     """Two readings of the question agree on ``label`` against the LLM's vote: the question names the type and the
     learned reader (where there is one) reads it too. No LLM plan overrules them (an LLM sure of the wrong type
@@ -271,17 +274,18 @@ def predict_target_type(
     if own is not None and own[0] != chosen and not backed:  # the question's own reading is sure enough
         why = f"{own[2]}, outvoting the LLM's {chosen}"
         firm = own[1] == "named" and (not learned or max(learned, key=lambda t: learned[t]) == own[0])
-        return TargetType(own[0], "outvoted", why, completion, chosen, firm=firm)
+        return TargetType(own[0], "outvoted", why, completion, chosen, read=own[1], firm=firm)
     if own is None and not backed and learned:  # the reader reads no type: the LLM's vote against the rest
         subject = type_by_subject(reading, types, embedder, linked.names)
         if subject is not None and subject[0] != chosen and subject[1] >= SUBJECT_OVER_READER:  # as without an LLM
             why = f"the question asks for {subject[2]!r} ({subject[1]:.3f}), outvoting the LLM's {chosen}"
-            return TargetType(subject[0], "outvoted", why, completion, chosen)
+            return TargetType(subject[0], "outvoted", why, completion, chosen, read="subject")
         if learned.get(chosen, 1.0) < NAMED_FLOOR:
             why = f"the LLM's {chosen}, which the learned reader all but rules out ({learned[chosen]:.2f})"
             fallback = fallback_type(reading, types, embedder, question_vector, why, learned, linked)
-            return replace(fallback, completion=completion, vote=chosen)
-    return TargetType(chosen, "llm", "", completion, chosen)
+            return replace(fallback, completion=completion, vote=chosen, read=fallback.method)
+    read: Method | None = "named" if backed else own[1] if own is not None else None
+    return TargetType(chosen, "llm", "", completion, chosen, read=read)
 
 
 def sets_aside(named: str, learned: Mapping[str, float] | None, *, lead_in: bool = False) -> bool:

@@ -90,18 +90,21 @@ def decide_type(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDeci
     question's entities back as well, for they join that type too). Step 1's type otherwise: where a strong plan of
     each type stands and the LLM's is unbacked, the evidence is split, and step 6 ranks both. A type word alone is a
     vote like the LLM's: "genes with symbols of the form CDH... link to *disorders*" names a type that is not the
-    answer's. The detail names the evidence, with numbers."""
+    answer's. Where no LLM plan is evidence (no LLM, or a weak plan) and step 1 is in doubt
+    (:attr:`TargetType.rivals`), the linked entities' plans of each type settle it (:func:`_by_grounding`). The detail
+    names the evidence, with numbers."""
     vote, label = step1.vote, step1.label
-    if vote is None and step1.rivals:
-        return _by_grounding(step1, evidence)
+    llm = next((e for e in evidence if e.source == "llm"), None)
+    weak = llm is None or llm.answers != vote or llm.given or not llm.strong
     if vote is None or vote == label:
-        return TypeDecision(label)
+        return _by_grounding(step1, evidence) if step1.rivals and weak else TypeDecision(label)
     if step1.firm:
         reader = " and the learned reader reads it too" if step1.prior else ""
         return TypeDecision(label, f"{label} stands: the question names it{reader}; no LLM plan overrules both")
-    llm = next((e for e in evidence if e.source == "llm"), None)
-    if llm is None or llm.answers != vote or llm.given or not llm.strong:
-        return TypeDecision(label, f"{label} stands: the LLM's {vote} {_weak(llm, vote)}")
+    if weak:
+        stands = TypeDecision(label, f"{label} stands: the LLM's {vote} {_weak(llm, vote)}")
+        return _by_grounding(step1, evidence, stands) if step1.rivals else stands
+    assert llm is not None
     assert llm.first is not None
     links = ", ".join(f"{name!r} {score:.2f}" for name, score in llm.links)
     strong = (
@@ -131,14 +134,17 @@ UNSURE_READ = 0.8
 
 
 def rivals_of(step1: TargetType, types: Sequence[str], walked: str | None = None) -> tuple[str, ...]:
-    """The types the grounded plans weigh against step 1's where no LLM voted and the question neither names its
-    type nor walks a hierarchy of it (``walked``: the label whose hierarchy a step word walks from a linked entity,
-    "which *specialisations* of neurodevelopmental delay ..."): the reader reads it below :data:`UNSURE_READ`, or
-    only the subject phrase or the type names say it ("which *entities* whose label includes 'facies' list X among
-    their manifestations?")."""
-    if step1.vote is not None or step1.method not in ("reader", "subject", "embedding") or walked == step1.label:
+    """The types the grounded plans weigh against step 1's where the question's own reading (apart from an LLM's
+    vote: :attr:`TargetType.read`) neither names its type nor walks a hierarchy of it (``walked``: the label whose
+    hierarchy a step word walks from a linked entity, "which *specialisations* of neurodevelopmental delay ..."):
+    the reader reads it below :data:`UNSURE_READ`, or only the subject phrase or the type names say it ("which
+    *entities* whose label includes 'facies' list X among their manifestations?"), or, beside an LLM's vote, nothing
+    does. They settle the type only where no LLM plan is evidence (:func:`decide_type`): a junk LLM's vote adds
+    nothing to a reading in doubt."""
+    read = step1.read if step1.vote is not None else step1.method
+    if read in ("only", "given", "named", "hierarchy") or walked == step1.label:
         return ()
-    if step1.method == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ:
+    if read == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ:
         return ()
     return tuple(t for t in types if t != step1.label)
 
@@ -158,15 +164,19 @@ def _sure(evidence: PlanEvidence) -> int:
     return sum(score >= SURE_LINK for _, score in evidence.links)
 
 
-def _by_grounding(step1: TargetType, evidence: Sequence[PlanEvidence]) -> TypeDecision:
-    """Without an LLM vote, where step 1 is in doubt (:attr:`TargetType.rivals`): the type of the linked plan with
-    the most :func:`support`, where it has strictly more than step 1's own plan; step 1's type otherwise."""
+def _by_grounding(
+    step1: TargetType, evidence: Sequence[PlanEvidence], otherwise: TypeDecision | None = None
+) -> TypeDecision:
+    """Where step 1 is in doubt (:attr:`TargetType.rivals`) and no LLM plan is evidence: the type of the linked
+    entities' plan of another type with the most :func:`support`, where it has strictly more than step 1's own
+    plan; ``otherwise`` (step 1's type) else."""
     label = step1.label
     own = next((e for e in evidence if e.source == "linked"), None)
     floor = support(own) if own is not None else (0, 0)
-    rivals = [e for e in evidence if e.source != "linked" and e.answers in step1.rivals and support(e) > floor]
+    linked = [e for e in evidence if e.source not in ("linked", "llm") and e.answers in step1.rivals]
+    rivals = [e for e in linked if support(e) > floor]
     if not rivals:
-        return TypeDecision(label)
+        return otherwise or TypeDecision(label)
     best = max(rivals, key=support)
     assert best.answers is not None and best.first is not None
     said = f", {best.matches} of them with the stated words" if best.matches else ""
