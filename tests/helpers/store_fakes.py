@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from kgqa.runtime.store.base import AliasHit, VectorHit, VectorIndex, at_least
@@ -16,6 +18,13 @@ class OneByOne:
 
     def alias_top_k(self, graph: str, vector: np.ndarray, k: int) -> list[AliasHit]:
         raise NotImplementedError
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        """No exact names: a fake's nodes are found by their vectors alone."""
+        return []
+
+    def exact_alias(self, graph: str, labels: Sequence[str], text: str) -> list[AliasHit]:
+        return []
 
     def vector_top_k_many(
         self, graph: str, label: str, index: VectorIndex, vectors: np.ndarray, k: int, floor: float | None = None

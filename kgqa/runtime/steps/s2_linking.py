@@ -139,6 +139,8 @@ def link_entities(
                     )
             found += best.values()
     found = [link for link in found if not (_type_named(link, types) or _not_a_name(link, reading.lowered))]
+    unnamed = unnamed_quotations(reading, store, skb, labels, types)
+    found = [link for link in found if not any(r.start < link.end and link.start < r.stop for r in unnamed)]
     if spelling is not None:
         found = [link for link in found if not word_not_symbol(link, found, reading.quoted_runs, spelling)]
     found = tightest(found, labels)
@@ -407,6 +409,24 @@ def compound_link(
         return None
     best = max(similarity for similarity, _, _ in found)
     return max((f for f in found if f[0] >= best - COMPOUND_TIE), key=lambda f: (f[1], f[0]))[2]
+
+
+def unnamed_quotations(
+    reading: Reading, store: GraphStore, skb: str, labels: Sequence[str], types: set[int]
+) -> list[range]:
+    """The short quotations (at most :data:`QUOTED_CONDITION` words) that name no node: quotation marks give words
+    verbatim, and verbatim words that are no node's name or alias (case aside) are what the answers' own text holds
+    ("conditions carrying 'spastic' in the term name" is no 'Spasticity'; kgqa.runtime.steps.s2_conditions.
+    read_conditions then states them), so no link takes them. A quotation right after a type's word names its node
+    all the same ("the disease 'Marfan sindrome'")."""
+    out = []
+    for run, text in reading.quotations:
+        if len(run) > QUOTED_CONDITION or run.start - 1 in types or not text.strip():
+            continue
+        if any(store.exact_name(skb, label, text) for label in labels) or store.exact_alias(skb, labels, text):
+            continue
+        out.append(run)
+    return out
 
 
 def _type_named(link: Link, types: set[int]) -> bool:
