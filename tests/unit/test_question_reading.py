@@ -762,3 +762,35 @@ def test_a_stop_word_typed_with_a_capital_inside_a_sentence_begins_a_name() -> N
     assert "Down syndrome" in grams("What problems do kids with Down syndrome have?")
     assert "Down syndrome" not in grams("Is it Down? Down syndrome, I mean.")  # a sentence's first capital says nothing
     assert "down syndrome" not in grams("is it down syndrome")  # in small letters, the word
+
+
+class _Named(_Index):
+    """:class:`_Index` whose ``exact`` texts are also a node's exact name (case aside)."""
+
+    def __init__(self, names: dict[str, tuple[str, float]], exact: Sequence[str]) -> None:
+        super().__init__(names, {})
+        self.exact = {text.lower() for text in exact}
+
+    def exact_name(self, graph: str, label: str, text: str) -> list[tuple[str, str]]:
+        return [(text, text)] if label == PHENOTYPE and text.lower() in self.exact else []
+
+
+@pytest.mark.parametrize(
+    ("question", "exact", "linked"),
+    [
+        # verbatim words that are no node's name: the answers' own text, not a mention of 'Spasticity'
+        ("Conditions carrying 'spastic' in the term name where Ataxia was excluded?", [], ["Ataxia"]),
+        # a node's exact name quoted: a mention as ever
+        ("Which conditions have 'spastic' and Ataxia?", ["spastic"], ["Spasticity", "Ataxia"]),
+        # a type's word right before the quotation: it names a node, however it is spelt
+        ("Which conditions have the phenotype 'spastic' and Ataxia?", [], ["Spasticity", "Ataxia"]),
+    ],
+)
+def test_a_short_quotation_that_names_no_node_is_not_linked(question: str, exact: list[str], linked: list[str]) -> None:
+    index = _Named({"spastic'": ("Spasticity", 0.87), "Ataxia": ("Ataxia", 1.0)}, exact)
+    reading = read_question(question)
+    found = link_entities(reading, index, "hpo", TYPES, index, threshold=0.85)  # type: ignore[arg-type]
+    assert [f.name for f in found] == linked
+    if not linked[:-1]:  # the quotation is then a stated textual condition
+        run = reading.quoted_runs[0]
+        assert set(run) <= read_conditions(reading, TYPES, [f.search for f in found]).stated
