@@ -134,10 +134,10 @@ def test_loci_name_genes() -> None:
 def test_words_that_only_frame_a_better_link_inside_make_no_better_name() -> None:
     framed = Link("syndrome spinocerebellar ataxia type 35", 9, 14, "disease", "34", "Sca type 34", 0.94)
     inner = Link("spinocerebellar ataxia type 35", 10, 14, "disease", "35", "Sca type 35", 1.0)
-    assert tightest([framed, inner], TYPES) == [inner]
+    assert tightest([framed, inner]) == [inner]
     # a word that is not framing keeps the longer span ("Progressive" is part of the name)
     whole = Link("progressive spinocerebellar ataxia type 35", 9, 14, "disease", "P", "Progressive sca", 0.94)
-    assert tightest([whole, inner], TYPES) == [whole, inner]
+    assert tightest([whole, inner]) == [whole, inner]
 
 
 def test_no_span_holds_a_clause_word_or_ends_on_a_conditions_cue() -> None:
@@ -246,11 +246,21 @@ def test_open_is_a_prefix_verb_only_with_with_or_quotes() -> None:
 def test_framing_words_do_not_cut_a_name_they_belong_to() -> None:
     outer = Link("Marfan's syndrome", 4, 6, "disease", "D", "Marfan's syndrome", 0.93)
     inner = Link("Marfan's", 4, 5, "gene/protein", "G", "Marfan's gene", 0.95)
-    assert tightest([outer, inner], TYPES) == [outer, inner]
+    assert tightest([outer, inner]) == [outer, inner]
 
 
 def test_framing_words_around_part_of_a_better_link_make_no_name() -> None:
     # "genes are associated with Marfan" overlaps the exact "Marfan syndrome" and adds only framing words
     framed = Link("genes are associated with Marfan", 1, 6, "gene/protein", "G", "CHRNB1", 0.98)
     exact = Link("Marfan syndrome", 5, 7, "disease", "D", "Marfan syndrome", 1.0)
-    assert tightest([framed, exact], TYPES) == [exact]
+    assert tightest([framed, exact]) == [exact]
+
+
+def test_words_past_a_better_overlapping_link_that_are_not_in_the_name_make_no_name() -> None:
+    # "recorded for" is the hop's wording, in no name of type XI: the exact "... type ii" overlapping it wins
+    recorded = Link("recorded for osteogenesis imperfecta type", 3, 8, "disease", "XI", "OI, type XI", 0.91)
+    typed = Link("osteogenesis imperfecta type ii", 5, 9, "disease", "II", "Osteogenesis imperfecta, type II", 1.0)
+    assert tightest([recorded, typed]) == [typed]
+    # a word of the longer link's own name keeps it ("Progressive" is part of that name)
+    whole = Link("progressive osteogenesis imperfecta type", 4, 8, "disease", "P", "Progressive osteogenesis", 0.93)
+    assert tightest([whole, typed]) == [whole, typed]

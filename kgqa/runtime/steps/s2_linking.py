@@ -40,7 +40,6 @@ from kgqa.runtime.text import (
     RELATIONAL,
     STOP_WORDS,
     Mention,
-    type_words,
     words_of,
 )
 
@@ -143,7 +142,7 @@ def link_entities(
     found = [link for link in found if not any(r.start < link.end and link.start < r.stop for r in unnamed)]
     if spelling is not None:
         found = [link for link in found if not word_not_symbol(link, found, reading.quoted_runs, spelling)]
-    found = tightest(found, labels)
+    found = tightest(found)
     if spelling is not None:
         found = [link for link in found if not unnumbered_member(link, found, spelling)]
     anchors = described_anchors(reading, store, skb, labels, embedder, found, nouns) if documents else []
@@ -464,17 +463,16 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
+def tightest(found: Sequence[Link]) -> list[Link]:
     """``found`` without the spans whose best link a shorter span inside them makes as well or better, to the same
     node, with every word of its name or alias the longer one had: "phenotype present in spondylocostal
     dysostosis 5" and "spondylocostal dysostosis 5" name the same disease, and the words around it ("phenotype",
     "present") are the plan's hop, not the entity's name. Nor does a span win whose words past a better link inside
-    or overlapping it only frame it (stop words, a type's words of ``labels``, none of its own node's name): "the
-    *syndrome* spinocerebellar ataxia type 35" is no better name of 'Spinocerebellar ataxia type 34' than
-    "spinocerebellar ataxia type 35" is of type 35, nor "*genes associated with* Marfan" of anything than "Marfan
-    syndrome" is. Every link of such a span goes (its weaker matches to other nodes would take the words back)."""
-    framing = STOP_WORDS | {w for label in labels for form in type_words(label) for w in form.split()}
-
+    or overlapping it are none of its own node's name: "the *syndrome* spinocerebellar ataxia type 35" is no better
+    name of 'Spinocerebellar ataxia type 34' than "spinocerebellar ataxia type 35" is of type 35, nor "*genes
+    associated with* Marfan" of anything than "Marfan syndrome" is, nor "*recorded for* osteogenesis imperfecta,
+    type" of type XI than "osteogenesis imperfecta, type ii" of type II. Every link of such a span goes (its weaker
+    matches to other nodes would take the words back)."""
     def inside(other: Link, link: Link) -> bool:
         return (
             link.start <= other.start
@@ -492,7 +490,7 @@ def tightest(found: Sequence[Link], labels: Sequence[str] = ()) -> list[Link]:
             extra = _lower(link.span) - _lower(other.span)
             if inside(other, link) and (other.label, other.id) == (link.label, link.id) and not extra & own:
                 return True
-            if other.similarity > link.similarity and extra and extra <= framing and not (extra - STOP_WORDS) & own:
+            if other.similarity > link.similarity and extra and not (extra - STOP_WORDS) & own:
                 return True  # its words past the better link only frame it, inside or overlapping it
         return False
 
