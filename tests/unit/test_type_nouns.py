@@ -264,3 +264,7 @@ def test_words_past_a_better_overlapping_link_that_are_not_in_the_name_make_no_n
     # a word of the longer link's own name keeps it ("Progressive" is part of that name)
     whole = Link("progressive osteogenesis imperfecta type", 4, 8, "disease", "P", "Progressive osteogenesis", 0.93)
     assert tightest([whole, typed]) == [whole, typed]
+    # a misspelt word of the longer link's own name keeps it too
+    misspelt = Link("glanzman thrombasthenia", 5, 7, "disease", "G", "Glanzmann thrombasthenia", 0.96)
+    alias = Link("thrombasthenia", 6, 7, PHENOTYPE, "T", "Abnormality of thrombocytes", 0.99, "Thrombasthenia")
+    assert tightest([misspelt, alias]) == [misspelt, alias]

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.reader.spelling import PART, Spelling, designation
+from kgqa.runtime.reader.spelling import PART, Spelling, designation, edit_distance
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.scoring import EXACT_LINK
 from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
@@ -468,11 +468,13 @@ def tightest(found: Sequence[Link]) -> list[Link]:
     node, with every word of its name or alias the longer one had: "phenotype present in spondylocostal
     dysostosis 5" and "spondylocostal dysostosis 5" name the same disease, and the words around it ("phenotype",
     "present") are the plan's hop, not the entity's name. Nor does a span win whose words past a better link inside
-    or overlapping it are none of its own node's name: "the *syndrome* spinocerebellar ataxia type 35" is no better
-    name of 'Spinocerebellar ataxia type 34' than "spinocerebellar ataxia type 35" is of type 35, nor "*genes
-    associated with* Marfan" of anything than "Marfan syndrome" is, nor "*recorded for* osteogenesis imperfecta,
-    type" of type XI than "osteogenesis imperfecta, type ii" of type II. Every link of such a span goes (its weaker
-    matches to other nodes would take the words back)."""
+    or overlapping it are none of its own node's name, misspelt or not: "the *syndrome* spinocerebellar ataxia type
+    35" is no better name of 'Spinocerebellar ataxia type 34' than "spinocerebellar ataxia type 35" is of type 35,
+    nor "*genes associated with* Marfan" of anything than "Marfan syndrome" is, nor "*recorded for* osteogenesis
+    imperfecta, type" of type XI than "osteogenesis imperfecta, type ii" of type II; but "*glanzman*
+    thrombasthenia" is 'Glanzmann thrombasthenia', more than "thrombasthenia" is an alias of another node. Every
+    link of such a span goes (its weaker matches to other nodes would take the words back)."""
+
     def inside(other: Link, link: Link) -> bool:
         return (
             link.start <= other.start
@@ -490,7 +492,7 @@ def tightest(found: Sequence[Link]) -> list[Link]:
             extra = _lower(link.span) - _lower(other.span)
             if inside(other, link) and (other.label, other.id) == (link.label, link.id) and not extra & own:
                 return True
-            if other.similarity > link.similarity and extra and not (extra - STOP_WORDS) & own:
+            if other.similarity > link.similarity and extra and not _of_name(extra - STOP_WORDS, own):
                 return True  # its words past the better link only frame it, inside or overlapping it
         return False
 
@@ -500,6 +502,18 @@ def tightest(found: Sequence[Link]) -> list[Link]:
             best[link.start, link.end] = link
     dropped = {span for span, link in best.items() if replaced(link)}
     return [link for link in found if (link.start, link.end) not in dropped]
+
+
+TYPO_EDITS = 1
+"""Edits by which a typed word of four letters or more may miss a name's word and still be that word ("glanzman
+thrombasthenia" is 'Glanzmann thrombasthenia')."""
+
+
+def _of_name(words: set[str], own: set[str]) -> bool:
+    """Whether any of ``words`` is one of a name's ``own`` words, as typed or :data:`TYPO_EDITS` away."""
+    return any(
+        word in own or (len(word) >= 4 and any(edit_distance(word, w) <= TYPO_EDITS for w in own)) for word in words
+    )
 
 
 def _lower(text: str) -> set[str]:
