@@ -57,6 +57,7 @@ from kgqa.runtime.steps.s1_type_evidence import (
 )
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
+from kgqa.runtime.steps.s2_relation_meaning import type_kinds
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import ANSWER_LABEL, plan_from_reply, unusable, write_cypher
@@ -82,6 +83,7 @@ from kgqa.runtime.steps.s7_hybrid import as_fill, hybrid_merge
 from kgqa.runtime.steps.s7_vector import vector_strand
 from kgqa.runtime.steps.s8_rerank import rerank, rerank_documents
 from kgqa.runtime.store.deadline import Deadline, reads_within
+from kgqa.runtime.text import HIERARCHY
 from kgqa.runtime.trace import StepTrace, Trace
 from kgqa.types import Candidate
 
@@ -228,7 +230,9 @@ def _in_doubt(choice: TargetType, options: Options, linked: Linked, found: Quest
     if found is None:
         return choice
     walked = linked.hierarchy[0] if linked.hierarchy is not None else None
-    return replace(choice, rivals=rivals_of(choice, options.types, walked))
+    sure = [link.label for link in found.links if link.similarity >= SURE_LINK]
+    own_only = bool(sure) and set(sure) == {choice.label}
+    return replace(choice, rivals=rivals_of(choice, options.types, walked, own_only))
 
 
 @dataclass(frozen=True)
@@ -662,6 +666,7 @@ def settle_type(
             [(t.id, t.round_l) for t in g.result.targets],
             given=g.source in given,
             matches=(matches or {}).get(g.source),
+            walks=_linked(g) and _walks(g.plan),
         )
         for g in groundings
     }
@@ -679,6 +684,11 @@ def settle_type(
                     record["weight"], record["off_type"] = g.weight, how
         out.append(g)
     return out, decision
+
+
+def _walks(plan: QueryPlan) -> bool:
+    """Whether every hop of ``plan`` is a hierarchy's (:attr:`PlanEvidence.walks`)."""
+    return bool(plan.triplets) and all(HIERARCHY in type_kinds(t) for triplet in plan.triplets for t in triplet.types)
 
 
 CONDITION_READS = 200

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from kgqa.cypher.plan import QueryPlan, Symbol
+from kgqa.cypher.plan import QueryPlan, Symbol, Triplet
 from kgqa.runtime.pipeline import settle_type
 from kgqa.runtime.steps.s1_target_type import TargetType
 from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight, rivals_of
@@ -225,3 +225,35 @@ def test_an_llm_plan_that_is_no_evidence_leaves_a_type_in_doubt_to_the_grounded_
     assert decision.label == "disease" and "changed to disease" in decision.detail
     alone = decide_type(outvoted, [replace(junk, answers="gene/protein"), _linked(PHENOTYPE, 2, 1)])
     assert alone.label == PHENOTYPE and "stands: the LLM's gene/protein has a plan whose constants" in alone.detail
+
+
+def test_a_plan_that_only_walks_a_hierarchy_the_question_does_not_walk_supports_nothing() -> None:
+    """ "Hepatosplenomegaly and a cherry-red spot, what should I be thinking of?": the reader reads phenotypes from
+    the frame, sure of it, but every entity is a phenotype and no hierarchy is walked: its own plan joins them only
+    through parent-child, so it is in doubt, and the diseases' and the genes' plans, as well supported, go to the
+    reader's likelier of them."""
+    sure = replace(IN_DOUBT, method="reader", prior={PHENOTYPE: 0.96, "disease": 0.03, "gene/protein": 0.01})
+    assert rivals_of(sure, TYPES) == ()  # sure, and its entities are of other types
+    assert rivals_of(sure, TYPES, own_only=True) == ("disease", "gene/protein")
+    assert rivals_of(sure, TYPES, walked="disease", own_only=True) == ()  # the question walks a hierarchy
+    step1 = replace(sure, rivals=("disease", "gene/protein"))
+    walking = replace(_linked(PHENOTYPE, 1, 1), walks=True)
+    plans = [walking, _linked("gene/protein", 1, 1), _linked("disease", 1, 1)]
+    decision = decide_type(step1, plans)
+    assert decision.label == "disease" and "only through a hierarchy the question does not walk" in decision.detail
+    genes = replace(step1, prior={PHENOTYPE: 0.96, "disease": 0.01, "gene/protein": 0.03})
+    assert decide_type(genes, plans).label == "gene/protein"
+    assert decide_type(step1, [_linked(PHENOTYPE, 1, 1), *plans[1:]]).label == PHENOTYPE  # a plan of its own
+
+
+@pytest.mark.parametrize(("types", "walks"), [(("parent-child",), True), (("phenotype present",), False)])
+def test_settling_reads_which_linked_plans_only_walk_a_hierarchy(types: tuple[str, ...], walks: bool) -> None:
+    symbols = (Symbol("y", (PHENOTYPE,)), Symbol("e0", (PHENOTYPE,)))
+    plan = QueryPlan(symbols, (Triplet("y", types, "e0", "both"),), "y")
+    walking = replace(_grounded("linked", PHENOTYPE, "p"), plan=plan)
+    groundings = [walking, _grounded("linked (disease)", "disease", "d")]
+    found = {g.source: ({}, FOUND) for g in groundings}
+    trace = Trace("hpo", "hybrid", "none", "none", 20, 0.67, 3, "tiny", (PHENOTYPE, "disease"))
+    step1 = replace(IN_DOUBT, rivals=("disease",))
+    _, decision = settle_type(groundings, found, step1, trace)  # type: ignore[arg-type]
+    assert decision.label == ("disease" if walks else PHENOTYPE)

@@ -41,6 +41,11 @@ class PlanEvidence:
     matches: int | None = None
     """How many of its l = 1 answers hold the words of the textual condition the question states (None: not read,
     the question states none)."""
+    walks: bool = False
+    """Its constants join its answers only through a hierarchy (HPO's parent-child): where step 1 is in doubt, the
+    question walks none (:func:`rivals_of`), so such a plan is the schema's only way from the constants' type to
+    itself, not what the question asks ("which inborn errors cause hepatosplenomegaly?" is no question about
+    hepatosplenomegaly's parents)."""
 
     @classmethod
     def of(
@@ -52,12 +57,13 @@ class PlanEvidence:
         *,
         given: bool = False,
         matches: int | None = None,
+        walks: bool = False,
     ) -> PlanEvidence:
         """From each constant's best link and each target step 5 grounded, with its round l."""
         first = min((round_l for _, round_l in targets), default=None)
         at_first = frozenset(t for t, round_l in targets if round_l <= FIRST_ROUND)
         count = None if first is None else (first, sum(round_l == first for _, round_l in targets))
-        return cls(source, answers, tuple(links), count, at_first, given, matches)
+        return cls(source, answers, tuple(links), count, at_first, given, matches, walks)
 
     @property
     def inexact(self) -> tuple[tuple[str, float], ...]:
@@ -133,18 +139,24 @@ UNSURE_READ = 0.8
 5 of 11 such reads were wrong, 3 of 32 above it."""
 
 
-def rivals_of(step1: TargetType, types: Sequence[str], walked: str | None = None) -> tuple[str, ...]:
+def rivals_of(
+    step1: TargetType, types: Sequence[str], walked: str | None = None, own_only: bool = False
+) -> tuple[str, ...]:
     """The types the grounded plans weigh against step 1's where the question's own reading (apart from an LLM's
     vote: :attr:`TargetType.read`) neither names its type nor walks a hierarchy of it (``walked``: the label whose
     hierarchy a step word walks from a linked entity, "which *specialisations* of neurodevelopmental delay ..."):
     the reader reads it below :data:`UNSURE_READ`, or only the subject phrase or the type names say it ("which
     *entities* whose label includes 'facies' list X among their manifestations?"), or, beside an LLM's vote, nothing
-    does. They settle the type only where no LLM plan is evidence (:func:`decide_type`): a junk LLM's vote adds
-    nothing to a reading in doubt."""
+    does. A sure reader is in doubt too where every surely linked entity is of the type it reads (``own_only``) and
+    the question walks no hierarchy: the reader reads the question's frame ("hepatosplenomegaly and a cherry-red spot,
+    what should I be thinking of?"), not what its entities are, and only the grounded plans tell whether anything but
+    a hierarchy joins them to that type (:attr:`PlanEvidence.walks`). They settle the type only where no LLM plan is
+    evidence (:func:`decide_type`): a junk LLM's vote adds nothing to a reading in doubt."""
     read = step1.read if step1.vote is not None else step1.method
     if read in ("only", "given", "named", "hierarchy") or walked == step1.label:
         return ()
-    if read == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ:
+    sure = read == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ
+    if sure and not (own_only and walked is None):
         return ()
     return tuple(t for t in types if t != step1.label)
 
@@ -153,9 +165,9 @@ def support(evidence: PlanEvidence) -> tuple[int, int]:
     """How well a linked entities' plan answers the question, as the graph says: the linked entities it joins that
     link surely (:data:`SURE_LINK`: "diseases titled with 'Charcot-Marie-Tooth'" as the disease 'Charcot-marie-tooth
     disease, type 4H' at 0.91 is a textual condition read as a name) where it grounds answers at l = 1 (none
-    otherwise), then whether some of those answers hold the stated textual condition
-    (:attr:`PlanEvidence.matches`)."""
-    grounded = evidence.first is not None and evidence.first[0] <= FIRST_ROUND
+    otherwise, nor where it only :attr:`PlanEvidence.walks` a hierarchy), then whether some of those answers hold the
+    stated textual condition (:attr:`PlanEvidence.matches`)."""
+    grounded = evidence.first is not None and evidence.first[0] <= FIRST_ROUND and not evidence.walks
     return (_sure(evidence) if grounded else 0, int(bool(evidence.matches)))
 
 
@@ -169,7 +181,8 @@ def _by_grounding(
 ) -> TypeDecision:
     """Where step 1 is in doubt (:attr:`TargetType.rivals`) and no LLM plan is evidence: the type of the linked
     entities' plan of another type with the most :func:`support`, where it has strictly more than step 1's own
-    plan; ``otherwise`` (step 1's type) else."""
+    plan, the learned reader's likelier type (:attr:`TargetType.prior`) among equals; ``otherwise`` (step 1's type)
+    else."""
     label = step1.label
     own = next((e for e in evidence if e.source == "linked"), None)
     floor = support(own) if own is not None else (0, 0)
@@ -177,7 +190,8 @@ def _by_grounding(
     rivals = [e for e in linked if support(e) > floor]
     if not rivals:
         return otherwise or TypeDecision(label)
-    best = max(rivals, key=support)
+    prior = step1.prior or {}
+    best = max(rivals, key=lambda e: (support(e), prior.get(e.answers or "", 0.0)))
     assert best.answers is not None and best.first is not None
     said = f", {best.matches} of them with the stated words" if best.matches else ""
     if own is None:
@@ -185,6 +199,7 @@ def _by_grounding(
     else:
         grounds = _at(own) if own.first is not None else "nothing"
         mine = f"its plan joins {_sure(own)} and grounds {grounds}"
+        mine += " only through a hierarchy the question does not walk" * own.walks
         mine += ", none with them" * (own.matches == 0)
     why = (
         f"changed to {best.answers}: {best.source} joins {_sure(best)} surely linked entit(ies) and grounds "
