@@ -57,7 +57,7 @@ from kgqa.runtime.steps.s1_type_evidence import (
 )
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
-from kgqa.runtime.steps.s2_relation_meaning import type_kinds
+from kgqa.runtime.steps.s2_relation_meaning import says_hierarchy, type_kinds
 from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import ANSWER_LABEL, plan_from_reply, unusable, write_cypher
@@ -211,8 +211,8 @@ def target_type(
     except LlmError as exc:
         choice = fallback_type(reading, options.types, ctx.embedder, question_vector, str(exc), learned, linked)
         record.degrade(f"{choice.detail}: {choice.label}")
-        return _in_doubt(replace(choice, prior=learned), options, linked, found)
-    choice = _in_doubt(replace(choice, prior=learned), options, linked, found)
+        return _in_doubt(replace(choice, prior=learned), reading, options, linked, found)
+    choice = _in_doubt(replace(choice, prior=learned), reading, options, linked, found)
     if choice.completion is not None:
         record.usage.add(choice.completion)
     if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
@@ -224,15 +224,19 @@ def target_type(
     return choice
 
 
-def _in_doubt(choice: TargetType, options: Options, linked: Linked, found: QuestionLinks | None) -> TargetType:
+def _in_doubt(
+    choice: TargetType, reading: Reading, options: Options, linked: Linked, found: QuestionLinks | None
+) -> TargetType:
     """``choice`` with the types it is in doubt against (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`),
     where the question links entities whose plans can settle them."""
     if found is None:
         return choice
     walked = linked.hierarchy[0] if linked.hierarchy is not None else None
+    unwalked = walked is None and not says_hierarchy(reading.lowered)
     sure = [link.label for link in found.links if link.similarity >= SURE_LINK]
-    own_only = bool(sure) and set(sure) == {choice.label}
-    return replace(choice, rivals=rivals_of(choice, options.types, walked, own_only))
+    own_only = unwalked and bool(sure) and set(sure) == {choice.label}
+    rivals = rivals_of(choice, options.types, walked, own_only)
+    return replace(choice, rivals=rivals, unwalked=unwalked)
 
 
 @dataclass(frozen=True)
@@ -666,7 +670,7 @@ def settle_type(
             [(t.id, t.round_l) for t in g.result.targets],
             given=g.source in given,
             matches=(matches or {}).get(g.source),
-            walks=_linked(g) and _walks(g.plan),
+            walks=choice.unwalked and _linked(g) and _walks(g.plan),
         )
         for g in groundings
     }

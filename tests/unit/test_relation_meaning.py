@@ -12,7 +12,7 @@ import pytest
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import type_named_in_question
-from kgqa.runtime.steps.s2_relation_meaning import RelationChoice, RelationMeaning, type_kinds
+from kgqa.runtime.steps.s2_relation_meaning import RelationChoice, RelationMeaning, says_hierarchy, type_kinds
 from kgqa.runtime.steps.s2_spans import ngrams
 from kgqa.runtime.text import STOP_WORDS
 
@@ -152,3 +152,16 @@ def test_answer_type_words_and_textual_conditions_are_not_looked_up(
     assert set(linked) <= grams
     # a type's words alone are no entity; inside a name they still count
     assert not grams & {"conditions", "disorders", "clinical features", "symptoms", "clinical", "features"}
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("abnormal humerus morphology: what are its narrower terms?", True),
+        ("Which terms specialise memory impairment directly?", True),  # a form of "specialisation"
+        ("Which children of Seizure ...", True),
+        ("Hepatosplenomegaly and a cherry-red spot, what should I be thinking of?", False),
+    ],
+)
+def test_a_hierarchy_is_said_in_any_form_of_its_words(question: str, said: bool) -> None:
+    assert says_hierarchy(read_question(question).lowered) == said

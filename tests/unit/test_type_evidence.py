@@ -244,6 +244,8 @@ def test_a_plan_that_only_walks_a_hierarchy_the_question_does_not_walk_supports_
     genes = replace(step1, prior={PHENOTYPE: 0.96, "disease": 0.01, "gene/protein": 0.03})
     assert decide_type(genes, plans).label == "gene/protein"
     assert decide_type(step1, [_linked(PHENOTYPE, 1, 1), *plans[1:]]).label == PHENOTYPE  # a plan of its own
+    # a sure reader's own plan that grounds nothing (a bogus link) leaves it its type: only a walk puts it in doubt
+    assert decide_type(step1, [_linked(PHENOTYPE, 2, None), *plans[1:]]).label == PHENOTYPE
 
 
 @pytest.mark.parametrize(("types", "walks"), [(("parent-child",), True), (("phenotype present",), False)])
@@ -254,6 +256,9 @@ def test_settling_reads_which_linked_plans_only_walk_a_hierarchy(types: tuple[st
     groundings = [walking, _grounded("linked (disease)", "disease", "d")]
     found = {g.source: ({}, FOUND) for g in groundings}
     trace = Trace("hpo", "hybrid", "none", "none", 20, 0.67, 3, "tiny", (PHENOTYPE, "disease"))
-    step1 = replace(IN_DOUBT, rivals=("disease",))
+    step1 = replace(IN_DOUBT, rivals=("disease",), unwalked=True)
     _, decision = settle_type(groundings, found, step1, trace)  # type: ignore[arg-type]
     assert decision.label == ("disease" if walks else PHENOTYPE)
+    # a question that says a hierarchy ("narrower terms", "specialise") walks it: the plan is its reading
+    _, said = settle_type(groundings, found, replace(step1, unwalked=False), trace)  # type: ignore[arg-type]
+    assert said.label == PHENOTYPE

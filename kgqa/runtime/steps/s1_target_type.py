@@ -110,6 +110,10 @@ class TargetType:
     rivals: tuple[str, ...] = ()
     """The types step 1 is unsure against (:func:`kgqa.runtime.steps.s1_type_evidence.rivals_of`): each gets the
     linked entities' plan too, and the grounded plans settle the type where no LLM plan does."""
+    unwalked: bool = False
+    """The question says no hierarchy, in any form of its words
+    (:func:`kgqa.runtime.steps.s2_relation_meaning.says_hierarchy`): a plan joining its constants only through one
+    is the schema's doing, no reading of the question (kgqa.runtime.steps.s1_type_evidence.PlanEvidence.walks)."""
     firm: bool = False
     """Two readings of the question agree on ``label`` against the LLM's vote: the question names the type and the
     learned reader (where there is one) reads it too. No LLM plan overrules them (an LLM sure of the wrong type

@@ -42,10 +42,10 @@ class PlanEvidence:
     """How many of its l = 1 answers hold the words of the textual condition the question states (None: not read,
     the question states none)."""
     walks: bool = False
-    """Its constants join its answers only through a hierarchy (HPO's parent-child): where step 1 is in doubt, the
-    question walks none (:func:`rivals_of`), so such a plan is the schema's only way from the constants' type to
-    itself, not what the question asks ("which inborn errors cause hepatosplenomegaly?" is no question about
-    hepatosplenomegaly's parents)."""
+    """Its constants join its answers only through a hierarchy (HPO's parent-child), and the question says none
+    (:attr:`TargetType.unwalked`): such a plan is the schema's only way from the constants' type to itself, not what
+    the question asks ("which inborn errors cause hepatosplenomegaly?" is no question about hepatosplenomegaly's
+    parents)."""
 
     @classmethod
     def of(
@@ -155,10 +155,15 @@ def rivals_of(
     read = step1.read if step1.vote is not None else step1.method
     if read in ("only", "given", "named", "hierarchy") or walked == step1.label:
         return ()
-    sure = read == "reader" and step1.prior and step1.prior.get(step1.label, 0.0) >= UNSURE_READ
-    if sure and not (own_only and walked is None):
+    if _reader_sure(step1) and not (own_only and walked is None):
         return ()
     return tuple(t for t in types if t != step1.label)
+
+
+def _reader_sure(step1: TargetType) -> bool:
+    """Whether the learned reader chose step 1's type, at :data:`UNSURE_READ` or more."""
+    read = step1.read if step1.vote is not None else step1.method
+    return read == "reader" and bool(step1.prior) and (step1.prior or {}).get(step1.label, 0.0) >= UNSURE_READ
 
 
 def support(evidence: PlanEvidence) -> tuple[int, int]:
@@ -185,6 +190,8 @@ def _by_grounding(
     else."""
     label = step1.label
     own = next((e for e in evidence if e.source == "linked"), None)
+    if _reader_sure(step1) and not (own is not None and own.walks):
+        return otherwise or TypeDecision(label)  # in doubt only for a plan that walks no hierarchy said
     floor = support(own) if own is not None else (0, 0)
     linked = [e for e in evidence if e.source not in ("linked", "llm") and e.answers in step1.rivals]
     rivals = [e for e in linked if support(e) > floor]

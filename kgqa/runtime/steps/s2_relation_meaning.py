@@ -60,6 +60,23 @@ def hierarchy_words(tokens: Sequence[str], positions: Sequence[int]) -> dict[Tow
     return said
 
 
+FORM_LETTERS = 7
+"""Leading letters two words share to be forms of one ("specialise" and "specialisation", "narrowest" and
+"narrower"), beside one being the other's beginning ("child", "children")."""
+
+
+def says_hierarchy(tokens: Sequence[str]) -> bool:
+    """Whether any of ``tokens`` (lower case) is a form of a word that says a hierarchy (:data:`KINDS`): a question
+    without one walks none, whatever plan the schema allows."""
+    said = KINDS[HIERARCHY][0]
+    return any(
+        w.startswith(h) or h.startswith(w) or (len(w) >= FORM_LETTERS and w[:FORM_LETTERS] == h[:FORM_LETTERS])
+        for w in tokens
+        if len(w) > 2
+        for h in said
+    )
+
+
 def contracted(word: str) -> str:
     """A negative contraction read as the word it contracts ("aren't", "doesn't", "can't" -> "not"), so that a
     negation typed so is said; any other word as it is."""
