@@ -77,6 +77,25 @@ def says_hierarchy(tokens: Sequence[str]) -> bool:
     )
 
 
+FORM_ENDING = 3
+"""Letters a word of the question may have past a kind's word, or lack of it, and still be a form of it: "rule
+out" is "ruled out", "negatively annotated" says "negative", "lacking" "lack"; "nevertheless" is no "never"."""
+SHORTEST_FORM = 4
+"""Shorter words are read only as they are ("no", "not": "note" and "nor" are none of them)."""
+
+
+def said_as(word: str, kind_words: frozenset[str]) -> bool:
+    """Whether ``word`` (lower case) is one of ``kind_words`` or a form of one (:data:`FORM_ENDING`)."""
+    if word in kind_words:
+        return True
+    if len(word) < SHORTEST_FORM:
+        return False
+    return any(
+        len(h) >= SHORTEST_FORM and abs(len(word) - len(h)) <= FORM_ENDING and word[: len(h)] == h[: len(word)]
+        for h in kind_words
+    )
+
+
 def contracted(word: str) -> str:
     """A negative contraction read as the word it contracts ("aren't", "doesn't", "can't" -> "not"), so that a
     negation typed so is said; any other word as it is."""
@@ -150,7 +169,7 @@ class RelationMeaning:
             return offered, ""
         for words in (self._words, self._trailing):
             for kind, (question_words, _) in KINDS.items():
-                said = next((w for w in words if w in question_words), None)
+                said = next((w for w in words if said_as(w, question_words)), None)
                 of_kind = tuple(t for t in offered if kind in type_kinds(t))
                 if said is not None and of_kind:
                     return of_kind, f"'{said}' ({kind})"

@@ -385,7 +385,9 @@ def schema_guided_plan(
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
-        trailing = range(link.end, next(stops, following))
+        # an entity said before the answers' type is the topic ("X: which traits are negatively annotated?"): the
+        # predicate after the type, up to the next entity, says its hop
+        trailing = range(link.end, following if answer >= 0 and link.end <= answer else next(stops, following))
         if identity is None and names_answer(words, link, target_type, spans, answer):
             identity = link  # "symptoms also called X": the answers are X's node, or nodes named like it
             after = link.end
