@@ -60,6 +60,35 @@ PRESENT, ABSENT = ("phenotype present",), ("phenotype absent",)
 @pytest.mark.parametrize(
     ("question", "spans", "target", "types"),
     [
+        # a form of a negation word: "rule out" is "ruled out", "negatively" says "negative"
+        ("Which diseases rule out muscle rigidity?", [("muscle rigidity", PHENOTYPE)], "disease", [ABSENT]),
+        (
+            "Which features are negatively annotated for Marfan syndrome?",
+            [("Marfan syndrome", "disease")],
+            PHENOTYPE,
+            [ABSENT],
+        ),
+        # the entity said first, the answers' type and its predicate after it
+        (
+            "Marfan syndrome: which traits are negatively annotated?",
+            [("Marfan syndrome", "disease")],
+            PHENOTYPE,
+            [ABSENT],
+        ),
+        ("Marfan syndrome: which traits are annotated?", [("Marfan syndrome", "disease")], PHENOTYPE, [PRESENT]),
+        # no form of one: "note" is no "not", "nevertheless" no "never"
+        ("Which diseases note muscle rigidity nevertheless?", [("muscle rigidity", PHENOTYPE)], "disease", [PRESENT]),
+    ],
+)
+def test_a_negation_is_read_in_the_forms_of_its_words_and_after_the_answers_type(
+    question: str, spans: list[tuple[str, str]], target: str, types: list[tuple[str, ...]]
+) -> None:
+    assert [t for _, t, _, _ in hops(question, spans, target)] == types
+
+
+@pytest.mark.parametrize(
+    ("question", "spans", "target", "types"),
+    [
         ("Which diseases lack Seizure?", [("Seizure", PHENOTYPE)], "disease", [ABSENT]),
         # the negation after the entity: its hop reads the words up to the next entity or conjunction
         ("Which diseases have Seizure marked as absent?", [("Seizure", PHENOTYPE)], "disease", [ABSENT]),
