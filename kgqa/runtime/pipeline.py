@@ -279,7 +279,12 @@ def _plans(
         why = llm_plan_refusal(llm_plan, plan)
         if why is None:
             given = sanitized is not None and any(r.kind == ANSWER_LABEL for r in sanitized.repairs)
-            plans.append(Planned("llm", llm_plan, ctx.config.llm_plan_weight, given))
+            weight = ctx.config.llm_plan_weight
+            if llm_plan.dropped:  # step 3 kept less than the LLM wrote ("NOT (d)-[...]->(e)"): a relaxation of it
+                weight = min(weight, ctx.config.relaxed_weight)
+                note = f"the LLM's plan lost {len(llm_plan.dropped)} part(s): weighed as a relaxation ({weight:g})"
+                record.detail = f"{record.detail}; {note}".lstrip("; ")
+            plans.append(Planned("llm", llm_plan, weight, given))
             trace.plan = asdict(llm_plan)
             answers = answer_label(llm_plan)
             if answers != target:

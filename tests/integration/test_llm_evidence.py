@@ -234,3 +234,23 @@ def test_a_weak_llm_vote_leaves_a_type_in_doubt_to_the_grounded_plans(
     answer = ask([nothing])
     assert answer.trace.target_type == "drug" and answer.answers[0].id == SUMATRIPTAN
     assert "changed to drug: linked (drug) joins 1 surely linked entit(ies)" in answer.trace.record(1).detail
+
+
+@pytest.mark.parametrize(
+    ("cypher", "weight"),
+    [
+        ('MATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}) RETURN y', 1.0),
+        # step 3 drops the negation the LLM wrote: what is left asks less than the LLM did, a relaxation of it
+        (
+            'MATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}) '
+            'WHERE NOT (y)-[:target]->(:gene {name: "HTR1B"}) RETURN y',
+            0.5,
+        ),
+    ],
+)
+def test_an_llm_plan_that_lost_a_part_in_step_3_weighs_as_a_relaxation(ask: Any, cypher: str, weight: float) -> None:
+    answer = ask(["drug", cypher])
+    llm = answer.trace.plans[0]
+    assert (llm["source"], llm["weight"]) == ("llm", weight)
+    assert ("weighed as a relaxation (0.5)" in answer.trace.record(3).detail) == (weight < 1)
+    assert answer.answers[0].id == SUMATRIPTAN
