@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from kgqa.runtime.reader.types import asking_sentence
-from kgqa.runtime.text import quotations, words_of
+from kgqa.runtime.text import clause_starts, quotations, words_of
 
 LOWER_WORD = re.compile(r"[\w][\w/-]*")
 """A word as step 1 reads a type's name in a question: an apostrophe ends it ("son's" is "son", "s"), unlike
@@ -29,6 +29,8 @@ class Reading:
     """Each quotation: its word positions and its text without the quotes (:func:`kgqa.runtime.text.quotations`)."""
     quoted_runs: tuple[range, ...]
     """The word positions of each quotation (:func:`kgqa.runtime.text.quoted_runs`)."""
+    clauses: frozenset[int]
+    """The word positions that begin a clause (:func:`kgqa.runtime.text.clause_starts`)."""
     asking: str
     """The sentence that asks (:func:`kgqa.runtime.reader.types.asking_sentence`: the last one that ends in a question
     mark, else the last one), so that neither a lead-in nor a trailer sets the answer type."""
@@ -54,6 +56,7 @@ def read_question(question: str) -> Reading:
         lowered=tuple(word.lower() for word in words),
         quotations=quoted,
         quoted_runs=tuple(run for run, _ in quoted),
+        clauses=clause_starts(question),
         asking=asking,
         lower_words=lower_words,
         asking_words=lower_words if asking == question else tuple(LOWER_WORD.findall(asking.lower())),

@@ -23,6 +23,19 @@ def words_of(question: str) -> list[str]:
     return WORD.findall(question)
 
 
+CLAUSE_MARK = re.compile(r"[,;:.!?()]")
+"""Punctuation that ends a clause between two words."""
+
+
+def clause_starts(question: str) -> frozenset[int]:
+    """The word positions (:func:`words_of`) that begin a clause: the words after a comma, semicolon, colon, full
+    stop, question or exclamation mark, or bracket ("... since he was a baby, *he* doesn't talk")."""
+    found = list(WORD.finditer(question))
+    return frozenset(
+        i for i in range(1, len(found)) if CLAUSE_MARK.search(question, found[i - 1].end(), found[i].start())
+    )
+
+
 def plain_words(text: str) -> list[str]:
     """The lower-case runs of letters and digits of ``text``: the words a full-text index sees."""
     return re.findall(r"[^\W_]+", text.lower())

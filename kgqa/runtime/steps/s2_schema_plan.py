@@ -384,10 +384,15 @@ def schema_guided_plan(
     previous: tuple[Link, list[Hop]] | None = None
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
-        stops = (i for i in range(link.end, following) if words[i] in CLAUSE_ENDS or i in named_at)
-        # an entity said before the answers' type is the topic ("X: which traits are negatively annotated?"): the
-        # predicate after the type, up to the next entity, says its hop
-        trailing = range(link.end, following if answer >= 0 and link.end <= answer else next(stops, following))
+        # the words after the entity up to the next clause ("seizures since he was a baby, *he doesn't talk*" says
+        # nothing of seizures); an entity said right before the clause of the answers' type is its topic ("X: which
+        # traits are negatively annotated?"), and that clause, up to the next entity, says its hop
+        between = [i for i in reading.clauses if link.end <= i <= answer]
+        topic = answer >= 0 and link.end <= answer and len(between) <= 1
+        start = answer_end if topic else link.end
+        clause = min((i for i in reading.clauses if start < i < following), default=following)
+        stops = (i for i in range(link.end, clause) if words[i] in CLAUSE_ENDS or i in named_at)
+        trailing = range(link.end, clause if topic else next(stops, clause))
         if identity is None and names_answer(words, link, target_type, spans, answer):
             identity = link  # "symptoms also called X": the answers are X's node, or nodes named like it
             after = link.end
