@@ -76,6 +76,19 @@ PRESENT, ABSENT = ("phenotype present",), ("phenotype absent",)
             [ABSENT],
         ),
         ("Marfan syndrome: which traits are annotated?", [("Marfan syndrome", "disease")], PHENOTYPE, [PRESENT]),
+        # a negation in another clause says nothing of the entity's hop
+        (
+            "My son has had seizures since he was a baby, he doesn't talk yet. Which syndrome could it be?",
+            [("seizures", PHENOTYPE)],
+            "disease",
+            [PRESENT],
+        ),
+        (
+            "My son has had seizures since he was a baby and doesn't talk yet. Which syndrome could it be?",
+            [("seizures", PHENOTYPE)],
+            "disease",
+            [PRESENT],
+        ),
         # no form of one: "note" is no "not", "nevertheless" no "never"
         ("Which diseases note muscle rigidity nevertheless?", [("muscle rigidity", PHENOTYPE)], "disease", [PRESENT]),
     ],

@@ -385,10 +385,11 @@ def schema_guided_plan(
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         # the words after the entity up to the next clause ("seizures since he was a baby, *he doesn't talk*" says
-        # nothing of seizures); an entity said right before the clause of the answers' type is its topic ("X: which
-        # traits are negatively annotated?"), and that clause, up to the next entity, says its hop
+        # nothing of seizures); an entity said in the clause of the answers' type before it, or right before that
+        # clause, is its topic ("X: which traits are negatively annotated?"), and that clause, up to the next
+        # entity, says its hop
         between = [i for i in reading.clauses if link.end <= i <= answer]
-        topic = answer >= 0 and link.end <= answer and len(between) <= 1
+        topic = answer >= 0 and link.end <= answer and between in ([], [link.end])
         start = answer_end if topic else link.end
         clause = min((i for i in reading.clauses if start < i < following), default=following)
         stops = (i for i in range(link.end, clause) if words[i] in CLAUSE_ENDS or i in named_at)
