@@ -240,7 +240,7 @@ def test_a_plan_that_only_walks_a_hierarchy_the_question_does_not_walk_supports_
     walking = replace(_linked(PHENOTYPE, 1, 1), walks=True)
     plans = [walking, _linked("gene/protein", 1, 1), _linked("disease", 1, 1)]
     decision = decide_type(step1, plans)
-    assert decision.label == "disease" and "only through a hierarchy the question does not walk" in decision.detail
+    assert decision.label == "disease" and "only through a hierarchy the question does not walk)" in decision.detail
     genes = replace(step1, prior={PHENOTYPE: 0.96, "disease": 0.01, "gene/protein": 0.03})
     assert decide_type(genes, plans).label == "gene/protein"
     assert decide_type(step1, [_linked(PHENOTYPE, 1, 1), *plans[1:]]).label == PHENOTYPE  # a plan of its own
@@ -262,3 +262,14 @@ def test_settling_reads_which_linked_plans_only_walk_a_hierarchy(types: tuple[st
     # a question that says a hierarchy ("narrower terms", "specialise") walks it: the plan is its reading
     _, said = settle_type(groundings, found, replace(step1, unwalked=False), trace)  # type: ignore[arg-type]
     assert said.label == PHENOTYPE
+
+
+def test_a_plan_that_grounds_in_a_later_round_beats_one_that_grounds_nothing() -> None:
+    """ "... extra fingers, a cleft lip and his eyes are very small. ... a trisomy. Which one?": one finding linked
+    loosely, so no plan grounds at l = 1; the diseases' plan grounds at l = 2, the phenotypes' nothing at all."""
+    step1 = replace(IN_DOUBT, rivals=("disease", "gene/protein"))
+    nothing = _linked(PHENOTYPE, 2, None)
+    later = [_linked("disease", 2, 2), _linked("gene/protein", 2, 2)]
+    decision = decide_type(step1, [nothing, *later])
+    assert decision.label == "disease" and "grounds 3 answer(s) at l = 2" in decision.detail
+    assert decide_type(step1, [_linked(PHENOTYPE, 2, 2), *later]).label == PHENOTYPE  # as well grounded: it stands

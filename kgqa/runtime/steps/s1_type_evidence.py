@@ -166,14 +166,17 @@ def _reader_sure(step1: TargetType) -> bool:
     return read == "reader" and bool(step1.prior) and (step1.prior or {}).get(step1.label, 0.0) >= UNSURE_READ
 
 
-def support(evidence: PlanEvidence) -> tuple[int, int]:
+def support(evidence: PlanEvidence) -> tuple[int, int, int]:
     """How well a linked entities' plan answers the question, as the graph says: the linked entities it joins that
     link surely (:data:`SURE_LINK`: "diseases titled with 'Charcot-Marie-Tooth'" as the disease 'Charcot-marie-tooth
     disease, type 4H' at 0.91 is a textual condition read as a name) where it grounds answers at l = 1 (none
     otherwise, nor where it only :attr:`PlanEvidence.walks` a hierarchy), then whether some of those answers hold the
-    stated textual condition (:attr:`PlanEvidence.matches`)."""
-    grounded = evidence.first is not None and evidence.first[0] <= FIRST_ROUND and not evidence.walks
-    return (_sure(evidence) if grounded else 0, int(bool(evidence.matches)))
+    stated textual condition (:attr:`PlanEvidence.matches`), then whether it grounds anything at all, in any round
+    (a plan of phenotypes that grounds nothing against one of diseases that grounds at l = 2, where one finding
+    linked loosely)."""
+    grounded = evidence.first is not None and not evidence.walks
+    first = grounded and evidence.first is not None and evidence.first[0] <= FIRST_ROUND
+    return (_sure(evidence) if first else 0, int(bool(evidence.matches)), int(grounded))
 
 
 def _sure(evidence: PlanEvidence) -> int:
@@ -192,7 +195,7 @@ def _by_grounding(
     own = next((e for e in evidence if e.source == "linked"), None)
     if _reader_sure(step1) and not (own is not None and own.walks):
         return otherwise or TypeDecision(label)  # in doubt only for a plan that walks no hierarchy said
-    floor = support(own) if own is not None else (0, 0)
+    floor = support(own) if own is not None else (0, 0, 0)
     linked = [e for e in evidence if e.source not in ("linked", "llm") and e.answers in step1.rivals]
     rivals = [e for e in linked if support(e) > floor]
     if not rivals:
@@ -206,7 +209,7 @@ def _by_grounding(
     else:
         grounds = _at(own) if own.first is not None else "nothing"
         mine = f"its plan joins {_sure(own)} and grounds {grounds}"
-        mine += " only through a hierarchy the question does not walk" * own.walks
+        mine += " (it joins them only through a hierarchy the question does not walk)" * own.walks
         mine += ", none with them" * (own.matches == 0)
     why = (
         f"changed to {best.answers}: {best.source} joins {_sure(best)} surely linked entit(ies) and grounds "
