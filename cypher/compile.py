@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import CypherSyntaxError, CypherValueError
 from .identifiers import quote
-from .plan import NodeKeys, QueryPlan, Triplet
+from .plan import NodeKeys, QueryPlan, Triplet, arrows
 
 _OPS = {
     "=": "=",
@@ -183,8 +183,8 @@ def pattern_query(
         else:
             t = step.triplet
             types = "|".join(quote(x) for x in t.types)
-            arrow = "->" if t.direction == "out" else "-"
-            pattern = f"({names[t.head]}{labels[t.head]})-[:{types}]{arrow}({names[t.tail]}{labels[t.tail]})"
+            left, right = arrows(t.direction)
+            pattern = f"({names[t.head]}{labels[t.head]}){left}[:{types}]{right}({names[t.tail]}{labels[t.tail]})"
             # a constant reached by a walk (from the target's given ids) is its candidates by id at the walk's end
             where = [f"{names[s]}.{node_id} IN ${constant_params[s]}" for s in step.binds if s in constant_params]
         for symbol in step.binds:

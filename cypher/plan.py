@@ -58,6 +58,12 @@ class Triplet:
     direction: Direction
 
 
+def arrows(direction: Direction) -> tuple[str, str]:
+    """The two ends of a relationship pattern written ``direction``: out ``-[...]->``, in ``<-[...]-``, both
+    ``-[...]-`` (a parsed plan is never ``in``: the parser turns it round; a schema-guided plan may be)."""
+    return ("<-" if direction == "in" else "-", "->" if direction == "out" else "-")
+
+
 @dataclass(frozen=True)
 class Dropped:
     """A part of the input kgqa did not keep, and why (shown by ``kgqa explain``)."""

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from .errors import CypherSyntaxError
-from .plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan, Symbol, Triplet
+from .plan import NAME_PROPERTIES, Condition, Dropped, NodeKeys, QueryPlan, Symbol, Triplet, arrows
 
 Mode = Literal["strict", "lenient"]
 CONFIDENT = 0.6
@@ -191,8 +191,8 @@ def _summarised(texts: list[str], reason: str) -> list[Dropped]:
 
 
 def _triplet_text(triplet: Triplet) -> str:
-    arrow = "->" if triplet.direction == "out" else "-"
-    return f"({triplet.head})-[:{'|'.join(triplet.types)}]{arrow}({triplet.tail})"
+    left, right = arrows(triplet.direction)
+    return f"({triplet.head}){left}[:{'|'.join(triplet.types)}]{right}({triplet.tail})"
 
 
 def _symbol_text(symbol: Symbol) -> str:

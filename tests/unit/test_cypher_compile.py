@@ -8,7 +8,7 @@ import pytest
 from kgqa.cypher.compile import Step, binding_order, pattern_query
 from kgqa.cypher.errors import CypherError, CypherSyntaxError, CypherValueError
 from kgqa.cypher.parser import parse
-from kgqa.cypher.plan import Condition, NodeKeys, QueryPlan, Symbol
+from kgqa.cypher.plan import Condition, NodeKeys, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from tests.helpers.cypher_compile import QUESTION, SCHEMA, compiled
 
@@ -141,3 +141,14 @@ def test_an_unlabelled_constant_is_reached_by_its_edge_not_looked_up_by_id() -> 
         "WITH v1, v0 MATCH (v0:`drug`)-[:`target`]->(v2) WHERE v2.`id` IN $c1 RETURN "
     )
     assert "MATCH (v2) WHERE" not in q.text
+
+
+@pytest.mark.parametrize(
+    ("direction", "arrow"), [("out", "-[:`target`]->"), ("in", "<-[:`target`]-"), ("both", "-[:`target`]-")]
+)
+def test_a_triplet_compiles_in_the_direction_it_was_written(direction: str, arrow: str) -> None:
+    """A schema-guided plan writes a hierarchy hop 'in' ("parents of X": the edges point from X to the answers);
+    read as 'both', "what is macroorchidism a kind of?" answered its children beside its parent."""
+    symbols = (Symbol("y", ("drug",)), Symbol("g", ("gene/protein",), (Condition("name", "=", "CYP3A4"),)))
+    plan = QueryPlan(symbols, (Triplet("y", ("target",), "g", direction),), "y")  # type: ignore[arg-type]
+    assert f"(v0:`drug`){arrow}(v1:`gene/protein`)" in pattern_query(plan, SCHEMA.keys).text

@@ -167,6 +167,10 @@ def test_a_negated_question_plans_phenotype_absent(
         ("Which phenotypes are the parents of Seizure?", "in"),
         ("Which phenotypes are one level above or below Seizure?", "both"),
         ("Which phenotypes are related to Seizure?", "both"),
+        # a step word whose "of" ends the question: the entity is the kind, the answers what it is a kind of
+        ("What is Seizure a kind of?", "in"),
+        ("Seizure is a subtype of what?", "in"),
+        ("Which kinds of Seizure are there?", "out"),
     ],
 )
 def test_a_hierarchy_question_plans_the_edge_in_the_direction_it_names(question: str, direction: str) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reading import Reading
-from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS
+from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS, STOP_WORDS
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,19 @@ Toward = Literal["narrower", "broader"]
 
 def hierarchy_words(tokens: Sequence[str], positions: Sequence[int]) -> dict[Toward, str]:
     """The directions the words at ``positions`` of ``tokens`` (lower case) name in a hierarchy, each with the first
-    word that names it; "less" turns the next word round ("less specific than": broader)."""
+    word that names it (or a form of it: :func:`said_as`); "less" turns the next word round ("less specific than":
+    broader), and so does an "of" that ends the question ("what is macroorchidism *a kind of*?": the entity is the
+    kind, the answer what it is a kind of)."""
     said: dict[Toward, str] = {}
     for i in positions:
         word = tokens[i]
-        toward: Toward | None = "narrower" if word in NARROWER else "broader" if word in BROADER else None
+        toward: Toward | None = "narrower" if said_as(word, NARROWER) else "broader" if said_as(word, BROADER) else None
         if toward is not None and i > 0 and tokens[i - 1] == "less":
             toward = "broader" if toward == "narrower" else "narrower"
             word = f"less {word}"
+        elif toward is not None and tokens[i + 1 : i + 2] == ["of"] and set(tokens[i + 2 :]) <= STOP_WORDS:
+            toward = "broader" if toward == "narrower" else "narrower"
+            word = f"{word} of"
         if toward is not None:
             said.setdefault(toward, word)
     return said

@@ -23,7 +23,7 @@ from kgqa.runtime import lexicon
 from kgqa.runtime.reading import NO_QUESTION, Reading
 from kgqa.runtime.steps.s2_conditions import naming_after, naming_words
 from kgqa.runtime.steps.s2_linking import Link, describe
-from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, type_kinds
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, said_as, type_kinds
 from kgqa.runtime.steps.s2_spans import CLAUSE_ENDS, CONJUNCTIONS, DESCRIPTION_CUES, NAME_CUES, SOMETHING
 from kgqa.runtime.steps.s2_type_nouns import ARTICLES, with_nouns
 from kgqa.runtime.text import (
@@ -93,9 +93,11 @@ def hierarchy_answer(
             continue
         before = range(max(0, link.start - STEP_SPAN), link.start)
         at = max((i for i in before if meaning.step(range(i, before.stop))), default=None)  # the last step word
-        after = link.end
+        after = link.end  # right after it, or after its article: "Seizure subtypes", "macroorchidism a kind of"
+        while after < min(len(reading.lowered), link.end + 2) and reading.lowered[after] in ARTICLES:
+            after += 1
         if at is None and by_kind and after < len(reading.lowered) and after not in spans:
-            at = after if reading.lowered[after] in STEP_WORDS else None
+            at = after if said_as(reading.lowered[after], STEP_WORDS) else None
         if at is not None and not any(position < at for position in named):
             return labels[0], reading.lowered[at]
     return None

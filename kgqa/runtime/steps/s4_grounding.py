@@ -266,7 +266,9 @@ Hop = tuple[str, tuple[str, ...], str, str]
 def _hop(plan: QueryPlan, start: str, t: Triplet) -> Hop:
     """Triplet ``t`` walked from symbol ``start``, as a probe reads it (a symbol without a label as '')."""
     other = t.tail if t.head == start else t.head
-    direction = "any" if t.direction != "out" else "out" if t.head == start else "in"
+    # the edge's way as seen from ``start``: out of the head of an ``out`` triplet, into the head of an ``in`` one
+    outward = (t.head == start) == (t.direction == "out")
+    direction = "any" if t.direction == "both" else "out" if outward else "in"
     here, there = plan.symbol(start).labels, plan.symbol(other).labels
     return (here[0] if here else "", t.types, direction, there[0] if there else "")
 
