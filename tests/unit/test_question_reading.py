@@ -171,6 +171,8 @@ def test_a_negated_question_plans_phenotype_absent(
         ("What is Seizure a kind of?", "in"),
         ("Seizure is a subtype of what?", "in"),
         ("Which kinds of Seizure are there?", "out"),
+        # a conjunction joins two ways, past the entity's own words: both
+        ("Which phenotypes have Seizure as one level broader or more specific?", "both"),
     ],
 )
 def test_a_hierarchy_question_plans_the_edge_in_the_direction_it_names(question: str, direction: str) -> None:

@@ -25,6 +25,7 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reading import Reading
+from kgqa.runtime.steps.s2_spans import CONJUNCTIONS
 from kgqa.runtime.text import AMBIGUOUS, BROADER, HIERARCHY, KINDS, NARROWER, NEGATION, STEP_WORDS, STOP_WORDS
 
 
@@ -65,6 +66,8 @@ def hierarchy_words(tokens: Sequence[str], positions: Sequence[int]) -> dict[Tow
     return said
 
 
+JOINED_WORDS = 3
+"""Words after a conjunction that ends a hop's words that :meth:`RelationMeaning.toward` reads too."""
 FORM_LETTERS = 7
 """Leading letters two words share to be forms of one ("specialise" and "specialisation", "narrowest" and
 "narrower"), beside one being the other's beginning ("child", "children")."""
@@ -199,6 +202,10 @@ class RelationMeaning:
             if positions is None:
                 continue
             said = hierarchy_words(self._tokens, [i for i in self._positions if i in positions])
+            if positions.stop < len(self._tokens) and self._tokens[positions.stop] in CONJUNCTIONS:
+                # "one level broader *or* more specific than X": the words the conjunction joins say a way too
+                joined = range(positions.stop + 1, min(len(self._tokens), positions.stop + 1 + JOINED_WORDS))
+                said = hierarchy_words(self._tokens, [i for i in self._positions if i in joined]) | said
             if len(said) == 1:
                 ((toward, word),) = said.items()
                 choice = RelationChoice(source, target, tuple(types), tuple(types), f"'{word}' ({toward})")
