@@ -842,3 +842,16 @@ def test_a_short_quotation_that_names_no_node_is_not_linked(question: str, exact
     if not linked[:-1]:  # the quotation is then a stated textual condition
         run = reading.quoted_runs[0]
         assert set(run) <= read_conditions(reading, TYPES, [f.search for f in found]).stated
+
+
+def test_the_answers_type_word_after_a_topic_is_no_middle_node() -> None:
+    """ "X: which of its findings sit one level below Y?": 'findings' is the answers' type, said between X and Y;
+    Y's hop is one step of the hierarchy from the answers, not through another finding."""
+    question = (
+        "Chiari malformation type I: which of its findings sit one level below abnormal nervous system physiology?"
+    )
+    spans = [("Chiari malformation type I", "disease"), ("abnormal nervous system physiology", PHENOTYPE)]
+    assert hops(question, spans, PHENOTYPE) == [
+        (PHENOTYPE, PRESENT, "both", "disease"),
+        (PHENOTYPE, ("parent-child",), "out", PHENOTYPE),
+    ]

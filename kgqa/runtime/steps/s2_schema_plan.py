@@ -409,7 +409,7 @@ def schema_guided_plan(
             target=target_type,
             schema=schema,
             meaning=meaning,
-            mentions=mentions,
+            mentions=[m for m in mentions if m[0] != answer],  # the answers' own type word is no middle node
             after=after,
             trailing=trailing,
             naming=cue,
