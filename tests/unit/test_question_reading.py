@@ -855,3 +855,13 @@ def test_the_answers_type_word_after_a_topic_is_no_middle_node() -> None:
         (PHENOTYPE, PRESENT, "both", "disease"),
         (PHENOTYPE, ("parent-child",), "out", PHENOTYPE),
     ]
+
+
+def test_an_entity_said_before_the_answers_type_reads_the_words_before_it() -> None:
+    """ "A specialisation of X appears in which diseases?": the step word stands before X, which stands before the
+    answers' type: diseases with a child of X."""
+    question = "A specialisation of Atrioventricular valve regurgitation appears in which diseases?"
+    assert hops(question, [("Atrioventricular valve regurgitation", PHENOTYPE)], "disease") == [
+        ("disease", PRESENT, "both", PHENOTYPE),
+        (PHENOTYPE, ("parent-child",), "out", PHENOTYPE),
+    ]

@@ -410,7 +410,9 @@ def schema_guided_plan(
             schema=schema,
             meaning=meaning,
             mentions=[m for m in mentions if m[0] != answer],  # the answers' own type word is no middle node
-            after=after,
+            # an entity said before the answers' type reads the words before it ("*a specialisation of* X appears
+            # in which diseases?"), from the previous entity on
+            after=after if after <= link.start else (links[number - 1].end if number else 0),
             trailing=trailing,
             naming=cue,
         )
