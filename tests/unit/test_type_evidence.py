@@ -235,8 +235,10 @@ def test_a_plan_that_only_walks_a_hierarchy_the_question_does_not_walk_supports_
     sure = replace(IN_DOUBT, method="reader", prior={PHENOTYPE: 0.96, "disease": 0.03, "gene/protein": 0.01})
     assert rivals_of(sure, TYPES) == ()  # sure, and its entities are of other types
     assert rivals_of(sure, TYPES, own_only=True) == ("disease", "gene/protein")
-    assert rivals_of(sure, TYPES, walked="disease", own_only=True) == ()  # the question walks a hierarchy
-    step1 = replace(sure, rivals=("disease", "gene/protein"))
+    # a step word walks another type's hierarchy: in doubt against it, whatever the reader reads
+    assert rivals_of(sure, TYPES, walked="disease") == ("disease", "gene/protein")
+    assert rivals_of(sure, TYPES, walked=PHENOTYPE, own_only=True) == ()  # it walks the reader's own type's
+    step1 = replace(sure, rivals=("disease", "gene/protein"), unwalked=True)
     walking = replace(_linked(PHENOTYPE, 1, 1), walks=True)
     plans = [walking, _linked("gene/protein", 1, 1), _linked("disease", 1, 1)]
     decision = decide_type(step1, plans)
@@ -273,3 +275,16 @@ def test_a_plan_that_grounds_in_a_later_round_beats_one_that_grounds_nothing() -
     decision = decide_type(step1, [nothing, *later])
     assert decision.label == "disease" and "grounds 3 answer(s) at l = 2" in decision.detail
     assert decide_type(step1, [_linked(PHENOTYPE, 2, 2), *later]).label == PHENOTYPE  # as well grounded: it stands
+
+
+def test_a_sure_reader_against_a_walked_hierarchy_is_settled_by_the_plans() -> None:
+    """ "Which specialisations of autoimmune antibody positivity ... belong to Systemic sclerosis?" read as diseases
+    at 0.95: the phenotypes' plan joins both entities at l = 1, the diseases' only one."""
+    sure = replace(IN_DOUBT, label="disease", method="reader", prior={"disease": 0.95, PHENOTYPE: 0.04})
+    step1 = replace(sure, rivals=rivals_of(sure, TYPES, walked=PHENOTYPE))
+    own = PlanEvidence.of("linked", "disease", [("Systemic sclerosis", 1.0)], [("d1", 1)])
+    walked = PlanEvidence.of(
+        f"linked ({PHENOTYPE})", PHENOTYPE, [("Systemic sclerosis", 1.0), ("AAP", 1.0)], [("p", 1)]
+    )
+    assert decide_type(step1, [own, walked]).label == PHENOTYPE
+    assert decide_type(step1, [own, replace(walked, links=(("AAP", 1.0),))]).label == "disease"  # as well joined

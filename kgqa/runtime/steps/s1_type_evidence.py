@@ -150,12 +150,14 @@ def rivals_of(
     does. A sure reader is in doubt too where every surely linked entity is of the type it reads (``own_only``) and
     the question walks no hierarchy: the reader reads the question's frame ("hepatosplenomegaly and a cherry-red spot,
     what should I be thinking of?"), not what its entities are, and only the grounded plans tell whether anything but
-    a hierarchy joins them to that type (:attr:`PlanEvidence.walks`). They settle the type only where no LLM plan is
-    evidence (:func:`decide_type`): a junk LLM's vote adds nothing to a reading in doubt."""
+    a hierarchy joins them to that type (:attr:`PlanEvidence.walks`); and so is one where a step word walks the
+    hierarchy of another type ("which *specialisations of* autoimmune antibody positivity ... belong to Systemic
+    sclerosis?", read as diseases at 0.95). They settle the type only where no LLM plan is evidence
+    (:func:`decide_type`): a junk LLM's vote adds nothing to a reading in doubt."""
     read = step1.read if step1.vote is not None else step1.method
     if read in ("only", "given", "named", "hierarchy") or walked == step1.label:
         return ()
-    if _reader_sure(step1) and not (own_only and walked is None):
+    if _reader_sure(step1) and walked is None and not own_only:
         return ()
     return tuple(t for t in types if t != step1.label)
 
@@ -193,8 +195,8 @@ def _by_grounding(
     else."""
     label = step1.label
     own = next((e for e in evidence if e.source == "linked"), None)
-    if _reader_sure(step1) and not (own is not None and own.walks):
-        return otherwise or TypeDecision(label)  # in doubt only for a plan that walks no hierarchy said
+    if _reader_sure(step1) and step1.unwalked and not (own is not None and own.walks):
+        return otherwise or TypeDecision(label)  # a sure reader in doubt of its own plan's walk, and of nothing else
     floor = support(own) if own is not None else (0, 0, 0)
     linked = [e for e in evidence if e.source not in ("linked", "llm") and e.answers in step1.rivals]
     rivals = [e for e in linked if support(e) > floor]
