@@ -154,18 +154,21 @@ def rivals_of(
     hierarchy of another type ("which *specialisations of* autoimmune antibody positivity ... belong to Systemic
     sclerosis?", read as diseases at 0.95). They settle the type only where no LLM plan is evidence
     (:func:`decide_type`): a junk LLM's vote adds nothing to a reading in doubt."""
-    read = step1.read if step1.vote is not None else step1.method
-    if read in ("only", "given", "named", "hierarchy") or walked == step1.label:
+    if _own_reading(step1) in ("only", "given", "named", "hierarchy") or walked == step1.label:
         return ()
     if _reader_sure(step1) and walked is None and not own_only:
         return ()
     return tuple(t for t in types if t != step1.label)
 
 
+def _own_reading(step1: TargetType) -> str | None:
+    """How the question's own reading chose step 1's type, apart from an LLM's vote (:attr:`TargetType.read`)."""
+    return step1.read if step1.vote is not None else step1.method
+
+
 def _reader_sure(step1: TargetType) -> bool:
     """Whether the learned reader chose step 1's type, at :data:`UNSURE_READ` or more."""
-    read = step1.read if step1.vote is not None else step1.method
-    return read == "reader" and bool(step1.prior) and (step1.prior or {}).get(step1.label, 0.0) >= UNSURE_READ
+    return _own_reading(step1) == "reader" and (step1.prior or {}).get(step1.label, 0.0) >= UNSURE_READ
 
 
 def support(evidence: PlanEvidence) -> tuple[int, int, int]:

@@ -384,6 +384,7 @@ def schema_guided_plan(
     dropped: list[Dropped] = []
     excluded: list[QueryPlan] = []
     previous: tuple[Link, list[Hop]] | None = None
+    middles = [m for m in mentions if m[0] != answer]  # the answers' own type word is no middle node of a hop
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         # the words after the entity up to the next clause ("seizures since he was a baby, *he doesn't talk*" says
@@ -409,7 +410,7 @@ def schema_guided_plan(
             target=target_type,
             schema=schema,
             meaning=meaning,
-            mentions=[m for m in mentions if m[0] != answer],  # the answers' own type word is no middle node
+            mentions=middles,
             # an entity said before the answers' type reads the words before it ("*a specialisation of* X appears
             # in which diseases?"), from the previous entity on
             after=after if after <= link.start else (links[number - 1].end if number else 0),
