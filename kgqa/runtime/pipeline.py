@@ -196,7 +196,9 @@ def target_type(
         names = tuple((link.span, link.label) for link in found.links)
         hierarchy = hierarchy_answer(reading, found.links, ctx.graph, found.nouns, ctx.config.relation_meaning)
         reachable = reachable_labels(reading, found.links, ctx.graph, found.nouns, SURE_LINK)
-        linked = Linked(names, hierarchy, reachable)
+        family = found.family
+        named = (family.label, " ".join(family.words)) if family is not None else None
+        linked = Linked(names, hierarchy, reachable, named)
     try:
         choice = predict_target_type(
             reading,
@@ -215,7 +217,7 @@ def target_type(
     choice = _in_doubt(replace(choice, prior=learned), reading, options, linked, found)
     if choice.completion is not None:
         record.usage.add(choice.completion)
-    if choice.method in ("named", "subject", "embedding", "reader", "hierarchy"):  # no LLM, or its reply named no type
+    if choice.method not in ("only", "given", "llm", "outvoted"):  # no LLM, or its reply named no type
         record.degrade(f"{choice.detail}: {choice.label}")
     elif choice.method == "outvoted":
         record.detail = f"{choice.label} ({choice.detail})"

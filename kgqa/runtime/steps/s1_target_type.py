@@ -42,10 +42,11 @@ from kgqa.runtime.text import (
     type_mentions,
 )
 
-Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding", "reader", "hierarchy"]
+Method = Literal["only", "given", "llm", "named", "outvoted", "subject", "embedding", "reader", "hierarchy", "family"]
 """How step 1 chose: ``named`` (no LLM vote) and ``outvoted`` (the question names another type than the LLM's, or the
 learned reader is sure of another) both take the question's type; ``reader``: the learned reader's type;
-``hierarchy``: the label whose hierarchy the question steps through from a linked entity ("subtypes of Hypotonia")."""
+``hierarchy``: the label whose hierarchy the question steps through from a linked entity ("subtypes of Hypotonia");
+``family``: the label of a linked family whose members the question asks for ("which types of OI")."""
 
 NAMED_FLOOR = 0.02
 """The least probability the learned reader gives a type the question names for that type to be taken: below it,
@@ -78,6 +79,9 @@ class Linked:
     reachable: frozenset[str] = frozenset()
     """The labels an answer can have where the question's only type words are inside names linked at
     :data:`SURE_LINK` or more (kgqa.runtime.steps.s2_schema_plan.reachable_labels); empty: no bound."""
+    family: tuple[str, str] | None = None
+    """The label of a linked family whose members the question asks for, and the family's name
+    (kgqa.runtime.steps.s2_schema_plan.family_answer: "which *types of OI*")."""
 
     def open_to(self, types: Sequence[str]) -> list[str]:
         """The ``types`` an answer can have that the question does not name: those a surely linked entity reaches
@@ -319,11 +323,14 @@ def question_type(
     embedder: Embedder,
     linked: Linked = NO_LINKS,
 ) -> tuple[str, Method, str] | None:
-    """The type the question itself asks for, how it was read and what says so: the type it names (unless the
-    learned reader sets it aside: :func:`sets_aside`), else the learned reader's most likely type where it
-    is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase means no other type,
-    else the label whose hierarchy it steps through (:attr:`Linked.hierarchy`: "what falls under Scoliosis and is
-    annotated for Marfan syndrome", where the reader, unsure, reads diseases); None otherwise."""
+    """The type the question itself asks for, how it was read and what says so: the label of a linked family whose
+    members it asks for (:attr:`Linked.family`: "which spinocerebellar ataxias list dystonia as a *feature*?"), else
+    the type it names (unless the learned reader sets it aside: :func:`sets_aside`), else the learned reader's most
+    likely type where it is likely enough (:data:`READ_FLOOR`) and, under :data:`SUBJECT_STANDS`, the subject phrase
+    means no other type, else the label whose hierarchy it steps through (:attr:`Linked.hierarchy`: "what falls under
+    Scoliosis and is annotated for Marfan syndrome", where the reader, unsure, reads diseases); None otherwise."""
+    if linked.family is not None and linked.family[0] in types:  # where it names what it asks for
+        return linked.family[0], "family", f"the question asks for the members of the family {linked.family[1]!r}"
     named = type_named_in_question(reading, types, linked.names)
     if named is not None and not sets_aside(named[0], learned, lead_in=named_in_lead_in(reading, types, linked.names)):
         return named[0], "named", f"the question names it ({named[1]!r})"

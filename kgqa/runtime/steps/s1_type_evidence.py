@@ -154,7 +154,7 @@ def rivals_of(
     hierarchy of another type ("which *specialisations of* autoimmune antibody positivity ... belong to Systemic
     sclerosis?", read as diseases at 0.95). They settle the type only where no LLM plan is evidence
     (:func:`decide_type`): a junk LLM's vote adds nothing to a reading in doubt."""
-    if _own_reading(step1) in ("only", "given", "named", "hierarchy") or walked == step1.label:
+    if _own_reading(step1) in ("only", "given", "named", "hierarchy", "family") or walked == step1.label:
         return ()
     if _reader_sure(step1) and walked is None and not own_only:
         return ()

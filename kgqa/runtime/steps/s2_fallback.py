@@ -19,7 +19,14 @@ from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import not_entities
 from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
-from kgqa.runtime.steps.s2_schema_plan import Hop, schema_guided_plan
+from kgqa.runtime.steps.s2_schema_plan import (
+    Family,
+    Hop,
+    family_answer,
+    hierarchy_answer,
+    hierarchy_types,
+    schema_guided_plan,
+)
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
 from kgqa.runtime.text import STOP_WORDS, Mention
 
@@ -33,6 +40,8 @@ class QuestionLinks:
 
     links: tuple[Link, ...]
     nouns: tuple[Mention, ...]
+    family: Family | None = None
+    """The linked family whose members the question asks for (:func:`family_members`), if any."""
 
 
 def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
@@ -51,7 +60,60 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
         documents=ctx.embedder_documents,
         spelling=None if ctx.reader is None else ctx.reader.spelling,
     )
-    return QuestionLinks(tuple(links), tuple(nouns))
+    walked = hierarchy_answer(reading, links, ctx.graph, nouns, ctx.config.relation_meaning)
+    said = family_answer(reading, links, ctx.graph) if walked is None else None  # a step down a hierarchy is said
+    family = family_members(ctx, reading, *said) if said is not None else None
+    return QuestionLinks(tuple(links), tuple(nouns), family)
+
+
+FAMILY_MEMBERS = 1000
+"""Full-text hits read for a family's name (:func:`family_members`): HPO's largest families have about 130 members
+(spinocerebellar ataxias), and other nodes' documents mention the name too."""
+UNLINKED_MEMBERS = 3
+"""The least members of a family no entity names ("which Charcot-Marie-Tooth types ..."), whose names begin with
+its words: fewer is a word some names happen to hold, no family."""
+
+
+def family_words(link: Link) -> tuple[str, ...]:
+    """The family's name: the words of ``link``'s node name that its span says, from the start, a plural for the
+    singular ("spinocerebellar ataxias" -> spinocerebellar ataxia of 'Spinocerebellar ataxia 2'); its whole name
+    where the span says none of them (an abbreviation or alias: "OI" -> osteogenesis imperfecta)."""
+    said, name = PART.findall(link.span.lower()), PART.findall(link.name.lower())
+    n = 0
+    while n < min(len(said), len(name)) and said[n] in (name[n], f"{name[n]}s", f"{name[n]}es"):
+        n += 1
+    return tuple(name[:n] if n else name)
+
+
+def family_members(ctx: Context, reading: Reading, span: range, link: Link | None) -> Family | None:
+    """The family said at ``span`` (:func:`kgqa.runtime.steps.s2_schema_plan.family_answer`): the nodes whose names
+    hold its name as consecutive words, found by the full-text index. Named by ``link``: nodes of its label, two or
+    more; else the label without a hierarchy with the most nodes whose names begin with the span's words,
+    :data:`UNLINKED_MEMBERS` or more. None where no family is found: the entity is one node, or the words are no
+    family's name."""
+    if link is not None:
+        words, labels, least = family_words(link), [link.label], 2
+    else:
+        said = [w for i in span for w in PART.findall(reading.lowered[i])]
+        words, least = tuple(said), UNLINKED_MEMBERS
+        labels = [label for label in ctx.graph.labels if not hierarchy_types(ctx.graph, label)]
+    if not words:
+        return None
+    term = f'"{" ".join(words)}"' if len(words) > 1 else words[0]
+    size = len(words)
+    best: Family | None = None
+    for label in labels:
+        hits = ctx.store.text_top_k(ctx.skb, label, [term], FAMILY_MEMBERS)
+        names = [(hit.id, PART.findall(hit.name.lower())) for hit in hits]
+        members = tuple(
+            node
+            for node, name in names
+            if tuple(name) != words  # the family's own entry is none of its members
+            and any(tuple(name[i : i + size]) == words for i in (range(1) if link is None else range(len(name))))
+        )
+        if len(members) >= least and (best is None or len(members) > len(best.members)):
+            best = Family(label, words, members, link)
+    return best
 
 
 def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
@@ -113,6 +175,7 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
         reaches=reaches,
         nouns=nouns,
         rejoin=rejoin,
+        family=found.family,
     )
     if compounds:
         shown += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
@@ -32,6 +32,7 @@ from kgqa.runtime.text import (
     STEP_WORDS,
     STOP_WORDS,
     Mention,
+    subject_start,
     type_mentions,
     words_of,
 )
@@ -101,6 +102,87 @@ def hierarchy_answer(
         if at is not None and not any(position < at for position in named):
             return labels[0], reading.lowered[at]
     return None
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family the question names as its answers ("which types of OI ..."): its label, its name's words and the ids
+    of the nodes of that label whose names hold them; the answers are among those. ``link``: the linked entity that
+    names it, if one does."""
+
+    label: str
+    words: tuple[str, ...]
+    members: tuple[str, ...]
+    link: Link | None = None
+
+
+FAMILY_SAID = lexicon.words("family_said")
+FAMILY_WORDS = 3
+"""Words an unlinked family's name may have ("which *Charcot-Marie-Tooth* types", "types of *Bardet-Biedl*")."""
+
+
+def family_answer(reading: Reading, links: Sequence[Link], schema: GraphSchema) -> tuple[range, Link | None] | None:
+    """Where the question asks for the members of a named family (word positions), and the linked entity that names
+    it, if any: "which *types of* OI ...", "which Charcot-Marie-Tooth *types* ...", "which spinocerebellar *ataxias*
+    ..." (a name's word in the plural where the name goes on: 'Spinocerebellar ataxia 2'). It stands where the
+    sentence that asks names what it asks for (:func:`kgqa.runtime.text.subject_start`, which reads past "types of"),
+    with a :data:`FAMILY_SAID` word right before it (and "of") or right after it, or said in the plural. A linked
+    entity names it only where its label has no hierarchy for a kind to step down (HPO's diseases: the answers are
+    those whose names hold the family's name, kgqa.runtime.steps.s2_fallback.family_members); a label with one is
+    :func:`hierarchy_answer`'s. Where none is linked there, the words up to the kind word or the first stop word
+    (at most :data:`FAMILY_WORDS`): the graph tells whether any names hold them. None where no family is said, where
+    a type word follows it ("types of Marfan *symptoms*"), or where the question names a type and links nothing
+    but the family (then the family is the answers' topic: "types of Usher syndrome: which genes?")."""
+    words, start = reading.lowered, reading.asking_start
+    slot = start + subject_start(words[start:])
+    typed = {m.position for m in type_mentions(words, schema.labels)}
+    asked = _family_span(words, slot, start, links, schema, typed)
+    if asked is None or any(i in typed for i in (asked[0].stop, asked[0].stop + 1)):  # "types of Marfan *symptoms*"
+        return None
+    inside = {i for link in links for i in range(link.start, link.end)}
+    named = any(i >= start and i not in inside for i in typed)
+    if named and all(link.start < asked[0].stop and asked[0].start < link.end for link in links):
+        return None  # a type named, and nothing but the family to join its answers to: the family is their topic
+    return asked
+
+
+def _family_span(
+    words: Sequence[str], slot: int, start: int, links: Sequence[Link], schema: GraphSchema, typed: set[int]
+) -> tuple[range, Link | None] | None:
+    """:func:`family_answer`'s reading of the words at ``slot`` (the asking sentence starts at ``start``; ``typed``:
+    the positions of type words)."""
+
+    def kind_before(at: int) -> bool:
+        before = [w for w in words[max(start, at - 2) : at] if w not in ARTICLES]
+        return len(before) == 2 and before[1] == "of" and said_as(before[0], FAMILY_SAID)
+
+    for link in links:
+        if any(hierarchy_types(schema, one.label) for one in (link, *link.others)):
+            continue  # a step down a hierarchy (:func:`hierarchy_answer`) where one of the span's nodes has one
+        kind_after = link.end < len(words) and said_as(words[link.end], FAMILY_SAID)
+        if link.start == slot and (kind_before(link.start) or kind_after or _plural_of_name(link)):
+            return range(link.start, link.end), link
+        if kind_before(link.start) and link.start - 2 == slot:  # "subtypes of Usher syndrome linked to MYO7A"
+            return range(link.start, link.end), link
+    if any(link.start <= slot < link.end for link in links):
+        return None
+    run = [i for i in range(slot, min(len(words), slot + FAMILY_WORDS + 1))]
+    end = next((i for i in run if words[i] in STOP_WORDS or said_as(words[i], FAMILY_SAID)), None)
+    if end is None or end == slot or any(link.start < end and slot < link.end for link in links):
+        return None
+    if typed.intersection(range(slot, end)):  # "what kinds of genes ..."
+        return None
+    if said_as(words[end], FAMILY_SAID) or kind_before(slot):
+        return range(slot, end), None
+    return None
+
+
+def _plural_of_name(link: Link) -> bool:
+    """Whether the last word of ``link``'s span is the plural of its name's word there, and the name goes on
+    ("spinocerebellar ataxias" for 'Spinocerebellar ataxia 2'): the span names the members, not one of them."""
+    said, name = words_of(link.span.lower()), words_of(link.name.lower())
+    at = len(said) - 1
+    return 0 <= at < len(name) - 1 and said[at] != name[at] and said[at] in (f"{name[at]}s", f"{name[at]}es")
 
 
 def reachable_labels(
@@ -347,6 +429,7 @@ def schema_guided_plan(
     reaches: Reaches | None = None,
     nouns: Sequence[Mention] = (),
     rejoin: Rejoin | None = None,
+    family: Family | None = None,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
@@ -357,8 +440,14 @@ def schema_guided_plan(
     presents) is dropped too: as a required constant it would ground nothing until the scope expansion wandered off
     to its neighbours, and its words stay with the full-text strand, unless ``rejoin`` finds the longer name it heads
     and that name is reached. ``nouns``: the types the question names in words the lists lack
-    (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`)."""
+    (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`). ``family``: the family the question names as the answers
+    (:func:`family_answer`): where they are of its label, they are among its members, and the entity that names it is
+    joined to nothing."""
     meaning = meaning or RelationMeaning(reading, by_kind=False)
+    if family is not None and family.label == target_type:
+        links = [link for link in links if link is not family.link]
+    else:
+        family = None
     symbols = [Symbol("y", (target_type,))]
     triplets: list[Triplet] = []
     words = reading.lowered
@@ -450,7 +539,9 @@ def schema_guided_plan(
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
     if identity is not None:
         symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
-    elif not triplets:
+    elif family is not None:
+        symbols[0] = Symbol("y", (target_type,), (Condition(schema.keys.id, "IN", family.members),))
+    if not triplets and identity is None:
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped), excluded=tuple(excluded))
 

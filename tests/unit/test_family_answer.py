@@ -1,0 +1,139 @@
+"""A family named as the answers ("which types of OI ...", "which Charcot-Marie-Tooth types ..."): where its label
+has no hierarchy, the answers are the nodes whose names hold the family's name (issue 70, kind 6)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from kgqa.cypher.plan import Condition
+from kgqa.runtime.reading import read_question
+from kgqa.runtime.steps.s1_target_type import Linked, question_type
+from kgqa.runtime.steps.s2_fallback import family_members, family_words
+from kgqa.runtime.steps.s2_linking import Link
+from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
+from kgqa.runtime.store.base import TextHit
+from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
+from tests.helpers.meaning_table import MeaningTable
+
+GENE = "gene/protein"
+
+
+def _named(question: str, span: str, label: str, name: str) -> Link:
+    return replace(link(question, span, label), name=name)
+
+
+@pytest.mark.parametrize(
+    ("question", "links", "family"),
+    [
+        ("which types of OI are linked to COL1A1?", [("OI", "disease"), ("COL1A1", GENE)], "OI"),
+        ("Which OI subtypes come with blue sclerae?", [("OI", "disease"), ("blue sclerae", PHENOTYPE)], "OI"),
+        ("subtypes of Usher syndrome with MYO7A", [("Usher syndrome", "disease"), ("MYO7A", GENE)], "Usher syndrome"),
+        # not linked: the words before the kind word, which the graph is asked about
+        ("Which Charcot-Marie-Tooth types have hearing loss?", [("hearing loss", PHENOTYPE)], "Charcot-Marie-Tooth"),
+        # a label with a hierarchy steps down it instead; a type word after the family names the answers
+        ("what types of cancer does TP53 cause?", [("cancer", PHENOTYPE), ("TP53", GENE)], None),
+        ("which types of Marfan symptoms are common?", [("Marfan", "disease")], None),
+        ("what kinds of genes cause Usher syndrome?", [("Usher syndrome", "disease")], None),
+        # a type named, and nothing but the family to join it to: the family is the answers' topic
+        ("which types of Usher syndrome have genes known?", [("Usher syndrome", "disease")], None),
+        # no kind said: one disease
+        ("which Usher syndrome genes are known?", [("Usher syndrome", "disease")], None),
+    ],
+)
+def test_a_family_is_read_where_the_question_names_what_it_asks_for(
+    question: str, links: list[tuple[str, str]], family: str | None
+) -> None:
+    linked = [link(question, span, label) for span, label in links]
+    found = family_answer(read_question(question), linked, HPO)
+    if family is None:
+        assert found is None
+        return
+    assert found is not None
+    words = read_question(question).words
+    assert " ".join(words[i] for i in found[0]) == family
+    assert (found[1].span if found[1] is not None else None) == next((s for s, _ in links if s == family), None)
+
+
+def test_a_name_said_in_the_plural_where_it_goes_on_is_a_family() -> None:
+    question = "Which spinocerebellar ataxias list dystonia as a feature?"
+    ataxias = _named(question, "spinocerebellar ataxias", "disease", "Spinocerebellar ataxia 2")
+    found = family_answer(read_question(question), [ataxias, link(question, "dystonia", PHENOTYPE)], HPO)
+    assert found == (range(ataxias.start, ataxias.end), ataxias)
+    assert family_words(ataxias) == ("spinocerebellar", "ataxia")
+    one = _named(question, "spinocerebellar ataxias", "disease", "Spinocerebellar ataxias")  # its whole name
+    assert family_answer(read_question(question), [one], HPO) is None
+
+
+def test_an_abbreviation_stands_for_its_node_s_whole_name() -> None:
+    oi = _named("which types of OI are there", "OI", "disease", "Osteogenesis imperfecta")
+    assert family_words(oi) == ("osteogenesis", "imperfecta")
+
+
+class _Names:
+    """A store whose full-text index returns the given names of each label, for any terms."""
+
+    def __init__(self, names: dict[str, list[str]]) -> None:
+        self.names = names
+        self.asked: list[tuple[str, list[str]]] = []
+
+    def text_top_k(self, graph: str, label: str, terms: Sequence[str], k: int) -> list[TextHit]:
+        self.asked.append((label, list(terms)))
+        return [TextHit(f"{label}:{i}", name, label, 1.0) for i, name in enumerate(self.names.get(label, []))]
+
+
+def _context(store: _Names) -> Any:
+    return cast(Any, SimpleNamespace(store=store, skb="hpo", graph=HPO))
+
+
+def test_a_linked_family_is_the_nodes_whose_names_hold_its_name_but_its_own_entry() -> None:
+    question = "which types of OI are linked to COL1A1?"
+    oi = _named(question, "OI", "disease", "Osteogenesis imperfecta")
+    names = ["Osteogenesis imperfecta", "Osteogenesis imperfecta, type I", "Combined osteogenesis imperfecta and EDS"]
+    store = _Names({"disease": [*names, "Ehlers-Danlos syndrome"]})
+    family = family_members(_context(store), read_question(question), range(oi.start, oi.end), oi)
+    assert family == Family("disease", ("osteogenesis", "imperfecta"), ("disease:1", "disease:2"), oi)
+    assert store.asked == [("disease", ['"osteogenesis imperfecta"'])]
+    lone = _Names({"disease": ["Osteogenesis imperfecta", "Osteogenesis imperfecta, type I"]})
+    assert family_members(_context(lone), read_question(question), range(oi.start, oi.end), oi) is None
+
+
+def test_an_unlinked_family_is_the_label_whose_names_begin_with_its_words() -> None:
+    question = "Which Charcot-Marie-Tooth types come with hearing loss?"
+    reading = read_question(question)
+    cmt = ["Charcot-Marie-Tooth disease, type 1A", "Charcot-marie-tooth disease, type 4H", "CMT, type 2"]
+    # a name that holds the words later is no member of a family no entity names; genes hold them in no name
+    store = _Names({"disease": [*cmt, "Charcot-Marie-Tooth disease type 1B", "Neuropathy like Charcot-Marie-Tooth"]})
+    family = family_members(_context(store), reading, range(1, 2), None)
+    assert family is not None and family.label == "disease" and family.link is None
+    assert family.members == ("disease:0", "disease:1", "disease:3")
+    assert {label for label, _ in store.asked} == {"disease", GENE}  # labels without a hierarchy only
+    few = _Names({"disease": cmt[:2]})
+    assert family_members(_context(few), reading, range(1, 2), None) is None
+
+
+def test_the_plan_of_a_family_keeps_its_answers_among_its_members_and_joins_it_to_nothing() -> None:
+    question = "which types of OI are linked to COL1A1?"
+    oi, gene = link(question, "OI", "disease"), link(question, "COL1A1", GENE)
+    family = Family("disease", ("oi",), ("OMIM:166200", "OMIM:259420"), oi)
+    plan = schema_guided_plan([oi, gene], "disease", HPO, read_question(question), family=family)
+    assert plan is not None
+    assert plan.symbol("y").conditions == (Condition(HPO.keys.id, "IN", ("OMIM:166200", "OMIM:259420")),)
+    assert [c.search_string for c in plan.constants] == ["COL1A1"]
+    # the answers of another type: the family's entity is joined as any other
+    other = schema_guided_plan([oi, gene], PHENOTYPE, HPO, read_question(question), family=family)
+    assert other is not None and {c.search_string for c in other.constants} == {"OI", "COL1A1"}
+
+
+def test_step_1_takes_a_family_s_label_over_a_type_word_said_after_it() -> None:
+    question = read_question("Which spinocerebellar ataxias list dystonia as a feature?")
+    types = ("disease", GENE, PHENOTYPE)
+    embedder = cast(Any, MeaningTable({}))
+    named = question_type(question, types, None, embedder, Linked())
+    assert named is not None and named[:2] == (PHENOTYPE, "named")
+    family = question_type(question, types, None, embedder, Linked(family=("disease", "spinocerebellar ataxia")))
+    assert family is not None and family[:2] == ("disease", "family")
