@@ -9,9 +9,10 @@ what both ground rises, and a plan that grounds nothing costs nothing (measured 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
 from kgqa.runtime.reader.spelling import PART
@@ -28,7 +29,7 @@ from kgqa.runtime.steps.s2_schema_plan import (
     schema_guided_plan,
 )
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.text import STOP_WORDS, Mention
+from kgqa.runtime.text import STOP_WORDS, Mention, plain_words, type_words
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class QuestionLinks:
     nouns: tuple[Mention, ...]
     family: Family | None = None
     """The linked family whose members the question asks for (:func:`family_members`), if any."""
+    weak: tuple[Link, ...] = ()
+    """Spans no link takes that the name index matches less surely (:func:`weak_links`): each is joined to the
+    linked plan only where the graph holds it together with the sure links (:func:`linked_plan`)."""
 
 
 def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
@@ -63,7 +67,59 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
     walked = hierarchy_answer(reading, links, ctx.graph, nouns, ctx.config.relation_meaning)
     said = family_answer(reading, links, ctx.graph) if walked is None else None  # a step down a hierarchy is said
     family = family_members(ctx, reading, *said) if said is not None else None
-    return QuestionLinks(tuple(links), tuple(nouns), family)
+    return QuestionLinks(tuple(links), tuple(nouns), family, weak_links(ctx, reading, nouns, links))
+
+
+WEAK_LINK = 0.75
+"""The least similarity of a weak link (:func:`weak_links`): "cherry-red spot" is 'Cherry red spot of the macula' at
+0.76 and "a bluish-gray colour to the whites" 'Blue sclerae' at 0.75, under ``link_threshold``; "floppy baby" is
+'Neck muscle weakness' at 0.73."""
+
+
+def weak_links(ctx: Context, reading: Reading, nouns: Sequence[Mention], links: Sequence[Link]) -> tuple[Link, ...]:
+    """What the name index links at :data:`WEAK_LINK` or more but under ``link_threshold``, over words no link of
+    ``links`` takes, most similar first: people describe a finding in their own words, which match its name or a lay
+    synonym less closely than a name typed. Alone such a link is a guess; the graph tells whether it fits the
+    question's other entities (:func:`linked_plan`)."""
+    if ctx.config.link_threshold <= WEAK_LINK:
+        return ()
+    found = link_entities(
+        reading,
+        ctx.store,
+        ctx.skb,
+        ctx.graph.labels,
+        ctx.embedder,
+        threshold=WEAK_LINK,
+        aliases=ctx.aliases,
+        limit=ctx.config.max_link_ngrams,
+        nouns=nouns,
+        documents=ctx.embedder_documents,
+        spelling=None if ctx.reader is None else ctx.reader.spelling,
+    )
+    taken = {i for link in links for i in range(link.start, link.end)}
+    framing = STOP_WORDS | {w for label in ctx.graph.labels for form in type_words(label) for w in plain_words(form)}
+    weak = [
+        link
+        for link in found
+        if link.similarity < ctx.config.link_threshold
+        and not taken.intersection(range(link.start, link.end))
+        and shares_a_word(link, framing)
+    ]
+    return tuple(sorted(weak, key=lambda link: -link.similarity))
+
+
+SHARED_FORM = 4
+"""Letters two words share at the start to be one word's forms ("taller", 'Tall stature'; "SLC52", 'SLC52A2')."""
+
+
+def shares_a_word(link: Link, framing: Collection[str]) -> bool:
+    """Whether ``link``'s span says a word of its node's name or alias, in some form, other than a ``framing`` word
+    (a type's word, a stop word): "among *disorders*" is no 'Psychiatric disorders', "*DNA*" no 'Congenital
+    neurosensory deafness', but "a bluish-gray colour to the whites" is 'Whites of eyes are a bluish-gray colour'."""
+    said = set(plain_words(link.span)) - set(framing)
+    named = set(plain_words(f"{link.name} {link.alias}")) - set(framing)
+    size = SHARED_FORM
+    return any(a == b or (len(a) >= size and len(b) >= size and a[:size] == b[:size]) for a in said for b in named)
 
 
 FAMILY_MEMBERS = 1000
@@ -131,7 +187,9 @@ def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
 def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLinks) -> tuple[QueryPlan | None, str]:
     """The schema-guided plan of the entities the name index linked in the question (``reading``; ``found``:
     :func:`question_links`), and what was linked (for the trace); None when no linked entity is connected to
-    ``target`` by the schema."""
+    ``target`` by the schema. Each weak link (:attr:`QuestionLinks.weak`, most similar first) joins the plan where
+    the graph holds its node with the sure links' far likelier than anywhere (:func:`fits`, :data:`WEAK_LIFT`):
+    recall from the question's own words, precision from the graph. A plan of weak links alone is never made."""
     links, nouns = list(found.links), list(found.nouns)
     shown = ", ".join(map(describe, links)) or "none"
     typed, textual = not_entities(reading, ctx.graph.labels, nouns=nouns)
@@ -165,23 +223,80 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
         compounds.extend([longer] if longer is not None else [])
         return longer
 
-    plan = schema_guided_plan(
-        links,
-        target,
-        ctx.graph,
-        reading,
-        meaning,
-        max_triplets=ctx.config.max_triplets,
-        reaches=reaches,
-        nouns=nouns,
-        rejoin=rejoin,
-        family=found.family,
-    )
+    def planned(links: Sequence[Link]) -> QueryPlan | None:
+        return schema_guided_plan(
+            links,
+            target,
+            ctx.graph,
+            reading,
+            meaning,
+            max_triplets=ctx.config.max_triplets,
+            reaches=reaches,
+            nouns=nouns,
+            rejoin=rejoin,
+            family=found.family,
+        )
+
+    plan = planned(links)
+    held = []
+    for weak in found.weak:  # a weak link joins where the graph holds it with the sure ones
+        if plan is None:
+            break
+        trial = planned(sorted([*links, weak], key=lambda link: link.start))
+        alone = planned([weak])
+        if trial is None or alone is None or len(trial.constants) <= len(plan.constants):
+            continue
+        if fits(ctx, target, (plan, links), (trial, [*links, weak]), (alone, [weak])) >= WEAK_LIFT:
+            links, plan = sorted([*links, weak], key=lambda link: link.start), trial
+            held.append(weak)
+    if held:
+        shown += "; weak links the graph holds with the others: " + ", ".join(map(describe, held))
     if compounds:
         shown += "; longer names tried for an unreached link: " + ", ".join(map(describe, compounds))
     if meaning.choices:
         shown += "; relation types: " + "; ".join(choice.describe() for choice in meaning.choices)
     return plan, shown
+
+
+WEAK_LIFT = 5.0
+"""How much likelier a weak link's node must be among the answers of the sure links than among all nodes of the
+answers' type for the graph to hold it (:func:`fits`). Measured on every set (a62a3e2): the weak links that named
+what the question meant lifted 14.8-46 ('Blue sclerae' 20, 'Cherry red spot of the macula' 24, 'Tall stature' for
+"taller" 15); the wrong ones 0-3.8 ("eye" as 'Iris coloboma' via 'Cat eye' 3.8, hubs such as 'Atypical behavior'
+1.2-8.6 before :func:`shares_a_word` set them aside)."""
+
+
+def fits(
+    ctx: Context,
+    target: str,
+    base: tuple[QueryPlan, Sequence[Link]],
+    trial: tuple[QueryPlan, Sequence[Link]],
+    alone: tuple[QueryPlan, Sequence[Link]],
+) -> float:
+    """The lift of a weak link among the answers of the sure links: the share of the ``base`` plan's answers (each
+    constant its linked node alone) that the ``trial`` plan (with the weak link) keeps, over the share of all nodes
+    of ``target`` that the weak link ``alone`` reaches. A node that fits what the question names is far likelier
+    among its answers than anywhere ('Blue sclerae' among the diseases with 'Recurrent fractures'); a hub of the
+    graph is as likely everywhere ('Congenital onset', 'Atypical behavior'), and 0 where nothing holds it."""
+    together = answers(ctx, *trial)
+    if not together:
+        return 0.0
+    everywhere = sum(label.count for label in ctx.schema.labels if label.name == target)
+    share = answers(ctx, *alone) / max(everywhere, 1)
+    return (together / max(answers(ctx, *base), 1)) / max(share, 1e-9)
+
+
+def answers(ctx: Context, plan: QueryPlan, links: Sequence[Link]) -> int:
+    """How many answers ``plan`` grounds (up to ``pattern_limit``) with each constant its linked node alone (or a
+    node of the same name)."""
+    query = pattern_query(plan, ctx.graph.keys, limit=ctx.config.pattern_limit)
+    nodes: dict[str, list[str]] = {}
+    for link in links:
+        nodes.setdefault(link.search, []).append(link.id)
+    params = dict(query.params)
+    for symbol, param in query.constant_params.items():
+        params[param] = nodes.get(plan.symbol(symbol).search_string or "", [])
+    return len(ctx.store.read(ctx.skb, query.text, params))
 
 
 FAMILY_NAMES = 20

@@ -1,5 +1,6 @@
-"""A family named as the answers ("which types of OI ...", "which Charcot-Marie-Tooth types ..."): where its label
-has no hierarchy, the answers are the nodes whose names hold the family's name (issue 70, kind 6)."""
+"""What people name reaches its node (issue 70): a family named as the answers ("which types of OI ...", "which
+Charcot-Marie-Tooth types ..."), where its label has no hierarchy, is the nodes whose names hold the family's name; a
+finding described in the question's own words links weakly, and joins where the graph holds it."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import pytest
 from kgqa.cypher.plan import Condition
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import Linked, question_type
-from kgqa.runtime.steps.s2_fallback import family_members, family_words
+from kgqa.runtime.steps.s2_fallback import WEAK_LIFT, family_members, family_words, fits, shares_a_word
 from kgqa.runtime.steps.s2_linking import Link
 from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
-from kgqa.runtime.store.base import TextHit
+from kgqa.runtime.store.base import LabelInfo, TextHit
+from kgqa.runtime.text import STOP_WORDS, plain_words, type_words
 from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
 from tests.helpers.meaning_table import MeaningTable
 
@@ -137,3 +139,65 @@ def test_step_1_takes_a_family_s_label_over_a_type_word_said_after_it() -> None:
     assert named is not None and named[:2] == (PHENOTYPE, "named")
     family = question_type(question, types, None, embedder, Linked(family=("disease", "spinocerebellar ataxia")))
     assert family is not None and family[:2] == ("disease", "family")
+
+
+# Weak links: recall from the question's own words, precision from the graph (issue 70, kind 4).
+
+
+@pytest.mark.parametrize(
+    ("span", "name", "alias", "shared"),
+    [
+        ("bluish-gray colour to the whites", "Blue sclerae", "Whites of eyes are a bluish-gray colour", True),
+        ("taller", "Tall stature", "", True),  # a form of the name's word
+        ("among disorders", "Atypical behavior", "Psychiatric disorders", False),  # a type's word only
+        ("abnormality forming part of the phenotype", "Phenotypic abnormality", "", False),
+        ("DNA", "Congenital sensorineural hearing impairment", "Congenital neurosensory deafness", False),
+    ],
+)
+def test_a_weak_link_says_a_word_of_its_node_that_is_no_type_s_word(
+    span: str, name: str, alias: str, shared: bool
+) -> None:
+    weak = Link(span, 0, len(span.split()), PHENOTYPE, "x", name, 0.8, alias)
+    framing = STOP_WORDS | {w for label in HPO.labels for form in type_words(label) for w in plain_words(form)}
+    assert shares_a_word(weak, framing) is shared
+
+
+class _Annotations:
+    """A store of 1000 diseases and the phenotypes each presents: a plan's answers are the diseases that present one
+    of each constant's ids (what the one-hop plans of these tests ask)."""
+
+    def __init__(self, present: dict[str, set[int]]) -> None:
+        self.present = present
+
+    def read(self, graph: str, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        constants = [ids for name, ids in params.items() if name.startswith("c")]
+        diseases = set(range(1000))
+        for ids in constants:
+            diseases &= set().union(*(self.present.get(i, set()) for i in ids))
+        return [[f"OMIM:{d}", "", "disease"] for d in sorted(diseases)]
+
+
+@pytest.mark.parametrize(
+    ("weak", "present", "fitting"),
+    [
+        ("blue sclerae", set(range(20)) | set(range(500, 510)), True),  # 20 of 50 here, 30 of 1000 anywhere
+        ("congenital onset", set(range(0, 1000, 2)), False),  # a hub: as likely among them as anywhere
+        ("red eye", set(range(600, 620)), False),  # never with them
+    ],
+)
+def test_the_graph_holds_a_weak_link_that_is_far_likelier_with_the_sure_ones(
+    weak: str, present: set[int], fitting: bool
+) -> None:
+    question = f"which diseases have recurrent fractures and {weak}?"
+    sure, guess = link(question, "recurrent fractures", PHENOTYPE), link(question, weak, PHENOTYPE)
+    store = _Annotations({"recurrent fractures": set(range(50)), weak: present})
+    labels = (LabelInfo("disease", 1000), LabelInfo(GENE, 5000), LabelInfo(PHENOTYPE, 18000))
+    ctx = cast(Any, SimpleNamespace(store=store, skb="hpo", graph=HPO, schema=SimpleNamespace(labels=labels)))
+    ctx.config = SimpleNamespace(pattern_limit=10_000)
+    reading = read_question(question)
+
+    def plan(*links: Link) -> Any:
+        return schema_guided_plan(links, "disease", HPO, reading)
+
+    lift = fits(ctx, "disease", (plan(sure), [sure]), (plan(sure, guess), [sure, guess]), (plan(guess), [guess]))
+    assert (lift >= WEAK_LIFT) is fitting
