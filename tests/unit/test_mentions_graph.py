@@ -201,3 +201,16 @@ def test_the_graph_holds_a_weak_link_that_is_far_likelier_with_the_sure_ones(
 
     lift = fits(ctx, "disease", (plan(sure), [sure]), (plan(sure, guess), [sure, guess]), (plan(guess), [guess]))
     assert (lift >= WEAK_LIFT) is fitting
+
+
+def test_a_type_word_right_after_an_entity_of_that_type_is_its_own_not_the_next_hop_s_middle() -> None:
+    question = "Which phenotypes associated with the PMP22 gene are also annotated for CMT1A?"
+    links = [link(question, "PMP22", GENE), link(question, "CMT1A", "disease")]
+    plan = schema_guided_plan(links, PHENOTYPE, HPO, read_question(question))
+    assert plan is not None
+    assert [s.labels for s in plan.symbols] == [(PHENOTYPE,), (GENE,), ("disease",)]  # no gene between
+    # said before the next entity, a type word is its hop's middle node
+    question = "Which phenotypes associated with PMP22 are also tied to a gene of CMT1A?"
+    links = [link(question, "PMP22", GENE), link(question, "CMT1A", "disease")]
+    plan = schema_guided_plan(links, PHENOTYPE, HPO, read_question(question))
+    assert plan is not None and [s.labels for s in plan.symbols][2] == (GENE,)

@@ -473,7 +473,8 @@ def schema_guided_plan(
     dropped: list[Dropped] = []
     excluded: list[QueryPlan] = []
     previous: tuple[Link, list[Hop]] | None = None
-    middles = [m for m in mentions if m[0] != answer]  # the answers' own type word is no middle node of a hop
+    # the answers' own type word is no middle node of a hop, nor an entity's right after it ("the PMP22 *gene*")
+    middles = [m for m in mentions if m[0] != answer and not any((link.end, link.label) == m for link in links)]
     for number, link in enumerate(links):
         following = min(links[number + 1].start if number + 1 < len(links) else len(words), len(words))
         # the words after the entity up to the next clause ("seizures since he was a baby, *he doesn't talk*" says
