@@ -30,6 +30,7 @@ from kgqa.runtime.pipeline import run
 from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.skbs import check_name, read_source
+from kgqa.runtime.steps.s2_linking import id_prefixes
 from kgqa.runtime.store.base import GraphStore, NodeText, Schema, SkbMeta, same_model
 from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView
@@ -93,6 +94,9 @@ class _Models:
     cross_encoders: dict[str, CrossEncoderModel] = field(default_factory=dict)
     readers: dict[str, tuple[float, Reader | None]] = field(default_factory=dict)
     """skb -> (the reader manifest's modification time, the reader read then): read again once retrained."""
+    id_prefixes: dict[tuple[str, str], dict[str, int | None]] = field(default_factory=dict)
+    """(skb, its fingerprint) -> the prefixes of its ids (kgqa.runtime.steps.s2_linking.id_prefixes): read once per
+    load."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -464,7 +468,14 @@ class Kgqa(Api):
                 scores = self.cross_encoder(options.cross_encoder)
         documents = same_model(self.embedder.name, meta.doc_model)
         reader = self.reader(skb)
-        ctx = Context(self.store, skb, self.store.schema(skb), self.embedder, llm, config, scores, documents, reader)
+        schema = self.store.schema(skb)
+        with self._models.lock:
+            prefixes = self._models.id_prefixes.get((skb, meta.fingerprint))
+        if prefixes is None:
+            prefixes = id_prefixes(self.store, skb, schema.labels)
+            with self._models.lock:
+                self._models.id_prefixes[(skb, meta.fingerprint)] = prefixes
+        ctx = Context(self.store, skb, schema, self.embedder, llm, config, scores, documents, reader, prefixes)
         return ctx, options
 
     def ask(

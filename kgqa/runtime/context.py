@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from kgqa.choices import LLM_RERANKERS, Reranker, Steps
@@ -86,6 +86,9 @@ class Context:
     reader: Reader | None = None
     """The question reader trained for the SKB (``kgqa train-reader``), if any: its spelling links misspelt names,
     its type head votes in step 1."""
+    id_prefixes: Mapping[str, int | None] = field(default_factory=dict)
+    """The prefixes of the SKB's ids and their numbers' digits (kgqa.runtime.steps.s2_linking.id_prefixes): an id
+    typed another way ("MIM #154700") is looked up as the SKB writes it."""
 
     @property
     def aliases(self) -> bool:

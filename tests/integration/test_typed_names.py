@@ -37,6 +37,21 @@ def test_ids_in_either_form_and_case_link_and_hp_is_no_syndrome(ask: Any) -> Non
     assert "Hermansky" not in detail
 
 
+@pytest.mark.parametrize(
+    ("typed", "node"),
+    [
+        ("OMIM 154700", "disease 'Marfan syndrome'"),  # a space
+        ("MIM #154700", "disease 'Marfan syndrome'"),  # OMIM's own notation: a prefix that ends the SKB's
+        ("Orphanet:558", "disease 'Marfan syndrome'"),  # a prefix the SKB's begins
+        ("HP0001250", "effect/phenotype 'Seizure'"),  # nothing between
+        ("HPO 1250", "effect/phenotype 'Seizure'"),  # the number without HPO's leading zeros
+    ],
+)
+def test_an_id_typed_another_way_links_its_node_as_the_skb_writes_it(ask: Any, typed: str, node: str) -> None:
+    detail = ask(f"Which genes go with {typed}?").trace.record(2).detail
+    assert f"'{typed}' -> {node} (1.00)" in detail
+
+
 def test_an_id_no_node_has_links_nothing(ask: Any) -> None:
     assert "HP:9999999" not in ask("Which diseases have HP:9999999?").trace.record(2).detail
 

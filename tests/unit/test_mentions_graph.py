@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 
@@ -15,9 +15,9 @@ from kgqa.cypher.plan import Condition
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.steps.s1_target_type import Linked, question_type
 from kgqa.runtime.steps.s2_fallback import WEAK_LIFT, family_members, family_words, fits, shares_a_word
-from kgqa.runtime.steps.s2_linking import Link
+from kgqa.runtime.steps.s2_linking import Link, id_prefixes, typed_ids
 from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
-from kgqa.runtime.store.base import LabelInfo, TextHit
+from kgqa.runtime.store.base import LabelInfo, NodeText, TextHit
 from kgqa.runtime.text import STOP_WORDS, plain_words, type_words
 from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
 from tests.helpers.meaning_table import MeaningTable
@@ -214,3 +214,47 @@ def test_a_type_word_right_after_an_entity_of_that_type_is_its_own_not_the_next_
     links = [link(question, "PMP22", GENE), link(question, "CMT1A", "disease")]
     plan = schema_guided_plan(links, PHENOTYPE, HPO, read_question(question))
     assert plan is not None and [s.labels for s in plan.symbols][2] == (GENE,)
+
+
+# Ids typed in the question: looked up as the SKB writes them (issue 70, kind 2).
+
+
+class _Ids:
+    """A store that holds a few nodes by id, and every id of each label."""
+
+    nodes: ClassVar[dict[str, tuple[str, str]]] = {
+        "OMIM:154700": ("disease", "Marfan syndrome"),
+        "HP:0001250": (PHENOTYPE, "Seizure"),
+    }
+
+    def __init__(self) -> None:
+        self.wanted: list[str] = []
+
+    def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
+        self.wanted += [i for i in ids if i not in self.wanted]
+        return [NodeText(i, self.nodes[i][1], "") for i in ids if i in self.nodes and self.nodes[i][0] == label]
+
+    def label_ids(self, graph: str, label: str) -> list[str]:
+        return sorted([i for i, (held, _) in self.nodes.items() if held == label] + ["ORPHA:558", "NCBIGene:2200"])
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("genes of OMIM 154700?", ["OMIM:154700"]),
+        ("genes of MIM #154700?", ["OMIM:154700"]),  # a prefix that ends the SKB's
+        ("diseases with HPO:1250?", ["HP:0001250"]),  # one the SKB's begins; the number padded to HPO's digits
+        ("diseases with hp_0001250 or HP0001250?", ["HP:0001250", "HP:0001250"]),
+        ("which genes go with Noonan syndrome type 2?", []),  # "type" stands for no prefix: nothing is looked up
+        ("what does OR 154700 mean?", []),  # two letters begin ORPHA and OMIM: too few
+    ],
+)
+def test_an_id_typed_any_way_is_looked_up_as_the_skb_writes_it(question: str, found: list[str]) -> None:
+    store = _Ids()
+    labels = [LabelInfo("disease", 3), LabelInfo(GENE, 1), LabelInfo(PHENOTYPE, 3), LabelInfo("paper", 10**7)]
+    prefixes = id_prefixes(cast(Any, store), "hpo", labels)
+    assert prefixes == {"HP": 7, "NCBIGene": 4, "OMIM": 6, "ORPHA": 3}
+    links = typed_ids(read_question(question), cast(Any, store), "hpo", ["disease", GENE, PHENOTYPE], prefixes)
+    assert [link.id for link in links] == found
+    if not found:
+        assert store.wanted == []

@@ -63,6 +63,7 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
         nouns=nouns,
         documents=ctx.embedder_documents,
         spelling=None if ctx.reader is None else ctx.reader.spelling,
+        id_prefixes=ctx.id_prefixes,
     )
     walked = hierarchy_answer(reading, links, ctx.graph, nouns, ctx.config.relation_meaning)
     said = family_answer(reading, links, ctx.graph) if walked is None else None  # a step down a hierarchy is said
@@ -95,6 +96,7 @@ def weak_links(ctx: Context, reading: Reading, nouns: Sequence[Mention], links: 
         nouns=nouns,
         documents=ctx.embedder_documents,
         spelling=None if ctx.reader is None else ctx.reader.spelling,
+        id_prefixes=ctx.id_prefixes,
     )
     taken = {i for link in links for i in range(link.start, link.end)}
     framing = STOP_WORDS | {w for label in ctx.graph.labels for form in type_words(label) for w in plain_words(form)}

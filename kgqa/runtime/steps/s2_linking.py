@@ -13,7 +13,7 @@ is kgqa.runtime.steps.s2_schema_plan's.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import islice, product
 from typing import NamedTuple
@@ -33,7 +33,7 @@ from kgqa.runtime.steps.s2_spans import (
     capped,
     typed_ngrams,
 )
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.base import GraphStore, LabelInfo
 from kgqa.runtime.text import (
     HIERARCHY,
     KINDS,
@@ -97,6 +97,7 @@ def link_entities(
     nouns: Sequence[Mention] = (),
     documents: bool = False,
     spelling: Spelling | None = None,
+    id_prefixes: Mapping[str, int | None] | None = None,
 ) -> list[Link]:
     """Non-overlapping question spans whose best match by the name index (and, with ``aliases``, the alias index)
     is at least ``threshold`` similar; a name beats an alias of equal similarity. Answer-type words (and type
@@ -146,7 +147,7 @@ def link_entities(
     if spelling is not None:
         found = [link for link in found if not unnumbered_member(link, found, spelling)]
     anchors = described_anchors(reading, store, skb, labels, embedder, found, nouns) if documents else []
-    anchors += typed_ids(reading, store, skb, labels)
+    anchors += typed_ids(reading, store, skb, labels, id_prefixes)
     anchors += glued_names(reading, store, skb, labels, [*found, *anchors])
     found = [link for link in found if not any(a.start < link.end and link.start < a.end for a in anchors)]
     found.sort(key=_priority)
@@ -157,28 +158,74 @@ def link_entities(
     return sorted(taken, key=lambda link: link.start)
 
 
-IDENTIFIER = re.compile(r"(?<![\w:])([A-Za-z]+)[:_](\d+)(?![\w:])")
-"""A node id typed in the question: a prefix of letters, a colon (or the OBO files' underscore) and a number
-("OMIM:154700", "HP_0001250")."""
+IDENTIFIER = re.compile(r"(?<![\w:#])([A-Za-z]+)([:_#]\s?|\s#?\s?)?(\d+)(?![\w:])")
+"""A node id typed in the question: a prefix of letters, then a colon (or the OBO files' underscore), a "#", a space
+or nothing, and a number ("OMIM:154700", "HP_0001250", "MIM #154700", "ORPHA 558", "HP0001250")."""
+PREFIXED = re.compile(r"([A-Za-z]+):(\d+)")
+"""An SKB's id: a prefix, a colon and a number (HPO's "HP:0001250", "OMIM:154700", "NCBIGene:2200")."""
+ID_PREFIX_LABEL = 200_000
+"""Labels of at most this many nodes are read for their id prefixes (:func:`id_prefixes`): STaRK's larger ones
+(MAG's 1.8 million papers) number their nodes without a prefix."""
+SHORT_PREFIX = 3
+"""The least letters of a typed prefix that begins or ends an SKB's longer one ("MIM" for OMIM, "NCBI" for
+NCBIGene); an SKB's prefix of one letter fewer may begin a typed one ("HPO" for HP)."""
 
 
-def typed_ids(reading: Reading, store: GraphStore, skb: str, labels: Sequence[str]) -> list[Link]:
-    """The nodes whose ids the question types (:data:`IDENTIFIER`), each found by its id, as typed or with its
-    prefix in capitals ("omim:154700"), in one lookup per label: an exact link over the words the id takes. An id
-    no node has links nothing. Linking by name would take "HP" in "HP:0001250" for Hermansky-Pudlak syndrome."""
+def id_prefixes(store: GraphStore, skb: str, labels: Sequence[LabelInfo]) -> dict[str, int | None]:
+    """The prefixes of the SKB's ids (:data:`PREFIXED`), each with the digits of its numbers where they all have as
+    many (HPO's seven: "HP 1250" is HP:0001250), read from the ids of every label of at most
+    :data:`ID_PREFIX_LABEL` nodes."""
+    widths: dict[str, set[int]] = {}
+    for label in labels:
+        if label.count > ID_PREFIX_LABEL:
+            continue
+        for node in store.label_ids(skb, label.name):
+            found = PREFIXED.fullmatch(node)
+            if found is not None:
+                widths.setdefault(found[1], set()).add(len(found[2]))
+    return {prefix: next(iter(sizes)) if len(sizes) == 1 else None for prefix, sizes in widths.items()}
+
+
+def _stands_for(typed: str, prefix: str) -> bool:
+    """Whether a typed id prefix stands for an SKB's ``prefix``: the same letters, or begun by it ("HPO" for HP,
+    "Orphanet" for ORPHA), or :data:`SHORT_PREFIX` letters or more that begin or end it ("NCBI" for NCBIGene, "MIM"
+    for OMIM)."""
+    typed, prefix = typed.upper(), prefix.upper()
+    if typed == prefix or (typed.startswith(prefix) and len(prefix) >= SHORT_PREFIX - 1):
+        return True
+    return len(typed) >= SHORT_PREFIX and (prefix.startswith(typed) or prefix.endswith(typed))
+
+
+def typed_ids(
+    reading: Reading,
+    store: GraphStore,
+    skb: str,
+    labels: Sequence[str],
+    prefixes: Mapping[str, int | None] | None = None,
+) -> list[Link]:
+    """The nodes whose ids the question types (:data:`IDENTIFIER`), each found by its id in one lookup per label:
+    an exact link over the words the id takes. Written with a colon or underscore, the id is looked up as typed or
+    with its prefix in capitals ("omim:154700"); and with any separator, as each of the SKB's ``prefixes``
+    (:func:`id_prefixes`) the typed one stands for, its number padded to the prefix's digits ("MIM #154700",
+    "Orphanet 558", "HP 0001250"). An id no node has links nothing. Linking by name would take "HP" in
+    "HP:0001250" for Hermansky-Pudlak syndrome."""
     typed = []
     for match in IDENTIFIER.finditer(reading.text):
-        prefix, number = match[1], match[2]
-        forms = tuple(dict.fromkeys(f"{p}:{number}" for p in (prefix, prefix.upper())))
-        start = len(words_of(reading.text[: match.start()]))
-        typed.append((match[0], start, start + len(words_of(match[0])), forms))
+        prefix, separator, number = match[1], (match[2] or "").strip(), match[3]
+        forms = [f"{p}:{number}" for p in (prefix, prefix.upper())] if separator in (":", "_") else []
+        for known, width in (prefixes or {}).items():
+            if _stands_for(prefix, known):
+                forms += [f"{known}:{number}", *([f"{known}:{number.zfill(width)}"] if width else [])]
+        if forms:
+            start = len(words_of(reading.text[: match.start()]))
+            typed.append((match[0], start, start + len(words_of(match[0])), tuple(dict.fromkeys(forms))))
     if not typed:
         return []
-    wanted = list(dict.fromkeys(form for *_, forms in typed for form in forms))
+    wanted = list(dict.fromkeys(form for *_, said in typed for form in said))
     nodes = {node.id: (label, node.name) for label in labels for node in store.documents(skb, label, wanted)}
     links = []
-    for text, start, end, forms in typed:
-        found = next((form for form in forms if form in nodes), None)
+    for text, start, end, said in typed:
+        found = next((form for form in said if form in nodes), None)
         if found is not None:
             label, name = nodes[found]
             links.append(Link(text, start, end, label, found, name, 1.0))
