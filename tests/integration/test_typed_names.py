@@ -44,7 +44,7 @@ def test_ids_in_either_form_and_case_link_and_hp_is_no_syndrome(ask: Any) -> Non
         ("MIM #154700", "disease 'Marfan syndrome'"),  # OMIM's own notation: a prefix that ends the SKB's
         ("Orphanet:558", "disease 'Marfan syndrome'"),  # a prefix the SKB's begins
         ("HP0001250", "effect/phenotype 'Seizure'"),  # nothing between
-        ("HPO 1250", "effect/phenotype 'Seizure'"),  # the number without HPO's leading zeros
+        ("HP 1250", "effect/phenotype 'Seizure'"),  # the number without HPO's leading zeros
     ],
 )
 def test_an_id_typed_another_way_links_its_node_as_the_skb_writes_it(ask: Any, typed: str, node: str) -> None:

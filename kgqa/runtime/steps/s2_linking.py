@@ -186,6 +186,11 @@ def id_prefixes(store: GraphStore, skb: str, labels: Sequence[LabelInfo]) -> dic
     return {prefix: next(iter(sizes)) if len(sizes) == 1 else None for prefix, sizes in widths.items()}
 
 
+LOOSE_NUMBER = 3
+"""The least digits of an id typed without a colon or underscore ("ORPHA 558"); with nothing between prefix and
+number, as many as the SKB's ids have ("HP0001250"): a symbol ends in a short number ("HPS1", "BBS 4")."""
+
+
 def _stands_for(typed: str, prefix: str) -> bool:
     """Whether a typed id prefix stands for an SKB's ``prefix``: the same letters, or begun by it ("HPO" for HP,
     "Orphanet" for ORPHA), or :data:`SHORT_PREFIX` letters or more that begin or end it ("NCBI" for NCBIGene, "MIM"
@@ -205,17 +210,24 @@ def typed_ids(
 ) -> list[Link]:
     """The nodes whose ids the question types (:data:`IDENTIFIER`), each found by its id in one lookup per label:
     an exact link over the words the id takes. Written with a colon or underscore, the id is looked up as typed or
-    with its prefix in capitals ("omim:154700"); and with any separator, as each of the SKB's ``prefixes``
-    (:func:`id_prefixes`) the typed one stands for, its number padded to the prefix's digits ("MIM #154700",
-    "Orphanet 558", "HP 0001250"). An id no node has links nothing. Linking by name would take "HP" in
-    "HP:0001250" for Hermansky-Pudlak syndrome."""
+    with its prefix in capitals ("omim:154700"); and as each of the SKB's ``prefixes`` (:func:`id_prefixes`) the
+    typed one stands for ("MIM #154700", "Orphanet 558", "HPO:0001250"), with the number padded to the prefix's
+    digits where the prefix is the SKB's own ("HP 1250"); without a colon or underscore, only a number of
+    :data:`LOOSE_NUMBER` digits or more, all of them with nothing between ("HP0001250"). An id no node has links
+    nothing. Linking by name would take "HP" in "HP:0001250" for Hermansky-Pudlak syndrome."""
     typed = []
     for match in IDENTIFIER.finditer(reading.text):
-        prefix, separator, number = match[1], (match[2] or "").strip(), match[3]
-        forms = [f"{p}:{number}" for p in (prefix, prefix.upper())] if separator in (":", "_") else []
+        prefix, separator, number = match[1], match[2], match[3]
+        explicit = separator is not None and separator.strip() in (":", "_")
+        forms = [f"{p}:{number}" for p in (prefix, prefix.upper())] if explicit else []
         for known, width in (prefixes or {}).items():
-            if _stands_for(prefix, known):
-                forms += [f"{known}:{number}", *([f"{known}:{number.zfill(width)}"] if width else [])]
+            if not _stands_for(prefix, known):
+                continue
+            if not explicit and (len(number) < LOOSE_NUMBER or (not separator and width and len(number) != width)):
+                continue  # "HPS1" and "HPS 1" are Hermansky-Pudlak syndrome's genes and types, no ids
+            forms.append(f"{known}:{number}")
+            if width and len(number) < width and prefix.upper() == known.upper():
+                forms.append(f"{known}:{number.zfill(width)}")
         if forms:
             start = len(words_of(reading.text[: match.start()]))
             typed.append((match[0], start, start + len(words_of(match[0])), tuple(dict.fromkeys(forms))))
