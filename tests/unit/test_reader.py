@@ -94,6 +94,21 @@ def test_a_misspelt_word_may_stand_for_several_skb_words_the_likeliest_first() -
     assert many.correct("zoxo") == "zozo"
 
 
+def test_a_known_word_beside_a_name_s_word_may_misspell_the_name_a_guess_never_alone() -> None:
+    spelling = Spelling(
+        {"prader": 10, "willi": 11, "syndrome": 500, "will": 3},
+        frozenset({"willy", "phenotypes", "of", "prader"}),
+        endings={"prader willi": "prader willi syndrome"},
+    )
+    assert spelling.variants(["phenotypes", "of", "prader", "willy"], 3) == {3: ["willy", "willi", "will"]}
+    assert spelling.variants(["phenotypes", "of", "willy"], 3) == {}  # no name's word beside it
+    reading = read_question("phenotypes of prader willy")
+    grams = [(2, 4, "prader willy"), (3, 4, "willy")]
+    respelt = [(grams[r.number][2], r.text, r.likeliest) for r in respellings(grams, reading, spelling)]
+    assert ("prader willy", "prader willi syndrome", False) in respelt  # completed, and still a guess
+    assert not any(gram == "willy" and text != "willy" for gram, text, _ in respelt)  # never a guess alone
+
+
 def test_a_dictionary_word_in_small_letters_is_no_symbol() -> None:
     spelling = Spelling({}, frozenset({"son", "was"}))
     assert spelling.dictionary_word("son") and not spelling.dictionary_word("SON")

@@ -231,12 +231,13 @@ class Spelling:
         nearest = self.nearest(word, 1)
         return nearest[0] if nearest else None
 
-    def nearest(self, word: str, n: int) -> list[str]:
+    def nearest(self, word: str, n: int, known: bool = False) -> list[str]:
         """Up to ``n`` SKB words ``word`` may misspell, the likeliest first (:meth:`correct`'s order: nearest, then
         most common): which one the question meant is for the name index to say, by the name each forms with the
-        words beside it ("zodazo syndrome" may be "zoda" or "dazo")."""
+        words beside it ("zodazo syndrome" may be "zoda" or "dazo"). A word the tokenizer knows has none, unless
+        ``known``."""
         lowered = word.lower()
-        if not TOKEN.fullmatch(word) or len(lowered) < MIN_LETTERS or lowered in self.known:
+        if not TOKEN.fullmatch(word) or len(lowered) < MIN_LETTERS or (lowered in self.known and not known):
             return []
         reach = 2 if len(lowered) >= LONG_WORD else 1
         floor = RARE_RATIO * self.counts[lowered] if lowered in self.counts else 0
@@ -258,9 +259,20 @@ class Spelling:
         for i, word in enumerate(words):
             expanded = self.expand(word)
             fixed = [expanded] if expanded is not None else self.nearest(word, n)
-            if fixed:
+            if not fixed and self._beside_a_name(words, i):  # "prader *willy*": as typed first, then a guess
+                fixed = [word, *(w for w in self.nearest(word, n, known=True) if w != word.lower())]
+            if fixed and fixed != [word]:
                 out[i] = fixed
         return out
+
+    def _beside_a_name(self, words: Sequence[str], i: int) -> bool:
+        """Whether a known word that no name of the SKB holds stands beside a word of its names ("*prader* willy"):
+        there, an everyday word may misspell the name's next word."""
+        word = words[i].lower()
+        if word not in self.known or word in self.counts:
+            return False
+        beside = [words[j].lower() for j in (i - 1, i + 1) if 0 <= j < len(words)]
+        return any(w in self.counts and len(w) >= MIN_LETTERS for w in beside)
 
     def complete(self, text: str) -> str | None:
         """The SKB name ``text`` is typed as without its common ending ("Marfan" -> "marfan syndrome"), or None."""

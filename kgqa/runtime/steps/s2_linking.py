@@ -352,15 +352,20 @@ def respellings(grams: Sequence[Span], reading: Reading, spelling: Spelling | No
     out = []
     for number, (start, end, text) in enumerate(grams):
         texts = [text]
-        if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)):
+        guesses: list[str] = []
+        # a known word's guesses ("prader *willy*") only beside the name word they may continue, never alone
+        alone = end - start == 1 and start in fixes and fixes[start][0] == words[start]
+        if end - start <= SHORT_NGRAM and any(i in fixes for i in range(start, end)) and not alone:
             options = product(*(fixes.get(i, [words[i]]) for i in range(start, end)))
             respelt = [Respelt(number, " ".join(option), n == 0) for n, option in enumerate(islice(options, SPELLINGS))]
             out += respelt
             texts += [r.text for r in respelt if r.likeliest]
+            guesses += [r.text for r in respelt if not r.likeliest]
         if not kept.intersection(range(start, end)):  # a name typed without its common ending: "marfan", "rett"
-            wholes = [whole for whole in dict.fromkeys(map(spelling.complete, texts)) if whole]
             after = reading.lowered[end] if end < len(words) else ""  # "martsolf *syndrome* 1": the ending is typed
-            out += [Respelt(number, whole, True) for whole in wholes if after not in whole.split()]
+            for said, likeliest in ((texts, True), (guesses, False)):  # a guess completed stays a guess
+                wholes = [whole for whole in dict.fromkeys(map(spelling.complete, said)) if whole]
+                out += [Respelt(number, whole, likeliest) for whole in wholes if after not in whole.split()]
             numbered = [whole for whole in dict.fromkeys(map(spelling.designated, texts)) if whole]
             out += [Respelt(number, whole, True, numbered=True) for whole in numbered]  # "CMT1A", "OI type I"
     return out
