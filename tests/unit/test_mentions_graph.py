@@ -13,10 +13,13 @@ import pytest
 
 from kgqa.cypher.plan import Condition
 from kgqa.runtime.reading import read_question
+from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import Linked, question_type
 from kgqa.runtime.steps.s2_fallback import WEAK_LIFT, family_members, family_words, fits, shares_a_word
 from kgqa.runtime.steps.s2_linking import Link, id_prefixes, typed_ids
 from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
+from kgqa.runtime.steps.s4_grounding import Grounded
+from kgqa.runtime.steps.s6_graph_ranking import Supported, names_hold
 from kgqa.runtime.store.base import LabelInfo, NodeText, TextHit
 from kgqa.runtime.text import STOP_WORDS, plain_words, type_words
 from tests.helpers.hpo_schema import HPO, PHENOTYPE, link
@@ -261,3 +264,27 @@ def test_an_id_typed_any_way_is_looked_up_as_the_skb_writes_it(question: str, fo
     assert [link.id for link in links] == found
     if "HPS" in question:  # nothing looked up at all
         assert store.wanted == []
+
+
+# A stated condition the answer's own name holds ranks it first in its tier (step 6).
+
+
+def _supported(name: str) -> Supported:
+    grounded = Grounded(name.lower(), name, "disease", 1, (), "linked")
+    return Supported(grounded, (("linked", 1),), (1.0, 1), ("linked",), (), 1)
+
+
+@pytest.mark.parametrize(
+    ("terms", "stated", "held"),
+    [
+        (('"wilms tumor"', "wilms", "tumor"), True, [True, False, False]),
+        (("tumor",), True, [True, True, False]),
+        (("jak*",), True, [False, False, True]),  # a prefix begins a word of the name
+        (("tumor",), False, [False, False, False]),  # the residual words of a question that states nothing
+    ],
+)
+def test_a_name_holds_what_the_question_states_of_the_answers_text(
+    terms: tuple[str, ...], stated: bool, held: list[bool]
+) -> None:
+    chosen = [_supported("Wilms tumor 1"), _supported("Tumor of the kidney, Wilms type"), _supported("JAK2 deficiency")]
+    assert names_hold(chosen, Lexical(terms, 1.0, stated)) == held

@@ -25,6 +25,7 @@ from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.scoring import Lexical, lexical_scores, next_scope, stored_similarities
 from kgqa.runtime.steps.s4_grounding import Grounded, PlanGrounding
 from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.text import plain_words
 from kgqa.types import Candidate, Match, fused_score
 
 
@@ -199,7 +200,8 @@ def rank_graph_strand(
             note += f"; lexical {list(lexical.terms)}: {int((matched > 0).sum())} of {len(chosen)} match"
     scores = dense + weight * matched
     turn = turns(chosen, tier, scores)
-    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].tier], turn[i], -float(scores[i])))
+    held = names_hold(chosen, lexical)
+    ranked = sorted(range(len(chosen)), key=lambda i: (tier[chosen[i].tier], not held[i], turn[i], -float(scores[i])))
     sources = {g.source: g for g in groundings}
     candidates = [
         _candidate(chosen[i], float(scores[i]), sources, float(dense[i]), weight * float(matched[i])) for i in ranked
@@ -220,6 +222,24 @@ def rank_graph_strand(
         agreed = sum(len(s.plans) > 1 for s in targets)
         detail += f"; {agreed} grounded by {' and '.join(g.source for g in groundings)} both"
     return GraphRanking(kept, {c.id: c for c in candidates}, detail, excluded)
+
+
+def names_hold(chosen: Sequence[Supported], lexical: Lexical | None) -> list[bool]:
+    """Whether each target's own name holds every term of what the question states the answers' text holds
+    (:attr:`Lexical.stated`: "disorders titled with 'tumor'", "genes whose symbols start with 'JAK'", a prefix
+    beginning a word of the name): within its tier such a target goes first, whatever the full-text scores of
+    documents that say the words too. All False where the question states nothing."""
+    if lexical is None or not lexical.stated or not lexical.terms:
+        return [False] * len(chosen)
+    phrases = [plain_words(term) for term in lexical.terms if not term.endswith("*")]
+    starts = {term[:-1] for term in lexical.terms if term.endswith("*")}
+
+    def holds(name: str) -> bool:  # a quoted phrase's words in its order, a prefix beginning a word
+        own = plain_words(name)
+        said = all(any(own[i : i + len(p)] == p for i in range(len(own))) for p in phrases)
+        return said and all(any(w.startswith(p) for w in own) for p in starts)
+
+    return [holds(s.first.name) for s in chosen]
 
 
 def concur(groundings: Sequence[PlanGrounding]) -> bool:
