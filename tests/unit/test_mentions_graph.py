@@ -15,7 +15,15 @@ from kgqa.cypher.plan import Condition
 from kgqa.runtime.reading import read_question
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s1_target_type import Linked, question_type
-from kgqa.runtime.steps.s2_fallback import WEAK_LIFT, family_members, family_words, fits, shares_a_word
+from kgqa.runtime.steps.s2_conditions import not_entities
+from kgqa.runtime.steps.s2_fallback import (
+    WEAK_LIFT,
+    family_members,
+    family_words,
+    fits,
+    named_middle,
+    shares_a_word,
+)
 from kgqa.runtime.steps.s2_linking import Link, id_prefixes, typed_ids
 from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
 from kgqa.runtime.steps.s4_grounding import Grounded
@@ -288,3 +296,33 @@ def test_a_name_holds_what_the_question_states_of_the_answers_text(
 ) -> None:
     chosen = [_supported("Wilms tumor 1"), _supported("Tumor of the kidney, Wilms type"), _supported("JAK2 deficiency")]
     assert names_hold(chosen, Lexical(terms, 1.0, stated)) == held
+
+
+# A condition on the names of another type's nodes: the answers are joined to one of them.
+
+
+def test_a_condition_on_another_type_s_names_joins_the_answers_to_those_nodes() -> None:
+    question = "list every gene tied to a disease whose name mentions Bardet-Biedl"
+    reading = read_question(question)
+    store = _Names({"disease": ["Bardet-Biedl syndrome 1", "Bardet-Biedl syndrome 2", "Alstrom syndrome"]})
+    textual = not_entities(reading, HPO.labels)[1]
+    found = named_middle(_context(store), reading, GENE, [], textual)
+    assert found == Family("disease", ("bardet", "biedl"), ("disease:0", "disease:1"))
+    plan = schema_guided_plan([], GENE, HPO, reading, by_name=found)
+    assert plan is not None and [t.types for t in plan.triplets] == [("associated with",)]
+    assert plan.symbol("f").conditions == (Condition(HPO.keys.id, "IN", ("disease:0", "disease:1")),)
+    # the answers' own names: another condition, for steps 6-7
+    assert named_middle(_context(store), reading, "disease", [], textual) is None
+    nothing = _Names({"disease": ["Alstrom syndrome"]})
+    assert named_middle(_context(nothing), reading, GENE, [], textual) is None
+    # a condition of the answers' own text said after a linked name that holds a type's word
+    question = 'symptoms of the condition gaucher disease that have "circulating" in their description'
+    reading = read_question(question)
+    gaucher = link(question, "gaucher disease", "disease")
+    textual = not_entities(reading, HPO.labels)[1]
+    store = _Names({"disease": ["Circulating disease X", "Circulating disease Y"]})
+    inside = set(range(gaucher.start, gaucher.end))
+    assert named_middle(_context(store), reading, PHENOTYPE, [], textual, inside) is None
+    reading = read_question('genes of a disease that have "kinase" in their description')  # no word for its text
+    store = _Names({"disease": ["Kinase deficiency 1", "Kinase deficiency 2"]})
+    assert named_middle(_context(store), reading, GENE, [], not_entities(reading, HPO.labels)[1]) is None

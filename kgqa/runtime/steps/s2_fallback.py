@@ -17,7 +17,7 @@ from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
 from kgqa.runtime.reader.spelling import PART
 from kgqa.runtime.reading import Reading
-from kgqa.runtime.steps.s2_conditions import not_entities
+from kgqa.runtime.steps.s2_conditions import DOC_NOUNS, not_entities
 from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
 from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import (
@@ -29,7 +29,7 @@ from kgqa.runtime.steps.s2_schema_plan import (
     schema_guided_plan,
 )
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.text import STOP_WORDS, Mention, plain_words, type_words
+from kgqa.runtime.text import STOP_WORDS, Mention, plain_words, type_mentions, type_words
 
 
 @dataclass(frozen=True)
@@ -150,11 +150,24 @@ def family_members(ctx: Context, reading: Reading, span: range, link: Link | Non
     :data:`UNLINKED_MEMBERS` or more. None where no family is found: the entity is one node, or the words are no
     family's name."""
     if link is not None:
-        words, labels, least = family_words(link), [link.label], 2
-    else:
-        said = [w for i in span for w in PART.findall(reading.lowered[i])]
-        words, least = tuple(said), UNLINKED_MEMBERS
-        labels = [label for label in ctx.graph.labels if not hierarchy_types(ctx.graph, label)]
+        return members_named(ctx, family_words(link), [link.label], least=2, anywhere=True, link=link)
+    words = tuple(w for i in span for w in PART.findall(reading.lowered[i]))
+    labels = [label for label in ctx.graph.labels if not hierarchy_types(ctx.graph, label)]
+    return members_named(ctx, words, labels, least=UNLINKED_MEMBERS, anywhere=False)
+
+
+def members_named(
+    ctx: Context,
+    words: tuple[str, ...],
+    labels: Sequence[str],
+    *,
+    least: int,
+    anywhere: bool,
+    link: Link | None = None,
+) -> Family | None:
+    """The nodes whose names hold ``words`` as consecutive words (at the start of the name unless ``anywhere``), but
+    one whose name is those words alone, found by the full-text index: of the label of ``labels`` with the most such
+    nodes, ``least`` or more; else None."""
     if not words:
         return None
     term = f'"{" ".join(words)}"' if len(words) > 1 else words[0]
@@ -167,11 +180,46 @@ def family_members(ctx: Context, reading: Reading, span: range, link: Link | Non
             node
             for node, name in names
             if tuple(name) != words  # the family's own entry is none of its members
-            and any(tuple(name[i : i + size]) == words for i in (range(1) if link is None else range(len(name))))
+            and any(tuple(name[i : i + size]) == words for i in (range(len(name)) if anywhere else range(1)))
         )
         if len(members) >= least and (best is None or len(members) > len(best.members)):
             best = Family(label, words, members, link)
     return best
+
+
+OWNER_WORDS = 4
+"""Words between a type's word and the textual condition it owns ("a disease *whose name mentions* X")."""
+
+
+def named_middle(
+    ctx: Context,
+    reading: Reading,
+    target: str,
+    nouns: Sequence[Mention],
+    textual: set[int],
+    linked: Collection[int] = (),
+) -> Family | None:
+    """The nodes of another label than the answers' that the question names by what their names hold: a textual
+    condition (``textual``: its word positions) said within :data:`OWNER_WORDS` words after a type's word other than
+    the answers', outside a linked name (``linked``), with a word for a node's text between ("genes tied to a
+    *disease* whose *name* mentions Bardet-Biedl"): the nodes of that label whose names hold its words
+    (:func:`members_named`). None where no such condition is said, or no name holds it."""
+    runs = [i for i in sorted(textual) if i - 1 not in textual]
+    mentions = [m for m in [*type_mentions(reading.lowered, ctx.graph.labels), *nouns] if m.position not in linked]
+    for start in runs:
+        owner = next(
+            (m for m in sorted(mentions, key=lambda m: -m.position) if start - OWNER_WORDS <= m.position < start), None
+        )
+        if owner is None or owner.label == target:
+            continue
+        if not DOC_NOUNS.intersection(reading.lowered[owner.position + 1 : start]):  # "X and have 'Y' in their ..."
+            continue
+        end = next(i for i in range(start, len(reading.lowered) + 1) if i not in textual)
+        words = tuple(w for i in range(start, end) for w in PART.findall(reading.lowered[i]) if w not in STOP_WORDS)
+        found = members_named(ctx, words, [owner.label], least=1, anywhere=True) if words else None
+        if found is not None:
+            return found
+    return None
 
 
 def lead_in(reading: Reading, found: QuestionLinks | None) -> frozenset[str]:
@@ -225,6 +273,8 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
         compounds.extend([longer] if longer is not None else [])
         return longer
 
+    middle = named_middle(ctx, reading, target, nouns, textual, spans)
+
     def planned(links: Sequence[Link]) -> QueryPlan | None:
         return schema_guided_plan(
             links,
@@ -237,6 +287,7 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
             nouns=nouns,
             rejoin=rejoin,
             family=found.family,
+            by_name=middle,
         )
 
     plan = planned(links)

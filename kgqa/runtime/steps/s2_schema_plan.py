@@ -430,6 +430,7 @@ def schema_guided_plan(
     nouns: Sequence[Mention] = (),
     rejoin: Rejoin | None = None,
     family: Family | None = None,
+    by_name: Family | None = None,
 ) -> QueryPlan | None:
     """``(y:target)-[:t1|t2...]-(e_i:label_i {name: ...})`` for every link the schema connects to the target type,
     through ``(m_i:label)`` where the question names an intermediate type (see the module docstring). ``meaning``
@@ -442,7 +443,9 @@ def schema_guided_plan(
     and that name is reached. ``nouns``: the types the question names in words the lists lack
     (:func:`kgqa.runtime.steps.s2_type_nouns.type_nouns`). ``family``: the family the question names as the answers
     (:func:`family_answer`): where they are of its label, they are among its members, and the entity that names it is
-    joined to nothing."""
+    joined to nothing. ``by_name``: the nodes of another label the question names by what their names hold ("a disease
+    *whose name mentions* Bardet-Biedl", kgqa.runtime.steps.s2_fallback.named_middle): the answers are joined to one
+    of them."""
     meaning = meaning or RelationMeaning(reading, by_kind=False)
     if family is not None and family.label == target_type:
         links = [link for link in links if link is not family.link]
@@ -538,6 +541,11 @@ def schema_guided_plan(
         else:
             triplets.append(Triplet("y", path[0][0], name, path[0][2]))
         symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
+    offered = _offered(schema, target_type, by_name.label) if by_name is not None else ()
+    if by_name is not None and offered and by_name.label != target_type:  # "a disease *whose name mentions* X"
+        types = meaning.types(target_type, by_name.label, offered, range(max(answer, 0), len(words)))
+        symbols.append(Symbol("f", (by_name.label,), (Condition(schema.keys.id, "IN", by_name.members),)))
+        triplets.append(Triplet("y", types, "f", "both"))
     if identity is not None:
         symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
     elif family is not None:
