@@ -25,6 +25,7 @@ from kgqa.runtime.steps.s2_fallback import (
     shares_a_word,
 )
 from kgqa.runtime.steps.s2_linking import Link, id_prefixes, typed_ids
+from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning
 from kgqa.runtime.steps.s2_schema_plan import Family, family_answer, schema_guided_plan
 from kgqa.runtime.steps.s4_grounding import Grounded
 from kgqa.runtime.steps.s6_graph_ranking import Supported, names_hold
@@ -326,3 +327,19 @@ def test_a_condition_on_another_type_s_names_joins_the_answers_to_those_nodes() 
     reading = read_question('genes of a disease that have "kinase" in their description')  # no word for its text
     store = _Names({"disease": ["Kinase deficiency 1", "Kinase deficiency 2"]})
     assert named_middle(_context(store), reading, GENE, [], not_entities(reading, HPO.labels)[1]) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "hops"),
+    [
+        ("what are the children of the children of Seizure?", "Seizure", 2),
+        ("what is two levels above Arachnodactyly (the parent of its parents)?", "Arachnodactyly", 2),
+        ("which terms are a more specific child of Seizure?", "Seizure", 1),  # two words, one step
+        ("which terms are children of Seizure?", "Seizure", 1),
+    ],
+)
+def test_two_step_words_chained_by_of_are_two_steps_down_the_hierarchy(question: str, span: str, hops: int) -> None:
+    reading = read_question(question)
+    plan = schema_guided_plan([link(question, span, PHENOTYPE)], PHENOTYPE, HPO, reading, RelationMeaning(reading))
+    assert plan is not None and len(plan.triplets) == hops
+    assert all(t.types == ("parent-child",) and t.direction != "both" for t in plan.triplets)

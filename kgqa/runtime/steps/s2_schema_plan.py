@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import pairwise
 
 from kgqa.cypher.plan import Condition, Direction, Dropped, QueryPlan, Symbol, Triplet
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema
@@ -27,7 +28,9 @@ from kgqa.runtime.steps.s2_relation_meaning import RelationMeaning, Toward, said
 from kgqa.runtime.steps.s2_spans import CLAUSE_ENDS, CONJUNCTIONS, DESCRIPTION_CUES, NAME_CUES, SOMETHING
 from kgqa.runtime.steps.s2_type_nouns import ARTICLES, with_nouns
 from kgqa.runtime.text import (
+    BROADER,
     HIERARCHY,
+    NARROWER,
     NEGATION,
     STEP_WORDS,
     STOP_WORDS,
@@ -262,7 +265,24 @@ def _path(
             second = range(moved, second.stop)
         return [hop(target, middle, first), hop(middle, link.label, second, trailing)]
     direct = hop(target, link.label, stretch, trailing)
+    if direct[0] and target == link.label and direct[2] != "both" and _two_steps(meaning.reading, stretch, trailing):
+        return [direct, direct]  # "the parent of its parents": through a node one step between
     return [direct] if direct[0] else None
+
+
+def _two_steps(reading: Reading, stretch: range, trailing: range | None) -> bool:
+    """Whether the words of a hierarchy hop chain two step words of one way by "of" ("the *parent of* its
+    *parents*", "*children of* the *children* of X"): the answers are two steps from the entity. "A more specific
+    child of X" is one step."""
+    words = reading.lowered
+    for span in (stretch, trailing or range(0)):
+        for way in (NARROWER, BROADER):
+            steps = [i for i in span if i < len(words) and said_as(words[i], way)]
+            for a, b in pairwise(steps):
+                between = words[a + 1 : b]
+                if between and between[0] == "of" and all(w in STOP_WORDS for w in between):
+                    return True
+    return False
 
 
 def _negation_moves(
