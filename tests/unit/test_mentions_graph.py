@@ -138,6 +138,9 @@ def test_the_plan_of_a_family_keeps_its_answers_among_its_members_and_joins_it_t
     assert plan is not None
     assert plan.symbol("y").conditions == (Condition(HPO.keys.id, "IN", ("OMIM:166200", "OMIM:259420")),)
     assert [c.search_string for c in plan.constants] == ["COL1A1"]
+    # the family alone ("what are the types of OI?"): its members are the answers
+    alone = schema_guided_plan([oi], "disease", HPO, read_question("what are the types of OI?"), family=family)
+    assert alone is not None and not alone.triplets and alone.symbol("y").conditions == plan.symbol("y").conditions
     # the answers of another type: the family's entity is joined as any other
     other = schema_guided_plan([oi, gene], PHENOTYPE, HPO, read_question(question), family=family)
     assert other is not None and {c.search_string for c in other.constants} == {"OI", "COL1A1"}

@@ -570,7 +570,7 @@ def schema_guided_plan(
         symbols[0] = Symbol("y", (target_type,), (Condition("name", "=", identity.search),))
     elif family is not None:
         symbols[0] = Symbol("y", (target_type,), (Condition(schema.keys.id, "IN", family.members),))
-    if not triplets and identity is None:
+    if not triplets and identity is None and family is None:  # a family alone: its members are the answers
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped), excluded=tuple(excluded))
 
