@@ -226,7 +226,7 @@ def rank_graph_strand(
 
 def names_hold(chosen: Sequence[Supported], lexical: Lexical | None) -> list[bool]:
     """Whether each target's own name holds every term of what the question states the answers' text holds
-    (:attr:`Lexical.stated`: "disorders titled with 'tumor'", "genes whose symbols start with 'JAK'", a prefix
+    (:attr:`Lexical.stated`: "disorders whose name contains 'tumor'", "genes whose symbols start with 'JAK'", a prefix
     beginning a word of the name): within its tier such a target goes first, whatever the full-text scores of
     documents that say the words too. All False where the question states nothing."""
     if lexical is None or not lexical.stated or not lexical.terms:
