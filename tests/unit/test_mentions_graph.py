@@ -1,6 +1,8 @@
-"""What people name reaches its node (issue 70): a family named as the answers ("which types of OI ...", "which
-Charcot-Marie-Tooth types ..."), where its label has no hierarchy, is the nodes whose names hold the family's name; a
-finding described in the question's own words links weakly, and joins where the graph holds it."""
+"""What people name reaches its node, with the graph's help (issue 70): a family named as the answers ("which types of
+OI ...") is the nodes whose names hold its name; a finding described in the question's own words links weakly and
+joins where the graph holds it; an id typed any way is looked up as the SKB writes it; a condition on another type's
+names joins the answers to those nodes; two chained step words are two hierarchy steps; a stated condition the
+answer's own name holds ranks it first."""
 
 from __future__ import annotations
 
