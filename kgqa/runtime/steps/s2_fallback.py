@@ -81,7 +81,8 @@ def weak_links(ctx: Context, reading: Reading, nouns: Sequence[Mention], links: 
     """What the name index links at :data:`WEAK_LINK` or more but under ``link_threshold``, over words no link of
     ``links`` takes, most similar first: people describe a finding in their own words, which match its name or a lay
     synonym less closely than a name typed. Alone such a link is a guess; the graph tells whether it fits the
-    question's other entities (:func:`linked_plan`)."""
+    question's other entities (:func:`linked_plan`). The words as typed only: respellings, ids and quoted
+    definitions are the sure linking's (a second pass of them cost step 3 another 1-3 ms median a question)."""
     if ctx.config.link_threshold <= WEAK_LINK:
         return ()
     found = link_entities(
@@ -94,9 +95,6 @@ def weak_links(ctx: Context, reading: Reading, nouns: Sequence[Mention], links: 
         aliases=ctx.aliases,
         limit=ctx.config.max_link_ngrams,
         nouns=nouns,
-        documents=ctx.embedder_documents,
-        spelling=None if ctx.reader is None else ctx.reader.spelling,
-        id_prefixes=ctx.id_prefixes,
     )
     taken = {i for link in links for i in range(link.start, link.end)}
     framing = STOP_WORDS | {w for label in ctx.graph.labels for form in type_words(label) for w in plain_words(form)}
