@@ -58,7 +58,7 @@ from kgqa.runtime.steps.s1_type_evidence import (
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_relation_meaning import says_hierarchy, type_kinds
-from kgqa.runtime.steps.s2_schema_plan import hierarchy_answer, reachable_labels, relaxations, unreached
+from kgqa.runtime.steps.s2_schema_plan import reachable_labels, relaxations, unreached
 from kgqa.runtime.steps.s2_spans import span_cap
 from kgqa.runtime.steps.s2_text2cypher import ANSWER_LABEL, plan_from_reply, unusable, write_cypher
 from kgqa.runtime.steps.s4_grounding import (
@@ -194,11 +194,10 @@ def target_type(
     linked = NO_LINKS
     if found is not None:
         names = tuple((link.span, link.label) for link in found.links)
-        hierarchy = hierarchy_answer(reading, found.links, ctx.graph, found.nouns, ctx.config.relation_meaning)
         reachable = reachable_labels(reading, found.links, ctx.graph, found.nouns, SURE_LINK)
         family = found.family
         named = (family.label, " ".join(family.words)) if family is not None else None
-        linked = Linked(names, hierarchy, reachable, named)
+        linked = Linked(names, found.hierarchy, reachable, named)
     try:
         choice = predict_target_type(
             reading,

@@ -26,6 +26,7 @@ from kgqa.runtime.steps.s2_schema_plan import (
     family_answer,
     hierarchy_answer,
     hierarchy_types,
+    plural_of,
     schema_guided_plan,
 )
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
@@ -46,6 +47,9 @@ class QuestionLinks:
     weak: tuple[Link, ...] = ()
     """Spans no link takes that the name index matches less surely (:func:`weak_links`): each is joined to the
     linked plan only where the graph holds it together with the sure links (:func:`linked_plan`)."""
+    hierarchy: tuple[str, str] | None = None
+    """The label whose hierarchy a step word walks from a linked entity, and that word
+    (kgqa.runtime.steps.s2_schema_plan.hierarchy_answer): read once, for the family's reading and step 1."""
 
 
 def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
@@ -68,7 +72,7 @@ def question_links(ctx: Context, reading: Reading) -> QuestionLinks:
     walked = hierarchy_answer(reading, links, ctx.graph, nouns, ctx.config.relation_meaning)
     said = family_answer(reading, links, ctx.graph) if walked is None else None  # a step down a hierarchy is said
     family = family_members(ctx, reading, *said) if said is not None else None
-    return QuestionLinks(tuple(links), tuple(nouns), family, weak_links(ctx, reading, nouns, links))
+    return QuestionLinks(tuple(links), tuple(nouns), family, weak_links(ctx, reading, nouns, links), walked)
 
 
 WEAK_LINK = 0.75
@@ -136,7 +140,7 @@ def family_words(link: Link) -> tuple[str, ...]:
     where the span says none of them (an abbreviation or alias: "OI" -> osteogenesis imperfecta)."""
     said, name = PART.findall(link.span.lower()), PART.findall(link.name.lower())
     n = 0
-    while n < min(len(said), len(name)) and said[n] in (name[n], f"{name[n]}s", f"{name[n]}es"):
+    while n < min(len(said), len(name)) and (said[n] == name[n] or plural_of(said[n], name[n])):
         n += 1
     return tuple(name[:n] if n else name)
 

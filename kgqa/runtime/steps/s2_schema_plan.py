@@ -185,7 +185,12 @@ def _plural_of_name(link: Link) -> bool:
     ("spinocerebellar ataxias" for 'Spinocerebellar ataxia 2'): the span names the members, not one of them."""
     said, name = words_of(link.span.lower()), words_of(link.name.lower())
     at = len(said) - 1
-    return 0 <= at < len(name) - 1 and said[at] != name[at] and said[at] in (f"{name[at]}s", f"{name[at]}es")
+    return 0 <= at < len(name) - 1 and plural_of(said[at], name[at])
+
+
+def plural_of(said: str, word: str) -> bool:
+    """Whether ``said`` is ``word`` in the plural, by an "s" or "es" ("ataxias", "syndromes")."""
+    return said in (f"{word}s", f"{word}es")
 
 
 def reachable_labels(
