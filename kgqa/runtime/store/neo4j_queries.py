@@ -336,7 +336,7 @@ def walk_degrees(
     """The rows a two-hop walk from each node of ``label`` whose id is in ``$ids`` reads (:func:`walk_start`), from
     the middle nodes' degrees: a ``COUNT`` of edges of ``next_types`` to a node of any label, which Neo4j answers
     from the node's degree store instead of walking the hub it measures."""
-    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[next_direction]
+    left, right = shared.ends(next_direction)
     edges = "|".join(quote(t) for t in next_types)
     return (
         f"{walk_start(label, types, direction, middle)}"

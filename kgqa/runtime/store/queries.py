@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from kgqa.cypher.identifiers import quote
+from kgqa.cypher.plan import Direction, arrows
 from kgqa.runtime.store.base import ALIAS_LABEL, NODE_KEYS, VectorIndex
 
 __all__ = [
@@ -175,11 +176,21 @@ def relation_summary(label: str) -> str:
     )
 
 
+PROBE_WAYS: dict[str, Direction] = {"out": "out", "in": "in", "any": "both"}
+"""A probe's direction ('out', 'in' or 'any', seen from the node) as a plan's (kgqa.cypher.plan.Direction)."""
+
+
+def ends(direction: str) -> tuple[str, str]:
+    """The two ends of a relationship pattern walked ``direction`` ('out', 'in' or 'any') from its left node
+    (:func:`kgqa.cypher.plan.arrows`)."""
+    return arrows(PROBE_WAYS[direction])
+
+
 def degrees(label: str, types: Sequence[str], direction: str, other: str) -> str:
     """How many edges of ``types`` (``direction`` 'out', 'in' or 'any', seen from the node) join each node of
     ``label`` whose id is in ``$ids`` to a node of ``other`` (any label where empty): the cost probe of step 5's
     binding order (kgqa.runtime.steps.s4_grounding.round_order), one count per candidate of a constant."""
-    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[direction]
+    left, right = ends(direction)
     end = f"(:{quote(other)})" if other else "()"
     return (
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
@@ -192,7 +203,7 @@ def walk_start(label: str, types: Sequence[str], direction: str, middle: str) ->
     """The first hop of a two-hop walk's cost probe (each dialect's ``walk_degrees`` adds how it reads a middle
     node's degree): every node of ``middle`` joined by edges of ``types`` to a node of ``label`` whose id is in
     ``$ids``, as ``n`` and ``m``."""
-    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}[direction]
+    left, right = ends(direction)
     return (
         f"MATCH (n:{quote(label)}) WHERE n.{ID} IN $ids "
         f"MATCH (n){left}[:{'|'.join(quote(t) for t in types)}]{right}(m:{quote(middle)}) "
