@@ -294,15 +294,21 @@ def linked_plan(ctx: Context, reading: Reading, target: str, found: QuestionLink
 
     plan = planned(links)
     held = []
+    everywhere = sum(label.count for label in ctx.schema.labels if label.name == target)
+    base: int | None = None  # the plan's answers, counted once for every weak link tried against it
     for weak in found.weak:  # a weak link joins where the graph holds it with the sure ones
         if plan is None:
             break
-        trial = planned(sorted([*links, weak], key=lambda link: link.start))
-        alone = planned([weak])
+        joined = sorted([*links, weak], key=lambda link: link.start)
+        trial, alone = planned(joined), planned([weak])
         if trial is None or alone is None or len(trial.constants) <= len(plan.constants):
             continue
-        if fits(ctx, target, (plan, links), (trial, [*links, weak]), (alone, [weak])) >= WEAK_LIFT:
-            links, plan = sorted([*links, weak], key=lambda link: link.start), trial
+        together = answers(ctx, trial, joined)
+        if not together:
+            continue
+        base = answers(ctx, plan, links) if base is None else base
+        if fits(together, base, answers(ctx, alone, [weak]), everywhere) >= WEAK_LIFT:
+            links, plan, base = joined, trial, together
             held.append(weak)
     if held:
         shown += "; weak links the graph holds with the others: " + ", ".join(map(describe, held))
@@ -321,24 +327,16 @@ what the question meant lifted 14.8-46 ('Blue sclerae' 20, 'Cherry red spot of t
 1.2-8.6 before :func:`shares_a_word` set them aside)."""
 
 
-def fits(
-    ctx: Context,
-    target: str,
-    base: tuple[QueryPlan, Sequence[Link]],
-    trial: tuple[QueryPlan, Sequence[Link]],
-    alone: tuple[QueryPlan, Sequence[Link]],
-) -> float:
-    """The lift of a weak link among the answers of the sure links: the share of the ``base`` plan's answers (each
-    constant its linked node alone) that the ``trial`` plan (with the weak link) keeps, over the share of all nodes
-    of ``target`` that the weak link ``alone`` reaches. A node that fits what the question names is far likelier
-    among its answers than anywhere ('Blue sclerae' among the diseases with 'Recurrent fractures'); a hub of the
-    graph is as likely everywhere ('Congenital onset', 'Atypical behavior'), and 0 where nothing holds it."""
-    together = answers(ctx, *trial)
+def fits(together: int, base: int, alone: int, everywhere: int) -> float:
+    """The lift of a weak link among the answers of the sure links: the share of the plan's ``base`` answers (each
+    constant its linked node alone: :func:`answers`) that the plan with the weak link keeps (``together``), over the
+    share of all ``everywhere`` nodes of the answers' type that the weak link ``alone`` reaches. A node that fits
+    what the question names is far likelier among its answers than anywhere ('Blue sclerae' among the diseases with
+    'Recurrent fractures'); a hub of the graph is as likely everywhere ('Congenital onset', 'Atypical behavior'), and
+    0 where nothing holds it."""
     if not together:
         return 0.0
-    everywhere = sum(label.count for label in ctx.schema.labels if label.name == target)
-    share = answers(ctx, *alone) / max(everywhere, 1)
-    return (together / max(answers(ctx, *base), 1)) / max(share, 1e-9)
+    return (together / max(base, 1)) / max(alone / max(everywhere, 1), 1e-9)
 
 
 def answers(ctx: Context, plan: QueryPlan, links: Sequence[Link]) -> int:
