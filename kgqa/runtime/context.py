@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache, partial
 
 from kgqa.choices import LLM_RERANKERS, Reranker, Steps
 from kgqa.config import Config
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import ConfigError
+from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel
 from kgqa.runtime.reader import Reader
+from kgqa.runtime.reading import Respell
 from kgqa.runtime.store.base import GraphStore, Schema, graph_schema
+from kgqa.runtime.text import type_words
 
 CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]
 """A cross-encoder's scoring function: (question, document) pairs in, one relevance score each out."""
@@ -99,3 +102,14 @@ class Context:
     def graph(self) -> GraphSchema:
         """The schema as the Cypher front end sees it (labels, relationship triples, node keys), once per context."""
         return graph_schema(self.schema)
+
+    @cached_property
+    def respell(self) -> Respell | None:
+        """How a question's misspelt cue words are read (kgqa.runtime.reading.read_question): as the lexicon's words
+        and the type words of the SKB's labels they are one typo from, by the reader's spelling; None without a
+        reader."""
+        if self.reader is None:
+            return None
+        cues = lexicon.every_word() | {w for label in self.graph.labels for t in type_words(label) for w in t.split()}
+        spelling = self.reader.spelling
+        return lru_cache(maxsize=4096)(partial(spelling.cue_of, cues=frozenset(cues)))

@@ -99,7 +99,7 @@ def explain_question(
     CypherSyntaxError when its reply gives no usable plan, or without an LLM when nothing in the question links."""
     ctx, options = kg.prepare(skb, types=types)
     step1 = StepTrace(1, STEP_NAMES[1])
-    reading = read_question(question)
+    reading = read_question(question, ctx.respell)
     found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
     choice = target_type(ctx, reading, options, kg.embedder.embed_one(question), step1, found)
     target = choice.label

@@ -58,3 +58,14 @@ def table(name: str) -> dict[str, tuple[str, ...]]:
     if not isinstance(value, dict):
         raise LexiconError(f"section '{name}' of the reader's lexicon ({PACKAGE}/{FILE}) is not a table")
     return {key: _strings(f"{name}.{key}", item) for key, item in value.items()}
+
+
+@cache
+def every_word() -> frozenset[str]:
+    """Every lower-case word of every section, phrases split: the words a misspelling in a question may stand for
+    (kgqa.runtime.reader.spelling.Spelling.cue)."""
+    out: set[str] = set()
+    for name, value in sections().items():
+        lists = table(name).values() if isinstance(value, dict) else [phrases(name)]
+        out.update(w for items in lists for item in items for w in item.lower().split())
+    return frozenset(out)

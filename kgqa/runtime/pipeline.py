@@ -132,7 +132,7 @@ def run(
             pass
         return answers, trace
 
-    reading = read_question(question)  # steps 1-3 and 6 read the question's words from here, once
+    reading = read_question(question, ctx.respell)  # steps 1-3 and 6 read the question's words from here, once
     start = time.perf_counter()
     found = question_links(ctx, reading) if ctx.llm is None or ctx.config.plan_fallback else None
     linking = time.perf_counter() - start  # the linked plan's time, counted in step 3 as the plan's

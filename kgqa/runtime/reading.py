@@ -5,6 +5,7 @@ words at the same positions and none splits the string again."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kgqa.runtime.reader.types import asking_sentence
@@ -43,23 +44,35 @@ class Reading:
     """The position in :attr:`words` where :attr:`asking` starts (0 without a lead-in)."""
 
 
-def read_question(question: str) -> Reading:
-    """The one reading of ``question`` that the steps of one ask share."""
+Respell = Callable[[str], "str | None"]
+"""The word of the reader's own (a cue: "subtypes", "without") a lower-case question word misspells, or None
+(kgqa.runtime.reader.spelling.Spelling.cue)."""
+
+
+def read_question(question: str, respell: Respell | None = None) -> Reading:
+    """The one reading of ``question`` that the steps of one ask share; with ``respell``, its lower-case words read
+    each misspelt cue word as the cue ("subtyeps of hypotonia" steps down a hierarchy), its :attr:`Reading.words`
+    and :attr:`Reading.text` as typed (the linker reads names, its own way)."""
+
+    def lower(words: list[str]) -> tuple[str, ...]:
+        lowered = [word.lower() for word in words]
+        return tuple((respell(w) or w) if respell is not None else w for w in lowered)
+
     words = tuple(words_of(question))
     quoted = tuple(quotations(question))
     asking = asking_sentence(question)
-    lower_words = tuple(LOWER_WORD.findall(question.lower()))
+    lower_words = lower(LOWER_WORD.findall(question.lower()))
     at = question.rfind(asking)
     return Reading(
         text=question,
         words=words,
-        lowered=tuple(word.lower() for word in words),
+        lowered=lower(list(words)),
         quotations=quoted,
         quoted_runs=tuple(run for run, _ in quoted),
         clauses=clause_starts(question),
         asking=asking,
         lower_words=lower_words,
-        asking_words=lower_words if asking == question else tuple(LOWER_WORD.findall(asking.lower())),
+        asking_words=lower_words if asking == question else lower(LOWER_WORD.findall(asking.lower())),
         asking_start=len(words_of(question[:at])) if at > 0 else 0,
     )
 

@@ -138,3 +138,24 @@ def test_a_plan_that_joins_the_excluded_entity_through_another_node_spares_nothi
     )
     excluded = Excluded(((("effect/phenotype", "Microcephaly"), frozenset({"g1"})),), ())
     assert excluded.ruled_out([grounding(plan, ["g1", "g2"])]) == {"g1"}
+
+
+def test_a_negation_whose_hop_reaches_nothing_is_not_the_only_reading() -> None:
+    """Symptoms "of cystic fibrosis if *not* treated": no phenotype is annotated absent in it, and answers held by
+    absence alone are none; the hop is read without the negation, and nothing is excluded."""
+    question = "what are the symptoms of Cystic fibrosis if not treated"
+    links = [link(question, "Cystic fibrosis", "disease")]
+    reading = read_question(question)
+    meaning = RelationMeaning(reading, ignore=STOP_WORDS, skip=frozenset(range(links[0].start, links[0].end)))
+
+    def reaches(found: Link, path: Sequence[Hop]) -> bool:
+        return "phenotype absent" not in path[-1][0]
+
+    plan = schema_guided_plan(links, PHENOTYPE, HPO, reading, meaning, reaches=reaches)
+    assert plan is not None
+    (triplet,) = plan.triplets
+    assert triplet.types == ("phenotype present",)
+    assert plan.excluded == () and plan.dropped == ()
+    # where the negated hop does reach answers, it is read as written
+    negated = schema_guided_plan(links, PHENOTYPE, HPO, reading, meaning, reaches=lambda found, path: True)
+    assert negated is not None and negated.triplets[0].types == ("phenotype absent",)

@@ -376,3 +376,41 @@ def test_a_roman_number_ends_a_span_where_the_pronoun_does_not() -> None:
     spans = {text for _, _, text in ngrams(read_question("what can I read about OI type I"))}
     assert "OI type I" in spans and "type I" in spans
     assert not any(text.endswith("can I") for text in spans)
+
+
+CUES = frozenset({"subtypes", "without", "symptoms", "parent", "what", "specific", "genes", "general"})
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("subtyeps", "subtypes"),  # neighbours swapped
+        ("withuot", "without"),
+        ("simptoms", "symptoms"),  # long: two edits
+        ("waht", "what"),
+        ("specifc", "specific"),
+        ("genez", "genes"),
+        ("seizure", None),  # the SKB's own word
+        ("tied", None),  # a word the tokenizer knows
+        ("parnt", "parent"),
+        ("generel", "general"),
+        ("gen", None),  # too short
+        ("withing", None),  # three edits from "without"
+    ],
+)
+def test_a_misspelt_cue_word_is_read_as_the_one_cue_it_misspells(typed: str, meant: str | None) -> None:
+    spelling = Spelling(SKB_WORDS, frozenset({"tied", "daughter"}))
+    assert spelling.cue_of(typed, CUES) == meant
+
+
+def test_two_cues_equally_near_leave_the_word_as_typed() -> None:
+    assert Spelling(SKB_WORDS).cue_of("gens", frozenset({"genes", "gents"})) is None
+
+
+def test_the_reading_reads_misspelt_cues_and_keeps_the_words_as_typed() -> None:
+    spelling = Spelling(SKB_WORDS)
+    reading = read_question("My son has Hypotonia. waht are its subtyeps?", lambda word: spelling.cue_of(word, CUES))
+    assert reading.lowered[-1] == "subtypes" and reading.lower_words[-1] == "subtypes"
+    assert reading.asking_words == ("what", "are", "its", "subtypes")
+    assert reading.words[-1] == "subtyeps" and reading.text.endswith("subtyeps?")
+    assert read_question("Subtyeps of Hypotonia").lowered[0] == "subtyeps"  # no respelling without a reader

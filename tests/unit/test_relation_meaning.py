@@ -165,3 +165,20 @@ def test_answer_type_words_and_textual_conditions_are_not_looked_up(
 )
 def test_a_hierarchy_is_said_in_any_form_of_its_words(question: str, said: bool) -> None:
     assert says_hierarchy(read_question(question).lowered) == said
+
+
+@pytest.mark.parametrize(
+    ("question", "step"),
+    [
+        ("what is the parent of Polyphagia", True),
+        ("what is the parent term of Polyphagia", True),  # one word, no stop word, between it and "of"
+        ("the child terms of Seizure", True),
+        ("children with Seizure", False),  # patients' children
+        ("parents of the children with Seizure", True),
+        ("seizures under the age of 2", False),  # a stop word between: no step
+    ],
+)
+def test_an_everyday_step_word_steps_only_before_of(question: str, step: bool) -> None:
+    reading = read_question(question)
+    end = len(reading.lowered) - 1  # the entity is the last word
+    assert RelationMeaning(reading).step(range(0, end)) == step

@@ -301,3 +301,18 @@ class Spelling:
         """Whether ``text`` is one word the tokenizer knows whole, typed in small letters ("son"): it names no
         node whose name is a symbol in capitals (the gene SON) unless it is typed so."""
         return text.islower() and text in self.known
+
+    def cue_of(self, word: str, cues: frozenset[str]) -> str | None:
+        """The one word of ``cues`` (the reader's own words: "subtypes", "without", "symptoms") that ``word`` (lower
+        case) misspells, or None: only for a word neither the SKB nor the tokenizer knows, whose nearest cue is one
+        edit away (two for long words: :data:`LONG_WORD`) and no other cue is as near. Question words steps 1-3 look
+        for ("subtyeps of hypotonia") are read through the same typos as names."""
+        if len(word) < MIN_LETTERS or word in cues or word in self.known or word in self.counts or not word.isalpha():
+            return None
+        reach = 2 if len(word) >= LONG_WORD else 1
+        near = sorted(
+            (edit_distance(word, c), c) for c in cues if abs(len(c) - len(word)) <= reach and len(c) >= MIN_LETTERS
+        )
+        if not near or near[0][0] > reach or (len(near) > 1 and near[1][0] == near[0][0]):
+            return None
+        return near[0][1]

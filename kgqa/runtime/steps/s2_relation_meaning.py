@@ -225,13 +225,16 @@ class RelationMeaning:
 
     def step(self, within: range) -> bool:
         """Whether the words at ``within`` name one step of a hierarchy by a word that says nothing else: "subtypes",
-        "more specific", but "children", "parents" and "below" only before "of" or right before the entity that ends
-        ``within`` (patients' "children with X" are no hierarchy; "one step above or *below* X" is)."""
+        "more specific", but "children", "parents" and "below" only before "of" (or one word that is no stop word
+        and "of": "the *parent term of* X") or right before the entity that ends ``within`` (patients' "children with
+        X" are no hierarchy; "one step above or *below* X" is)."""
         if not self.by_kind:
             return False
+        tokens = [*self._tokens, "", ""]
         for i in (i for i in self._positions if i in within):
-            word, after = self._tokens[i], self._tokens[i + 1] if i + 1 < len(self._tokens) else ""
-            if word in STEP_WORDS or (word in AMBIGUOUS and (after == "of" or i + 1 == within.stop)):
+            word, after = tokens[i], tokens[i + 1]
+            named = after == "of" or (tokens[i + 2] == "of" and after.isalpha() and after not in STOP_WORDS)
+            if word in STEP_WORDS or (word in AMBIGUOUS and (named or i + 1 == within.stop)):
                 return True
         return False
 

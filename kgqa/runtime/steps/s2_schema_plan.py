@@ -501,6 +501,21 @@ def schema_guided_plan(
     dropped: list[Dropped] = []
     excluded: list[QueryPlan] = []
     previous: tuple[Link, list[Hop]] | None = None
+    unnegated: list[tuple[int, Link, list[Hop], QueryPlan | None]] = []  # negated hops reaching nothing, affirmed
+
+    def join(number: int, link: Link, path: Sequence[Hop]) -> None:
+        joined.add((link.label, link.id))
+        name = f"e{number}"
+        if len(path) == 2:
+            middle = f"m{number}"
+            symbols.append(Symbol(middle, (path[0][1],)))
+            triplets.extend(
+                [Triplet("y", path[0][0], middle, path[0][2]), Triplet(middle, path[1][0], name, path[1][2])]
+            )
+        else:
+            triplets.append(Triplet("y", path[0][0], name, path[0][2]))
+        symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
+
     # the answers' own type word is no middle node of a hop, nor an entity's right after it ("the PMP22 *gene*")
     middles = [m for m in mentions if m[0] != answer and not any((link.end, link.label) == m for link in links)]
     for number, link in enumerate(links):
@@ -551,21 +566,23 @@ def schema_guided_plan(
         excluded += [exclusion] if exclusion is not None else []
         if not reached:  # the next entity's hop reads the words before it too
             dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
+            affirmed = _affirmed(path, target_type, link.label, schema)
+            if affirmed is not None and (reaches is None or reaches(link, affirmed)):
+                unnegated.append((number, link, affirmed, exclusion))
             continue
         after = link.end
         if len(triplets) + len(path) > max_triplets:
             dropped.append(Dropped(describe(link), f"beyond max_triplets = {max_triplets}"))
             continue
         previous = (link, path)
-        joined.add((link.label, link.id))
-        name = f"e{number}"
-        if len(path) == 2:
-            middle = f"m{number}"
-            symbols.append(Symbol(middle, (path[0][1],)))
-            triplets += [Triplet("y", path[0][0], middle, path[0][2]), Triplet(middle, path[1][0], name, path[1][2])]
-        else:
-            triplets.append(Triplet("y", path[0][0], name, path[0][2]))
-        symbols.append(Symbol(name, (link.label,), (Condition("name", "=", link.search),)))
+        join(number, link, path)
+    if not triplets and identity is None and family is None and by_name is None and unnegated:
+        # every hop a negation narrowed reaches nothing: "symptoms of cystic fibrosis if *not* treated" does not
+        # ask for the findings annotated absent in it (none are), and answers held by absence alone are no answers
+        number, link, path, exclusion = unnegated[0]
+        excluded = [e for e in excluded if e is not exclusion]
+        dropped = [d for d in dropped if d.text != describe(link)]
+        join(number, link, path)
     offered = _offered(schema, target_type, by_name.label) if by_name is not None else ()
     if by_name is not None and offered and by_name.label != target_type:  # "a disease *whose name mentions* X"
         types = meaning.types(target_type, by_name.label, offered, range(max(answer, 0), len(words)))
@@ -578,6 +595,17 @@ def schema_guided_plan(
     if not triplets and identity is None and family is None:  # a family alone: its members are the answers
         return None
     return QueryPlan(tuple(symbols), tuple(triplets), "y", dropped=tuple(dropped), excluded=tuple(excluded))
+
+
+def _affirmed(path: Sequence[Hop], target: str, label: str, schema: GraphSchema) -> list[Hop] | None:
+    """``path`` with its last hop's negated types (HPO's 'phenotype absent') replaced by the types of no negation
+    between the same labels; None where that hop is not all negated or nothing else joins them."""
+    types, end, way = path[-1]
+    if not types or not all(NEGATION in type_kinds(t) for t in types):
+        return None
+    start = path[-2][1] if len(path) > 1 else target
+    kept = tuple(t for t in _offered(schema, start, label) if NEGATION not in type_kinds(t))
+    return [*path[:-1], (kept, end, way)] if kept else None
 
 
 def _exclusion(
