@@ -160,6 +160,11 @@ LEADING = lexicon.words("leading")
 """Words skipped between an asking word and what it asks for ("list *all the* diagnoses")."""
 
 
+DETERMINERS = lexicon.words("determiners")
+"""Asking words that are determiners too ("any", "every"): after a type word that opens the question ("*Diseases*
+caused by *any* gene ...") they ask nothing."""
+
+
 def subject_start(words: Sequence[str], within: int = NAMED_WITHIN) -> int:
     """Where the lower-case ``words`` of a question name what it asks for: right after its first asking word among
     the first ``within`` words (articles and "all the" skipped), else at its start."""

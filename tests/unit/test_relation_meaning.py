@@ -120,6 +120,12 @@ LABELS = ("disease", "effect/phenotype", "gene/protein")
         # what the asking word asks for, whatever a lead-in clause named before it
         ("Across the disorders of GANAB, which findings are documented?", ("effect/phenotype", "findings")),
         ("For the disease X, which genes are involved?", ("gene/protein", "genes")),
+        # a determiner that is an asking word too asks nothing after a type word that opens the question
+        ("Diseases caused by any gene associated with Marfan syndrome", ("disease", "diseases")),
+        ("the genes of Marfan syndrome", ("gene/protein", "genes")),  # leading words and no asking word
+        ("Across the disorders of GANAB, any findings documented?", ("effect/phenotype", "findings")),
+        # "other" between the asking word and what it asks for, as "all the" is
+        ("The gene behind Marfan syndrome - what other disorders is it associated with?", ("disease", "disorders")),
         # named late, where an asking word asks for it
         ("Decreased motor nerve conduction velocity is documented in which disorders?", ("disease", "disorders")),
         ("My son has had fits and a small head since he was two, what could that be?", None),

@@ -34,6 +34,8 @@ from kgqa.runtime.llm import ChatModel, Completion, Message
 from kgqa.runtime.reading import LOWER_WORD, Reading
 from kgqa.runtime.text import (
     ASKING,
+    DETERMINERS,
+    LEADING,
     NAMED_WITHIN,
     Mention,
     meant_type,
@@ -169,6 +171,8 @@ def type_named_in_question(
         mentions = _type_words(words, types, names)
         if mentions:
             start = subject_start(words)
+            if start and _determined(words, start, mentions[0]):
+                start = 0
             first = next((m for m in mentions if start and m.position == start), mentions[0])
             return _head(first, mentions)
     words = reading.asking_words  # later, where an asking word asks for it: "... is documented in *which disorders*"
@@ -176,6 +180,15 @@ def type_named_in_question(
     asked = {subject_start(words[i:], within=1) + i for i, w in enumerate(words) if w in ASKING}
     later = next((m for m in mentions if m.position in asked), None)
     return None if later is None else _head(later, mentions)
+
+
+def _determined(words: Sequence[str], start: int, first: Mention) -> bool:
+    """Whether the asking word before ``start`` is a determiner (:data:`DETERMINERS`) after a type word that opens
+    the question (``first``, with only leading words before it): "*Diseases* caused by *any* gene linked to X" asks
+    for diseases."""
+    asked = next((i for i, w in enumerate(words[:start]) if w in ASKING), None)
+    opening = next((i for i, w in enumerate(words) if w not in LEADING), len(words))
+    return asked is not None and words[asked] in DETERMINERS and first.position == opening < asked
 
 
 def _head(first: Mention, mentions: Sequence[Mention]) -> tuple[str, str]:
