@@ -237,7 +237,7 @@ def _in_doubt(
     sure = [link.label for link in found.links if link.similarity >= SURE_LINK]
     own_only = unwalked and bool(sure) and set(sure) == {choice.label}
     rivals = rivals_of(choice, options.types, walked, own_only)
-    return replace(choice, rivals=rivals, unwalked=unwalked)
+    return replace(choice, rivals=rivals, unwalked=unwalked, walked=walked)
 
 
 @dataclass(frozen=True)

@@ -288,3 +288,19 @@ def test_a_sure_reader_against_a_walked_hierarchy_is_settled_by_the_plans() -> N
     )
     assert decide_type(step1, [own, walked]).label == PHENOTYPE
     assert decide_type(step1, [own, replace(walked, links=(("AAP", 1.0),))]).label == "disease"  # as well joined
+
+
+def test_of_equally_supported_plans_the_one_that_takes_the_walked_step_answers() -> None:
+    """ "more specific terms for hypotonai", read as diseases at 0.89: the phenotypes' plan takes the step the
+    question says and is as well supported as the diseases' (one sure entity, answers at l = 1); it answers. A tie
+    of plans that ground nothing changes nothing."""
+    sure = replace(IN_DOUBT, label="disease", method="reader", prior={"disease": 0.89, PHENOTYPE: 0.08})
+    step1 = replace(sure, rivals=rivals_of(sure, TYPES, walked=PHENOTYPE), walked=PHENOTYPE)
+    own = PlanEvidence.of("linked", "disease", [("Hypotonia", 0.99)], [("d1", 1), ("d2", 1)])
+    walked = PlanEvidence.of(f"linked ({PHENOTYPE})", PHENOTYPE, [("Hypotonia", 0.99)], [("p1", 1)])
+    genes = PlanEvidence.of("linked (gene/protein)", "gene/protein", [("Hypotonia", 0.99)], [("g1", 1)])
+    decision = decide_type(step1, [own, walked, genes])
+    assert decision.label == PHENOTYPE and decision.changed
+    assert decide_type(replace(step1, walked=None), [own, walked, genes]).label == "disease"  # no step said: it stands
+    nothing = [replace(e, first=None, at_first=frozenset()) for e in (own, walked, genes)]
+    assert decide_type(step1, nothing).label == "disease"

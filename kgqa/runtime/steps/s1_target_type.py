@@ -120,6 +120,10 @@ class TargetType:
     """The question says no hierarchy, in any form of its words
     (:func:`kgqa.runtime.steps.s2_relation_meaning.says_hierarchy`): a plan joining its constants only through one
     is the schema's doing, no reading of the question (kgqa.runtime.steps.s1_type_evidence.PlanEvidence.walks)."""
+    walked: str | None = None
+    """The label whose hierarchy the question steps through from a linked entity (:attr:`Linked.hierarchy`): of two
+    equally supported plans, the one of that label takes the step the question says
+    (kgqa.runtime.steps.s1_type_evidence)."""
     firm: bool = False
     """Two readings of the question agree on ``label`` against the LLM's vote: the question names the type and the
     learned reader (where there is one) reads it too. No LLM plan overrules them (an LLM sure of the wrong type

@@ -184,6 +184,10 @@ def support(evidence: PlanEvidence) -> tuple[int, int, int]:
     return (_sure(evidence) if first else 0, int(bool(evidence.matches)), int(grounded))
 
 
+NONE = (0, 0, 0)
+"""The :func:`support` of a plan that grounds nothing."""
+
+
 def _sure(evidence: PlanEvidence) -> int:
     """The plan's constants that link surely (:data:`SURE_LINK`)."""
     return sum(score >= SURE_LINK for _, score in evidence.links)
@@ -194,15 +198,17 @@ def _by_grounding(
 ) -> TypeDecision:
     """Where step 1 is in doubt (:attr:`TargetType.rivals`) and no LLM plan is evidence: the type of the linked
     entities' plan of another type with the most :func:`support`, where it has strictly more than step 1's own
-    plan, the learned reader's likelier type (:attr:`TargetType.prior`) among equals; ``otherwise`` (step 1's type)
-    else."""
+    plan (or as much, and some, where its label is the one whose hierarchy the question walks:
+    :attr:`TargetType.walked`), the learned reader's likelier type (:attr:`TargetType.prior`) among equals;
+    ``otherwise`` (step 1's type) else."""
     label = step1.label
     own = next((e for e in evidence if e.source == "linked"), None)
     if _reader_sure(step1) and step1.unwalked and not (own is not None and own.walks):
         return otherwise or TypeDecision(label)  # a sure reader in doubt of its own plan's walk, and of nothing else
-    floor = support(own) if own is not None else (0, 0, 0)
+    floor = support(own) if own is not None else NONE
     linked = [e for e in evidence if e.source not in ("linked", "llm") and e.answers in step1.rivals]
-    rivals = [e for e in linked if support(e) > floor]
+    # a tie goes to the plan that takes the hierarchy step the question says ("more specific terms for X")
+    rivals = [e for e in linked if support(e) > floor or (support(e) == floor > NONE and e.answers == step1.walked)]
     if not rivals:
         return otherwise or TypeDecision(label)
     prior = step1.prior or {}
