@@ -21,7 +21,7 @@ import numpy as np
 
 from kgqa.errors import InputError
 
-from .stark_files import check_dense, read_torch
+from .stark_files import check_dense, read_torch, torch_module
 
 DOC_FILE = "candidate_emb_dict.pt"
 QUERY_FILE = "query_emb_dict.pt"
@@ -85,7 +85,7 @@ def _vectors(path: Path, key_ok: Callable[[int], bool], what: str) -> tuple[list
     """The file's keys (ints, in file order) and its vectors as one normalised float32 matrix, validated.
 
     The tensors are taken out of the dict one by one, so a multi-GB file does not sit in memory twice."""
-    import torch
+    torch = torch_module()
 
     value: Any = read_torch(path)
     if not isinstance(value, dict):

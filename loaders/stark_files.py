@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.errors import InputError, KgqaError
+from kgqa.errors import ConfigError, InputError, KgqaError
 
 from .plain_data import INT64_MAX
 
@@ -102,10 +102,21 @@ def read_pickle(path: Path) -> Any:
         raise InputError(f"{path} is not a valid STaRK pickle: {_one_line(str(exc)) or type(exc).__name__}") from exc
 
 
+def torch_module() -> Any:
+    """torch, which STaRK's .pt files need (the ``torch`` extra: a core install has none)."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise ConfigError(
+            "reading STaRK's .pt files needs torch: pip install torch==2.13.0 && pip install 'kgqa[torch]'"
+        ) from exc
+    return torch
+
+
 def read_torch(path: Path) -> Any:
     """``torch.load`` with weights_only: tensors and containers of them, never pickled code. torch's warnings (a
     pickle protocol it did not expect) are not passed on: the command's one line says what matters."""
-    import torch
+    torch = torch_module()
 
     try:
         with warnings.catch_warnings():
@@ -163,7 +174,7 @@ def _opcode_name(code: int) -> str:
 
 
 def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
-    import torch
+    torch = torch_module()
 
     tensor = read_torch(path)
     if not isinstance(tensor, torch.Tensor) or tensor.dim() != ndim:
@@ -173,14 +184,15 @@ def read_index_tensor(path: Path, ndim: int) -> np.ndarray:
         tensor = tensor.long()  # STaRK's product-only AMAZON writes node_types as torch.zeros (float)
     if tensor.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8):
         raise InputError(f"{path.name} must hold a {ndim}-d integer tensor, found {tensor.dtype}")
-    return tensor.numpy().astype(np.int64, copy=False)
+    values: np.ndarray = tensor.numpy().astype(np.int64, copy=False)
+    return values
 
 
 def check_dense(tensor: Any, where: str) -> None:
     """A plain dense tensor in CPU memory, as ``torch.save`` of STaRK's arrays writes: a sparse, quantized or
     meta tensor loads under weights_only too, but has no numpy form (and a sparse one need not be well formed); and
     no more values than it stores (:func:`check_extent`)."""
-    import torch
+    torch = torch_module()
 
     if tensor.is_quantized:
         found = "a quantized tensor"
@@ -210,7 +222,7 @@ def check_extent(tensor: Any, where: str) -> None:
 def _integral(tensor: Any) -> bool:
     """Whether a float tensor holds only whole numbers that convert to int64 exactly (no nan, inf or 1e30, which
     ``.long()`` would turn into some other number)."""
-    import torch
+    torch = torch_module()
 
     finite = bool(torch.isfinite(tensor).all())
     return finite and bool((tensor == tensor.round()).all()) and bool((tensor.abs() <= 2**53).all())

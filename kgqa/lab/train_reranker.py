@@ -523,8 +523,9 @@ def make_manifest(
     )
 
 
-TRAINING_PACKAGES = ("datasets", "accelerate")
-"""What sentence-transformers' trainer needs beyond kgqa's own dependencies (the ``train`` extra)."""
+TRAINING_PACKAGES = ("torch", "sentence_transformers", "datasets", "accelerate")
+"""What sentence-transformers' trainer needs beyond kgqa's own dependencies (the ``train`` extra, which holds the
+``torch`` one)."""
 
 
 def check_training_packages() -> None:
@@ -532,7 +533,8 @@ def check_training_packages() -> None:
     missing = [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
     if missing:
         raise ConfigError(
-            f"kgqa train-reranker needs {' and '.join(missing)}: pip install 'kgqa[train]' (or -e '.[train]')"
+            f"kgqa train-reranker needs {' and '.join(missing)}: pip install torch==2.13.0 && pip install 'kgqa[train]'"
+            " (or -e '.[train]')"
         )
 
 

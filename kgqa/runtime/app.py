@@ -397,7 +397,13 @@ class Kgqa(Api):
         with self._models.lock:
             if key not in self._models.cross_encoders:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                from sentence_transformers import CrossEncoder
+                try:
+                    from sentence_transformers import CrossEncoder
+                except ImportError as exc:
+                    raise ConfigError(
+                        "the cross-encoder reranker runs on sentence-transformers: pip install torch==2.13.0 && "
+                        "pip install 'kgqa[torch]'"
+                    ) from exc
 
                 try:
                     model = CrossEncoder(str(Path(path).expanduser()), device=self.config.device, local_files_only=True)

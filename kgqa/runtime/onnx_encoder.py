@@ -1,9 +1,12 @@
 """A sentence-transformers model run by ONNX Runtime on the CPU, exported offline at first use (issue 31).
 
 sentence-transformers' own ONNX backend needs ``optimum``, whose releases pin transformers below what
-sentence-transformers 6 needs; onnxruntime alone does not. So the bundled model is exported once with
-``torch.onnx.export`` (its transformer only: pooling and normalisation are two lines of numpy), optionally quantized
-with ``onnxruntime.quantization.quantize_dynamic`` (int8 weights of the linear layers but each feed-forward block's
+sentence-transformers 6 needs; onnxruntime alone does not. A BERT with mean pooling (the bundled all-MiniLM-L6-v2) is
+written as an ONNX graph straight from its safetensors weights (kgqa.runtime.bert_graph), so the default embedder
+needs neither torch nor transformers (issue 71); any other architecture is exported with ``torch.onnx.export`` (the
+``torch`` extra). Pooling and normalisation are two lines of numpy; the tokenizer is the model's own
+``tokenizer.json``, read by the ``tokenizers`` library. The export is optionally quantized with
+``onnxruntime.quantization.quantize_dynamic`` (int8 weights of the linear layers but each feed-forward block's
 output projection, per channel: the choice and its measured fidelity are in docs/benchmarks.md), and kept in the
 data directory, keyed by model, backend and quantization. Nothing is downloaded: the model is read from its local
 path, the export is written to a temporary folder and renamed into place, so a killed export leaves nothing
@@ -18,6 +21,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,14 +30,18 @@ from typing import Any, Literal
 import numpy as np
 
 from kgqa.errors import EmbeddingError
+from kgqa.runtime.bert_graph import bert_graph, is_bert
 
 Backend = Literal["onnx", "onnx-int8"]
 BACKENDS: tuple[Backend, ...] = ("onnx", "onnx-int8")
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OPSET = 17
-FORMAT = 2
+FORMAT = 3
 """Bumped when the export changes: an export of another format is made again (2: the feed-forward output projections
-stay fp32 in the int8 export)."""
+stay fp32 in the int8 export; 3: a BERT's graph written from its weights, not traced by torch)."""
+TOKENIZER = "tokenizer.json"
+"""The fast tokenizer's one file, which the ``tokenizers`` library reads (every sentence-transformers model with a
+fast tokenizer saves it)."""
 FP32_MATMULS = re.compile(r"/encoder/layer\.\d+/output/dense/MatMul$")
 """The int8 export keeps these fp32: each layer's feed-forward output projection (1,536 inputs in MiniLM, the widest
 sum an int8 weight error accumulates over). Quantized too, answers moved past issue 31's bound (docs/benchmarks.md)."""
@@ -75,39 +83,15 @@ def export(model_path: str, target: Path, backend: Backend) -> Path:
 
 
 def _export(model_path: str, work: Path, backend: Backend) -> None:
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
-    transformer: Any = model[0].auto_model
-    transformer.eval()
-    tokenizer = model.tokenizer
-
-    class LastHidden(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            return self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    sample = tokenizer(["an example", "a second, longer example"], padding=True, return_tensors="pt")
+    source = Path(model_path)
+    if not (source / TOKENIZER).is_file():
+        raise EmbeddingError(f"the model at {source} has no {TOKENIZER} (a fast tokenizer): ONNX Runtime cannot run it")
     plain = work / "plain.onnx"
-    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the tracer's notes on constants it folds (the mask is always given)
-        torch.onnx.export(
-            LastHidden(transformer),
-            tuple(sample[name] for name in INPUTS),
-            str(plain),
-            input_names=list(INPUTS),
-            output_names=["last_hidden_state"],
-            dynamic_axes=axes,
-            opset_version=OPSET,
-            dynamo=False,
-        )
+    if is_bert(source):
+        bert_graph(source, plain, OPSET)
+        settings = {"max_seq_length": _max_seq_length(source), "dimension": _hidden_size(source)}
+    else:
+        settings = _torch_export(model_path, plain)
     if backend == "onnx-int8":
         from onnxruntime.quantization import QuantType, quantize_dynamic
         from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -126,9 +110,67 @@ def _export(model_path: str, work: Path, backend: Backend) -> None:
         prepared.unlink()
     else:
         plain.rename(work / "model.onnx")
-    tokenizer.save_pretrained(str(work / "tokenizer"))
-    settings = {"max_seq_length": model.max_seq_length, "dimension": model.get_embedding_dimension()}
+    (work / "tokenizer").mkdir()
+    shutil.copy(source / TOKENIZER, work / "tokenizer" / TOKENIZER)
     (work / "kgqa.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def _max_seq_length(source: Path) -> int:
+    """The model's token budget as sentence-transformers reads it (sentence_bert_config.json), else its positions."""
+    try:
+        return int(json.loads((source / "sentence_bert_config.json").read_text(encoding="utf-8"))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return int(json.loads((source / "config.json").read_text(encoding="utf-8"))["max_position_embeddings"])
+
+
+def _hidden_size(source: Path) -> int:
+    return int(json.loads((source / "config.json").read_text(encoding="utf-8"))["hidden_size"])
+
+
+def _torch_export(model_path: str, plain: Path) -> dict[str, int]:
+    """Another architecture than :func:`kgqa.runtime.bert_graph.is_bert` reads: traced by ``torch.onnx.export``;
+    its token budget and dimension."""
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbeddingError(
+            f"the model at {model_path} is no BERT with mean pooling; exporting it needs torch: "
+            "pip install torch==2.13.0 && pip install 'kgqa[torch]'"
+        ) from exc
+
+    model = SentenceTransformer(model_path, device="cpu", local_files_only=True)
+    transformer: Any = model[0].auto_model
+    transformer.eval()
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    sample = model.tokenizer(["an example", "a second, longer example"], padding=True, return_tensors="pt")
+    axes = {name: {0: "batch", 1: "tokens"} for name in (*INPUTS, "last_hidden_state")}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on constants it folds (the mask is always given)
+        torch.onnx.export(
+            LastHidden(transformer),
+            tuple(sample[name] for name in INPUTS),
+            str(plain),
+            input_names=list(INPUTS),
+            output_names=["last_hidden_state"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
+        )
+    budget, dimension = model.max_seq_length, model.get_embedding_dimension()
+    if budget is None or dimension is None:
+        raise EmbeddingError(f"the model at {model_path} does not report its token budget and dimension")
+    return {"max_seq_length": int(budget), "dimension": int(dimension)}
 
 
 def fp32_matmuls(model_file: Path) -> list[str]:
@@ -153,7 +195,7 @@ class OnnxEncoder:
             raise EmbeddingError(
                 f"embedder '{backend}:{model}' needs onnxruntime, a dependency of kgqa: reinstall kgqa"
             ) from exc
-        from transformers import AutoTokenizer
+        from tokenizers import Tokenizer
 
         target = export_dir(root, model_path, backend)
         model_file = export(model_path, target, backend)
@@ -161,7 +203,10 @@ class OnnxEncoder:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
-        self._tokenizer = AutoTokenizer.from_pretrained(str(target / "tokenizer"), local_files_only=True)
+        self._tokenizer = Tokenizer.from_file(str(target / "tokenizer" / TOKENIZER))
+        self._tokenizer.no_padding()  # batches are padded here, fewest tokens first (:meth:`encode`)
+        self._limit: int | None = None
+        self._tokenizing = threading.Lock()  # the truncation is the tokenizer's state; asks may embed at once
         self._max: int = int(settings["max_seq_length"])
         self._batch_size = batch_size
         self.dimension = int(settings["dimension"])
@@ -181,9 +226,13 @@ class OnnxEncoder:
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:  # the tokenizer refuses an empty batch
             return out
-        ids: list[list[int]] = self._tokenizer(list(texts), truncation=True, max_length=limit)["input_ids"]
+        with self._tokenizing:
+            if limit != self._limit:
+                self._tokenizer.enable_truncation(limit)
+                self._limit = limit
+            ids = [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        pad = self._tokenizer.pad_token_id or 0
+        pad = 0  # masked out of attention and pooling: any id does
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
             width = max(len(ids[i]) for i in batch)
