@@ -101,6 +101,20 @@ def load_phases(parts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+VECTOR_FLAGS = re.compile(r"^(avx\w*|amx\w*|fma|sse4_2)$")
+"""The CPU flags the int8 encoder's speed hangs on (issue 71: the same command took 6 to 12 minutes by processor)."""
+
+
+def vector_extensions() -> list[str]:
+    """The vector instructions /proc/cpuinfo lists for this CPU (empty where it cannot be read)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    return sorted(flag for flag in set(flags) if VECTOR_FLAGS.match(flag))
+
+
 def measure(pip_cache: bool, keep: bool) -> dict[str, Any]:
     made_at = provenance()
     command = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 1)
@@ -130,6 +144,7 @@ def measure(pip_cache: bool, keep: bool) -> dict[str, Any]:
         "provenance": made_at,
         "command": command,
         "pip_cache": pip_cache,
+        "vector_extensions": vector_extensions(),
         "install_seconds": total(first, "install"),
         "full_load_seconds": total(first, "load"),
         "ask_seconds": total(first, "ask"),
@@ -160,7 +175,7 @@ def render(doc: dict[str, Any]) -> str:
             *(
                 f"| {label} | {doc[key]:.1f} | {doc[key] / 60:.1f} |"
                 for label, key in (
-                    ("install (venv, torch, `.[dev]`)", "install_seconds"),
+                    ("install (venv, the core, the model package)", "install_seconds"),
                     ("`kgqa load hpo` (whole load, documents included)", "full_load_seconds"),
                     ("`kgqa ask` (the worker the load started)", "ask_seconds"),
                     ("**first answer, from nothing**", "first_answer_seconds"),
@@ -169,6 +184,7 @@ def render(doc: dict[str, Any]) -> str:
             ),
             "",
             f"Load: {load.get('nodes', '?'):,} nodes, {load.get('texts_embedded', '?'):,} texts embedded; {phases}.",
+            f"CPU vector extensions: {', '.join(doc.get('vector_extensions') or ['not recorded'])}.",
         ]
     )
 
