@@ -24,16 +24,18 @@ WEIGHTS = "model.safetensors"
 
 
 def is_bert(model_dir: Path) -> bool:
-    """Whether the sentence-transformers model at ``model_dir`` is a BERT with mean pooling, its weights in one
-    safetensors file: the models this graph reproduces (others need the torch exporter)."""
+    """Whether the sentence-transformers model at ``model_dir`` is a BERT with mean pooling (then, maybe, normalised,
+    as kgqa.runtime.onnx_encoder always does), its weights in one safetensors file: the models this graph reproduces
+    (others need the torch exporter)."""
     try:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
         modules = json.loads((model_dir / "modules.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    pooling = next((m for m in modules if str(m.get("type", "")).endswith("Pooling")), None)
-    if pooling is None or len(modules) != 2:  # a transformer and its pooling, nothing after (no Normalize/Dense)
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):  # no Dense after pooling
         return False
+    pooling = modules[1]
     try:
         mode = json.loads((model_dir / pooling["path"] / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError, KeyError):

