@@ -63,7 +63,7 @@ def table(name: str) -> dict[str, tuple[str, ...]]:
 @cache
 def every_word() -> frozenset[str]:
     """Every lower-case word of every section, phrases split: the words a misspelling in a question may stand for
-    (kgqa.runtime.reader.spelling.Spelling.cue)."""
+    (kgqa.runtime.reader.spelling.Spelling.cue_of)."""
     out: set[str] = set()
     for name, value in sections().items():
         lists = table(name).values() if isinstance(value, dict) else [phrases(name)]

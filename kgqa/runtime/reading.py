@@ -46,7 +46,7 @@ class Reading:
 
 Respell = Callable[[str], "str | None"]
 """The word of the reader's own (a cue: "subtypes", "without") a lower-case question word misspells, or None
-(kgqa.runtime.reader.spelling.Spelling.cue)."""
+(kgqa.runtime.reader.spelling.Spelling.cue_of)."""
 
 
 def read_question(question: str, respell: Respell | None = None) -> Reading:

@@ -567,8 +567,7 @@ def schema_guided_plan(
         if not reached:  # the next entity's hop reads the words before it too
             dropped.append(Dropped(describe(link), f"{UNREACHED} {target_type} reaches it along {_shown(path)}"))
             affirmed = _affirmed(path, target_type, link.label, schema)
-            if affirmed is not None and (reaches is None or reaches(link, affirmed)):
-                unnegated.append((number, link, affirmed, exclusion))
+            unnegated += [(number, link, affirmed, exclusion)] if affirmed is not None else []
             continue
         after = link.end
         if len(triplets) + len(path) > max_triplets:
@@ -576,13 +575,14 @@ def schema_guided_plan(
             continue
         previous = (link, path)
         join(number, link, path)
-    if not triplets and identity is None and family is None and by_name is None and unnegated:
+    if not triplets and identity is None and family is None and by_name is None:
         # every hop a negation narrowed reaches nothing: "symptoms of cystic fibrosis if *not* treated" does not
         # ask for the findings annotated absent in it (none are), and answers held by absence alone are no answers
-        number, link, path, exclusion = unnegated[0]
-        excluded = [e for e in excluded if e is not exclusion]
-        dropped = [d for d in dropped if d.text != describe(link)]
-        join(number, link, path)
+        taken = next((u for u in unnegated if reaches is None or reaches(u[1], u[2])), None)
+        if taken is not None:
+            excluded = [e for e in excluded if e is not taken[3]]
+            dropped = [d for d in dropped if d.text != describe(taken[1])]
+            join(*taken[:3])
     offered = _offered(schema, target_type, by_name.label) if by_name is not None else ()
     if by_name is not None and offered and by_name.label != target_type:  # "a disease *whose name mentions* X"
         types = meaning.types(target_type, by_name.label, offered, range(max(answer, 0), len(words)))
