@@ -1,8 +1,8 @@
 """README command 2 (lint, format check, type check, the whole pytest suite) timed from a fresh clone (issue 54).
 
 The command is read from README.md (the bash block under "**2."), so the figure is the one the README promises. It
-runs in a fresh clone of this repository's HEAD (committed code and tests only) after the install part of command 1
-and the two ``npm ci`` the README names (not timed: pip's and npm's caches may serve them), with empty lint,
+runs in a fresh clone of this repository's HEAD (committed code and tests only) after the ``dev`` install and the two
+``npm ci`` the README names (not timed: pip's and npm's caches may serve them), with empty lint,
 type-check and pytest caches, as CI's first run has. ``--durations`` is added through ``PYTEST_ADDOPTS`` (it changes
 only what pytest prints) for the slowest tests. Each run starts from the committed state of the clone.
 
@@ -43,7 +43,7 @@ SETUP = (
     "python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 && .venv/bin/pip install -e '.[dev]' && "
     "npm ci --prefix tools/neo4j-lint --no-audit --no-fund && npm ci --prefix tools/mcp-clients --no-audit --no-fund"
 )
-"""The install part of command 1 and the two npm installs that README's command 2 asks for."""
+"""The ``dev`` install (torch first) and the two npm installs that README's command 2 asks for."""
 SUMMARY = re.compile(r"^=*\s*(\d+ \w+.*?) in ([\d.]+)s", re.M)
 DURATION = re.compile(r"^([\d.]+)s (setup|call|teardown)\s+(\S+)$", re.M)
 CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache")
