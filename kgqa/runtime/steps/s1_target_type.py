@@ -35,7 +35,6 @@ from kgqa.runtime.reading import LOWER_WORD, Reading
 from kgqa.runtime.text import (
     ASKING,
     DETERMINERS,
-    LEADING,
     NAMED_WITHIN,
     Mention,
     meant_type,
@@ -191,7 +190,7 @@ def _determined(words: Sequence[str], start: int, first: Mention) -> bool:
     the question (``first``, with only leading words before it): "*Diseases* caused by *any* gene linked to X" asks
     for diseases."""
     asked = next((i for i, w in enumerate(words[:start]) if w in ASKING), None)
-    opening = next((i for i, w in enumerate(words) if w not in LEADING), len(words))
+    opening = subject_start(words, within=0)  # no asking word looked for: past the leading words alone
     return asked is not None and words[asked] in DETERMINERS and first.position == opening < asked
 
 

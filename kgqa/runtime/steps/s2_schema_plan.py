@@ -603,9 +603,13 @@ def _affirmed(path: Sequence[Hop], target: str, label: str, schema: GraphSchema)
     types, end, way = path[-1]
     if not types or not all(NEGATION in type_kinds(t) for t in types):
         return None
-    start = path[-2][1] if len(path) > 1 else target
-    kept = tuple(t for t in _offered(schema, start, label) if NEGATION not in type_kinds(t))
+    kept = _unnegated(schema, path[-2][1] if len(path) > 1 else target, label)
     return [*path[:-1], (kept, end, way)] if kept else None
+
+
+def _unnegated(schema: GraphSchema, source: str, target: str) -> tuple[str, ...]:
+    """The relationship types between ``source`` and ``target`` that say no negation."""
+    return tuple(t for t in _offered(schema, source, target) if NEGATION not in type_kinds(t))
 
 
 def _exclusion(
@@ -623,7 +627,7 @@ def _exclusion(
     types = path[-1][0]
     if not types or not all(NEGATION in type_kinds(t) for t in types) or (len(path) == 2 and middle_named):
         return None
-    kept = tuple(t for t in _offered(schema, target, link.label) if NEGATION not in type_kinds(t))
+    kept = _unnegated(schema, target, link.label)
     if len(path) > 2 or not kept:
         return None
     entity = Symbol("e", (link.label,), (Condition("name", "=", link.search),))
