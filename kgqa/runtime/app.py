@@ -21,7 +21,10 @@ from kgqa.cypher.errors import CypherError
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import ConfigError, CypherSyntaxError, InputError, KgqaError, SkbNotLoadedError, StoreLockedError
 from kgqa.loaders.model import SkbData
+from kgqa.runtime.background import Background
 from kgqa.runtime.context import Context, CrossEncoderModel, Options
+from kgqa.runtime.documents import TASK as DOCUMENTS_TASK
+from kgqa.runtime.documents import embed_documents
 from kgqa.runtime.embed import Embedder, EmbeddingCache, make_encoder
 from kgqa.runtime.llm import CachedChat, ChatModel, LlamaCppChat, LlmCache, OpenAIChat, parse_llm_spec
 from kgqa.runtime.load import load_skb
@@ -33,7 +36,7 @@ from kgqa.runtime.skbs import check_name, read_source
 from kgqa.runtime.steps.s2_linking import id_prefixes
 from kgqa.runtime.store.base import GraphStore, NodeText, Schema, SkbMeta, same_model
 from kgqa.runtime.trained import Trained, find_trained
-from kgqa.types import Answer, LoadReport, NodeView
+from kgqa.types import Answer, LoadReport, NodeView, Readiness
 
 if TYPE_CHECKING:
     from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
@@ -134,6 +137,9 @@ class Kgqa(Api):
         self._given_llm = None if llm is None else self._cached(llm)
         self._owns_given_llm = llm is not None
         self._owner = True
+        self.background: Background | None = None
+        """Where a load that need not wait hands its documents' vectors and reader (the worker's; None: a load
+        waits for them)."""
 
     def __enter__(self) -> Kgqa:
         return self
@@ -249,18 +255,49 @@ class Kgqa(Api):
         force: bool = False,
         progress: ProgressSink | None = None,
         doc_vectors: DocVectors | None = None,
+        wait: bool = True,
     ) -> LoadReport:
         """Load an SKB by name (reading its source) or from already-read :class:`SkbData`; ``doc_vectors``:
         precomputed document vectors (:func:`kgqa.loaders.stark_embeddings.read_doc_vectors`) to store instead of
-        embedding those documents."""
+        embedding those documents. ``wait`` False: return once the graph answers, its documents' vectors and reader
+        following in the background (only in the worker, :attr:`background`; elsewhere the load waits)."""
         data = read_source(skb, directory) if isinstance(skb, str) else skb
         with self.embedder.cache.loading():  # a load's vectors are not evicted while it runs (its re-run finds them)
             report = load_skb(
                 self.store, self.embedder, data, self.config, force=force, progress=progress, doc_vectors=doc_vectors
             )
+        if not wait and self.background is not None:
+            self.background.start(report.skb, lambda sink: self.follow_up(report.skb, sink))
+            later = "in the background (kgqa server status shows how far)"
+            return replace(report, documents=later, reader=later if self.config.reader_on_load else "")
+        documents = self._embed_documents(report.skb, progress)
         if not self.config.reader_on_load:
-            return report
-        return replace(report, reader=self._train_reader(report.skb, progress))
+            return replace(report, documents=documents)
+        return replace(report, documents=documents, reader=self._train_reader(report.skb, progress))
+
+    def follow_up(self, skb: str, progress: ProgressSink | None = None) -> str:
+        """What a load leaves to the background: the reader first (seconds, and it reads every question), then the
+        documents' vectors (minutes); what became of them."""
+        reader = f"question reader {self._train_reader(skb, progress)}; " if self.config.reader_on_load else ""
+        return f"{reader}document vectors {self._embed_documents(skb, progress)}"
+
+    def _embed_documents(self, skb: str, progress: ProgressSink | None) -> str:
+        with self.embedder.cache.loading():
+            done = embed_documents(self.store, self.embedder, skb, self.config, progress)
+        if done.already:
+            return "up to date"
+        return f"{done.computed} embedded, {done.cached} from cache in {done.seconds:.0f} s"
+
+    def readiness(self, skb: str) -> Readiness:
+        meta = self.meta(skb)
+        schema = self.store.schema(skb)
+        total = schema.node_count * (2 if meta.stark_documents else 1)
+        if schema.has_documents:
+            return Readiness(skb, True, total, total, False, None)
+        states = {} if self.background is None else self.background.states()
+        running, error, tasks = states.get(skb, (False, None, ()))
+        done = next((task.completed for task in tasks if task.description == DOCUMENTS_TASK), 0.0)
+        return Readiness(skb, False, int(done), total, running, error)
 
     def _train_reader(self, skb: str, progress: ProgressSink | None) -> str:
         """The reader of a loaded SKB trained (or kept, when up to date) as ``kgqa train-reader`` trains it; what
@@ -283,9 +320,10 @@ class Kgqa(Api):
         force: bool = False,
         progress: ProgressSink | None = None,
         embeddings: Path | None = None,
+        wait: bool = True,
     ) -> LoadReport:
         data, doc_vectors = read_load_input(skb, directory, embeddings)
-        return self.load(data, force=force, progress=progress, doc_vectors=doc_vectors)
+        return self.load(data, force=force, progress=progress, doc_vectors=doc_vectors, wait=wait)
 
     def meta(self, skb: str) -> SkbMeta:
         check_name(skb)
@@ -472,16 +510,17 @@ class Kgqa(Api):
                 scores = self.cross_encoder(options.cross_encoder, trained.key, evidence=trained.manifest.evidence)
             else:
                 scores = self.cross_encoder(options.cross_encoder)
-        documents = same_model(self.embedder.name, meta.doc_model)
         reader = self.reader(skb)
         schema = self.store.schema(skb)
+        pending = None if schema.has_documents else self.readiness(skb).line()
+        documents = schema.has_documents and same_model(self.embedder.name, meta.doc_model)
         with self._models.lock:
             prefixes = self._models.id_prefixes.get((skb, meta.fingerprint))
         if prefixes is None:
             prefixes = id_prefixes(self.store, skb, schema.labels)
             with self._models.lock:
                 self._models.id_prefixes[(skb, meta.fingerprint)] = prefixes
-        ctx = Context(self.store, skb, schema, self.embedder, llm, config, scores, documents, reader, prefixes)
+        ctx = Context(self.store, skb, schema, self.embedder, llm, config, scores, documents, reader, pending, prefixes)
         return ctx, options
 
     def ask(

@@ -89,9 +89,17 @@ class Context:
     reader: Reader | None = None
     """The question reader trained for the SKB (``kgqa train-reader``), if any: its spelling links misspelt names,
     its type head votes in step 1."""
+    pending: str | None = None
+    """While the SKB's document vectors are being embedded (kgqa.runtime.documents), how far along
+    (:meth:`kgqa.types.Readiness.line`); None once they are in."""
     id_prefixes: Mapping[str, int | None] = field(default_factory=dict)
     """The prefixes of the SKB's ids and their numbers' digits (kgqa.runtime.steps.s2_linking.id_prefixes): an id
     typed another way ("MIM #154700") is looked up as the SKB writes it."""
+
+    @property
+    def documents(self) -> bool:
+        """Whether the SKB's document vectors are in: steps 6-7 search and compare them only then."""
+        return self.pending is None
 
     @property
     def aliases(self) -> bool:

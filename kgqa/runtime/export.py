@@ -17,7 +17,7 @@ import math
 import re
 from pathlib import Path
 
-from kgqa.errors import StoreError
+from kgqa.errors import InputError, StoreError
 from kgqa.runtime.store.base import ALIAS_LABEL, GraphStore, SkbMeta, batched
 from kgqa.runtime.store.neo4j import post_import_script
 from kgqa.runtime.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB, name_key
@@ -68,8 +68,13 @@ def _cells(node_id: object, vectors: list[list[float] | None], label: str) -> li
 
 
 def export_neo4j_admin(store: GraphStore, skb: str, meta: SkbMeta, out: Path, *, batch: int = 2000) -> Export:
-    out.mkdir(parents=True, exist_ok=True)
     schema = store.schema(skb)
+    if not schema.has_documents:  # the import would lack them, and the script's document index with them
+        raise InputError(
+            f"the document vectors of SKB '{skb}' are still being embedded (kgqa server status shows how far); "
+            "export it once they are in"
+        )
+    out.mkdir(parents=True, exist_ok=True)
     node_files, edge_files, nodes, edges = [], [], 0, 0
     alias_files = (out / "aliases.header.csv", out / "aliases.csv") if schema.has_aliases else None
     with contextlib.ExitStack() as stack:

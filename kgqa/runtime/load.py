@@ -35,7 +35,7 @@ from kgqa.types import LoadReport
 STORE_FORMAT = "9"
 """Bumped whenever what a load writes changes (2: string ids, 3: rel_doc and STaRK's own documents, 4: plain_emb,
 step 6's stored document vectors, 5: alias nodes, 6: full-text indexes, 7: one document vector per node outside
-STaRK, see :func:`separate_index_text`, 8: the embedded store keeps vectors in a directory beside the RDB, and
+STaRK, see :func:`index_text`, 8: the embedded store keeps vectors in a directory beside the RDB, and
 every node an indexed lower-case name, 9: the vector directory keeps its ids sorted), so older graphs are not
 taken as up to date."""
 NODE_CHUNK = 20_000
@@ -67,26 +67,30 @@ def check_doc_vectors(data: SkbData, embedder_name: str, doc_vectors: DocVectors
     )
 
 
-def separate_index_text(data: SkbData, imported: DocVectors | None) -> bool:
-    """Whether the document index holds another text (or model) than step 6's plain document, so that each node needs
-    two document vectors: STaRK's document with relations, as STaRK's own baselines embed it, or STaRK's imported
-    vectors. Elsewhere one vector, of the plain document, serves both: the relation summary added nothing measurable
-    and cost half the load's embedding time (docs/benchmarks.md, text_kinds)."""
-    return data.stark_documents or imported is not None
+def index_text(stark_documents: bool, doc: str, rel_doc: str) -> str:
+    """The text of a node's document index where it is not the plain document: STaRK's document with relations,
+    compacted (the ``doc`` embeddings STaRK distributes); kgqa's document with the relation summary for another SKB
+    given imported vectors (whose model embedded that text). Elsewhere the plain document (:func:`plain_text`) serves
+    both the index and step 6: the relation summary added nothing measurable and cost half the load's embedding time
+    (docs/benchmarks.md, text_kinds)."""
+    return compact_text(doc + rel_doc) if stark_documents else doc + rel_doc
 
 
 def embedding_text(data: SkbData, node: Node, rel_doc: str) -> str:
-    """The text of the document index where it is not the plain document (:func:`separate_index_text`): STaRK's
-    document with relations, compacted (the ``doc`` embeddings STaRK distributes); kgqa's document with the relation
-    summary for another SKB given imported vectors."""
-    return compact_text(node.doc + rel_doc) if data.stark_documents else node.doc + rel_doc
+    """:func:`index_text` of one node of ``data``."""
+    return index_text(data.stark_documents, node.doc, rel_doc)
 
 
 def plain_text(node: Node) -> str:
+    """:func:`plain_document` of one node."""
+    return plain_document(node.name, node.doc)
+
+
+def plain_document(name: str, doc: str) -> str:
     """The text behind step 6's similarity (and, outside STaRK, the document index): a node's document without
     relations (the name when it has none), embedded at the embedder's default length, not ``doc_max_tokens``: the
     text and truncation step 6 used when it embedded documents per question, so its scores did not change."""
-    return node.doc or node.name
+    return doc or name
 
 
 def edge_groups(data: SkbData) -> Iterator[tuple[tuple[str, str, str], np.ndarray]]:
@@ -121,14 +125,11 @@ def _doc_vectors(
     nodes: Sequence[Node],
     rel_docs: Sequence[str],
     start: int,
-    imported: DocVectors | None,
+    imported: DocVectors,
     embedded: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """The document vectors of the nodes at positions ``start, start + 1, ...``: imported where the file has one,
     else embedded (only those texts are rendered)."""
-    if imported is None:
-        texts = [embedding_text(data, node, rel) for node, rel in zip(nodes, rel_docs, strict=True)]
-        return embedder.embed(texts, config.doc_max_tokens, embedded)
     rows = imported.rows[start : start + len(nodes)]
     out = np.empty((len(nodes), imported.dimension), dtype=np.float32)
     have = rows >= 0
@@ -154,12 +155,13 @@ def _write_nodes(
     """``embedded(n)``: n more texts resolved (cached or computed), for the load's progress."""
     rel_docs = [node.relations or "" if generic is None else generic[node.id] for node in nodes]
     name_vectors = embedder.embed([n.name for n in nodes], None, embedded)
-    plain_vectors = embedder.embed([plain_text(node) for node in nodes], None, embedded)
-    if separate_index_text(data, imported):
-        doc_vectors = _doc_vectors(embedder, data, config, nodes, rel_docs, start, imported, embedded)
-        plain: Sequence[np.ndarray | None] = list(plain_vectors)
-    else:  # the plain document's vector is the document index's, and step 6 reads it there
-        doc_vectors, plain = plain_vectors, [None] * len(nodes)
+    doc_vectors: Sequence[np.ndarray | None]
+    plain: Sequence[np.ndarray | None] = [None] * len(nodes)
+    if imported is None:  # embedded after the graph is published (kgqa.runtime.documents)
+        doc_vectors = [None] * len(nodes)
+    else:  # imported (those the file lacks embedded now), with step 6's plain-document vectors
+        doc_vectors = list(_doc_vectors(embedder, data, config, nodes, rel_docs, start, imported, embedded))
+        plain = list(embedder.embed([plain_text(node) for node in nodes], None, embedded))
     by_label: dict[str, list[NodeRow]] = defaultdict(list)
     for node, rel, name_vec, doc_vec, plain_vec in zip(nodes, rel_docs, name_vectors, doc_vectors, plain, strict=True):
         by_label[node.type].append(NodeRow(str(node.id), node.name, node.doc, name_vec, doc_vec, rel, plain_vec))
@@ -218,14 +220,14 @@ def load_skb(
         loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
         doc_embedder=None if doc_vectors is None else doc_vectors.model,
         doc_dimension=None if doc_vectors is None else doc_vectors.dimension,
+        stark_documents=data.stark_documents,
     )
     phases: dict[str, float] = {}
     clock = time.perf_counter()
     with store.writer(data.name, meta, progress) as writer:
-        documents = 2 if separate_index_text(data, doc_vectors) else 1
-        texts = (1 + documents) * len(data.nodes) + alias_count(data.nodes)  # + the names and aliases
+        texts = len(data.nodes) + alias_count(data.nodes)  # the names and aliases; imported documents: unknown
         with (
-            task(progress, "embedding texts", texts if doc_vectors is None else None) as embedded,
+            task(progress, "embedding names", texts if doc_vectors is None else None) as embedded,
             task(progress, "writing nodes", len(data.nodes)) as advance,
         ):
             for start in range(0, len(data.nodes), NODE_CHUNK):

@@ -108,6 +108,11 @@ def run(
         ctx.embedder.name,
         options.types,
     )
+    if ctx.pending is not None:
+        trace.documents = (
+            f"{ctx.pending}: the vector strand (step 7), step 6's document similarity and preselection, and the "
+            "linking of quoted descriptions ran without document vectors"
+        )
     start = time.perf_counter()
     ctx.store.await_indexes(ctx.skb)
     trace.seconds["await_indexes"] = round(time.perf_counter() - start, 4)
@@ -126,7 +131,8 @@ def run(
             with trace.step(number, skipped="steps=vss"):
                 pass
         with trace.step(7) as record:
-            answers = as_fill(vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k), "similarity")
+            strand = vector_strand(ctx.store, ctx.skb, doc_question, options.types, options.k, documents=ctx.documents)
+            answers = as_fill(strand, "similarity")
             record.detail = f"{len(answers)} answers over {', '.join(options.types)}"
         with trace.step(8, skipped="steps=vss"):
             pass
@@ -156,7 +162,15 @@ def run(
         with trace.step(7) as record:
             fusion = ctx.config.fusion
             answers, note = hybrid_merge(
-                ctx.store, ctx.skb, vectors, target, ranking, options.k, lexical=lexical, fusion=fusion
+                ctx.store,
+                ctx.skb,
+                vectors,
+                target,
+                ranking,
+                options.k,
+                lexical=lexical,
+                fusion=fusion,
+                documents=ctx.documents,
             )
             filled = sum(c.strands[0] != "graph" for c in answers)
             record.detail = f"{filled} of {len(answers)} answers from the fill over {target}{note}"
@@ -512,6 +526,7 @@ def _graph_strand(
             lexical=lexical,
             excluded=excluded.ruled_out(groundings),
             reached={label: reach for label, (reach, cut) in near.items() if not cut},
+            documents=ctx.documents,
         )
         record.detail = ranking.detail
     if decision.detail:
@@ -757,9 +772,10 @@ def _hub_alone(
         terms = lexical.terms if lexical is not None and lexical.weight else ()
         depth = ctx.config.graph_rank_cap * PRESELECT_FACTOR
         try:
-            near[label] = (reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms), "")
+            reach = reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, terms, documents=ctx.documents)
+            near[label] = (reach, "")
         except StoreTimeoutError as exc:  # as step 6's preselection: the full-text side is a refinement
-            reach = reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, ())
+            reach = reach_of(ctx.store, ctx.skb, label, question_vectors[1], depth, (), documents=ctx.documents)
             near[label] = (reach, f"; its full-text side ran past the time limit ({exc})")
     reach, note = near[label]
     ids = list(reach)

@@ -3,11 +3,14 @@ client polls and replays into its own bar."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from kgqa.errors import Cancelled
 
 
 class ProgressSink(Protocol):
@@ -112,3 +115,40 @@ class LineProgress:
 def _duration(seconds: float) -> str:
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes}m {rest:02d}s" if minutes else f"{rest}s"
+
+
+class JobProgress:
+    """Records a job's progress for its client to poll; raises :class:`Cancelled` at the next step once the job is
+    cancelled (the load then ends as an interrupted load does)."""
+
+    def __init__(self, cancelled: threading.Event) -> None:
+        self._cancelled = cancelled
+        self._tasks: list[list[Any]] = []
+        self._lock = threading.Lock()
+
+    def _check(self) -> None:
+        if self._cancelled.is_set():
+            raise Cancelled("cancelled; the graph that was loaded before is unchanged")
+
+    def add_task(self, description: str, *, total: float | None = 100.0) -> int:
+        self._check()
+        with self._lock:
+            self._tasks.append([description, total, 0.0])
+            return len(self._tasks) - 1
+
+    def advance(self, task_id: Any, advance: float = 1) -> None:
+        self._check()
+        with self._lock:
+            self._tasks[task_id][2] += advance
+
+    def update(self, task_id: Any, *, total: float | None = None, completed: float | None = None) -> None:
+        self._check()
+        with self._lock:
+            if total is not None:
+                self._tasks[task_id][1] = total
+            if completed is not None:
+                self._tasks[task_id][2] = completed
+
+    def snapshot(self) -> tuple[tuple[str, float | None, float], ...]:
+        with self._lock:
+            return tuple((str(d), t, float(c)) for d, t, c in self._tasks)

@@ -66,12 +66,15 @@ def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str,
     return {(label, i): value for label, ids in by_label.items() for i, value in read(label, ids).items()}
 
 
-def stored_similarities(store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray) -> np.ndarray:
+def stored_similarities(
+    store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray, *, documents: bool = True
+) -> np.ndarray:
     """The similarity of ``vector`` to the stored ``plain_emb`` of each of ``keys``, in their order, computed by the
     store (one read per label); a graph loaded before they were stored has none, and is refused with the way out
-    instead of ranked by nothing."""
-    if not keys:
-        return np.zeros(0)
+    instead of ranked by nothing. ``documents`` False (a graph whose document vectors are still being embedded,
+    :attr:`kgqa.runtime.context.Context.documents`): 0 for every key, nothing read."""
+    if not keys or not documents:
+        return np.zeros(len(keys))
     found = per_label(keys, lambda label, ids: store.plain_similarities(skb, label, ids, vector))
     lacking = [key for key in keys if key not in found]
     if lacking:

@@ -65,6 +65,9 @@ class Trace:
     steps: list[StepTrace] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     """non-step parts (index wait, question embedding)"""
+    documents: str | None = None
+    """Set where the SKB's document vectors were still being embedded (a load publishes the graph before them): how
+    far along, and which strands ran without them."""
     bounds: list[str] = field(default_factory=list)
     """Each bound that cut this question's work (a setting of kgqa's limits, e.g. ``max_link_ngrams``), with what it
     left out; the step it cut is degraded with the same words."""

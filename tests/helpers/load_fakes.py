@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.runtime.progress import ProgressSink
-from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta
+from kgqa.runtime.store.base import DOC_VECTORS, AliasRow, IndexInfo, LabelInfo, NodeRow, NodeText, Schema, SkbMeta
 
 
 class HashEncoder:
@@ -33,11 +33,14 @@ class HashEncoder:
 class RecordingWriter:
     def __init__(self) -> None:
         self.rows: dict[str, NodeRow] = {}
+        self.labels: dict[str, str] = {}
+        """id -> label"""
         self.aliases: list[AliasRow] = []
         self.indexes: tuple[int, int | None] | None = None
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         self.rows.update((str(r.id), r) for r in rows)
+        self.labels.update((str(r.id), label) for r in rows)
 
     def add_aliases(self, rows: Sequence[AliasRow]) -> None:
         self.aliases += rows
@@ -49,10 +52,42 @@ class RecordingWriter:
         self.indexes = (dimension, doc_dimension)
 
 
+class RecordingDocuments:
+    """What :func:`kgqa.runtime.documents.embed_documents` gives a store: id -> (label, doc vector, plain vector)."""
+
+    def __init__(self) -> None:
+        self.vectors: dict[str, tuple[str, np.ndarray, np.ndarray | None]] = {}
+
+    def add(self, label: str, ids: Sequence[str], doc: np.ndarray, plain: np.ndarray | None = None) -> None:
+        for i, node_id in enumerate(ids):
+            self.vectors[node_id] = (label, doc[i], None if plain is None else plain[i])
+
+
 class RecordingStore:
     def __init__(self) -> None:
         self.written: SkbMeta | None = None
         self.writer_ = RecordingWriter()
+        self.documents_: RecordingDocuments | None = None
+        """The document vectors once published."""
+
+    def schema(self, graph: str) -> Schema:
+        labels = sorted(set(self.writer_.labels.values()))
+        counts = tuple(LabelInfo(label, list(self.writer_.labels.values()).count(label)) for label in labels)
+        index = (IndexInfo(label, DOC_VECTORS, "VECTOR", "ONLINE") for label in labels)
+        return Schema(counts, (), tuple(index) if self.documents_ is not None else ())
+
+    def label_ids(self, graph: str, label: str) -> list[str]:
+        return sorted(i for i, of in self.writer_.labels.items() if of == label)
+
+    def documents(self, graph: str, label: str, ids: Sequence[str]) -> list[NodeText]:
+        rows = [self.writer_.rows[i] for i in ids]
+        return [NodeText(str(r.id), r.name, r.doc, r.rel_doc) for r in rows]
+
+    @contextmanager
+    def documents_writer(self, graph: str, progress: ProgressSink | None = None) -> Iterator[RecordingDocuments]:
+        writer = RecordingDocuments()
+        yield writer
+        self.documents_ = writer
 
     def meta(self, graph: str) -> SkbMeta | None:
         return self.written
@@ -64,3 +99,4 @@ class RecordingStore:
     def writer(self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None) -> Iterator[RecordingWriter]:
         yield self.writer_
         self.written = meta
+        self.documents_ = None

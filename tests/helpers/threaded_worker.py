@@ -30,6 +30,9 @@ class StandIn:
         def __init__(self) -> None:
             self.publishing = ReadWriteLock()
 
+    background = None
+    """No follow-ups: its loads are stand-ins."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.store = self._Store()

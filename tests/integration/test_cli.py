@@ -53,10 +53,11 @@ def test_load_twice_is_up_to_date_and_force_reuses_the_cache(
     assert "already loaded and up to date (8 nodes, 8 edges)" in again.stderr  # what the user is told
     forced = run(loaded, "load", "stark", "--name", "prime", "--dir", str(prime_dir), "--force")
     assert forced.exit_code == 0 and counted == {"graphs written": 1, "texts embedded": 0}  # every vector cached
-    # 8 names, 8 documents with relations, 8 plain documents and the 2 gene aliases of the fixture
+    # 8 names and the 2 gene aliases of the fixture, then 8 documents with relations and 8 plain documents
     assert re.search(
-        r"\(0 texts embedded, 26 from cache, nodes [\d.]+ s, edges [\d.]+ s, publish [\d.]+ s\)", forced.stderr
+        r"\(0 texts embedded, 10 from cache, nodes [\d.]+ s, edges [\d.]+ s, publish [\d.]+ s\)", forced.stderr
     )
+    assert "prime: document vectors 0 embedded, 16 from cache in 0 s" in forced.stderr
 
 
 def test_ask_json_shape(loaded: dict[str, str]) -> None:

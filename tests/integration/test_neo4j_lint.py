@@ -81,6 +81,12 @@ def every_statement(syntax: q.Syntax) -> list[dict[str, Any]]:
         for label in labels:
             add(f"create_nodes {label}", q.create_nodes(label), {"rows": [row]})
             add(f"create_nodes {label} without plain_emb", q.create_nodes(label, plain=False), {"rows": [raw]})
+            bare = {k: v for k, v in raw.items() if k != q.DOC_EMB}
+            query = q.create_nodes(label, plain=False, doc=False)
+            add(f"create_nodes {label} without document vectors", query, {"rows": [bare]})
+            later = {"id": "1", q.DOC_EMB: _VECTOR, q.PLAIN_EMB: _VECTOR}
+            add(f"set_documents {label}", q.set_documents(label, plain=True), {"rows": [later]})
+            add(f"set_documents {label} without plain_emb", q.set_documents(label, plain=False), {"rows": [later]})
             add(f"create_id_constraint {label}", q.create_id_constraint(label), {})
             add(f"create_property_index name_key {label}", q.create_property_index(label, q.NAME_KEY), {})
             add(f"exact_name {label}", q.exact_name(label), {"key": "x"})

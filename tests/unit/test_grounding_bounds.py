@@ -340,7 +340,7 @@ def test_a_relaxed_hub_is_grounded_among_the_nodes_step_6_ranks_first() -> None:
     once looked up for the ask; a constant joining fewer, or a timed-out count, is grounded whole and said so."""
     plan = sanitize(parse("MATCH (y:disease)-[:present]->(h:phenotype {name: 'Seizure'}) RETURN y"), SCHEMA).plan
     store = Ranked()
-    ctx = SimpleNamespace(config=SimpleNamespace(graph_rank_cap=200), store=store, skb="hpo")
+    ctx = SimpleNamespace(config=SimpleNamespace(graph_rank_cap=200), store=store, skb="hpo", documents=True)
     vectors = (np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32))
     near: dict[str, tuple[dict[str, int], str]] = {}
     lexical = Lexical(("seizure",), 1.0)

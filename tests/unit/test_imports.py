@@ -13,6 +13,7 @@ import kgqa
 _EXPECTED = """
 Answer Api ArgumentError Cancelled Candidate Config ConfigError CypherSyntaxError EmbeddingError Explanation Export
 GeneratedCypher GeneratedQuestion InputError Kgqa KgqaError LlmError LoadReport Match NodeText NodeView QuestionError
+Readiness
 Schema SkbMeta SkbNotLoadedError StoreError StoreLockedError StoreTimeoutError Trace UnknownSkbError WorkerBusyError
 WorkerError connect load_config
 """

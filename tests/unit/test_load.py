@@ -11,6 +11,7 @@ from kgqa.config import Config, load_config
 from kgqa.loaders.model import Node
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime import load
+from kgqa.runtime.documents import embed_documents
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.load import embedding_text, load_fingerprint, load_skb, plain_text
 from kgqa.runtime.store.falkordb import FalkorStore
@@ -54,12 +55,20 @@ def test_a_graph_of_the_previous_store_format_is_reloaded(
     report = load_skb(store, embedder, data, settings)  # type: ignore[arg-type]
     assert not report.up_to_date and store.written is not old
     assert load_skb(store, embedder, data, settings).up_to_date  # type: ignore[arg-type]
-    # every node written carries its plain vector, by the configured embedder
+    # the graph is published without document vectors; embed_documents adds them, by the configured embedder
     rows = store.writer_.rows
     assert len(rows) == len(data.nodes)
+    assert all(row.doc_emb is None and row.plain_emb is None for row in rows.values())
+    assert not store.schema(data.name).has_documents
+    embed_documents(store, embedder, data.name, settings)  # type: ignore[arg-type]
+    assert store.documents_ is not None and store.schema(data.name).has_documents
+    vectors = store.documents_.vectors
     for node in data.nodes:
-        plain = rows[str(node.id)].plain_emb
-        assert plain is not None and np.array_equal(plain, encoder.encode([plain_text(node)], None)[0])
+        label, doc, plain = vectors[str(node.id)]
+        assert label == node.type and plain is not None
+        assert np.array_equal(plain, encoder.encode([plain_text(node)], None)[0])
+        text = embedding_text(data, node, node.relations or "")
+        assert np.array_equal(doc, encoder.encode([text], settings.doc_max_tokens)[0])
     # at the embedder's default length, as step 6 embedded them; the documents with relations at doc_max_tokens
     assert {encoder.lengths[plain_text(node)] for node in data.nodes} == {None}
     assert {encoder.lengths[embedding_text(data, n, n.relations or "")] for n in data.nodes} == {
@@ -82,13 +91,19 @@ def test_a_load_reports_every_text_it_embeds_as_it_goes(tmp_path: Path, prime_di
     data = read_stark("prime", prime_dir)
     embedder = Embedder(HashEncoder("st:tiny", 8), EmbeddingCache(tmp_path / "cache.sqlite"), chunk_size=4)
     lines: list[str] = []
+    store = CheckingStore()
     with LineProgress(lines.append, every=0) as progress:
-        load_skb(CheckingStore(), embedder, data, settings, progress=progress)  # type: ignore[arg-type]
-    texts = 3 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)
-    embedding = [line for line in lines if line.startswith("embedding texts: ")]
+        load_skb(store, embedder, data, settings, progress=progress)  # type: ignore[arg-type]
+        embed_documents(store, embedder, data.name, settings, progress)  # type: ignore[arg-type]
+    texts = len(data.nodes) + sum(len(node.aliases) for node in data.nodes)
+    embedding = [line for line in lines if line.startswith("embedding names: ")]
     assert len(embedding) > 3  # one per chunk of 4 texts resolved, not one per node chunk
-    assert embedding[-1].startswith(f"embedding texts: {texts:,}/{texts:,} (100%)")
+    assert embedding[-1].startswith(f"embedding names: {texts:,}/{texts:,} (100%)")
     assert any(line.startswith(f"writing nodes: {len(data.nodes):,}/{len(data.nodes):,} (100%)") for line in lines)
+    documents = 2 * len(data.nodes)  # STaRK's document with relations and the plain document
+    embedding = [line for line in lines if line.startswith("embedding documents: ")]
+    assert len(embedding) > 3
+    assert embedding[-1].startswith(f"embedding documents: {documents:,}/{documents:,} (100%)")
 
 
 def test_outside_stark_one_vector_of_the_plain_document_serves_the_index_and_step_6(
@@ -109,12 +124,13 @@ def test_outside_stark_one_vector_of_the_plain_document_serves_the_index_and_ste
     lines: list[str] = []
     with LineProgress(lines.append, every=0) as progress:
         load_skb(store, embedder, data, settings, progress=progress)  # type: ignore[arg-type]
+        embed_documents(store, embedder, data.name, settings, progress)  # type: ignore[arg-type]
+    assert store.documents_ is not None
     for node in data.nodes:
-        row = store.writer_.rows[str(node.id)]
-        assert row.plain_emb is None
-        assert np.array_equal(row.doc_emb, encoder.encode([plain_text(node)], None)[0])
+        _, doc, plain = store.documents_.vectors[str(node.id)]
+        assert plain is None
+        assert np.array_equal(doc, encoder.encode([plain_text(node)], None)[0])
     assert settings.doc_max_tokens not in set(encoder.lengths.values())
-    texts = 2 * len(data.nodes) + sum(len(node.aliases) for node in data.nodes)
-    assert [line for line in lines if line.startswith("embedding texts: ")][-1].startswith(
-        f"embedding texts: {texts:,}/{texts:,} (100%)"
+    assert [line for line in lines if line.startswith("embedding documents: ")][-1].startswith(
+        f"embedding documents: {len(data.nodes):,}/{len(data.nodes):,} (100%)"
     )

@@ -392,3 +392,39 @@ def test_the_second_hop_probe_reads_the_middle_nodes_degrees_in_one_read() -> No
         "MATCH (n)-[:`target`]->(m:`gene/protein`) RETURN n.id AS id, sum(COUNT { (m)-[:`ppi`]-() }) AS degree"
     )
     assert driver.sent[-1][2] == {"ids": ["2", "9"]}
+
+
+def test_a_graph_published_without_document_vectors_gets_them_and_then_their_index() -> None:
+    """A load writes the nodes without ``doc_emb`` and creates no document index (issue 71); the documents writer
+    sets the vectors batch by batch and only then creates the index, so the schema lists it once all are in."""
+    import json
+    from dataclasses import asdict
+
+    meta = json.dumps(asdict(META))
+    driver = FakeDriver([("labels(n)[0]", [["drug", 3]]), ("_KgqaMeta", [["prime", meta]])])
+    store = store_with(driver)
+    store.batch_size = 2
+    v = np.ones(4, dtype=np.float32)
+    with store.writer("prime", META) as writer:
+        writer.add_nodes("drug", [NodeRow(str(i), f"d{i}", "doc", v, None) for i in range(3)])
+        writer.create_vector_indexes(["drug"], 4)
+    writes = [text for mode, text, _ in driver.sent if mode == "write"]
+    assert q.create_nodes("drug", plain=False, doc=False) in writes and "doc_emb" not in writes[4]
+    assert q.create_vector_index("drug", "doc_emb", 4) not in writes
+    driver.sent.clear()
+    docs = np.arange(12, dtype=np.float32).reshape(3, 4)
+    with store.documents_writer("prime") as documents:
+        documents.add("drug", ["0", "1", "2"], docs)
+        assert not [t for m, t, _ in driver.sent if m == "write" and "VECTOR INDEX" in t]  # not before all are in
+    sets = [p["rows"] for m, t, p in driver.sent if m == "write" and t == q.set_documents("drug", plain=False)]
+    assert sets == [
+        [{"id": "0", "doc_emb": [0.0, 1.0, 2.0, 3.0]}, {"id": "1", "doc_emb": [4.0, 5.0, 6.0, 7.0]}],
+        [{"id": "2", "doc_emb": [8.0, 9.0, 10.0, 11.0]}],
+    ]
+    writes = [t for m, t, _ in driver.sent if m == "write"]
+    assert writes[-1] == q.create_vector_index("drug", "doc_emb", 4)
+    with (
+        pytest.raises(StoreError, match="no document vectors were given for label 'drug'"),
+        store.documents_writer("prime"),
+    ):
+        pass

@@ -126,3 +126,34 @@ def test_a_search_with_a_floor_finds_what_the_exact_search_finds(seed: int, floo
         last = sims[-1] if len(hits) == k else floor
         assert {int(row) for row in sure if exact[row] > last + slack} <= {row for row, _ in hits}
     assert found[-1] == []  # a zero query is similar to nothing
+
+
+def test_columns_added_later_link_the_old_files_and_go_where_their_ids_are(tmp_path: Path) -> None:
+    """The document vectors a load publishes its graph without (issue 71) go into a new directory that holds the old
+    one's files as hard links, each row where its id is, whatever order they come in; the old directory is left as
+    it was, and a directory with a row missing is never made."""
+    ids = [f"N{i}" for i in range(40)]
+    old = _write(tmp_path, ids)
+    tables = VectorTables(old.final, "g", old.token, 20)
+    docs = np.random.default_rng(1).standard_normal((len(ids), 4)).astype(np.float32)
+    writer = vectors.ColumnWriter(tmp_path, tables, ["disease"], {"doc_emb": 4}, {"doc_emb"}, 20)
+    order = list(reversed(range(len(ids))))
+    writer.add("disease", [ids[i] for i in order[:25]], {"doc_emb": docs[order[:25]]})
+    writer.add("disease", [ids[i] for i in order[25:]], {"doc_emb": docs[order[25:]]})
+    writer.finish(set())
+    new = VectorTables(tmp_path / writer.token, "g", writer.token, 20).table("disease")
+    assert new.indexed == {"name_emb", "doc_emb"} and np.array_equal(np.asarray(new.matrix("doc_emb")), docs)
+    assert np.array_equal(np.asarray(new.matrix("name_emb")), np.asarray(tables.table("disease").matrix("name_emb")))
+    assert (tmp_path / writer.token / "t0.name_emb.f32").stat().st_ino == (old.final / "t0.name_emb.f32").stat().st_ino
+    assert tables.table("disease").indexed == {"name_emb"}  # the old directory as it was
+    assert new.top_k("doc_emb", docs[7], 1)[0][0] == 7
+
+    partial = vectors.ColumnWriter(tmp_path, tables, ["disease"], {"doc_emb": 4}, {"doc_emb"}, 20)
+    partial.add("disease", ids[:39], {"doc_emb": docs[:39]})
+    with pytest.raises(StoreError, match="1 of 40 nodes have no doc_emb"):
+        partial.finish(set())
+    partial.discard()
+    with pytest.raises(StoreError, match="node 'nope' is not stored once"):
+        vectors.ColumnWriter(tmp_path, tables, ["disease"], {"doc_emb": 4}, set(), 20).add(
+            "disease", ["nope"], {"doc_emb": docs[:1]}
+        )

@@ -18,10 +18,11 @@ from kgqa.config import Config, load_config
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedError, WorkerError
 from kgqa.runtime.locks import ReadWriteLock
+from kgqa.runtime.progress import JobProgress
 from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import read_state
 from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests, worker_settings
-from kgqa.runtime.worker.service import JobProgress, Worker, portable
+from kgqa.runtime.worker.service import Worker, portable
 from tests.helpers.environment import QUIET
 
 
@@ -126,6 +127,8 @@ def _wait_until(predicate: Callable[[], bool]) -> None:
 
 class _BlockingLoads:
     """A Kgqa stand-in whose load runs until released or cancelled."""
+
+    background = None
 
     def __init__(self) -> None:
         self.release = threading.Event()
@@ -261,6 +264,7 @@ def test_a_worker_whose_store_failed_a_restart_stops_once_idle(tmp_path: Path) -
 
     class _Kg:
         store = _Store()
+        background = None
 
     config = load_config({"home": tmp_path}, env=QUIET, cwd=tmp_path)
     worker = Worker(_Kg(), _info(config), WorkerPaths.of(config))  # type: ignore[arg-type]

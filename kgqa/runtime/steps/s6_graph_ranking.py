@@ -144,6 +144,7 @@ def rank_graph_strand(
     keep_corroborated: int = 0,
     excluded: frozenset[str] = frozenset(),
     reached: Mapping[str, Mapping[str, int]] | None = None,
+    documents: bool = True,
 ) -> GraphRanking:
     """Step 6 over the targets of one plan or several: by tier (:func:`plan_votes`), then by turn (:func:`turns`),
     then by relevance: the question's similarity to the node's document plus the weighted full-text score.
@@ -183,12 +184,12 @@ def rank_graph_strand(
         note = f"; ranked {cap} of {len(chosen)} targets (graph_rank_cap; preselected by {by})"
         vector = question_vector if doc_vector is None else doc_vector
         try:
-            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms, reached or {})
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, terms, reached or {}, documents)
         except StoreTimeoutError as exc:  # as below: the full-text side is a refinement
             note += f"; full-text preselection skipped: {exc}"
-            chosen = _preselect(chosen, tier, store, skb, vector, cap, (), {})
+            chosen = _preselect(chosen, tier, store, skb, vector, cap, (), {}, documents)
     keys = [(s.label, s.id) for s in chosen]
-    dense = stored_similarities(store, skb, keys, question_vector)
+    dense = stored_similarities(store, skb, keys, question_vector, documents=documents)
     matched = np.zeros(len(chosen))
     weight = lexical.weight if lexical is not None else 0.0
     if lexical is not None and lexical.weight and lexical.terms and chosen:
@@ -321,6 +322,7 @@ def _preselect(
     cap: int,
     terms: Sequence[str],
     reached: Mapping[str, Mapping[str, int]],
+    documents: bool = True,
 ) -> list[Supported]:
     """The ``cap`` targets to rank: better tiers first, within a tier by their better rank in two lookups, the
     document vector index's nearest to the question and the full-text index's best matches for ``terms`` (a
@@ -330,22 +332,33 @@ def _preselect(
     reach: dict[str, int] = {}
     for label in dict.fromkeys(s.label for s in chosen):
         known = reached.get(label)
-        reach.update(known if known is not None else reach_of(store, skb, label, question_vector, depth, terms))
+        if known is None:
+            known = reach_of(store, skb, label, question_vector, depth, terms, documents=documents)
+        reach.update(known)
     return sorted(chosen, key=lambda s: (tier[s.tier], reach.get(s.id, depth)))[:cap]
 
 
 def reach_of(
-    store: GraphStore, skb: str, label: str, question_vector: np.ndarray, depth: int, terms: Sequence[str]
+    store: GraphStore,
+    skb: str,
+    label: str,
+    question_vector: np.ndarray,
+    depth: int,
+    terms: Sequence[str],
+    *,
+    documents: bool = True,
 ) -> dict[str, int]:
     """id -> its better rank among the ``depth`` nodes of ``label`` nearest the question by the document vector
-    index and the ``depth`` best full-text matches of ``terms``: the nodes step 6 ranks first among too many."""
+    index (none while ``documents`` is False) and the ``depth`` best full-text matches of ``terms``: the nodes step
+    6 ranks first among too many."""
     reach: dict[str, int] = {}
 
     def reached(ids: Iterable[str]) -> None:
         for rank, i in enumerate(ids):
             reach[i] = min(reach.get(i, rank), rank)
 
-    reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
+    if documents:
+        reached(str(hit.id) for hit in store.vector_top_k(skb, label, "doc", question_vector, depth))
     if terms:
         reached(hit.id for hit in store.text_top_k(skb, label, terms, depth))
     return reach

@@ -47,11 +47,12 @@ def hybrid_merge(
     *,
     lexical: Lexical | None = None,
     fusion: Fusion = "none",
+    documents: bool = True,
 ) -> tuple[list[Candidate], str]:
     """Step 7: the fill over ``target`` (deep enough to fill k after the kept graph answers), merged; and a note on
     the fusion. ``question_vectors``: the embedder's (stored document vectors) and the document index's."""
     depth = k + len(ranking.kept) + min(len(ranking.excluded), EXCLUDED_DEPTH * k)
-    fill = fill_candidates(store, skb, question_vectors, target, depth, lexical, fusion, ranking.grounded)
+    fill = fill_candidates(store, skb, question_vectors, target, depth, lexical, fusion, ranking.grounded, documents)
     return merge(ranking, fill.candidates, k), fill.detail
 
 
@@ -64,12 +65,13 @@ def fill_candidates(
     lexical: Lexical | None,
     fusion: Fusion,
     grounded: Collection[str],
+    documents: bool = True,
 ) -> Fill:
     """The vector strand, fused with the full-text top ``depth`` for the residual words when ``fusion`` is on and
     there are any; a full-text timeout leaves the vector strand alone, with a note. ``grounded``: the ids step 6
     ranked, whose fill answers go first (:func:`as_fill`)."""
     question_vector, doc_question = question_vectors
-    vector = vector_strand(store, skb, doc_question, (target,), depth)
+    vector = vector_strand(store, skb, doc_question, (target,), depth, documents=documents)
     if fusion == "none" or lexical is None or not lexical.weight or not lexical.terms:
         return Fill(as_fill(vector, "similarity", grounded=grounded), "")
     try:
@@ -81,7 +83,7 @@ def fill_candidates(
     detail = f"; {fusion} fusion with {len(text)} full-text answers for {list(lexical.terms)}"
     if fusion == "rrf":
         return Fill(as_fill(rrf(vector, text, depth), "reciprocal rank", RRF_K + 1, grounded), detail)
-    pooled = weighted(store, skb, question_vector, vector, text, lexical, depth)
+    pooled = weighted(store, skb, question_vector, vector, text, lexical, depth, documents)
     return Fill(as_fill(pooled, "relevance", grounded=grounded), detail)
 
 
@@ -127,13 +129,14 @@ def weighted(
     text: Sequence[Candidate],
     lexical: Lexical,
     depth: int,
+    documents: bool = True,
 ) -> list[Candidate]:
     """Step 6's score over the pooled answers: similarity of the question to each one's stored document vector
     (without relations) plus the lexical weight times its full-text score divided by the best in the pool
     (:func:`kgqa.runtime.scoring.lexical_scores`: a quoted phrase adds its own)."""
     pooled = list(_pool(vector, text).values())
     keys = [(c.type, c.id) for c in pooled]
-    scores = stored_similarities(store, skb, keys, question_vector)
+    scores = stored_similarities(store, skb, keys, question_vector, documents=documents)
     scores = scores + lexical.weight * lexical_scores(store, skb, keys, lexical.terms)
     order = sorted(zip(pooled, scores, strict=True), key=lambda pair: (-float(pair[1]), pair[0].id))
     return [replace(c, score=float(s)) for c, s in order[:depth]]

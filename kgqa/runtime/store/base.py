@@ -31,6 +31,9 @@ ALIAS_LABEL = "_KgqaAlias"
 vector in its own name index, so a mention by another name links to the node. Not part of the SKB's schema: the
 stores leave it out of labels and counts, and the Cypher front end never sees it."""
 
+DOC_VECTORS = "doc_emb"
+"""The property of the document vectors in both dialects (their query modules' ``DOC_EMB``)."""
+
 VectorIndex = Literal["name", "doc"]
 """The two vector indexes of every label: node names (constants, method step 4) and documents (answers, step 7)."""
 
@@ -44,7 +47,9 @@ class NodeRow:
     name: str
     doc: str
     name_emb: np.ndarray
-    doc_emb: np.ndarray
+    doc_emb: np.ndarray | None
+    """None: the document vectors are added after the graph is published (:meth:`GraphStore.documents_writer`); a
+    writer takes a block whose rows all have one or all lack one, as for ``plain_emb``."""
     rel_doc: str = ""
     """What follows ``doc`` in the document with relations."""
     plain_emb: np.ndarray | None = None
@@ -57,12 +62,22 @@ class NodeRow:
 def plain_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
     """The rows' ``plain_emb`` as one float32 matrix, or None when no row has one; a block where only some rows
     have it is refused (a property column has one value per node)."""
-    have = sum(r.plain_emb is not None for r in rows)
+    return _column(label, [r.plain_emb for r in rows], "a plain document vector")
+
+
+def doc_matrix(label: str, rows: Sequence[NodeRow]) -> np.ndarray | None:
+    """The rows' ``doc_emb`` as one float32 matrix, or None when no row has one (added later), as
+    :func:`plain_matrix`."""
+    return _column(label, [r.doc_emb for r in rows], "a document vector")
+
+
+def _column(label: str, vectors: Sequence[np.ndarray | None], what: str) -> np.ndarray | None:
+    have = [v for v in vectors if v is not None]
     if not have:
         return None
-    if have < len(rows):
-        raise StoreError(f"label {label!r}: {len(rows) - have} of {len(rows)} rows lack a plain document vector")
-    return np.stack([r.plain_emb for r in rows if r.plain_emb is not None]).astype(np.float32)
+    if len(have) < len(vectors):
+        raise StoreError(f"label {label!r}: {len(vectors) - len(have)} of {len(vectors)} rows lack {what}")
+    return np.stack(have).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -131,6 +146,13 @@ class Schema:
         return any(index.kind == "FULLTEXT" for index in self.indexes)
 
     @property
+    def has_documents(self) -> bool:
+        """Whether the graph's document vectors are in (their index is listed): a load publishes the graph before
+        them, and steps 6-7 and the vector strand run without them until :func:`kgqa.runtime.documents.embed_documents`
+        has added them."""
+        return any(index.property == DOC_VECTORS and index.kind == "VECTOR" for index in self.indexes)
+
+    @property
     def has_aliases(self) -> bool:
         """Whether the graph was loaded with aliases (it then has their vector index)."""
         return any(index.label == ALIAS_LABEL and index.kind == "VECTOR" for index in self.indexes)
@@ -165,6 +187,10 @@ class SkbMeta:
     loaded before doc vectors could be imported, and every load that embeds its documents itself)."""
     doc_dimension: int | None = None
     """The dimension of the document vectors and their index; None: ``dimension``."""
+    stark_documents: bool = False
+    """Whether the document index holds STaRK's document with relations (``doc + rel_doc``, compacted, at
+    ``doc_max_tokens``) and step 6 a second vector of the plain document (kgqa.runtime.load.index_text):
+    what :func:`kgqa.runtime.documents.embed_documents` embeds for a graph published before its documents."""
 
     @property
     def doc_model(self) -> str:
@@ -286,6 +312,16 @@ def at_least(found: list[list[_Hit]], floor: float | None) -> list[list[_Hit]]:
     return found if floor is None else [[hit for hit in hits if hit.similarity >= floor] for hits in found]
 
 
+class DocumentWriter(Protocol):
+    """Receives the document vectors of a published graph that has none yet; the store publishes them (and their
+    index) when the writer's context exits without error."""
+
+    def add(self, label: str, ids: Sequence[str], doc: np.ndarray, plain: np.ndarray | None = None) -> None:
+        """The document vectors of the nodes ``ids`` of ``label`` (one row each), and their plain-document vectors
+        where the index holds another text (:attr:`SkbMeta.stark_documents`); every node of every label once."""
+        ...
+
+
 class GraphStore(Protocol):
     """A graph database holding one graph per SKB."""
 
@@ -309,6 +345,13 @@ class GraphStore(Protocol):
         self, graph: str, meta: SkbMeta, progress: ProgressSink | None = None
     ) -> AbstractContextManager[GraphWriter]:
         """``progress`` hears the index builds that run when the writer closes (the load's last, longest wait)."""
+        ...
+
+    def documents_writer(
+        self, graph: str, progress: ProgressSink | None = None
+    ) -> AbstractContextManager[DocumentWriter]:
+        """A writer of the document vectors of ``graph``, published without them (:attr:`NodeRow.doc_emb` None):
+        answers read the graph as it is meanwhile, and see the vectors all at once when the writer exits."""
         ...
 
     def await_indexes(self, graph: str, timeout: float = 300.0) -> None: ...

@@ -45,6 +45,7 @@ from kgqa.runtime.store.base import (
     VectorHit,
     VectorIndex,
     check_terms,
+    doc_matrix,
     plain_matrix,
     refuse_names,
 )
@@ -61,6 +62,7 @@ from kgqa.runtime.store.server import (
     timeout_ms,
 )
 from kgqa.runtime.store.vectors import (
+    ColumnWriter,
     VectorTables,
     VectorWriter,
     check_disk,
@@ -135,6 +137,9 @@ class FalkorWriter:
         self.aliases = 0
         self.indexed: dict[str, set[str]] = {}
         """label -> the vector properties searched by index (the others are read by id only)."""
+        self.documents: set[str] = set()
+        """The labels written with their document vectors (the others get theirs from
+        :meth:`FalkorStore.documents_writer`)."""
         self._finished = False
 
     def _write(self, query: str, params: Mapping[str, Any]) -> None:
@@ -152,13 +157,11 @@ class FalkorWriter:
             q.DOC: [r.doc for r in rows],
             q.REL_DOC: [r.rel_doc for r in rows],
         }
-        vectors = {
-            q.NAME_EMB: np.stack([r.name_emb for r in rows]),
-            q.DOC_EMB: np.stack([r.doc_emb for r in rows]),
-        }
-        plain = plain_matrix(label, rows)
-        if plain is not None:
-            vectors[q.PLAIN_EMB] = plain
+        vectors = {q.NAME_EMB: np.stack([r.name_emb for r in rows])}
+        for prop, matrix in ((q.DOC_EMB, doc_matrix(label, rows)), (q.PLAIN_EMB, plain_matrix(label, rows))):
+            if matrix is not None:
+                vectors[prop] = matrix
+                self.documents.add(label)
         self.vectors.add(label, ids, vectors)
         with self._store.writing_call("bulk write"):
             first = self._bulk.add_nodes(NodeBlock(label, columns))
@@ -215,10 +218,20 @@ class FalkorWriter:
         store publishes the graph (the dimensions are the stored vectors' own)."""
         self.finish()
         for label in labels:
-            self.indexed[label] = {q.NAME_EMB, q.DOC_EMB}
+            self.indexed[label] = {q.NAME_EMB, q.DOC_EMB} if label in self.documents else {q.NAME_EMB}
             self._write(q.CREATE_TEXT_INDEX, {"label": label})
         if self.aliases:
             self.indexed[ALIAS_LABEL] = {q.NAME_EMB}
+
+
+class _DocumentColumns:
+    """The :class:`kgqa.runtime.store.base.DocumentWriter` of the embedded store: rows into a :class:`ColumnWriter`."""
+
+    def __init__(self, columns: ColumnWriter) -> None:
+        self._columns = columns
+
+    def add(self, label: str, ids: Sequence[str], doc: np.ndarray, plain: np.ndarray | None = None) -> None:
+        self._columns.add(label, ids, {q.DOC_EMB: doc, **({} if plain is None else {q.PLAIN_EMB: plain})})
 
 
 def _alias_hit(row: Sequence[Any], similarity: float) -> AliasHit:
@@ -468,6 +481,44 @@ class FalkorStore(CatalogueReads):
                 self._restarts.after_failed_save()  # back to the saved graphs once this load has ended
                 raise StoreError(f"{exc}; the graph loaded before is served again once the server restarts") from exc
             with suppress(RedisError):  # the load is complete; the next start removes what is left
+                remove_unreferenced(self._vector_root, self._vector_tokens())
+
+    @contextmanager
+    def documents_writer(self, graph: str, progress: ProgressSink | None = None) -> Iterator[_DocumentColumns]:
+        """Yield a writer of the document vectors of ``graph``; on success publish a new vector directory with them
+        (:class:`ColumnWriter`: the old files linked, the new ones added) by switching the graph's key to it, then
+        SAVE and remove the old directory. Refused where the graph was replaced meanwhile (a new load)."""
+        meta = self.meta(graph)
+        if meta is None:
+            raise StoreError(f"graph '{graph}' is not loaded")
+        tables = self.vectors(graph)
+        labels = sorted(label for label in tables.tables if label != ALIAS_LABEL)
+        columns = {q.DOC_EMB: meta.doc_dim, **({q.PLAIN_EMB: meta.dimension} if meta.stark_documents else {})}
+        rows = sum(tables.table(label).rows for label in labels)
+        check_disk(self._vector_root, rows * sum(columns.values()) * 4)
+        with self._restarts.writing():
+            writer = ColumnWriter(self._vector_root, tables, labels, columns, {q.DOC_EMB}, self._ef_runtime)
+            try:
+                yield _DocumentColumns(writer)
+                indexed = {label: {q.DOC_EMB} for label in labels}
+                writer.finish(hnsw_indexed(indexed, meta.candidate_types), progress)
+            except BaseException:
+                writer.discard()
+                raise
+            conn = self.client.connection
+            with self.publishing.write(), self.writing_call("publish"):
+                if (
+                    _text(conn.get(VECTORS_KEY.format(graph)) or b"") != tables.token
+                ):  # its directory goes at the next open
+                    raise StoreError(f"graph '{graph}' was loaded again meanwhile; its documents are embedded anew")
+                conn.set(VECTORS_KEY.format(graph), writer.token)
+            try:
+                with self.writing_call("save"):
+                    conn.save()
+            except StoreError:
+                self._restarts.after_failed_save()  # the saved graph names the old directory, which stays
+                raise
+            with suppress(RedisError):
                 remove_unreferenced(self._vector_root, self._vector_tokens())
 
     def _published(self, graph: str) -> None:

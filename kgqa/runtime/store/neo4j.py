@@ -51,6 +51,7 @@ from kgqa.runtime.store.base import (
     at_least,
     batched,
     check_terms,
+    doc_matrix,
     plain_matrix,
     refuse_names,
 )
@@ -534,12 +535,59 @@ class Neo4jStore(CatalogueReads):
                 progress.update(task, total=1, completed=1)
             self._write(q.WRITE_META, {"name": graph, "json": json.dumps(asdict(meta), allow_nan=False)})
 
+    @contextmanager
+    def documents_writer(self, graph: str, progress: ProgressSink | None = None) -> Iterator[Neo4jDocuments]:
+        """Yield a writer that sets the document vectors on the nodes of ``graph``; on success create their index
+        on every label (answers search it once it is online: until then the schema does not list it as the
+        documents' index, and steps 6-7 run without it)."""
+        meta = self.meta(graph)
+        if meta is None:
+            raise StoreError(f"graph '{graph}' is not loaded")
+        writer = Neo4jDocuments(self)
+        yield writer
+        labels = [label.name for label in self.schema(graph).labels]
+        missing = sorted(set(labels) - writer.labels)
+        if missing:
+            raise StoreError(f"graph '{graph}': no document vectors were given for label {missing[0]!r}")
+        for label in labels:
+            self._write(q.create_vector_index(label, q.DOC_EMB, meta.doc_dim), {})
+        task = None if progress is None else progress.add_task("building indexes", total=None)
+        self.await_indexes(graph)
+        if progress is not None:
+            progress.update(task, total=1, completed=1)
+
+
+class Neo4jDocuments:
+    """The :class:`kgqa.runtime.store.base.DocumentWriter` of Neo4j: the vectors set on the nodes batch by batch,
+    invisible to answers until :meth:`Neo4jStore.documents_writer` creates their index."""
+
+    def __init__(self, store: Neo4jStore) -> None:
+        self._store = store
+        self.labels: set[str] = set()
+
+    def add(self, label: str, ids: Sequence[str], doc: np.ndarray, plain: np.ndarray | None = None) -> None:
+        columns = [(q.DOC_EMB, doc), *(() if plain is None else ((q.PLAIN_EMB, plain),))]
+        for prop, matrix in columns:
+            if matrix.shape[0] != len(ids) or not np.isfinite(matrix).all():
+                raise StoreError(f"label {label!r}: {prop} must be one finite vector per id")
+        query = q.set_documents(label, plain=plain is not None)
+        for start in range(0, len(ids), self._store.batch_size):
+            stop = start + self._store.batch_size
+            rows: list[dict[str, Any]] = [{"id": str(i)} for i in ids[start:stop]]
+            for prop, matrix in columns:
+                for row, vector in zip(rows, _vector_lists(matrix[start:stop]), strict=True):
+                    row[prop] = vector
+            self._store._write(query, {"rows": rows})
+        self.labels.add(label)
+
 
 class Neo4jWriter:
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
         self._constrained: set[str] = set()
         self.aliases = 0
+        self.documents: set[str] = set()
+        """The labels written with their document vectors."""
 
     def add_nodes(self, label: str, rows: Sequence[NodeRow]) -> None:
         if label not in self._constrained:
@@ -555,15 +603,17 @@ class Neo4jWriter:
                     "doc": r.doc,
                     "rel_doc": r.rel_doc,
                     "name_emb": [float(x) for x in r.name_emb],
-                    "doc_emb": [float(x) for x in r.doc_emb],
                 }
                 for r in batch
             ]
-            plain = plain_matrix(label, batch)
-            if plain is not None:
-                for row, vector in zip(payload, plain.tolist(), strict=True):
-                    row[q.PLAIN_EMB] = vector
-            self._store._write(q.create_nodes(label, plain=plain is not None), {"rows": payload})
+            doc, plain = doc_matrix(label, batch), plain_matrix(label, batch)
+            for prop, matrix in ((q.DOC_EMB, doc), (q.PLAIN_EMB, plain)):
+                if matrix is not None:
+                    self.documents.add(label)
+                    for row, vector in zip(payload, matrix.tolist(), strict=True):
+                        row[prop] = vector
+            query = q.create_nodes(label, plain=plain is not None, doc=doc is not None)
+            self._store._write(query, {"rows": payload})
 
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None:
         for batch in batched(pairs, self._store.batch_size * 10):
@@ -589,10 +639,12 @@ class Neo4jWriter:
         self.aliases += len(rows)
 
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
-        dimensions = {q.NAME_EMB: dimension, q.DOC_EMB: doc_dimension or dimension}
+        """The document index only for the labels written with their document vectors (the others get it from
+        :meth:`Neo4jStore.documents_writer`)."""
         for label in labels:
-            for prop, dim in dimensions.items():
-                self._store._write(q.create_vector_index(label, prop, dim), {})
+            self._store._write(q.create_vector_index(label, q.NAME_EMB, dimension), {})
+            if label in self.documents:
+                self._store._write(q.create_vector_index(label, q.DOC_EMB, doc_dimension or dimension), {})
             self._store._write(q.create_text_index(label), {})
         if self.aliases:
             self._store._write(q.create_vector_index(ALIAS_LABEL, q.NAME_EMB, dimension), {})

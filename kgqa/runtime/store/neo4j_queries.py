@@ -61,6 +61,7 @@ __all__ = [
     "create_id_constraint",
     "create_nodes",
     "create_property_index",
+    "set_documents",
     "create_text_index",
     "create_vector_index",
     "cypher_literal",
@@ -112,20 +113,29 @@ def create_id_constraint(label: str) -> str:
     return f"CREATE CONSTRAINT {name} IF NOT EXISTS FOR (n:{quote(label)}) REQUIRE n.{ID} IS UNIQUE"
 
 
-def create_nodes(label: str, *, plain: bool = True) -> str:
+def create_nodes(label: str, *, plain: bool = True, doc: bool = True) -> str:
     """Batch insert of nodes of one label; ``$rows`` = [{id, name, name_key, doc, rel_doc, name_emb, doc_emb,
     plain_emb}]
-    (without ``plain_emb`` when ``plain`` is false: rows that carry none, see NodeRow.plain_emb).
+    (without ``plain_emb`` when ``plain`` is false, without ``doc_emb`` when ``doc`` is: rows that carry none, see
+    NodeRow; :func:`set_documents` adds them).
 
     ``db.create.setNodeVectorProperty`` stores the vectors as float32 arrays (a plain SET would store float64).
     """
-    vectors = (NAME_EMB, DOC_EMB, PLAIN_EMB) if plain else (NAME_EMB, DOC_EMB)
+    vectors = (NAME_EMB, *((DOC_EMB,) if doc else ()), *((PLAIN_EMB,) if plain else ()))
     calls = " ".join(f"CALL db.create.setNodeVectorProperty(n, '{prop}', r.{prop})" for prop in vectors)
     return (
         f"UNWIND $rows AS r CREATE (n:{quote(label)} "
         f"{{{ID}: r.id, {NAME}: r.name, {NAME_KEY}: r.{NAME_KEY}, {DOC}: r.doc, {REL_DOC}: r.rel_doc}}) "
         f"WITH n, r {calls}"
     )
+
+
+def set_documents(label: str, *, plain: bool) -> str:
+    """The document vectors (and the plain-document ones where ``plain``) of nodes of one label written without
+    them; ``$rows`` = [{id, doc_emb, plain_emb}]."""
+    vectors = (DOC_EMB, PLAIN_EMB) if plain else (DOC_EMB,)
+    calls = " ".join(f"CALL db.create.setNodeVectorProperty(n, '{prop}', r.{prop})" for prop in vectors)
+    return f"UNWIND $rows AS r MATCH (n:{quote(label)} {{{ID}: r.id}}) WITH n, r {calls}"
 
 
 def create_aliases() -> str:

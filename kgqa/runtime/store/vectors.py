@@ -230,6 +230,128 @@ class VectorWriter:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
+class ColumnWriter:
+    """Adds vector properties (the document vectors a load published its graph without) to a published directory:
+    a new directory holding the old one's files as hard links (nothing is copied) and one new file per label and
+    property, written in place row by row and complete only once every row has its vector; :meth:`finish` builds
+    their HNSW indexes and renames it, as :meth:`VectorWriter.finish` does. The old directory is untouched: answers
+    read it until the graph's key names the new token."""
+
+    def __init__(
+        self,
+        root: Path,
+        tables: VectorTables,
+        labels: Collection[str],
+        columns: Mapping[str, int],
+        indexed: Collection[str],
+        ef_runtime: int,
+    ) -> None:
+        """``labels``: those whose every node gets ``columns`` (property -> dimension), of which ``indexed`` are
+        searched (:attr:`VectorTable.indexed`)."""
+        self.token = new_token()
+        self.graph = tables.graph
+        self._root = root
+        self._tables = tables
+        self._columns = dict(columns)
+        self._indexed = frozenset(indexed)
+        self._ef_runtime = ef_runtime
+        self._dir = root / (self.token + PARTIAL)
+        self._dir.mkdir(parents=True)
+        for file in tables.directory.iterdir():
+            if file.name != MANIFEST:
+                _link(file, self._dir / file.name)
+        self._matrices: dict[tuple[str, str], np.memmap[Any, Any]] = {}
+        self._filled: dict[str, np.ndarray] = {}
+        for label in labels:
+            table = tables.table(label)
+            self._filled[label] = np.zeros(table.rows, dtype=bool)
+            for prop, dim in self._columns.items():
+                file = self._dir / f"t{table.number}.{prop}.f32"
+                if prop in table.dims:
+                    raise StoreError(f"label {label!r} of graph '{self.graph}' already has vectors {prop!r}")
+                if table.rows:
+                    self._matrices[label, prop] = np.memmap(file, np.float32, "w+", shape=(table.rows, dim))
+                else:
+                    file.touch()
+
+    def add(self, label: str, ids: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
+        """The vectors of ``ids`` (one row each per property of ``columns``, every property this writer adds)."""
+        if set(columns) != set(self._columns):
+            raise StoreError(
+                f"label {label!r}: vector properties {sorted(columns)} differ from {sorted(self._columns)}"
+            )
+        filled = self._filled.get(label)
+        if filled is None:
+            raise StoreError(f"graph '{self.graph}' has no label {label!r} to add vectors to")
+        found = self._tables.table(label).rows_of(ids)
+        if len(found) != len(set(ids)) or len(set(ids)) != len(ids):
+            missing = next((i for i in ids if i not in found), ids[0] if ids else "")
+            raise StoreError(f"label {label!r}: node {missing!r} is not stored once in graph '{self.graph}'")
+        rows = np.fromiter((found[i] for i in ids), dtype=np.int64, count=len(ids))
+        for prop, matrix in columns.items():
+            values = np.ascontiguousarray(matrix, dtype=np.float32)
+            if values.shape != (len(ids), self._columns[prop]):
+                raise StoreError(
+                    f"label {label!r}: {prop} has shape {values.shape}, expected ({len(ids)}, {self._columns[prop]})"
+                )
+            if not np.isfinite(values).all():
+                raise StoreError("refusing to store a vector with NaN or infinite values")
+            self._matrices[label, prop][rows] = values
+        filled[rows] = True
+
+    def finish(self, hnsw: Collection[tuple[str, str]], progress: ProgressSink | None = None) -> None:
+        """Check that every row has its vectors, build the HNSW indexes of ``hnsw`` (as :meth:`VectorWriter.finish`),
+        write the manifest and rename the directory to its final name."""
+        for label, filled in self._filled.items():
+            if not filled.all():
+                raise StoreError(
+                    f"label {label!r} of graph '{self.graph}': {int((~filled).sum())} of {len(filled)} nodes have no "
+                    f"{', '.join(sorted(self._columns))}"
+                )
+        for matrix in self._matrices.values():
+            matrix.flush()
+        manifest = json.loads((self._tables.directory / MANIFEST).read_text())
+        for label in self._filled:
+            entry = manifest["tables"][label]
+            number, rows = int(entry["number"]), int(entry["rows"])
+            entry["dims"] = {**entry["dims"], **self._columns}
+            entry["indexed"] = sorted({*entry["indexed"], *self._indexed})
+            for prop in sorted(self._indexed):
+                if rows <= EXACT_ROWS or (label, prop) not in hnsw:
+                    continue
+                matrix = self._matrices[label, prop]
+                index = new_hnsw(self._columns[prop], self._ef_runtime)
+                with task(progress, f"indexing {label}.{prop}", rows) as advance:
+                    for start in range(0, rows, ADD_BATCH):
+                        stop = min(rows, start + ADD_BATCH)
+                        index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
+                        advance(stop - start)
+                index.save(str(self._dir / f"t{number}.{prop}.usearch"))
+                entry["hnsw"] = sorted({*entry["hnsw"], prop})
+        self._matrices.clear()
+        manifest["token"] = self.token
+        path = self._dir / MANIFEST
+        path.write_text(json.dumps(manifest, indent=1, allow_nan=False))
+        for file in self._dir.iterdir():
+            with file.open("rb") as handle:
+                os.fsync(handle.fileno())
+        _fsync_dir(self._dir)
+        self._dir.rename(self._root / self.token)
+        _fsync_dir(self._root)
+
+    def discard(self) -> None:
+        self._matrices.clear()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _link(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source`` (the files are never written again), a copy where links fail."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
 class VectorTable:
     """One label's vectors, mapped: the ids in row order, a float32 matrix per property, HNSW indexes."""
 
@@ -241,7 +363,7 @@ class VectorTable:
         """The properties searched by :meth:`top_k`."""
         self.hnsw = frozenset(entry["hnsw"])
         """Those of them searched through an HNSW index (the rest exactly)."""
-        number = int(entry["number"])
+        number = self.number = int(entry["number"])
         self.ids = np.load(directory / f"t{number}.ids.npy", mmap_mode="r")
         self._order = np.load(directory / f"t{number}.order.npy", mmap_mode="r")
         self._sorted = np.load(directory / f"t{number}.sorted.npy", mmap_mode="r")
@@ -489,6 +611,8 @@ class VectorTables:
                 "load the SKB again"
             )
         self.token = token
+        self.graph = graph
+        self.directory = directory
         try:
             self.tables = {
                 label: VectorTable(directory, label, entry, ef_runtime) for label, entry in manifest["tables"].items()

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from kgqa._version import __version__
 from kgqa.config import Config
 from kgqa.errors import WorkerError
+from kgqa.runtime.background import TaskState
 
 WORKER_DIR = "worker"
 OPENING_SETTINGS = ("home", "store", "embedder", "device", "query_timeout")
@@ -190,6 +191,8 @@ class WorkerStatus:
     """Resident memory of the worker and of its store server."""
     waiting: int = 0
     """Of ``in_flight``, the calls waiting for a turn (``worker_max_calls`` run at once)."""
+    background: dict[str, tuple[bool, str | None, tuple[TaskState, ...]]] = field(default_factory=dict)
+    """What follows the loads (kgqa.runtime.background): skb -> (running, error, tasks)."""
 
 
 @dataclass(frozen=True)

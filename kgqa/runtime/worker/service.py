@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import fcntl
+import functools
 import itertools
 import json
 import logging
@@ -36,8 +37,10 @@ from typing import IO, Any
 
 from kgqa.api import CALLS, JOB_CALLS
 from kgqa.config import Config
-from kgqa.errors import Cancelled, KgqaError, WorkerBusyError, WorkerError, WorkerStoppingError
+from kgqa.errors import KgqaError, WorkerBusyError, WorkerError, WorkerStoppingError
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.background import Background
+from kgqa.runtime.progress import JobProgress
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -65,43 +68,6 @@ for another client's settings waits for them without a limit of its own: :meth:`
 FIRST_CALL_WAIT = 10.0
 """Seconds after it is ready that a worker asked to restart waits for its first call: the one its starter makes
 (within milliseconds), so that two clients restarting it in turn each get an answer."""
-
-
-class JobProgress:
-    """Records a job's progress for its client to poll; raises :class:`Cancelled` at the next step once the job is
-    cancelled (the load then ends as an interrupted load does)."""
-
-    def __init__(self, cancelled: threading.Event) -> None:
-        self._cancelled = cancelled
-        self._tasks: list[list[Any]] = []
-        self._lock = threading.Lock()
-
-    def _check(self) -> None:
-        if self._cancelled.is_set():
-            raise Cancelled("cancelled; the graph that was loaded before is unchanged")
-
-    def add_task(self, description: str, *, total: float | None = 100.0) -> int:
-        self._check()
-        with self._lock:
-            self._tasks.append([description, total, 0.0])
-            return len(self._tasks) - 1
-
-    def advance(self, task_id: Any, advance: float = 1) -> None:
-        self._check()
-        with self._lock:
-            self._tasks[task_id][2] += advance
-
-    def update(self, task_id: Any, *, total: float | None = None, completed: float | None = None) -> None:
-        self._check()
-        with self._lock:
-            if total is not None:
-                self._tasks[task_id][1] = total
-            if completed is not None:
-                self._tasks[task_id][2] = completed
-
-    def snapshot(self) -> tuple[tuple[str, float | None, float], ...]:
-        with self._lock:
-            return tuple((str(d), t, float(c)) for d, t, c in self._tasks)
 
 
 class Admission:
@@ -351,7 +317,8 @@ class Worker:
         memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(store_pid)}
         info = replace(self.info, store_pid=store_pid)
         rss = {k: v for k, v in memory.items() if v is not None}
-        return WorkerStatus(info, busy, round(idle, 1), rss, self.admission.counts()[1])
+        follow = self.kg.background.states() if self.kg.background is not None else {}
+        return WorkerStatus(info, busy, round(idle, 1), rss, self.admission.counts()[1], follow)
 
     def watch(self, interval: float = 0.5) -> None:
         """Replace a store server that died, cancel orphaned jobs (also while the calls drain); stop once idle for
@@ -375,7 +342,10 @@ class Worker:
                     job.cancelled.set()
             if self.stopping.is_set():
                 continue
+            following = self.kg.background is not None and self.kg.background.busy()
             with self._lock:
+                if following:  # the documents' embedding counts as work: idle from when it ends
+                    self._idle_since = now
                 idle = not self._in_flight and now - self._idle_since >= timeout
                 drained = not self._in_flight
             failure = getattr(self.kg.store, "failure", None)
@@ -409,6 +379,8 @@ class Worker:
             self.stopping.set()
         log.info("stopping%s", " once the calls in flight end (a restart)" if drain else "")
         self.admission.close()
+        if self.kg.background is not None:  # resumed by the next worker, from the embedding cache
+            self.kg.background.cancel(wait=0)
         self.shutdown()
 
     def drain(self) -> None:
@@ -525,7 +497,8 @@ def serve(config: Config, starter: str | None = None) -> int:
             write_state(paths, info)
             log.info("ready in %.1f s (pid %d, %s)", time.monotonic() - started, info.pid, info.build)
             watcher.start()
-            threading.Thread(target=lambda: kg.embedder, name="warm-up", daemon=True).start()
+            kg.background = Background()
+            threading.Thread(target=lambda: _warm_up(kg), name="warm-up", daemon=True).start()
             server.serve_forever(poll_interval=0.2)
             server.server_close()  # a command arriving now starts the next worker instead of waiting on this one
             paths.socket.unlink(missing_ok=True)
@@ -534,6 +507,8 @@ def serve(config: Config, starter: str | None = None) -> int:
             worker.finished.set()
             if watcher.is_alive():  # not in the middle of replacing the store server as it closes
                 watcher.join()
+            if kg.background is not None:
+                kg.background.cancel()
             kg.close()
             log.info("stopped")
         return 0
@@ -542,6 +517,23 @@ def serve(config: Config, starter: str | None = None) -> int:
         paths.state.unlink(missing_ok=True)
         fcntl.flock(lock, fcntl.LOCK_UN)
         lock.close()
+
+
+def _warm_up(kg: Kgqa) -> None:
+    """Load the embedder, then resume what a killed load or worker left: the graphs still without their document
+    vectors (kgqa.runtime.background)."""
+    log.info("embedder %s ready", kg.embedder.name)
+    background = kg.background
+    if background is None:
+        return
+    try:
+        pending = [skb for skb in kg.store.graphs() if not kg.store.schema(skb).has_documents]
+    except KgqaError as exc:
+        log.warning("could not look for graphs without document vectors: %s", exc)
+        return
+    for skb in pending:
+        log.info("resuming the document vectors of %s", skb)
+        background.start(skb, functools.partial(kg.follow_up, skb))
 
 
 def main() -> int:

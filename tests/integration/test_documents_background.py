@@ -1,0 +1,81 @@
+"""A load answers before its documents' vectors are in (issue 71): the worker embeds them in the background, an ask
+meanwhile says so, and a worker killed mid-way is replaced by one that resumes from the embedding cache, embedding
+nothing twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kgqa.config import load_config
+from kgqa.runtime.documents import TASK
+from kgqa.runtime.worker.client import worker_status
+from kgqa.runtime.worker.common import WorkerPaths
+from tests.helpers.environment import QUIET
+from tests.helpers.processes import wait_for
+from tests.helpers.worker import gone, kgqa, state
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "What are the symptoms of Marfan syndrome?"
+DONE = re.compile(r"follow-up of hpo done: document vectors (\d+) embedded, (\d+) from cache")
+
+
+def _cached(home: Path) -> int:
+    with sqlite3.connect(home / "cache" / "embeddings.sqlite") as db:
+        return int(db.execute("SELECT count(*) FROM embedding").fetchone()[0])
+
+
+def _embedded(home: Path, tiny: str) -> float:
+    """The share of the documents the running worker has resolved (0 before it started on them)."""
+    status = worker_status(load_config({"home": home, "embedder": tiny}, env=QUIET, cwd=home.parent))
+    if status is None or "hpo" not in status.background:
+        return 0.0
+    _, _, tasks = status.background["hpo"]
+    return next((task.completed / (task.total or 1) for task in tasks if task.description == TASK), 0.0)
+
+
+def test_the_graph_answers_before_its_documents_and_a_killed_worker_resumes_them(
+    env: dict[str, str], home: Path
+) -> None:
+    env = {**env, "KGQA_EMBED_BATCH_SIZE": "1"}  # one text per model call: the background lasts seconds, not one
+    tiny = env["KGQA_EMBEDDER"]
+    load = kgqa(env, "load", "hpo")
+    assert "hpo: document vectors in the background" in load.stderr
+    early = kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json")
+    answer = json.loads(early.stdout)
+    assert answer["answers"]
+    assert "document vectors" in answer["trace"]["documents"]
+    assert "note: 'hpo': document vectors" in early.stderr  # one line for the person who asked
+    running = state(home)
+    assert running is not None
+    wait_for(lambda: _embedded(home, tiny) > 0.4, 120, "the worker to embed documents")
+    os.kill(running.pid, signal.SIGKILL)
+    wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the killed worker")
+    stored = _cached(home)  # what the killed worker's embedding left, committed batch by batch
+
+    again = kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json")  # starts a worker, which resumes the documents
+    assert json.loads(again.stdout)["answers"]
+    assert "had died; starting a new one" in again.stderr
+    resumed = state(home)
+    assert resumed is not None and resumed.pid != running.pid
+    log = WorkerPaths(home / "worker").log
+    wait_for(lambda: DONE.search(log.read_text(errors="replace")), 300, "the resumed documents to be embedded")
+    match = DONE.search(log.read_text(errors="replace"))
+    assert match is not None
+    computed = int(match.group(1))
+    reused = int(match.group(2))
+    # the resumed run embedded exactly what the killed one had not stored: every text it computed is a new row; and
+    # it read back what the killed one had (over 40% of the texts resolved, a twelfth of them names)
+    assert 0 < computed == _cached(home) - stored
+    assert reused > 0.3 * (computed + reused)
+    done = json.loads(kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json").stdout)
+    assert done["answers"] and done["trace"]["documents"] is None
+    status = kgqa(env, "server", "status").stdout
+    assert "after the load of 'hpo' (done)" in status
