@@ -221,18 +221,19 @@ class Readiness:
     """Texts embedded so far (one per node; two where the index holds STaRK's document with relations)."""
     total: int
     running: bool
-    """Whether the worker is embedding them now (else they wait for its next start, or for ``kgqa load``)."""
+    """Whether the worker is on them now (else they wait for its next start, or for ``kgqa load``)."""
     error: str | None = None
     """Why the last run in this worker stopped, if it failed."""
+    stage: str | None = None
+    """What the worker is doing for the SKB now, while it runs: the reader's training comes first."""
 
     def line(self) -> str:
         """One line for a person: how far along, and what answers lack meanwhile."""
         share = f"{self.embedded:,} of {self.total:,} texts ({self.embedded / max(1, self.total):.0%})"
-        how = (
-            "embedding in the background"
-            if self.running
-            else "not running (a worker resumes them as it starts, as does kgqa load)"
-        )
+        if not self.running:
+            how = "not running (a worker resumes them as it starts, as does kgqa load)"
+        else:
+            how = "in the background" + (f" (now: {self.stage})" if self.stage else "")
         failed = f"; last run failed: {self.error}" if self.error else ""
         return (
             f"'{self.skb}': document vectors {share}, {how}{failed}; until they are in, answers rank without them "

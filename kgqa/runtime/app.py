@@ -297,7 +297,8 @@ class Kgqa(Api):
         states = {} if self.background is None else self.background.states()
         running, error, tasks = states.get(skb, (False, None, ()))
         done = next((task.completed for task in tasks if task.description == DOCUMENTS_TASK), 0.0)
-        return Readiness(skb, False, int(done), total, running, error)
+        stage = tasks[-1].description if running and tasks else None
+        return Readiness(skb, False, int(done), total, running, error, stage)
 
     def _train_reader(self, skb: str, progress: ProgressSink | None) -> str:
         """The reader of a loaded SKB trained (or kept, when up to date) as ``kgqa train-reader`` trains it; what
