@@ -103,9 +103,9 @@ def complete(name: str) -> dict[str, float]:
 
 
 def render(doc: dict[str, Any]) -> str:
+    commit = str(doc["provenance"].get("commit", "?"))[:7]
     lines = [
-        f"No LLM, row hybrid (steps 1-7); commit {doc['provenance'].get('commit', '?')}. Everything in: llm_axis.py's "
-        "`none` on the same sets.",
+        f"No LLM, row hybrid (steps 1-7); commit {commit}. Everything in: llm_axis.py's `none` on the same sets.",
         "",
         "| state | quality hit@1 | quality recall@20 | families hit@1 | families recall@20 |",
         "|---|---|---|---|---|",
