@@ -79,6 +79,10 @@ class Config:
     """``kgqa load`` trains the SKB's question reader after the graph (``kgqa train-reader``'s defaults, timed in
     docs/reader.md), or keeps it when it is up to date: the reader measured better than the rules on the natural test
     half and on families it never saw (docs/results.md), so a load makes it; off: ``kgqa train-reader`` alone."""
+    reader_max_nodes: int = 500_000
+    """The largest SKB (nodes) whose reader a load trains (``reader_on_load``): above it the load says so and leaves
+    it to ``kgqa train-reader`` (STaRK MAG, 1.9M nodes, trains in about 25 minutes with gigabytes of memory:
+    docs/benchmarks.md; HPO's 36,853 nodes in 17 s, PRIME's 129,375 within this bound)."""
     reader_questions: int = 120
     """Questions generated per phrasing family to train the question reader (``kgqa load``, ``kgqa train-reader``);
     the reader measured in docs/results.md was trained on 120."""
@@ -302,6 +306,7 @@ def validate(config: Config) -> None:
         "embed_cache_mb",
         "worker_max_calls",
         "reader_questions",
+        "reader_max_nodes",
     ):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")

@@ -305,6 +305,12 @@ class Kgqa(Api):
         happened, for the load's report. A reader that cannot be trained leaves the SKB loaded and says why."""
         from kgqa.lab.train_reader import ReaderSettings, train
 
+        nodes, bound = self.meta(skb).node_count, self.config.reader_max_nodes
+        if nodes > bound:
+            return (
+                f"not trained on load at this size ({nodes:,} nodes, reader_max_nodes {bound:,}): kgqa train-reader "
+                f"--skb {skb} trains it (STaRK MAG: about 25 minutes); kgqa ask reads questions without it meanwhile"
+            )
         try:
             outcome = train(self, ReaderSettings(skb, self.config.reader_questions), progress=progress)
         except KgqaError as exc:

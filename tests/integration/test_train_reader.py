@@ -106,3 +106,10 @@ def test_a_load_with_reader_on_load_trains_the_reader_and_keeps_it_when_up_to_da
     assert again.exit_code == 0 and "prime: question reader up to date" in again.output
     kept = find_reader(home, "prime")
     assert kept is not None and kept.key == reader.key
+    small = {**env, "KGQA_READER_MAX_NODES": "7"}  # the fixture has 8: a load at MAG's size leaves the reader
+    forced = CliRunner().invoke(
+        main, ["load", "stark", "--name", "prime", "--dir", str(prime_dir), "--force"], env=small
+    )
+    assert forced.exit_code == 0, forced.output
+    assert "prime: question reader not trained on load at this size (8 nodes, reader_max_nodes 7)" in forced.output
+    assert "kgqa train-reader --skb prime trains it" in forced.output
