@@ -94,10 +94,10 @@ class ThreadedWorker:
         finally:
             self.worker.finished.set()
             self.paths.state.unlink(missing_ok=True)
+            fcntl.flock(self._lock, fcntl.LOCK_UN)  # before its process ends, as a worker's lock goes before it exits
+            self._lock.close()
             self.process.kill()
             self.process.wait()
-            fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
 
     def close(self) -> None:
         """End it whatever its state (a test's cleanup)."""
