@@ -101,6 +101,9 @@ class _Models:
     """(skb, its fingerprint) -> the prefixes of its ids (kgqa.runtime.steps.s2_linking.id_prefixes): read once per
     load."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    documents: threading.Lock = field(default_factory=threading.Lock)
+    """Held while documents are embedded: one run at a time (a load that waits, in a worker whose follow-up of the
+    same SKB runs, waits for it and then finds them in; two SKBs' runs would share two cores anyway)."""
 
 
 def settle() -> None:
@@ -282,7 +285,7 @@ class Kgqa(Api):
         return f"{reader}document vectors {self._embed_documents(skb, progress)}"
 
     def _embed_documents(self, skb: str, progress: ProgressSink | None) -> str:
-        with self.embedder.cache.loading():
+        with self._models.documents, self.embedder.cache.loading():
             done = embed_documents(self.store, self.embedder, skb, self.config, progress)
         if done.already:
             return "up to date"

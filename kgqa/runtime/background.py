@@ -36,9 +36,11 @@ class TaskState:
 class _Run:
     thread: threading.Thread
     progress: JobProgress
+    active: bool = True
+    """Until its thread takes no more work (read and set under the lock: a start meanwhile queues behind it)."""
     error: str | None = None
     again: Work | None = None
-    """Work asked for while this ran (a new load of the SKB): started when this ends."""
+    """Work asked for while this ran (a new load of the SKB): this thread runs it next."""
 
 
 class Background:
@@ -51,12 +53,12 @@ class Background:
         self._lock = threading.Lock()
 
     def start(self, skb: str, work: Work) -> None:
-        """Run ``work`` for ``skb`` in a thread; where one runs for it already, once that one ends."""
+        """Run ``work`` for ``skb`` in a thread; where one runs for it already, next in that thread."""
         with self._lock:
             if self._cancelled.is_set():
                 return
             running = self._runs.get(skb)
-            if running is not None and running.thread.is_alive():
+            if running is not None and running.active:
                 running.again = work
                 return
             progress = JobProgress(self._cancelled)
@@ -65,7 +67,19 @@ class Background:
         thread.start()
 
     def _run(self, skb: str, work: Work) -> None:
-        run = self._runs[skb]
+        with self._lock:
+            run = self._runs[skb]
+        next_work: Work | None = work
+        while next_work is not None:
+            self._once(skb, run, next_work)
+            with self._lock:
+                next_work, run.again = run.again, None
+                if next_work is None or self._cancelled.is_set():
+                    run.active = False
+                    return
+                run.progress, run.error = JobProgress(self._cancelled), None
+
+    def _once(self, skb: str, run: _Run, work: Work) -> None:
         try:
             outcome = work(run.progress)
         except Cancelled:
@@ -78,23 +92,11 @@ class Background:
             log.exception("follow-up of %s failed", skb)
         else:
             log.info("follow-up of %s done: %s", skb, outcome)
-        finally:
-            again, run.again = run.again, None
-        if again is not None:
-            threading.Thread(target=self._restart, args=(skb, again), daemon=True).start()
-
-    def _restart(self, skb: str, work: Work) -> None:
-        """Start ``work`` once the thread that queued it has ended (:meth:`start` sees it alive until then)."""
-        with self._lock:
-            run = self._runs.get(skb)
-        if run is not None:
-            run.thread.join()
-        self.start(skb, work)
 
     def busy(self) -> bool:
         """Whether any follow-up is running (the worker is not idle meanwhile)."""
         with self._lock:
-            return any(run.thread.is_alive() for run in self._runs.values())
+            return any(run.active for run in self._runs.values())
 
     def tasks(self, skb: str) -> tuple[TaskState, ...]:
         """The tasks of ``skb``'s follow-up as last recorded (none if it never ran in this worker)."""
@@ -108,7 +110,7 @@ class Background:
         """skb -> (still running, its error if it failed, its tasks)."""
         with self._lock:
             runs = dict(self._runs)
-        return {skb: (run.thread.is_alive(), run.error, self.tasks(skb)) for skb, run in sorted(runs.items())}
+        return {skb: (run.active, run.error, self.tasks(skb)) for skb, run in sorted(runs.items())}
 
     def cancel(self, wait: float = 10.0) -> None:
         """Stop every follow-up at its next step (a store write in flight ends first), waiting up to ``wait``

@@ -73,7 +73,8 @@ def embed_documents(
                 plain = embedder.embed([plain_document(n.name, n.doc) for n in nodes], None, advance)
                 if meta.stark_documents:
                     index = [index_text(True, n.doc, n.rel_doc) for n in nodes]
-                    writer.add(label, chunk, embedder.embed(index, config.doc_max_tokens, advance), plain)
+                    budget = meta.doc_max_tokens or config.doc_max_tokens
+                    writer.add(label, chunk, embedder.embed(index, budget, advance), plain)
                 else:
                     writer.add(label, chunk, plain)
     return DocumentsReport(

@@ -220,6 +220,7 @@ def load_skb(
         loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
         doc_embedder=None if doc_vectors is None else doc_vectors.model,
         doc_dimension=None if doc_vectors is None else doc_vectors.dimension,
+        doc_max_tokens=config.doc_max_tokens,
         stark_documents=data.stark_documents,
     )
     phases: dict[str, float] = {}

@@ -31,6 +31,9 @@ ALIAS_LABEL = "_KgqaAlias"
 vector in its own name index, so a mention by another name links to the node. Not part of the SKB's schema: the
 stores leave it out of labels and counts, and the Cypher front end never sees it."""
 
+USABLE_INDEX = frozenset({"ONLINE", "OPERATIONAL"})
+"""The states in which Neo4j (ONLINE) and FalkorDB (OPERATIONAL) answer an index query."""
+
 DOC_VECTORS = "doc_emb"
 """The property of the document vectors in both dialects (their query modules' ``DOC_EMB``)."""
 
@@ -147,10 +150,16 @@ class Schema:
 
     @property
     def has_documents(self) -> bool:
-        """Whether the graph's document vectors are in (their index is listed): a load publishes the graph before
-        them, and steps 6-7 and the vector strand run without them until :func:`kgqa.runtime.documents.embed_documents`
-        has added them."""
-        return any(index.property == DOC_VECTORS and index.kind == "VECTOR" for index in self.indexes)
+        """Whether the graph's document vectors are in: every label's document index is listed and usable (Neo4j
+        creates them one by one, and fills each before it is ONLINE). A load publishes the graph before them, and
+        steps 6-7 and the vector strand run without them until :func:`kgqa.runtime.documents.embed_documents` has
+        added them."""
+        usable = {
+            index.label
+            for index in self.indexes
+            if index.property == DOC_VECTORS and index.kind == "VECTOR" and index.status in USABLE_INDEX
+        }
+        return bool(self.labels) and all(label.name in usable for label in self.labels)
 
     @property
     def has_aliases(self) -> bool:
@@ -187,6 +196,9 @@ class SkbMeta:
     loaded before doc vectors could be imported, and every load that embeds its documents itself)."""
     doc_dimension: int | None = None
     """The dimension of the document vectors and their index; None: ``dimension``."""
+    doc_max_tokens: int | None = None
+    """The token budget the document index's texts are embedded with where it is not the plain document (STaRK's
+    document with relations): the load's setting, which the embedding after the publication keeps."""
     stark_documents: bool = False
     """Whether the document index holds STaRK's document with relations (``doc + rel_doc``, compacted, at
     ``doc_max_tokens``) and step 6 a second vector of the plain document (kgqa.runtime.load.index_text):

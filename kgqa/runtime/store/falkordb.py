@@ -62,6 +62,7 @@ from kgqa.runtime.store.server import (
     timeout_ms,
 )
 from kgqa.runtime.store.vectors import (
+    PARTIAL,
     ColumnWriter,
     VectorTables,
     VectorWriter,
@@ -297,10 +298,13 @@ class FalkorStore(CatalogueReads):
         """Reads, metadata included: each waits ``query_timeout`` plus a grace at most."""
         self._restarts = Restarts(self._server, self._restarted, self._runaway, wait=query_timeout)
         self.publishing = ReadWriteLock()
+        self._writing: set[str] = set()
+        """The vector directories this process is writing (a load's, a documents writer's): never removed as
+        unreferenced while they are written."""
         self._ef_runtime = ef_runtime
         self._vector_root = directory / VECTORS_DIR
         self._vectors: dict[str, VectorTables] = {}
-        remove_unreferenced(self._vector_root, self._vector_tokens())
+        remove_unreferenced(self._vector_root, self._kept_tokens())
 
     def __enter__(self) -> FalkorStore:
         return self
@@ -320,7 +324,7 @@ class FalkorStore(CatalogueReads):
             with suppress(RedisError, OSError):
                 previous.connection.close()
         # a load whose server died between publishing and saving left a vector directory no saved graph names
-        remove_unreferenced(self._vector_root, self._vector_tokens())
+        remove_unreferenced(self._vector_root, self._kept_tokens())
         for graph in self._graph_names():
             self.await_indexes(graph, timeout=None, gated=False)
 
@@ -427,6 +431,12 @@ class FalkorStore(CatalogueReads):
     ) -> None:
         refuse_names(q.name_problem, "FalkorDB", labels, relationship_types, property_keys)
 
+    def _kept_tokens(self) -> set[str]:
+        """The directories :func:`remove_unreferenced` keeps: those the published graphs name, and those being
+        written here."""
+        writing = {name for token in set(self._writing) for name in (token, token + PARTIAL)}
+        return self._vector_tokens() | writing
+
     def _vector_tokens(self) -> set[str]:
         """The vector directories the published graphs name."""
         conn = self._reader.connection
@@ -446,6 +456,7 @@ class FalkorStore(CatalogueReads):
             with self.writing_call("write"):
                 conn.delete(staging)  # leftovers of an interrupted load (only if it was saved, which loads never do)
             vectors = VectorWriter(self._vector_root, graph, self._ef_runtime)
+            self._writing.add(vectors.token)
             try:
                 writer = FalkorWriter(self, staging, vectors)
                 yield writer
@@ -462,6 +473,7 @@ class FalkorStore(CatalogueReads):
                 raise
             except BaseException:
                 vectors.discard()
+                self._writing.discard(vectors.token)
                 raise
             counts = {
                 "labels": sorted(writer.labels.items()),
@@ -474,6 +486,7 @@ class FalkorStore(CatalogueReads):
                 tx.set(VECTORS_KEY.format(graph), vectors.token)
                 tx.execute()
             self._published(graph)
+            self._writing.discard(vectors.token)
             try:
                 with self.writing_call("save"):
                     conn.save()
@@ -481,13 +494,14 @@ class FalkorStore(CatalogueReads):
                 self._restarts.after_failed_save()  # back to the saved graphs once this load has ended
                 raise StoreError(f"{exc}; the graph loaded before is served again once the server restarts") from exc
             with suppress(RedisError):  # the load is complete; the next start removes what is left
-                remove_unreferenced(self._vector_root, self._vector_tokens())
+                remove_unreferenced(self._vector_root, self._kept_tokens())
 
     @contextmanager
     def documents_writer(self, graph: str, progress: ProgressSink | None = None) -> Iterator[_DocumentColumns]:
         """Yield a writer of the document vectors of ``graph``; on success publish a new vector directory with them
         (:class:`ColumnWriter`: the old files linked, the new ones added) by switching the graph's key to it, then
-        SAVE and remove the old directory. Refused where the graph was replaced meanwhile (a new load)."""
+        SAVE and remove the old directory. Refused where the graph was replaced meanwhile (a new load). Only the
+        publication is a write the server's restarts wait for: the embedding before it touches no graph."""
         meta = self.meta(graph)
         if meta is None:
             raise StoreError(f"graph '{graph}' is not loaded")
@@ -496,30 +510,44 @@ class FalkorStore(CatalogueReads):
         columns = {q.DOC_EMB: meta.doc_dim, **({q.PLAIN_EMB: meta.dimension} if meta.stark_documents else {})}
         rows = sum(tables.table(label).rows for label in labels)
         check_disk(self._vector_root, rows * sum(columns.values()) * 4)
-        with self._restarts.writing():
+        writer: ColumnWriter | None = None
+        try:
             writer = ColumnWriter(self._vector_root, tables, labels, columns, {q.DOC_EMB}, self._ef_runtime)
-            try:
-                yield _DocumentColumns(writer)
-                indexed = {label: {q.DOC_EMB} for label in labels}
-                writer.finish(hnsw_indexed(indexed, meta.candidate_types), progress)
-            except BaseException:
+            self._writing.add(writer.token)
+            yield _DocumentColumns(writer)
+            indexed = {label: {q.DOC_EMB} for label in labels}
+            writer.finish(hnsw_indexed(indexed, meta.candidate_types), progress)
+        except OSError as exc:
+            if writer is not None:
                 writer.discard()
-                raise
-            conn = self.client.connection
-            with self.publishing.write(), self.writing_call("publish"):
-                if (
-                    _text(conn.get(VECTORS_KEY.format(graph)) or b"") != tables.token
-                ):  # its directory goes at the next open
-                    raise StoreError(f"graph '{graph}' was loaded again meanwhile; its documents are embedded anew")
-                conn.set(VECTORS_KEY.format(graph), writer.token)
-            try:
-                with self.writing_call("save"):
-                    conn.save()
-            except StoreError:
-                self._restarts.after_failed_save()  # the saved graph names the old directory, which stays
-                raise
-            with suppress(RedisError):
-                remove_unreferenced(self._vector_root, self._vector_tokens())
+                self._writing.discard(writer.token)
+            raise StoreError(
+                f"the document vectors of graph '{graph}' could not be written in {self._vector_root} ({exc}); "
+                "free space there if it is full: the next start of the worker, or kgqa load, resumes them"
+            ) from exc
+        except BaseException:
+            if writer is not None:
+                writer.discard()
+                self._writing.discard(writer.token)
+            raise
+        conn = self.client.connection
+        try:
+            with self._restarts.writing():
+                with self.publishing.write(), self.writing_call("publish"):
+                    # a new load meanwhile: the directory written here goes at the next open
+                    if _text(conn.get(VECTORS_KEY.format(graph)) or b"") != tables.token:
+                        raise StoreError(f"graph '{graph}' was loaded again meanwhile; its documents are embedded anew")
+                    conn.set(VECTORS_KEY.format(graph), writer.token)
+                try:
+                    with self.writing_call("save"):
+                        conn.save()
+                except StoreError:
+                    self._restarts.after_failed_save()  # the saved graph names the old directory, which stays
+                    raise
+        finally:
+            self._writing.discard(writer.token)
+        with suppress(RedisError):
+            remove_unreferenced(self._vector_root, self._kept_tokens())
 
     def _published(self, graph: str) -> None:
         """A hook between the publishing transaction and the SAVE (tests kill the server here)."""

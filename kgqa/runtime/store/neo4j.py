@@ -538,13 +538,16 @@ class Neo4jStore(CatalogueReads):
     @contextmanager
     def documents_writer(self, graph: str, progress: ProgressSink | None = None) -> Iterator[Neo4jDocuments]:
         """Yield a writer that sets the document vectors on the nodes of ``graph``; on success create their index
-        on every label (answers search it once it is online: until then the schema does not list it as the
-        documents' index, and steps 6-7 run without it)."""
+        on every label (:attr:`Schema.has_documents` holds once every one is ONLINE: until then steps 6-7 run
+        without them). Refused where the graph was loaded again meanwhile (its metadata changed)."""
         meta = self.meta(graph)
         if meta is None:
             raise StoreError(f"graph '{graph}' is not loaded")
         writer = Neo4jDocuments(self)
         yield writer
+        now = self.meta(graph)
+        if now is None or (now.fingerprint, now.loaded_at) != (meta.fingerprint, meta.loaded_at):
+            raise StoreError(f"graph '{graph}' was loaded again meanwhile; its documents are embedded anew")
         labels = [label.name for label in self.schema(graph).labels]
         missing = sorted(set(labels) - writer.labels)
         if missing:

@@ -255,6 +255,8 @@ class ColumnWriter:
         self._columns = dict(columns)
         self._indexed = frozenset(indexed)
         self._ef_runtime = ef_runtime
+        self._manifest = json.loads((tables.directory / MANIFEST).read_text())
+        """The published directory's manifest, read before anything is linked: a later load may remove it."""
         self._dir = root / (self.token + PARTIAL)
         self._dir.mkdir(parents=True)
         for file in tables.directory.iterdir():
@@ -310,7 +312,7 @@ class ColumnWriter:
                 )
         for matrix in self._matrices.values():
             matrix.flush()
-        manifest = json.loads((self._tables.directory / MANIFEST).read_text())
+        manifest = self._manifest
         for label in self._filled:
             entry = manifest["tables"][label]
             number, rows = int(entry["number"]), int(entry["rows"])
