@@ -292,8 +292,10 @@ class Kgqa(Api):
         return f"{done.computed} embedded, {done.cached} from cache in {done.seconds:.0f} s"
 
     def readiness(self, skb: str) -> Readiness:
-        meta = self.meta(skb)
-        schema = self.store.schema(skb)
+        return self._readiness(skb, self.meta(skb), self.store.schema(skb))
+
+    def _readiness(self, skb: str, meta: SkbMeta, schema: Schema) -> Readiness:
+        """:meth:`readiness` from the metadata and schema the caller read (an ask reads them anyway)."""
         total = schema.node_count * (2 if meta.stark_documents else 1)
         if schema.has_documents:
             return Readiness(skb, True, total, total, False, None)
@@ -522,7 +524,7 @@ class Kgqa(Api):
                 scores = self.cross_encoder(options.cross_encoder)
         reader = self.reader(skb)
         schema = self.store.schema(skb)
-        pending = None if schema.has_documents else self.readiness(skb).line()
+        pending = None if schema.has_documents else self._readiness(skb, meta, schema).line()
         documents = schema.has_documents and same_model(self.embedder.name, meta.doc_model)
         with self._models.lock:
             prefixes = self._models.id_prefixes.get((skb, meta.fingerprint))

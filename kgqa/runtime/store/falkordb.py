@@ -517,18 +517,15 @@ class FalkorStore(CatalogueReads):
             yield _DocumentColumns(writer)
             indexed = {label: {q.DOC_EMB} for label in labels}
             writer.finish(hnsw_indexed(indexed, meta.candidate_types), progress)
-        except OSError as exc:
+        except BaseException as exc:
             if writer is not None:
                 writer.discard()
                 self._writing.discard(writer.token)
-            raise StoreError(
-                f"the document vectors of graph '{graph}' could not be written in {self._vector_root} ({exc}); "
-                "free space there if it is full: the next start of the worker, or kgqa load, resumes them"
-            ) from exc
-        except BaseException:
-            if writer is not None:
-                writer.discard()
-                self._writing.discard(writer.token)
+            if isinstance(exc, OSError):
+                raise StoreError(
+                    f"the document vectors of graph '{graph}' could not be written in {self._vector_root} ({exc}); "
+                    "free space there if it is full: the next start of the worker, or kgqa load, resumes them"
+                ) from exc
             raise
         conn = self.client.connection
         try:

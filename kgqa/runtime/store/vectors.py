@@ -198,14 +198,9 @@ class VectorWriter:
                     continue
                 file = self._dir / f"t{table.number}.{prop}.f32"
                 matrix = np.memmap(file, np.float32, "r", shape=(rows, table.dims[prop]))
-                index = new_hnsw(table.dims[prop], self._ef_runtime)
-                with task(progress, f"indexing {label}.{prop}", rows) as advance:
-                    for start in range(0, rows, ADD_BATCH):
-                        stop = min(rows, start + ADD_BATCH)
-                        index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
-                        advance(stop - start)
-                index.save(str(self._dir / f"t{table.number}.{prop}.usearch"))
-                del index, matrix
+                target = self._dir / f"t{table.number}.{prop}.usearch"
+                _build_hnsw(matrix, self._ef_runtime, target, progress, f"indexing {label}.{prop}")
+                del matrix
                 built.append(prop)
             tables[label] = {
                 "number": table.number,
@@ -215,13 +210,7 @@ class VectorWriter:
                 "hnsw": built,
             }
         manifest = {"format": FORMAT, "token": self.token, "graph": self.graph, "tables": tables}
-        path = self._dir / MANIFEST
-        path.write_text(json.dumps(manifest, indent=1, allow_nan=False))
-        with path.open("rb") as handle:
-            os.fsync(handle.fileno())
-        _fsync_dir(self._dir)
-        self._dir.rename(self.final)
-        _fsync_dir(self._root)
+        _complete(self._dir, self.final, manifest)
 
     def discard(self) -> None:
         for table in self._tables.values():
@@ -321,29 +310,41 @@ class ColumnWriter:
             for prop in sorted(self._indexed):
                 if rows <= EXACT_ROWS or (label, prop) not in hnsw:
                     continue
-                matrix = self._matrices[label, prop]
-                index = new_hnsw(self._columns[prop], self._ef_runtime)
-                with task(progress, f"indexing {label}.{prop}", rows) as advance:
-                    for start in range(0, rows, ADD_BATCH):
-                        stop = min(rows, start + ADD_BATCH)
-                        index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
-                        advance(stop - start)
-                index.save(str(self._dir / f"t{number}.{prop}.usearch"))
+                target = self._dir / f"t{number}.{prop}.usearch"
+                _build_hnsw(self._matrices[label, prop], self._ef_runtime, target, progress, f"indexing {label}.{prop}")
                 entry["hnsw"] = sorted({*entry["hnsw"], prop})
         self._matrices.clear()
         manifest["token"] = self.token
-        path = self._dir / MANIFEST
-        path.write_text(json.dumps(manifest, indent=1, allow_nan=False))
-        for file in self._dir.iterdir():
-            with file.open("rb") as handle:
-                os.fsync(handle.fileno())
-        _fsync_dir(self._dir)
-        self._dir.rename(self._root / self.token)
-        _fsync_dir(self._root)
+        _complete(self._dir, self._root / self.token, manifest)
 
     def discard(self) -> None:
         self._matrices.clear()
         shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def _build_hnsw(matrix: np.ndarray, ef_runtime: int, target: Path, progress: ProgressSink | None, what: str) -> None:
+    """An HNSW index of ``matrix``'s rows (keys: row numbers), added in blocks (``progress`` hears each, as
+    ``what``), saved to ``target``."""
+    rows, dimension = matrix.shape
+    index = new_hnsw(dimension, ef_runtime)
+    with task(progress, what, rows) as advance:
+        for start in range(0, rows, ADD_BATCH):
+            stop = min(rows, start + ADD_BATCH)
+            index.add(np.arange(start, stop, dtype=np.uint64), np.asarray(matrix[start:stop]), threads=0)
+            advance(stop - start)
+    index.save(str(target))
+
+
+def _complete(directory: Path, final: Path, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest`` into ``directory`` durably, then rename it to ``final``: what makes a directory complete
+    (its files were flushed by their writers; an open never reads a directory without its manifest)."""
+    path = directory / MANIFEST
+    path.write_text(json.dumps(manifest, indent=1, allow_nan=False))
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+    _fsync_dir(directory)
+    directory.rename(final)
+    _fsync_dir(final.parent)
 
 
 def _link(source: Path, target: Path) -> None:
