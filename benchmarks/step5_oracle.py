@@ -70,7 +70,8 @@ from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.model import SkbData
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
-from kgqa.runtime.store.base import GraphStore, SkbMeta
+from kgqa.runtime.store.base import SkbMeta
+from kgqa.runtime.store.protocols import GraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(1, str(ROOT))  # tests.helpers.neo4j_fakes: the fake driver the Neo4j query count runs through

@@ -46,7 +46,8 @@ from kgqa.loaders.hpo import read_hpo
 from kgqa.runtime.app import Kgqa, open_store
 from kgqa.runtime.embed import make_encoder
 from kgqa.runtime.load import embedding_text, plain_text
-from kgqa.runtime.store.base import AliasHit, GraphStore, VectorHit, VectorIndex
+from kgqa.runtime.store.base import AliasHit, VectorHit, VectorIndex
+from kgqa.runtime.store.protocols import GraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

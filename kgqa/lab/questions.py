@@ -39,7 +39,8 @@ from kgqa.lab.families import word as family_word
 from kgqa.lab.phrasing import DEFINITION, Direction, MentionStyle, description, directed, kind
 from kgqa.loaders.hpo import DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.llm import ChatModel, Message
-from kgqa.runtime.store.base import GraphStore, NodeText, Schema
+from kgqa.runtime.store.base import NodeText, Schema
+from kgqa.runtime.store.protocols import GraphReader, GraphStore, TextSearcher
 
 MAX_ANSWERS = 20
 MAX_WORD_SHARE = 0.05
@@ -212,12 +213,12 @@ class Mention:
     text: str
 
 
-def aliases(store: GraphStore, skb: str, label: str, node_id: str) -> tuple[str, ...]:
+def aliases(store: TextSearcher, skb: str, label: str, node_id: str) -> tuple[str, ...]:
     """The node's aliases (HPO synonyms, gene names) as its load stored them; none for a graph without aliases."""
     return store.aliases(skb, label, [node_id]).get(node_id, ())
 
 
-def dropped_words(store: GraphStore, skb: str, label: str, name: str) -> list[str]:
+def dropped_words(store: TextSearcher, skb: str, label: str, name: str) -> list[str]:
     """The name with one word before its head left out ("Generalized tonic-clonic seizures" -> "tonic-clonic
     seizures"), for names of 3+ plain words without function words; never a text that names another node."""
     tokens = name.split()
@@ -257,7 +258,7 @@ def choose_mention(
 
 
 def named_direction(
-    store: GraphStore, skb: str, target: str, hops: Sequence[tuple[str, str]], anchor_id: str, gold: str
+    store: GraphReader, skb: str, target: str, hops: Sequence[tuple[str, str]], anchor_id: str, gold: str
 ) -> tuple[Direction | None, frozenset[str]]:
     """The direction a 1-hop question between nodes of one label may name, and the answer's side of the anchor's
     edges in it; (None, {}) when it names none.

@@ -23,7 +23,7 @@ from kgqa.errors import ConfigError, InputError, LlmError, StoreError
 from kgqa.langchain.chat import KgqaChatModel
 from kgqa.langchain.graph import KgqaGraph
 from kgqa.runtime.store import queries as q
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import GraphStore
 from kgqa.runtime.trace import STEP_NAMES, StepTrace, Trace
 from kgqa.types import Candidate
 

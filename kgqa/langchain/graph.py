@@ -17,7 +17,8 @@ from neo4j_graphrag.schema import format_schema
 
 from kgqa.errors import StoreError
 from kgqa.runtime.store import queries as q
-from kgqa.runtime.store.base import ALIAS_LABEL, GraphStore
+from kgqa.runtime.store.base import ALIAS_LABEL
+from kgqa.runtime.store.protocols import GraphStore
 
 NODE_PROPERTIES = (q.ID, q.NAME, q.DOC, q.REL_DOC)
 """The properties every kgqa node carries besides its vectors."""

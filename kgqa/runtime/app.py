@@ -34,7 +34,8 @@ from kgqa.runtime.progress import ProgressSink
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
 from kgqa.runtime.skbs import check_name, read_source
 from kgqa.runtime.steps.s2_linking import id_prefixes
-from kgqa.runtime.store.base import GraphStore, NodeText, Schema, SkbMeta, same_model
+from kgqa.runtime.store.base import NodeText, Schema, SkbMeta, same_model
+from kgqa.runtime.store.protocols import GraphStore
 from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView, Readiness
 

@@ -15,7 +15,8 @@ from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel
 from kgqa.runtime.reader import Reader
 from kgqa.runtime.reading import Respell
-from kgqa.runtime.store.base import GraphStore, Schema, graph_schema
+from kgqa.runtime.store.base import Schema, graph_schema
+from kgqa.runtime.store.protocols import GraphStore
 from kgqa.runtime.text import type_words
 
 CrossEncoderScores = Callable[[list[tuple[str, str]]], Sequence[float]]

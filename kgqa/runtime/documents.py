@@ -19,7 +19,7 @@ from kgqa.errors import StoreError
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.load import index_text, plain_document
 from kgqa.runtime.progress import ProgressSink, task
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import GraphStore
 
 CHUNK = 10_000
 """Nodes read and embedded per step: the embedder pads less the more texts it can sort by length at once."""

@@ -18,8 +18,9 @@ import re
 from pathlib import Path
 
 from kgqa.errors import InputError, StoreError
-from kgqa.runtime.store.base import ALIAS_LABEL, GraphStore, SkbMeta, batched
+from kgqa.runtime.store.base import ALIAS_LABEL, SkbMeta, batched
 from kgqa.runtime.store.neo4j import post_import_script
+from kgqa.runtime.store.protocols import GraphStore
 from kgqa.runtime.store.queries import ALIAS_KEY, ALIAS_OF, ALIAS_OF_LABEL, ALIAS_OF_NAME, NAME, NAME_EMB, name_key
 from kgqa.types import Export
 

@@ -29,7 +29,8 @@ from kgqa.loaders.stark_documents import compact_text
 from kgqa.loaders.stark_embeddings import DocVectors
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
-from kgqa.runtime.store.base import AliasRow, GraphStore, GraphWriter, NodeRow, SkbMeta, same_model
+from kgqa.runtime.store.base import AliasRow, NodeRow, SkbMeta, same_model
+from kgqa.runtime.store.protocols import GraphStore, GraphWriter
 from kgqa.types import LoadReport
 
 STORE_FORMAT = "9"

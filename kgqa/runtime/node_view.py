@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kgqa.errors import InputError
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import GraphStore
 from kgqa.types import NodeView
 
 

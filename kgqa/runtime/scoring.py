@@ -12,7 +12,7 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from kgqa.errors import StoreError
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import GraphReader, TextSearcher, VectorSearcher
 
 T = TypeVar("T")
 
@@ -40,7 +40,7 @@ def next_scope(scope: int) -> int:
     return int(1.5 * scope + 0.5)
 
 
-def node_documents(store: GraphStore, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
+def node_documents(store: GraphReader, skb: str, by_label: dict[str, list[str]]) -> dict[str, str]:
     """id -> document WITHOUT relations (the name when a node has none), one query per label (step 8's rerankers)."""
     docs = (node for label, ids in by_label.items() for node in store.documents(skb, label, ids))
     return {node.id: node.doc or node.name for node in docs}
@@ -67,7 +67,7 @@ def per_label(keys: Sequence[Key], read: Callable[[str, list[str]], Mapping[str,
 
 
 def stored_similarities(
-    store: GraphStore, skb: str, keys: Sequence[Key], vector: np.ndarray, *, documents: bool = True
+    store: VectorSearcher, skb: str, keys: Sequence[Key], vector: np.ndarray, *, documents: bool = True
 ) -> np.ndarray:
     """The similarity of ``vector`` to the stored ``plain_emb`` of each of ``keys``, in their order, computed by the
     store (one read per label); a graph loaded before they were stored has none, and is refused with the way out
@@ -86,7 +86,7 @@ def stored_similarities(
     return np.array([found[key] for key in keys], dtype=np.float64)
 
 
-def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
+def lexical_scores(store: TextSearcher, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> np.ndarray:
     """Each node's full-text score for the words of ``terms``, divided by the best among ``keys`` (0 where nothing
     matches): in [0, 1], as the dense similarity is, whatever the index's own scale. Where ``terms`` hold quoted
     phrases (kgqa.runtime.steps.s6_lexical.phrases), the phrases' score, scaled alike, is added (so the sum is in [0,
@@ -102,7 +102,7 @@ def lexical_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequ
     return total
 
 
-def _text_scores(store: GraphStore, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> dict[Key, float]:
+def _text_scores(store: TextSearcher, skb: str, keys: Sequence[Key], terms: Sequence[str]) -> dict[Key, float]:
     """(label, id) -> the full-text score of ``terms``, one read per label."""
     return per_label(keys, lambda label, ids: store.text_scores(skb, label, terms, ids))
 

@@ -19,6 +19,7 @@ from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import Cancelled, ConfigError, CypherSyntaxError, SkbNotLoadedError, WorkerError
 from kgqa.runtime.locks import ReadWriteLock
 from kgqa.runtime.progress import JobProgress
+from kgqa.runtime.store.protocols import ManagedServer
 from kgqa.runtime.worker import client
 from kgqa.runtime.worker.client import read_state
 from kgqa.runtime.worker.common import Call, WorkerInfo, WorkerPaths, build_id, settings_digests, worker_settings
@@ -259,8 +260,14 @@ def test_worker_idle_timeout_setting(tmp_path: Path) -> None:
 def test_a_worker_whose_store_failed_a_restart_stops_once_idle(tmp_path: Path) -> None:
     """Only reopening the store mends a failed restart of its server: the worker stops, the next command starts one."""
 
-    class _Store:
-        failure: str | None = None
+    class _Store(ManagedServer):
+        """A managed server that has not died, until its restart fails."""
+
+        failure: str | None = None  # type: ignore[assignment]
+        server_pid: int | None = None  # type: ignore[assignment]
+
+        def supervise(self) -> None:
+            """Nothing died."""
 
     class _Kg:
         store = _Store()

@@ -33,7 +33,8 @@ from kgqa.runtime.steps.s2_spans import (
     capped,
     typed_ngrams,
 )
-from kgqa.runtime.store.base import GraphStore, LabelInfo
+from kgqa.runtime.store.base import LabelInfo
+from kgqa.runtime.store.protocols import Catalogue, GraphReader, GraphStore, TextSearcher, VectorSearcher
 from kgqa.runtime.text import (
     HIERARCHY,
     KINDS,
@@ -171,7 +172,7 @@ SHORT_PREFIX = 3
 NCBIGene); an SKB's prefix of one letter fewer may begin a typed one ("HPO" for HP)."""
 
 
-def id_prefixes(store: GraphStore, skb: str, labels: Sequence[LabelInfo]) -> dict[str, int | None]:
+def id_prefixes(store: Catalogue, skb: str, labels: Sequence[LabelInfo]) -> dict[str, int | None]:
     """The prefixes of the SKB's ids (:data:`PREFIXED`), each with the digits of its numbers where they all have as
     many (HPO's seven: "HP 1250" is HP:0001250), read from the ids of every label of at most
     :data:`ID_PREFIX_LABEL` nodes."""
@@ -203,7 +204,7 @@ def _stands_for(typed: str, prefix: str) -> bool:
 
 def typed_ids(
     reading: Reading,
-    store: GraphStore,
+    store: GraphReader,
     skb: str,
     labels: Sequence[str],
     prefixes: Mapping[str, int | None] | None = None,
@@ -249,7 +250,7 @@ GLUED = re.compile(r"([^\W_][\w/]*)-[a-z]+")
 
 
 def glued_names(
-    reading: Reading, store: GraphStore, skb: str, labels: Sequence[str], found: Sequence[Link]
+    reading: Reading, store: TextSearcher, skb: str, labels: Sequence[str], found: Sequence[Link]
 ) -> list[Link]:
     """Words that glue a node's exact name or alias to a lower-case word ("Which KCNJ11-linked entities ...") and
     that no link of at least :data:`LONG_SPAN_SIMILARITY` covers (the disease "SIM1-related Prader-Willi-like
@@ -381,7 +382,7 @@ the document index in 19 of 23, at 0.62-0.85, and its lead is at least 0.024 whe
 
 def described_anchors(
     reading: Reading,
-    store: GraphStore,
+    store: VectorSearcher,
     skb: str,
     labels: Sequence[str],
     embedder: Embedder,
@@ -431,7 +432,7 @@ less similar a longer compound may be and still win ("young adult onset" over "a
 def compound_link(
     reading: Reading,
     link: Link,
-    store: GraphStore,
+    store: VectorSearcher,
     skb: str,
     embedder: Embedder,
     threshold: float,
@@ -475,7 +476,7 @@ def compound_link(
 
 
 def unnamed_quotations(
-    reading: Reading, store: GraphStore, skb: str, labels: Sequence[str], types: set[int]
+    reading: Reading, store: TextSearcher, skb: str, labels: Sequence[str], types: set[int]
 ) -> list[range]:
     """The short quotations (at most :data:`QUOTED_CONDITION` words) that name no node: quotation marks give words
     verbatim, and verbatim words that are no node's name or alias (case aside) are what the answers' own text holds

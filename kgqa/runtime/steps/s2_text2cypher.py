@@ -16,7 +16,8 @@ from kgqa.cypher.plan import QueryPlan
 from kgqa.cypher.sanitize import MAX_TRIPLETS, GraphSchema, Mode, Repair, SanitizedPlan, complete_labels, sanitize
 from kgqa.errors import InputError
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.store.base import GraphStore, Schema
+from kgqa.runtime.store.base import Schema
+from kgqa.runtime.store.protocols import Catalogue
 
 PROMPT_VERSION = "2"
 ANSWER_VARIABLE = "y"
@@ -45,7 +46,7 @@ class SchemaView:
 
 
 def schema_view(
-    store: GraphStore, skb: str, schema: Schema, *, per_label: int = 3, hidden: frozenset[str] = frozenset()
+    store: Catalogue, skb: str, schema: Schema, *, per_label: int = 3, hidden: frozenset[str] = frozenset()
 ) -> SchemaView:
     """The live schema of ``skb`` with ``per_label`` example names per label, read from the store; ``hidden``
     labels (and their relationships) are left out (method step 2: hiding MAG's field_of_study helped)."""
@@ -99,7 +100,7 @@ def generate_cypher(
 
 def write_cypher(
     llm: ChatModel,
-    store: GraphStore,
+    store: Catalogue,
     skb: str,
     schema: Schema,
     question: str,

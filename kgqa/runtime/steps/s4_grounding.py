@@ -19,8 +19,8 @@ from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.scoring import OffType, next_scope
-from kgqa.runtime.store.base import GraphStore
 from kgqa.runtime.store.deadline import Deadline
+from kgqa.runtime.store.protocols import GraphReader, GraphStore, Searcher
 
 T = TypeVar("T")
 
@@ -140,7 +140,7 @@ Search = tuple[str, tuple[str, ...]]
 
 
 def constant_candidates(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     symbol: Symbol,
     vector: np.ndarray,
@@ -155,7 +155,7 @@ def constant_candidates(
 
 
 def search_candidates(
-    store: GraphStore, skb: str, searches: dict[Search, np.ndarray], l_max: int, *, aliases: bool = False
+    store: Searcher, skb: str, searches: dict[Search, np.ndarray], l_max: int, *, aliases: bool = False
 ) -> dict[Search, list[NodeMatch]]:
     """Up to ``l_max`` nodes for each search: exact (case-insensitive) name matches (several nodes of the very name
     tie for the first place: :func:`exact_names`), then exact alias matches, then the nearest by the name index and,
@@ -205,7 +205,7 @@ def constant_vectors(embedder: Embedder, plan: QueryPlan) -> dict[str, np.ndarra
 
 
 def plan_candidates(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     plan: QueryPlan,
     vectors: dict[str, np.ndarray],
@@ -219,7 +219,7 @@ def plan_candidates(
 
 
 def plans_candidates(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     plans: Sequence[tuple[QueryPlan, dict[str, np.ndarray]]],
     all_labels: tuple[str, ...],
@@ -492,7 +492,7 @@ def ground(
 
 
 def _ground_among(
-    store: GraphStore,
+    store: GraphReader,
     skb: str,
     plan: QueryPlan,
     target: str,
@@ -617,7 +617,7 @@ def _joins_directly(plan: QueryPlan, key: Entity) -> bool:
 
 
 def ground_exclusions(
-    store: GraphStore,
+    store: GraphReader,
     skb: str,
     found: Mapping[QueryPlan, dict[str, list[NodeMatch]]],
     schema: GraphSchema,

@@ -24,7 +24,7 @@ import numpy as np
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.scoring import Lexical, lexical_scores, next_scope, stored_similarities
 from kgqa.runtime.steps.s4_grounding import Grounded, PlanGrounding
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import Searcher
 from kgqa.runtime.text import plain_words
 from kgqa.types import Candidate, Match, fused_score
 
@@ -133,7 +133,7 @@ def plan_votes(groundings: Sequence[PlanGrounding]) -> list[Supported]:
 
 def rank_graph_strand(
     groundings: Sequence[PlanGrounding],
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     question_vector: np.ndarray,
     *,
@@ -316,7 +316,7 @@ PRESELECT_FACTOR = 10
 def _preselect(
     chosen: list[Supported],
     tier: Mapping[Tier, int],
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     question_vector: np.ndarray,
     cap: int,
@@ -339,7 +339,7 @@ def _preselect(
 
 
 def reach_of(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     label: str,
     question_vector: np.ndarray,

@@ -19,7 +19,7 @@ from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.scoring import Lexical, lexical_scores, stored_similarities
 from kgqa.runtime.steps.s6_graph_ranking import GraphRanking
 from kgqa.runtime.steps.s7_vector import vector_strand
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import Searcher, TextSearcher
 from kgqa.types import Candidate, fused_score
 
 EXCLUDED_DEPTH = 2
@@ -38,7 +38,7 @@ class Fill:
 
 
 def hybrid_merge(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     question_vectors: tuple[np.ndarray, np.ndarray],
     target: str,
@@ -57,7 +57,7 @@ def hybrid_merge(
 
 
 def fill_candidates(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     question_vectors: tuple[np.ndarray, np.ndarray],
     target: str,
@@ -104,7 +104,7 @@ def as_fill(
     return sorted(out, key=lambda c: -(c.fused or 0.0))
 
 
-def text_strand(store: GraphStore, skb: str, terms: Sequence[str], target: str, depth: int) -> list[Candidate]:
+def text_strand(store: TextSearcher, skb: str, terms: Sequence[str], target: str, depth: int) -> list[Candidate]:
     """The full-text index's top ``depth`` nodes of ``target`` for ``terms``, scored by the index."""
     hits = store.text_top_k(skb, target, terms, depth)
     return [Candidate(h.id, h.label, h.name, h.score, ("text",)) for h in hits]
@@ -122,7 +122,7 @@ def rrf(vector: Sequence[Candidate], text: Sequence[Candidate], depth: int) -> l
 
 
 def weighted(
-    store: GraphStore,
+    store: Searcher,
     skb: str,
     question_vector: np.ndarray,
     vector: Sequence[Candidate],

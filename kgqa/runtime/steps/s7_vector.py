@@ -8,12 +8,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kgqa.runtime.store.base import GraphStore
+from kgqa.runtime.store.protocols import VectorSearcher
 from kgqa.types import Candidate
 
 
 def vector_strand(
-    store: GraphStore, skb: str, question_vector: np.ndarray, types: Sequence[str], k: int, *, documents: bool = True
+    store: VectorSearcher,
+    skb: str,
+    question_vector: np.ndarray,
+    types: Sequence[str],
+    k: int,
+    *,
+    documents: bool = True,
 ) -> list[Candidate]:
     """Top ``k`` over all ``types`` by cosine similarity; each label's index is asked for its own top ``k``. None
     while the graph's document vectors are being embedded (``documents`` False)."""

@@ -25,7 +25,8 @@ from kgqa.choices import Reranker
 from kgqa.runtime.context import CrossEncoderModel
 from kgqa.runtime.llm import ChatModel, Message, Usage
 from kgqa.runtime.scoring import node_documents
-from kgqa.runtime.store.base import GraphStore, Relation
+from kgqa.runtime.store.base import Relation
+from kgqa.runtime.store.protocols import GraphReader
 from kgqa.types import Candidate
 
 NAMES_PER_RELATION = 8
@@ -77,7 +78,7 @@ def rerank(
     return rerank_pointwise(llm, question, docs, budget=budget, temperature=temperature, concurrency=concurrency)
 
 
-def rerank_documents(store: GraphStore, skb: str, candidates: Sequence[Candidate]) -> list[RerankDoc]:
+def rerank_documents(store: GraphReader, skb: str, candidates: Sequence[Candidate]) -> list[RerankDoc]:
     by_label: dict[str, list[str]] = defaultdict(list)
     for c in candidates:
         by_label[c.type].append(c.id)

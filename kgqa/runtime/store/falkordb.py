@@ -51,6 +51,7 @@ from kgqa.runtime.store.base import (
 )
 from kgqa.runtime.store.deadline import read_limit
 from kgqa.runtime.store.falkordb_bulk import BulkSession, EdgeBlock, NodeBlock
+from kgqa.runtime.store.protocols import DocumentWriter, GraphStore, GraphWriter, ManagedServer
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 from kgqa.runtime.store.server import (
     HANG_TIMEOUT,
@@ -121,7 +122,7 @@ def params_header(params: Mapping[str, Any]) -> str:
     return "CYPHER " + " ".join(f"{name}={literal(value)}" for name, value in params.items()) + " "
 
 
-class FalkorWriter:
+class FalkorWriter(GraphWriter):
     """Writes one graph into its staging key through ``GRAPH.BULK`` (see :mod:`kgqa.runtime.store.falkordb_bulk`): nodes
     and edges go in as binary records, edges by internal node id, so no index lookup per edge; the id index and the
     vector indexes are built once the data is in. Counts what it wrote, which :meth:`FalkorStore.schema` serves
@@ -225,7 +226,7 @@ class FalkorWriter:
             self.indexed[ALIAS_LABEL] = {q.NAME_EMB}
 
 
-class _DocumentColumns:
+class _DocumentColumns(DocumentWriter):
     """The :class:`kgqa.runtime.store.base.DocumentWriter` of the embedded store: rows into a :class:`ColumnWriter`."""
 
     def __init__(self, columns: ColumnWriter) -> None:
@@ -277,7 +278,7 @@ def _order(rel: RelationshipInfo) -> tuple[str, str, str]:
     return rel.type, rel.source, rel.target
 
 
-class FalkorStore(CatalogueReads):
+class FalkorStore(CatalogueReads, GraphStore, ManagedServer):
     """One embedded FalkorDB server per data directory; use as a context manager or call :meth:`close`."""
 
     def __init__(

@@ -56,6 +56,7 @@ from kgqa.runtime.store.base import (
     refuse_names,
 )
 from kgqa.runtime.store.deadline import read_limit
+from kgqa.runtime.store.protocols import DocumentWriter, GraphStore, GraphWriter
 from kgqa.runtime.store.reads import CatalogueReads, plain_node, plain_values
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ def _graph_value(value: Any) -> Any:
     return value
 
 
-class Neo4jStore(CatalogueReads):
+class Neo4jStore(CatalogueReads, GraphStore):
     """A Neo4j database holding one SKB; ``driver`` may be injected (tests use a recording fake), and a driver the
     store did not open is the caller's to close (:meth:`borrow`)."""
 
@@ -560,7 +561,7 @@ class Neo4jStore(CatalogueReads):
             progress.update(task, total=1, completed=1)
 
 
-class Neo4jDocuments:
+class Neo4jDocuments(DocumentWriter):
     """The :class:`kgqa.runtime.store.base.DocumentWriter` of Neo4j: the vectors set on the nodes batch by batch,
     invisible to answers until :meth:`Neo4jStore.documents_writer` creates their index."""
 
@@ -584,7 +585,7 @@ class Neo4jDocuments:
         self.labels.add(label)
 
 
-class Neo4jWriter:
+class Neo4jWriter(GraphWriter):
     def __init__(self, store: Neo4jStore) -> None:
         self._store = store
         self._constrained: set[str] = set()

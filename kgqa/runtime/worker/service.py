@@ -41,6 +41,7 @@ from kgqa.errors import KgqaError, WorkerBusyError, WorkerError, WorkerStoppingE
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.background import Background
 from kgqa.runtime.progress import JobProgress
+from kgqa.runtime.store.protocols import ManagedServer
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -313,7 +314,8 @@ class Worker:
         with self._lock:
             busy = self._in_flight
             idle = 0.0 if busy else time.monotonic() - self._idle_since
-        store_pid = getattr(self.kg.store, "server_pid", None)  # read now: the watchdog may have restarted it
+        store = self.kg.store
+        store_pid = store.server_pid if isinstance(store, ManagedServer) else None  # now: it may have been restarted
         memory = {"worker": rss_mib(os.getpid()), "store": rss_mib(store_pid)}
         info = replace(self.info, store_pid=store_pid)
         rss = {k: v for k, v in memory.items() if v is not None}
@@ -324,10 +326,11 @@ class Worker:
         """Replace a store server that died, cancel orphaned jobs (also while the calls drain); stop once idle for
         the idle timeout."""
         timeout = self.info.idle_timeout
-        supervise = getattr(self.kg.store, "supervise", None)  # the embedded store's; a Neo4j server is not ours
+        store = self.kg.store
+        managed = store if isinstance(store, ManagedServer) else None  # the embedded store's; Neo4j is not ours
         while not self.finished.wait(interval):
-            if supervise is not None:
-                supervise()
+            if managed is not None:
+                managed.supervise()
             now = time.monotonic()
             with self._lock:
                 jobs = list(self._jobs.values())
@@ -348,7 +351,7 @@ class Worker:
                     self._idle_since = now
                 idle = not self._in_flight and now - self._idle_since >= timeout
                 drained = not self._in_flight
-            failure = getattr(self.kg.store, "failure", None)
+            failure = managed.failure if managed is not None else None
             if failure is not None and drained:  # only reopening the store mends it: the next command starts a worker
                 log.error("the store cannot answer (%s); stopping", failure)
                 self.stop()
@@ -484,7 +487,7 @@ def serve(config: Config, starter: str | None = None) -> int:
         except KgqaError as exc:
             log.error("error: %s", exc)
             return 2
-        info = replace(info, store_pid=getattr(kg.store, "server_pid", None))
+        info = replace(info, store_pid=kg.store.server_pid if isinstance(kg.store, ManagedServer) else None)
         worker = Worker(kg, info, paths, Admission.of(config), starter)
         watcher = threading.Thread(target=worker.watch, name="watch", daemon=True)
         try:
