@@ -4,7 +4,7 @@
         --out benchmarks/results/ablation_hpo_none.json
     python benchmarks/ablation_table.py
 
-Each row names the commit its answers were made at (from the eval's records, kgqa.lab.provenance) and is marked stale
+Each row names the commit its answers were made at (from the eval's records, kgqa.provenance) and is marked stale
 when the answer-shaping code changed since (or the commit is unknown: files written before provenance was kept).
 Rendering only reads files and asks git; re-run it after a code change to refresh the stale marks.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 from kgqa.lab.evaluate import load_records
 from kgqa.lab.metrics import METRICS, mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, origin, replace_block
+from kgqa.provenance import CODE_PATHS, origin, replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

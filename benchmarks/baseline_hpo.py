@@ -24,9 +24,9 @@ from pathlib import Path
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import BASELINE_ROWS, Record, Row, eval_settings, load_records, results, run_eval
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.langchain.baseline import CORRECTOR_REJECTED, STORE_REFUSED
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]

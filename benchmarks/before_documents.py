@@ -35,8 +35,8 @@ from typing import Any
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import eval_settings, results, run_eval
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 
 ROOT = Path(__file__).resolve().parents[1]

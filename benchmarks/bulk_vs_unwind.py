@@ -42,7 +42,7 @@ import numpy as np
 import psutil
 
 from kgqa.cypher.identifiers import quote
-from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.store import falkordb_queries as q
 from kgqa.runtime.store.base import NodeRow, SkbMeta, batched
 from kgqa.runtime.store.falkordb import FalkorStore, params_header

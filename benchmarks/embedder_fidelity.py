@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.loaders.hpo import read_hpo
+from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.embed import make_encoder
 from kgqa.runtime.load import embedding_text, plain_text
 

@@ -32,9 +32,9 @@ from typing import Any
 from kgqa.config import load_config
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.hpo import read_hpo
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import find_reader
 from kgqa.runtime.reader.spelling import PART, completions

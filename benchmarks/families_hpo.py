@@ -2,7 +2,8 @@
 
 The natural phrasing tables (family ``analyst``) and the template sentence (``template``) were read while the no-LLM
 linker was tuned, so figures on them flatter it. This benchmark asks the same kind of questions in every family of
-:mod:`kgqa.lab.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the linker reads
+:mod:`kgqa.runtime.reader.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the
+linker reads
 questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes, and its misses
 read since; ``student`` was written blind after that) and with every textual-condition kind, and reports quality
 per family, kind, condition and anchor mention.
@@ -45,12 +46,12 @@ from kgqa.lab.evaluate import (
     run_eval,
     settings_path,
 )
-from kgqa.lab.families import FAMILIES, TUNED
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
-from kgqa.lab.questions import MAX_WORD_SHARE, GeneratedQuestion, generate, write
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader.families import FAMILIES, TUNED
+from kgqa.runtime.reader.questions import MAX_WORD_SHARE, GeneratedQuestion, generate, write
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

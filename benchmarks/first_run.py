@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "first_run.json"

@@ -23,7 +23,7 @@ from pathlib import Path
 from kgqa.cypher import quote
 from kgqa.cypher.parser import parse
 from kgqa.cypher.sanitize import sanitize
-from kgqa.lab.provenance import (
+from kgqa.provenance import (
     CODE_PATHS,
     allow_dirty_flag,
     config_settings,

@@ -29,7 +29,7 @@ import numpy as np
 from scale import WORD_RANK, HashedWords, _text, _words
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.store import vectors
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,7 +33,7 @@ from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.parser import parse
 from kgqa.cypher.sanitize import sanitize
 from kgqa.errors import KgqaError, StoreTimeoutError
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.store.base import graph_schema
 

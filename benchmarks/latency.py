@@ -26,11 +26,11 @@ from pathlib import Path
 from scale import HashedWords, write_prime_like
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
-from kgqa.lab.questions import generate
 from kgqa.loaders.stark import read_stark
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder, EmbeddingCache
+from kgqa.runtime.reader.questions import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"

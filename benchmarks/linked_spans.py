@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.lab.evaluate import load_records
-from kgqa.lab.provenance import allow_dirty_flag, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

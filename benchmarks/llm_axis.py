@@ -78,8 +78,8 @@ from typing import Any
 from kgqa.config import load_config
 from kgqa.errors import LlmError
 from kgqa.lab.evaluate import Record, eval_settings, load_records, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import Question, load_questions
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import ChatModel, Completion, Message
 from kgqa.runtime.store.base import Schema

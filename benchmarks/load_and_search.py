@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import psutil
 
-from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.store.base import NodeRow, SkbMeta, batched
 from kgqa.runtime.store.falkordb import FalkorStore
 

@@ -39,7 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 from soak import KGQA, ROOT, SKB, _env, _latency, prepare
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import (
+from kgqa.provenance import (
     CODE_PATHS,
     allow_dirty_flag,
     config_settings,

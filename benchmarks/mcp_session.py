@@ -18,7 +18,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from soak import ROOT, _env
 
-from kgqa.lab.provenance import allow_dirty_flag, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, provenance, replace_block, require_committed
 
 DOC = ROOT / "docs" / "mcp.md"
 QUESTION = "Which genes are associated with Marfan syndrome?"

@@ -1,7 +1,8 @@
 """The full pipeline on the real HPO graph, by mode: answer quality, LLM use, per-step latency, degraded steps.
 
 Nothing here generates, answers, scores or resumes on its own: the questions are those of ``kgqa questions``
-(kgqa.lab.questions.generate/write, no LLM, seed 5, 50 questions) in benchmarks/results/pipeline_hpo_questions.csv
+(kgqa.runtime.reader.questions.generate/write, no LLM, seed 5, 50 questions) in
+benchmarks/results/pipeline_hpo_questions.csv
 (+ .meta.json with the provenance), made once and reused; each mode is one ``kgqa eval`` run
 (kgqa.lab.evaluate.run_eval/results) with its own results file benchmarks/results/pipeline_hpo_<mode>.json, whose
 records (``.jsonl``) make a killed run resume and whose ``.settings.json`` refuses a resume with other settings:
@@ -31,10 +32,10 @@ from typing import Any
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
-from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader.questions import MAX_WORD_SHARE, generate, write
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -53,7 +54,8 @@ def out_path(mode: str) -> Path:
 
 
 def questions_file(n: int, seed: int) -> Path:
-    """The question set: made by kgqa.lab.questions on first use, afterwards only checked to be the one asked for."""
+    """The question set: made by kgqa.runtime.reader.questions on first use, afterwards only checked to be the one
+    asked for."""
     meta_path = QUESTIONS.with_name(QUESTIONS.stem + ".meta.json")
     if QUESTIONS.exists():
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}

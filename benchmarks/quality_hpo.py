@@ -24,10 +24,10 @@ from typing import Any
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, records_path, results, run_eval, settings_path
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
-from kgqa.lab.questions import MAX_WORD_SHARE, generate, write
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader.questions import MAX_WORD_SHARE, generate, write
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -1,7 +1,8 @@
 """The learned reader against the hand-written rules, leaving one phrasing family out (issue 51).
 
-For each phrasing family F of :mod:`kgqa.lab.families`, a reader is trained on questions generated in every family
-but F (``kgqa train-reader``'s recipe, :func:`kgqa.lab.train_reader.train` with ``families`` without F), and F's
+For each phrasing family F of :mod:`kgqa.runtime.reader.families`, a reader is trained on questions generated in every
+family
+but F (``kgqa train-reader``'s recipe, :func:`kgqa.runtime.reader.training.train` with ``families`` without F), and F's
 questions of benchmarks/results/families_hpo_questions.csv (made by benchmarks/families_hpo.py, another seed than the
 reader's) are asked with it; beside them, the same questions with the rules alone (``reader = false``). So the
 reader is measured on phrasing it never saw. Each left-out reader is kept in ``<home>/readers/.lofo/<family>/`` and
@@ -31,13 +32,13 @@ from typing import Any
 from kgqa.config import Config, load_config
 from kgqa.errors import ConfigError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
-from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.lab.qa import load_questions
-from kgqa.lab.train_reader import ReaderSettings, train
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import READERS, find_reader
+from kgqa.runtime.reader.families import FAMILIES
+from kgqa.runtime.reader.training import ReaderSettings, train
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

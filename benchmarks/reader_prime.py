@@ -42,14 +42,14 @@ from scale import HashedWords, UncachedEmbeddings, write_prime_like
 from kgqa.config import Config
 from kgqa.errors import KgqaError
 from kgqa.lab.evaluate import commits, eval_settings, load_records, results, run_eval
-from kgqa.lab.families import FAMILIES
 from kgqa.lab.metrics import mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, require_committed
 from kgqa.lab.qa import load_questions
-from kgqa.lab.questions import GeneratedQuestion, write
 from kgqa.loaders.stark import read_stark
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder
+from kgqa.runtime.reader.families import FAMILIES
+from kgqa.runtime.reader.questions import GeneratedQuestion, write
 
 SKB = "prime"
 QUESTION_SEED = 30

@@ -45,7 +45,9 @@ import torch
 
 from kgqa.config import Config, load_config
 from kgqa.errors import StoreTimeoutError
-from kgqa.lab.provenance import (
+from kgqa.loaders.stark import read_stark
+from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.provenance import (
     CODE_PATHS,
     allow_dirty_flag,
     config_settings,
@@ -54,12 +56,10 @@ from kgqa.lab.provenance import (
     replace_block,
     require_committed,
 )
-from kgqa.lab.questions import generate
-from kgqa.loaders.stark import read_stark
-from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.embed import Embedder, EmbeddingCache
 from kgqa.runtime.llm import Completion, Message
+from kgqa.runtime.reader.questions import generate
 from kgqa.runtime.store.falkordb import VECTORS_DIR, FalkorStore
 from kgqa.runtime.store.queries import INDEX_PROPERTY
 

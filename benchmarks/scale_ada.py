@@ -50,7 +50,8 @@ from scale import (
 )
 
 from kgqa.config import load_config
-from kgqa.lab.provenance import (
+from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.provenance import (
     CODE_PATHS,
     allow_dirty_flag,
     config_settings,
@@ -59,7 +60,6 @@ from kgqa.lab.provenance import (
     replace_block,
     require_committed,
 )
-from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
 from kgqa.runtime.app import Kgqa, read_load_input
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.store.falkordb import VECTORS_DIR

@@ -63,7 +63,7 @@ import kgqa
 from kgqa.api import Api
 from kgqa.config import Config, load_config
 from kgqa.errors import KgqaError
-from kgqa.lab.provenance import (
+from kgqa.provenance import (
     CODE_PATHS,
     allow_dirty_flag,
     config_settings,
@@ -72,7 +72,7 @@ from kgqa.lab.provenance import (
     replace_block,
     require_committed,
 )
-from kgqa.lab.questions import MAX_WORD_SHARE
+from kgqa.runtime.reader.questions import MAX_WORD_SHARE
 from kgqa.runtime.worker.client import RemoteKgqa, connect_worker
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -65,9 +65,9 @@ from natural_gold import Graph, Spec, answers, read_questions
 
 from kgqa.config import load_config
 from kgqa.cypher.identifiers import quote
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.model import SkbData
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
 from kgqa.runtime.store.base import SkbMeta

@@ -30,7 +30,7 @@ from typing import Any
 
 from first_run import readme_command
 
-from kgqa.lab.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
+from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "suite_time.json"

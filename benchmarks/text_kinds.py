@@ -39,10 +39,10 @@ import numpy as np
 
 from kgqa.config import load_config
 from kgqa.lab.evaluate import Record, eval_settings, results, run_eval
-from kgqa.lab.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.lab.qa import load_questions
 from kgqa.loaders.documents import relation_texts
 from kgqa.loaders.hpo import read_hpo
+from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, provenance, replace_block, require_committed
 from kgqa.runtime.app import Kgqa, open_store
 from kgqa.runtime.embed import make_encoder
 from kgqa.runtime.load import embedding_text, plain_text

@@ -38,8 +38,8 @@ from kgqa.errors import (
 
 if TYPE_CHECKING:
     from kgqa.api import Api
-    from kgqa.lab.questions import GeneratedQuestion
     from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.reader.questions import GeneratedQuestion
     from kgqa.runtime.store.base import NodeText
     from kgqa.types import (
         Answer,
@@ -70,7 +70,7 @@ _TYPES = (
 _LAZY = {
     "Api": "kgqa.api",
     "Kgqa": "kgqa.runtime.app",
-    "GeneratedQuestion": "kgqa.lab.questions",
+    "GeneratedQuestion": "kgqa.runtime.reader.questions",
     **dict.fromkeys(_TYPES, "kgqa.types"),
     **dict.fromkeys(("NodeText", "Schema", "SkbMeta"), "kgqa.runtime.store.base"),
     "Trace": "kgqa.runtime.trace",

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from kgqa.choices import Steps
-    from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.runtime.progress import ProgressSink
+    from kgqa.runtime.reader.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.runtime.store.base import NodeText, Schema, SkbMeta
     from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView, Readiness
 
@@ -58,8 +58,8 @@ def check_question(question: str, max_chars: int) -> None:
 _LITERALS = {
     "Steps": ("kgqa.choices", "Steps"),
     "Dialect": ("kgqa.choices", "StoreKind"),
-    "Phrasing": ("kgqa.lab.questions", "Phrasing"),
-    "Split": ("kgqa.lab.questions", "Split"),
+    "Phrasing": ("kgqa.runtime.reader.questions", "Phrasing"),
+    "Split": ("kgqa.runtime.reader.questions", "Split"),
 }
 """The ``Literal`` settings the API's annotations name, and where each is defined (imported when a call checks one)."""
 
@@ -249,7 +249,8 @@ class Api(Protocol):
         split: Split = "all",
         families: Sequence[str] | None = None,
     ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
-        """``count`` questions with exact answers over ``types`` (kgqa.lab.questions.generate), phrased by templates
+        """``count`` questions with exact answers over ``types`` (kgqa.runtime.reader.questions.generate), phrased by
+        templates
         or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of the
         attempts that failed."""
         ...

@@ -695,8 +695,8 @@ def questions_command(
     families: str | None,
 ) -> None:
     """Generate STaRK-style questions with exact answers from a loaded SKB (1-2 hop template + a textual condition)."""
-    from kgqa.lab.provenance import provenance
-    from kgqa.lab.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, unasked_types, write
+    from kgqa.provenance import provenance
+    from kgqa.runtime.reader.questions import ALL_FAMILIES, as_family_names, as_phrasing, as_split, unasked_types, write
 
     if families is not None and phrasing != "natural":
         raise click.BadParameter("needs --phrasing natural", param_hint="--families")
@@ -891,8 +891,8 @@ def eval_command(
 def train_reader_command(ctx: click.Context, skb: str, per_family: int | None, seed: int, force: bool) -> None:
     """Learn the question reader from the SKB itself: its spelling (misspelt names still link) and the answer type
     from questions generated from its graph; then kgqa ask uses it. Resumable: a rerun reuses the questions made."""
-    from kgqa.lab.train_reader import ReaderSettings, train
     from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.reader.training import ReaderSettings, train
     from kgqa.runtime.worker.client import stop_worker, worker_status
 
     config = _config(ctx)

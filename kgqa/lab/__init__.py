@@ -1,2 +1,3 @@
-"""Beside the question path: evaluation, question generation, reranker training and the provenance of results
-files. The runtime never needs it to answer a question."""
+"""Beside the question path: evaluation (``kgqa eval``) and the reranker's training. It depends on the runtime,
+never the other way (tests/unit/test_import_cycles.py); the question generator and the reader's training, which a
+load runs, live with the reader (kgqa.runtime.reader)."""

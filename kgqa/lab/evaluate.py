@@ -9,7 +9,7 @@ answers from two configurations into one table would be silently wrong.
 ``results.json`` is written at the end from those records: ``metrics`` (hit@1, hit@5, hit@20, recall@20, mrr, n),
 ``steps`` (per-step latency median/mean/max and how often each step ran, degraded or was skipped), ``llm`` (calls
 and tokens per question) and the per-question results; with ``--ablation`` one such section per row. So that every
-figure can be traced to its code (:mod:`kgqa.lab.provenance`), each record keeps the git commit it was made at (and
+figure can be traced to its code (:mod:`kgqa.provenance`), each record keeps the git commit it was made at (and
 whether the code had uncommitted changes), and results.json holds ``provenance`` (commit, dirty, versions, date),
 ``commits`` (records per commit: more than one when a resumed eval spans commits), ``dirty_records`` and, under
 ``settings.config``, every configuration field (secrets redacted).
@@ -36,8 +36,8 @@ from kgqa.choices import BASELINES, Baseline, Reranker, Steps
 from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError
 from kgqa.lab.metrics import METRICS, evaluate, mean_metrics
-from kgqa.lab.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.lab.qa import Question, read_eval_questions
+from kgqa.provenance import CODE_PATHS, code_dirty, config_settings, provenance
 from kgqa.runtime.llm import parse_llm_spec
 from kgqa.runtime.rows import Rows
 from kgqa.runtime.trained import find_trained
@@ -110,7 +110,7 @@ class Record:
     commit: str | None = None
     """The git commit the answer was made at (None: unknown, or a record written before commits were kept)."""
     dirty: bool | None = None
-    """Whether the answer-shaping code (:data:`kgqa.lab.provenance.CODE_PATHS`) had uncommitted changes then."""
+    """Whether the answer-shaping code (:data:`kgqa.provenance.CODE_PATHS`) had uncommitted changes then."""
 
 
 ANSWER_SETTINGS = (

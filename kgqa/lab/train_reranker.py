@@ -6,7 +6,7 @@ pipeline's own mistakes as hard negatives, so the model learns to correct exactl
 one function each:
 
 1. :func:`training_questions`: N questions of the ``train`` split (gold answers in the train part of the nodes,
-   :func:`kgqa.lab.questions.split_of`), naturally phrased, no LLM; written once to the work folder.
+   :func:`kgqa.runtime.reader.questions.split_of`), naturally phrased, no LLM; written once to the work folder.
 2. :func:`collect_examples`: each question through steps 1-7 without an LLM; positives are its gold answers, hard
    negatives the pipeline's top candidates that are not; every document rendered as step 8 renders it
    (:func:`kgqa.runtime.steps.s8_rerank.render_as`). Each question's example is appended to ``examples.jsonl`` as it is
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError, KgqaError, StoreError
-from kgqa.lab.questions import TRAIN_SHARE, GeneratedQuestion, Phrasing, generate, write
 from kgqa.runtime.progress import ProgressSink
+from kgqa.runtime.reader.questions import TRAIN_SHARE, GeneratedQuestion, Phrasing, generate, write
 from kgqa.runtime.skbs import check_name
 from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
 from kgqa.runtime.trained import MANIFEST, RERANKERS, Manifest, Trained, find_trained, model_folder
@@ -498,7 +498,7 @@ def publish(model: Any, manifest: Manifest, paths: Paths) -> Trained:
 def make_manifest(
     settings: TrainSettings, examples: Sequence[Example], tuned: FineTuned, collect_seconds: float
 ) -> Manifest:
-    from kgqa.lab.provenance import provenance
+    from kgqa.provenance import provenance
 
     used = [e for e in examples if e.skipped is None]
     labels = [d.label for e in used for d in e.docs]

@@ -28,7 +28,7 @@ from kgqa.runtime.trace import STEP_NAMES, StepTrace, Trace
 from kgqa.types import Candidate
 
 if TYPE_CHECKING:
-    from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.engine import Engine
     from kgqa.types import Answer
 
 CORRECTOR_REJECTED = "CypherQueryCorrector rejected the query (not in the schema, or beyond its patterns)"
@@ -41,7 +41,9 @@ MAX_TOKENS = 512
 model may add some, and a query cut short would be the budget's fault, not the approach's)."""
 
 
-def text2cypher_answer(kg: Kgqa, question: str, skb: str, *, top_k: int | None = None, validate: bool = True) -> Answer:
+def text2cypher_answer(
+    kg: Engine, question: str, skb: str, *, top_k: int | None = None, validate: bool = True
+) -> Answer:
     """Answer ``question`` the langchain-neo4j way with kgqa's configured LLM over ``skb``; ``validate``: with
     ``validate_cypher=True`` (CypherQueryCorrector), else as the chain runs by default."""
     from kgqa.types import Answer

@@ -40,8 +40,8 @@ from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView, Readiness
 
 if TYPE_CHECKING:
-    from kgqa.lab.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.loaders.stark_embeddings import DocVectors
+    from kgqa.runtime.reader.questions import GeneratedQuestion, Phrasing, Split
     from kgqa.types import Dialect, Explanation, Export
 
 
@@ -309,7 +309,7 @@ class Kgqa(Api):
     def _train_reader(self, skb: str, progress: ProgressSink | None) -> str:
         """The reader of a loaded SKB trained (or kept, when up to date) as ``kgqa train-reader`` trains it; what
         happened, for the load's report. A reader that cannot be trained leaves the SKB loaded and says why."""
-        from kgqa.lab.train_reader import ReaderSettings, train
+        from kgqa.runtime.reader.training import ReaderSettings, train
 
         nodes, bound = self.meta(skb).node_count, self.config.reader_max_nodes
         if nodes > bound:
@@ -407,7 +407,7 @@ class Kgqa(Api):
         split: Split = "all",
         families: Sequence[str] | None = None,
     ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
-        from kgqa.lab.questions import generate
+        from kgqa.runtime.reader.questions import generate
 
         schema = self.schema(skb)
         unknown = [t for t in types if t not in {label.name for label in schema.labels}]

@@ -36,11 +36,11 @@ from kgqa.runtime.trace import STEP_NAMES, StepTrace
 from kgqa.types import Dialect, Explanation, GeneratedCypher
 
 if TYPE_CHECKING:
-    from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.engine import Engine
 
 
 def explain(
-    kg: Kgqa, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
+    kg: Engine, skb: str, cypher: str, *, scope: int, mode: Mode = "strict", dialect: Dialect = "falkordb"
 ) -> Explanation:
     """Step 3 as ``kgqa ask`` runs it (:func:`kgqa.runtime.steps.s2_text2cypher.plan_from_reply`: parse, the
     answer-variable repair, sanitize against the live schema), then compile; constants get their first ``scope``
@@ -51,7 +51,7 @@ def explain(
 
 
 def compile_plan(
-    kg: Kgqa, skb: str, schema: GraphSchema, sanitized: SanitizedPlan, *, scope: int, dialect: Dialect = "falkordb"
+    kg: Engine, skb: str, schema: GraphSchema, sanitized: SanitizedPlan, *, scope: int, dialect: Dialect = "falkordb"
 ) -> Explanation:
     """Compile a sanitized plan as step 5 does, with each constant's first ``scope`` candidates (step 4), or all its
     exact name matches where more tie (:func:`kgqa.runtime.steps.s4_grounding.at_scope`).
@@ -85,7 +85,7 @@ def compile_plan(
 
 
 def explain_question(
-    kg: Kgqa,
+    kg: Engine,
     skb: str,
     question: str,
     *,

@@ -216,7 +216,7 @@ class OnnxEncoder:
 
     @property
     def tokenizer(self) -> Any:
-        """The model's tokenizer (its whole words are the reader's known words: kgqa.lab.train_reader)."""
+        """The model's tokenizer (its whole words are the reader's known words: kgqa.runtime.reader.training)."""
         return self._tokenizer
 
     def encode(self, texts: Sequence[str], max_tokens: int | None) -> np.ndarray:

@@ -1,5 +1,6 @@
 """kgqa's import graph, read from the installed package's source (nothing is imported): every import statement, at
-module level or inside a function, except those only a type checker runs (``if TYPE_CHECKING:``)."""
+module level, inside a function or only for a type checker (``if TYPE_CHECKING:``; leave those out with
+``type_checking=False``)."""
 
 from __future__ import annotations
 
@@ -29,14 +30,14 @@ def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
-def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
-    """The kgqa modules that module ``name`` imports at run time."""
+def imported(name: str, path: Path, known: dict[str, Path], *, type_checking: bool = True) -> set[str]:
+    """The kgqa modules that module ``name`` imports (at run time only, without ``type_checking``)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
+            if not type_checking and _type_checking(child):
                 continue
             if isinstance(child, ast.Import):
                 targets.update(alias.name for alias in child.names)
@@ -60,6 +61,6 @@ def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     return resolved
 
 
-def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+def import_graph(package: Path = PACKAGE, *, type_checking: bool = True) -> dict[str, set[str]]:
     known = modules(package)
-    return {name: imported(name, path, known) for name, path in known.items()}
+    return {name: imported(name, path, known, type_checking=type_checking) for name, path in known.items()}

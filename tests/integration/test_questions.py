@@ -14,13 +14,13 @@ from click.testing import CliRunner
 
 from kgqa.cli import main
 from kgqa.config import load_config
-from kgqa.lab.families import FAMILIES
 from kgqa.lab.qa import read_csv
-from kgqa.lab.questions import split_of
 from kgqa.loaders.hpo import read_hpo
 from kgqa.loaders.stark import read_stark
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.llm import Completion, Message
+from kgqa.runtime.reader.families import FAMILIES
+from kgqa.runtime.reader.questions import split_of
 from tests.helpers.environment import QUIET
 from tests.helpers.stark_fixture import EDGE_TYPES, EDGES, NODE_TYPES, NODES, write_prime_fixture
 
@@ -123,7 +123,7 @@ def test_a_type_without_questions_is_explained(
     loaded: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As with HPO's gene documents (name and ids only): no word specific enough, so no question of that type."""
-    monkeypatch.setattr("kgqa.lab.questions.specific_words", lambda *args: [])
+    monkeypatch.setattr("kgqa.runtime.reader.questions.specific_words", lambda *args: [])
     out = tmp_path / "gen.csv"
     result = CliRunner().invoke(
         main,
@@ -421,7 +421,7 @@ def test_split_keeps_the_questions_of_one_part_of_the_gold_answers(loaded: dict[
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# phrasing families and textual-condition kinds (kgqa.lab.families): answers exact on a loaded HPO fixture
+# phrasing families and textual-condition kinds (kgqa.runtime.reader.families): answers exact on a loaded HPO fixture
 # ---------------------------------------------------------------------------------------------------------------------
 
 NEW_FAMILIES = ["clinical", "conversational", "terse"]
@@ -562,7 +562,7 @@ def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
 ) -> None:
     """Every condition kind over the store's own reads (path answers, aliases, relations, exact names), checked
     against answers recomputed here from the loader's nodes and edges."""
-    from kgqa.lab.questions import generate
+    from kgqa.runtime.reader.questions import generate
 
     data = read_hpo(write_conditions_fixture(tmp_path / "hpo"))
     nodes = {node.id: node for node in data.nodes}

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from kgqa.cli import main
-from kgqa.lab.families import FAMILIES
-from kgqa.lab.train_reader import ReaderSettings, train, work_folder
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import find_reader
+from kgqa.runtime.reader.families import FAMILIES
+from kgqa.runtime.reader.training import ReaderSettings, train, work_folder
 
 ARGS = ["--questions", "2", "--seed", "3"]
 
@@ -56,7 +56,7 @@ def test_train_reader_saves_a_reader_that_ask_uses(loaded: dict[str, str], home:
 def test_a_killed_run_resumes_from_the_questions_it_made(
     loaded: dict[str, str], config: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import kgqa.lab.train_reader as tr
+    import kgqa.runtime.reader.training as tr
 
     settings = ReaderSettings("prime", questions_per_family=2, seed=3)
     real = tr.fit_types

@@ -16,9 +16,9 @@ from sentence_transformers import CrossEncoder
 from kgqa.cli import main
 from kgqa.config import load_config
 from kgqa.errors import ConfigError
-from kgqa.lab.questions import split_of
 from kgqa.lab.train_reranker import Paths, TrainSettings, read_examples, train
 from kgqa.runtime.app import Kgqa
+from kgqa.runtime.reader.questions import split_of
 from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
 from kgqa.runtime.trained import find_trained
 from tests.helpers.environment import QUIET

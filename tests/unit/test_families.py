@@ -1,4 +1,5 @@
-"""Phrasing families (kgqa.lab.families) and the textual-condition kinds of ``generate`` on an in-memory HPO-like graph
+"""Phrasing families (kgqa.runtime.reader.families) and the textual-condition kinds of ``generate`` on an in-memory
+HPO-like graph
 whose answers an oracle here recomputes from the raw node and edge lists (the loaded store:
 tests/integration/test_questions.py)."""
 
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 
 from kgqa.errors import InputError
-from kgqa.lab.families import (
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.runtime.reader.families import (
     CONDITION_KINDS,
     FAMILIES,
     NEW_CONDITIONS,
@@ -27,8 +29,8 @@ from kgqa.lab.families import (
     onset_word,
     word,
 )
-from kgqa.lab.phrasing import hop_wording, kind
-from kgqa.lab.questions import (
+from kgqa.runtime.reader.phrasing import hop_wording, kind
+from kgqa.runtime.reader.questions import (
     ALL_FAMILIES,
     DEFAULT_FAMILIES,
     definition_phrases,
@@ -38,12 +40,11 @@ from kgqa.lab.questions import (
     phrase,
     symbol_prefixes,
 )
-from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.store.base import AliasHit, LabelInfo, NodeText, Relation, RelationshipInfo, Schema
 
 NEW = [name for name, family in FAMILIES.items() if not family.tuned]
 WORDED = [name for name in FAMILIES if name != "template"]
-"""The families :func:`kgqa.lab.families.word` words (``template`` is the template sentence)."""
+"""The families :func:`kgqa.runtime.reader.families.word` words (``template`` is the template sentence)."""
 
 # Markers written from the meaning, not from the tables: a hierarchy hop is one level and says which way
 DOWN = re.compile(r"subclass|subtype|sub-type|subterm|\bunder\b|below|beneath|more specific|\bchild|\bdown\b|deep")

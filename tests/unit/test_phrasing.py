@@ -1,4 +1,5 @@
-"""Natural phrasings of generated questions (kgqa.lab.phrasing) and ``generate(..., phrasing="natural")`` on an
+"""Natural phrasings of generated questions (kgqa.runtime.reader.phrasing) and ``generate(..., phrasing="natural")`` on
+an
 in-memory HPO-like graph (the loaded fixtures: tests/integration/test_questions.py)."""
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from kgqa.lab.phrasing import (
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.runtime.reader.phrasing import (
     RELATION_WORDS,
     TYPE_WORDS,
     description,
@@ -24,9 +27,7 @@ from kgqa.lab.phrasing import (
     relation_words,
     type_nouns,
 )
-from kgqa.lab.questions import MENTION_WEIGHTS, generate
-from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
-from kgqa.loaders.stark_files import MAG_EDGE_TYPES, MAG_NODE_TYPES
+from kgqa.runtime.reader.questions import MENTION_WEIGHTS, generate
 from kgqa.runtime.store.base import LabelInfo, NodeText, Relation, RelationshipInfo, Schema
 from tests.helpers.stark_fixture import AMAZON_EDGE_TYPES, AMAZON_NODE_TYPES, PRIME_NODE_TYPES, PRIME_RELATION_TYPES
 

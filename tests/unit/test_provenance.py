@@ -1,4 +1,4 @@
-"""kgqa.lab.provenance on a throw-away git repository, the docs tables' commit and stale marks, and the rule that every
+"""kgqa.provenance on a throw-away git repository, the docs tables' commit and stale marks, and the rule that every
 results file under benchmarks/results/ names a commit of this repository. No server, no socket, no model."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import pytest
 from kgqa.config import Config
 from kgqa.lab import evaluate
 from kgqa.lab.evaluate import Record, commits, eval_settings, results, run_eval, settings_path
-from kgqa.lab.provenance import (
+from kgqa.lab.qa import Question
+from kgqa.provenance import (
     BENCHMARK_CODE,
     code_dirty,
     config_settings,
@@ -25,7 +26,6 @@ from kgqa.lab.provenance import (
     require_committed,
     stale,
 )
-from kgqa.lab.qa import Question
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "benchmarks" / "results"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kgqa.errors import StoreTimeoutError
-from kgqa.lab.questions import TIMED_OUT, document_frequencies, generate, specific_words
+from kgqa.runtime.reader.questions import TIMED_OUT, document_frequencies, generate, specific_words
 from kgqa.runtime.store.base import LabelInfo, NodeText, RelationshipInfo, Schema
 
 

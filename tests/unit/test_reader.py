@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from kgqa.errors import ConfigError
-from kgqa.lab.questions import GeneratedQuestion
-from kgqa.lab.reader_data import HIERARCHY, IMPLICIT, implicit_frames, variants
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.reader import MANIFEST, Reader, find_reader, reader_folder
+from kgqa.runtime.reader.examples import HIERARCHY, IMPLICIT, implicit_frames, variants
+from kgqa.runtime.reader.questions import GeneratedQuestion
 from kgqa.runtime.reader.spelling import (
     Spelling,
     acronyms,

@@ -13,7 +13,6 @@ import pytest
 from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError
 from kgqa.lab.evaluate import ABLATION, CROSS_ENCODER_ROW, ablation_rows, cross_encoder_model, row_parts
-from kgqa.lab.questions import TRAIN_SHARE, as_split, in_split, split_of
 from kgqa.lab.train_reranker import (
     Example,
     LabeledDoc,
@@ -24,6 +23,7 @@ from kgqa.lab.train_reranker import (
     training_pairs,
 )
 from kgqa.runtime.context import Options
+from kgqa.runtime.reader.questions import TRAIN_SHARE, as_split, in_split, split_of
 from kgqa.runtime.trained import MANIFEST, Manifest, find_trained
 
 

@@ -67,7 +67,7 @@ def hierarchy_types(schema: GraphSchema, label: str) -> tuple[str, ...]:
 
 _WAY: dict[Toward | None, Direction] = {"narrower": "out", "broader": "in", None: "both"}
 """A hierarchy hop's direction: its edges point from the more specific node to the broader one (an ontology's is_a,
-as kgqa.loaders.hpo stores 'parent-child' and kgqa.lab.phrasing words it)."""
+as kgqa.loaders.hpo stores 'parent-child' and kgqa.runtime.reader.phrasing words it)."""
 
 
 STEP_SPAN = 4

@@ -1,7 +1,8 @@
 """Training questions for the learned reader, as varied as people write them (issue 51, item 1).
 
 The generator's own words live here, on the generator's side: the reader is trained on what this module makes and is
-never handed its lists. From each generated question (:func:`kgqa.lab.questions.generate`, every phrasing family)
+never handed its lists. From each generated question (:func:`kgqa.runtime.reader.questions.generate`, every phrasing
+family)
 this makes variants a person would type: a context sentence before or after it that names other nodes of the SKB,
 lower case without punctuation, and, for one-hop questions, a frame that leaves the answer type implicit ("she has
 X, what could it be?"). Frames are grouped in named families, so a measurement can leave one family out.
@@ -13,7 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kgqa.lab.questions import GeneratedQuestion
+from kgqa.runtime.reader.questions import GeneratedQuestion
 
 WHO = ("my son", "my daughter", "my wife", "my husband", "my mother", "a patient", "our patient", "my nephew",
        "a colleague's patient", "my friend", "the baby", "my brother")  # fmt: skip

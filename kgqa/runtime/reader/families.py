@@ -1,6 +1,7 @@
 """Phrasing families of generated questions, and the textual conditions they word.
 
-The natural wording of :mod:`kgqa.lab.phrasing` was read while the no-LLM linker was tuned, so figures on it flatter
+The natural wording of :mod:`kgqa.runtime.reader.phrasing` was read while the no-LLM linker was tuned, so figures on it
+flatter
 the linker. A family is one register with its own words for the types, the relations, the conditions and the
 sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the
 plain template sentence, tuned) beside ``clinical``, ``conversational``, ``terse``, ``lay`` and ``student`` (their
@@ -8,7 +9,8 @@ misses since read) and the blind ones, unseen by development: ``counselor`` (a g
 colleagues and families) and ``esl`` (a researcher typing English as a second language: unidiomatic but true), so a
 benchmark can report quality per family and leave one family out.
 
-Every wording stays true of the exact answer set :func:`kgqa.lab.questions.generate` computes: a hierarchy hop is one
+Every wording stays true of the exact answer set :func:`kgqa.runtime.reader.questions.generate` computes: a hierarchy
+hop is one
 level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as absent",
 "ruled out"), a synonym is one of the answer's own aliases, an onset or inheritance is the answer's annotation with
 that term or a narrower one of its branch (a disease annotated "Infantile onset" has pediatric onset too).
@@ -22,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kgqa.lab.phrasing import (
+from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
+from kgqa.runtime.reader.phrasing import (
     OBJ,
     Direction,
     MentionStyle,
@@ -34,7 +37,6 @@ from kgqa.lab.phrasing import (
     relation_key,
     type_nouns,
 )
-from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 
 ConditionKind = Literal["doc-word", "name-word", "synonym", "definition", "symbol-prefix", "onset", "inheritance"]
 CONDITION_KINDS: tuple[ConditionKind, ...] = (
@@ -92,7 +94,7 @@ Side = Literal["", "to_anchor", "from_anchor"]
 class FamilyWords:
     """A family's tables. ``relations`` is keyed by (relation in words, answer label, object label, side), side
     ``to_anchor`` / ``from_anchor`` for a hierarchy hop that names its direction, '' otherwise; a hop missing there
-    gets :func:`kgqa.lab.phrasing.hop_wording`'s (other SKBs)."""
+    gets :func:`kgqa.runtime.reader.phrasing.hop_wording`'s (other SKBs)."""
 
     types: Mapping[str, tuple[Noun, ...]]
     relations: Mapping[tuple[str, str, str, Side], Wording]
@@ -126,7 +128,8 @@ class Family:
     found on ``clinical``, ``conversational`` and ``terse``; ``lay``'s misses were read after it, ``student``'s in the
     seventh session): not tuned on, but no longer unseen either."""
     words: FamilyWords | None = field(default=None, repr=False)
-    """None: ``analyst`` (:func:`kgqa.lab.phrasing.natural`) or ``template`` (:func:`kgqa.lab.questions.phrase`)."""
+    """None: ``analyst`` (:func:`kgqa.runtime.reader.phrasing.natural`) or ``template``
+    (:func:`kgqa.runtime.reader.questions.phrase`)."""
 
 
 def _n(*words: str) -> tuple[Noun, ...]:
@@ -1075,7 +1078,8 @@ ESL = FamilyWords(
 )
 
 ANALYST_MENTIONS: dict[MentionStyle, int] = {"name": 4, "lower": 2, "alias": 3, "description": 1}
-"""The analyst family's anchor mentions: those of the tuned generator (``kgqa.lab.questions.MENTION_WEIGHTS``)."""
+"""The analyst family's anchor mentions: those of the tuned generator
+(``kgqa.runtime.reader.questions.MENTION_WEIGHTS``)."""
 DOC_WORD: dict[ConditionKind, int] = {"doc-word": 1}
 NEW_CONDITIONS: dict[ConditionKind, int] = {
     "doc-word": 3,
@@ -1276,8 +1280,9 @@ def word(
     direction: Direction | None = None,
 ) -> str:
     """The question in ``family``'s words: answers of type ``target`` reaching the anchor (``mention``, as
-    ``style`` says) along ``hops``, under ``condition``. ``analyst`` is :func:`kgqa.lab.phrasing.natural` (a doc-word
-    condition only); ``template`` is worded by :func:`kgqa.lab.questions.phrase`, not here."""
+    ``style`` says) along ``hops``, under ``condition``. ``analyst`` is :func:`kgqa.runtime.reader.phrasing.natural` (a
+    doc-word
+    condition only); ``template`` is worded by :func:`kgqa.runtime.reader.questions.phrase`, not here."""
     if family.words is None:
         if family.name != "analyst" or condition.kind != "doc-word":
             raise ValueError(f"family '{family.name}' words only doc-word conditions here")

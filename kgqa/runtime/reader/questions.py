@@ -6,7 +6,8 @@ STaRK's recipe, over the live schema and store: sample a 1- or 2-hop relational 
 every node of type T that reaches the anchor along the template AND whose document contains the word, computed by
 one query. Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is
 configured (a paraphrase that drops the anchor's name or the word is not used); or, with ``phrasing="natural"``, worded
-as analysts type them by :mod:`kgqa.lab.phrasing` (the same sampled questions: their wording has its own random stream),
+as analysts type them by :mod:`kgqa.runtime.reader.phrasing` (the same sampled questions: their wording has its own
+random stream),
 the anchor named, in lower case, by a synonym or by a short description. The natural wording names a hierarchy's
 direction ("direct subtypes of X") where the graph has one, and the answers are then restricted to it. The word must
 be specific, as STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's
@@ -34,11 +35,19 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from kgqa.errors import InputError, LlmError, StoreTimeoutError
-from kgqa.lab.families import FAMILIES, Condition, ConditionKind, Family, as_families, inheritance_word, onset_word
-from kgqa.lab.families import word as family_word
-from kgqa.lab.phrasing import DEFINITION, Direction, MentionStyle, description, directed, kind
 from kgqa.loaders.hpo import DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.llm import ChatModel, Message
+from kgqa.runtime.reader.families import (
+    FAMILIES,
+    Condition,
+    ConditionKind,
+    Family,
+    as_families,
+    inheritance_word,
+    onset_word,
+)
+from kgqa.runtime.reader.families import word as family_word
+from kgqa.runtime.reader.phrasing import DEFINITION, Direction, MentionStyle, description, directed, kind
 from kgqa.runtime.store.base import NodeText, Schema
 from kgqa.runtime.store.protocols import GraphReader, GraphStore, TextSearcher
 
@@ -122,7 +131,7 @@ class GeneratedQuestion:
     templated: str
     paraphrased: bool
     kind: str
-    """'negation', 'hierarchy', '1-hop' or '2-hop' (:func:`kgqa.lab.phrasing.kind`), for metrics per kind."""
+    """'negation', 'hierarchy', '1-hop' or '2-hop' (:func:`kgqa.runtime.reader.phrasing.kind`), for metrics per kind."""
     phrasing: Phrasing
     mention: MentionStyle
     """How the question names the anchor: 'name' (always with template phrasing), 'lower', 'alias', 'description'."""
@@ -130,7 +139,7 @@ class GeneratedQuestion:
     direction: Direction | None
     """The edge direction the natural wording names (the answers are restricted to it), or None."""
     family: str | None = None
-    """The phrasing family (:data:`kgqa.lab.families.FAMILIES`); None in files written before families."""
+    """The phrasing family (:data:`kgqa.runtime.reader.families.FAMILIES`); None in files written before families."""
     condition: ConditionKind = "doc-word"
     """The textual condition's kind; ``word`` is its text (the word, alias, phrase, prefix or term name)."""
     condition_id: str | None = None
@@ -498,7 +507,8 @@ def generate(
 
     ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
     short result can say why (HPO gene documents, for one, have no word specific enough to ask about).
-    ``phrasing="natural"`` words the sampled questions in ``families`` (:mod:`kgqa.lab.families`, by turns; default
+    ``phrasing="natural"`` words the sampled questions in ``families`` (:mod:`kgqa.runtime.reader.families`, by turns;
+    default
     ``analyst``), never paraphrased by the LLM, from a random stream of its own, so the template set of a seed stays
     what it was; ``analyst`` and ``template`` ask for a word of the answer's document as they always did, the other
     families draw a condition kind among those the gold answer has. ``split`` keeps only questions whose gold

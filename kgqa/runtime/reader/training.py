@@ -8,7 +8,7 @@ Stages, one function each:
    written once to ``<home>/readers/.work-<skb>/`` and read back, so a killed run resumes there and a retraining
    (or a family left out) generates nothing again; ``--force`` starts over.
 3. :func:`training_examples` and :meth:`TypeHead.fit`: the questions and their varied copies
-   (:mod:`kgqa.lab.reader_data`), embedded by the SKB's embedder, and the answer-type head fitted on them.
+   (:mod:`kgqa.runtime.reader.examples`), embedded by the SKB's embedder, and the answer-type head fitted on them.
 4. :meth:`Reader.save`: the reader into ``<home>/readers/<skb>/`` at once; ``kgqa ask`` then uses it.
 """
 
@@ -25,19 +25,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kgqa.errors import KgqaError
-from kgqa.lab.families import FAMILIES
-from kgqa.lab.provenance import provenance
-from kgqa.lab.questions import Conditions, GeneratedQuestion, condition_reads, generate
-from kgqa.lab.reader_data import Example, variants
+from kgqa.provenance import provenance
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.progress import ProgressSink, task
 from kgqa.runtime.reader import READERS, Reader, find_reader
+from kgqa.runtime.reader.examples import Example, variants
+from kgqa.runtime.reader.families import FAMILIES
+from kgqa.runtime.reader.questions import Conditions, GeneratedQuestion, condition_reads, generate
 from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, completions, designations, fillers, vocabulary
 from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
 
 if TYPE_CHECKING:
-    from kgqa.runtime.app import Kgqa
+    from kgqa.runtime.engine import Engine
 
 QUESTIONS_PER_FAMILY = 120
 SEED = 202
@@ -83,7 +83,7 @@ class SkbTexts:
     "young"; an eponym is written "Marfan")."""
 
 
-def skb_texts(kg: Kgqa, skb: str, progress: ProgressSink | None) -> SkbTexts:
+def skb_texts(kg: Engine, skb: str, progress: ProgressSink | None) -> SkbTexts:
     """Stage 1: every name and alias of the SKB, and the words of its documents."""
     schema = kg.schema(skb)
     texts: list[str] = []
@@ -121,7 +121,7 @@ def whole_words(embedder: Embedder) -> frozenset[str]:
 
 
 def training_questions(
-    kg: Kgqa, settings: ReaderSettings, folder: Path, notice: Callable[[str], None]
+    kg: Engine, settings: ReaderSettings, folder: Path, notice: Callable[[str], None]
 ) -> list[GeneratedQuestion]:
     """Stage 2: ``questions_per_family`` questions in each family, each family's generated once for this graph, count
     and seed and kept in ``folder`` (a killed run, a retraining and a family left out read them back)."""
@@ -169,7 +169,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def training_examples(kg: Kgqa, skb: str, questions: Sequence[GeneratedQuestion], seed: int) -> list[Example]:
+def training_examples(kg: Engine, skb: str, questions: Sequence[GeneratedQuestion], seed: int) -> list[Example]:
     """Stage 3a: the questions and their varied copies, lead-ins naming nodes of every label."""
     names = {
         label: kg.store.example_names(skb, label, NAMES_PER_LABEL)
@@ -191,7 +191,7 @@ class Outcome:
 
 
 def train(
-    kg: Kgqa,
+    kg: Engine,
     settings: ReaderSettings,
     *,
     force: bool = False,
