@@ -1,5 +1,5 @@
 """A fake kgqa whose data carries a terminal escape sequence: the command line's printing tested without the pipeline
-(``kgqa.cli._start`` patched to :class:`FakeKg`)."""
+(``kgqa.cli.session.start`` patched to :class:`FakeKg`)."""
 
 from __future__ import annotations
 

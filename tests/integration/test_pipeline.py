@@ -371,17 +371,17 @@ def test_a_relaxed_plan_that_still_joins_linked_entities_is_bounded_as_the_whole
     """Step 5's worst cases were relaxations of a many-constant plan that grounded nothing, each walking to l_max
     (issue 30): a relaxed plan of two or more constants stops at ``joint_l_max`` as the whole plan does; one of a
     single constant expands to ``l_max`` as any one-constant plan does."""
-    import kgqa.runtime.pipeline
+    import kgqa.runtime.pipeline.grounding
 
     bounds: dict[str, tuple[int, int]] = {}
-    real = kgqa.runtime.pipeline.ground
+    real = kgqa.runtime.pipeline.grounding.ground
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         plan = args[2]
         bounds[kwargs["source"]] = (len(plan.constants), kwargs["l_max"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(kgqa.runtime.pipeline, "ground", recording)
+    monkeypatch.setattr(kgqa.runtime.pipeline.grounding, "ground", recording)
     answer, _ = ask([], question=question, types=["drug"], llm="none", link_threshold=0.9999, l_max=100)
     constants = 3 if relaxed_l_max == 3 else 2
     assert bounds["linked"] == (constants, 3)

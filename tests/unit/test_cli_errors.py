@@ -27,7 +27,7 @@ def test_bad_config_value(cli_env: dict[str, str]) -> None:
 
 def test_a_degraded_step_prints_data_text_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     """Step details quote node names, aliases and LLM text: ``[/x]`` in them is text, not a closing markup tag."""
-    from kgqa.cli import _print_answer
+    from kgqa.cli.ask import _print_answer
     from kgqa.runtime.trace import Trace
     from kgqa.types import Answer
 

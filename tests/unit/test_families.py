@@ -18,17 +18,15 @@ import pytest
 from kgqa.errors import InputError
 from kgqa.loaders.hpo import ABSENT, ASSOCIATED, DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.reader.families import (
-    CONDITION_KINDS,
     FAMILIES,
     NEW_CONDITIONS,
     TUNED,
-    Condition,
-    Side,
     family_hop,
     inheritance_word,
     onset_word,
     word,
 )
+from kgqa.runtime.reader.family_words import CONDITION_KINDS, Condition, Side
 from kgqa.runtime.reader.phrasing import hop_wording, kind
 from kgqa.runtime.reader.questions import (
     ALL_FAMILIES,

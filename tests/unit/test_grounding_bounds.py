@@ -16,7 +16,7 @@ from kgqa.cypher.parser import parse
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema, sanitize
 from kgqa.errors import StoreTimeoutError
-from kgqa.runtime.pipeline import _hub_alone
+from kgqa.runtime.pipeline.grounding import _hub_alone
 from kgqa.runtime.scoring import Lexical
 from kgqa.runtime.steps.s4_grounding import (
     Bounds,

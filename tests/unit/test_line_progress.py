@@ -55,7 +55,7 @@ def test_the_cli_writes_lines_where_output_is_no_terminal_and_a_bar_in_one() -> 
     from rich.console import Console
     from rich.progress import Progress
 
-    from kgqa.cli import _progress
+    from kgqa.cli.output import progress_bar as _progress
 
     out = StringIO()
     with _progress(Console(file=out, force_terminal=False)) as progress:
@@ -67,7 +67,7 @@ def test_the_cli_writes_lines_where_output_is_no_terminal_and_a_bar_in_one() -> 
 
 
 def test_a_piped_answer_is_two_plain_lines_per_entity(capsys: pytest.CaptureFixture[str]) -> None:
-    from kgqa.cli import _print_answer
+    from kgqa.cli.ask import _print_answer
     from kgqa.runtime.trace import Trace
     from kgqa.types import Answer, Candidate
 

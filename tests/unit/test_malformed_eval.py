@@ -229,7 +229,7 @@ def test_a_parsed_record_round_trips() -> None:
 
 
 def _json_of(value: Any) -> str:
-    from kgqa.cli import json_text
+    from kgqa.cli.output import json_text
 
     return json_text(value)
 

@@ -121,7 +121,7 @@ def test_rows_are_passed_on_as_read_from_the_first_usable_one() -> None:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kgqa.cli._start", FakeKg)
+    monkeypatch.setattr("kgqa.cli.session.start", FakeKg)
 
 
 @pytest.mark.usefixtures("fake")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kgqa import cli
+from kgqa.cli import root as cli
 
 
 def test_sigint_and_sigterm_become_exceptions() -> None:

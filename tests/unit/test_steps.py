@@ -335,8 +335,8 @@ def test_over_the_cap_the_targets_nearest_by_document_vectors_are_ranked() -> No
 
 
 def test_over_the_cap_the_lookups_step_5_read_are_not_read_again() -> None:
-    """Step 5 grounded a lone hub among the same lookups (kgqa.runtime.pipeline._hub_alone): step 6 preselects by
-    them without a second round trip, with the same outcome as reading them."""
+    """Step 5 grounded a lone hub among the same lookups (kgqa.runtime.pipeline.grounding._hub_alone): step 6
+    preselects by them without a second round trip, with the same outcome as reading them."""
     grounded = [Grounded(f"d{i}", f"d{i}", "disease", 1) for i in range(6)]
     result = GroundingResult(query=None, candidates={}, targets=grounded)  # type: ignore[arg-type]
     question = np.array([0.0, 1.0], dtype=np.float32)

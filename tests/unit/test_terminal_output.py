@@ -1,8 +1,8 @@
 """Issue 34, item 5: no control character of a question, of the data or of a file reaches the terminal raw. The CLI
 escapes what it prints as GNU ``ls -b`` does (kgqa.runtime.terminal.shown); JSON escapes it as JSON does.
 
-The commands run in-process with click's CliRunner on a fake kgqa (``kgqa.cli._start`` patched): what is tested is
-the printing, not the pipeline."""
+The commands run in-process with click's CliRunner on a fake kgqa (``kgqa.cli.session.start`` patched): what is tested
+is the printing, not the pipeline."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from kgqa.cli import SafeConsole, json_text, print_block
+from kgqa.cli.output import SafeConsole, json_text, print_block
 from kgqa.runtime.terminal import shown
 from tests.helpers.cli import run
 from tests.helpers.terminal import EVIL, OSC, FakeKg
@@ -73,7 +73,7 @@ def test_a_block_keeps_its_line_breaks_and_escapes_the_rest(capsys: pytest.Captu
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("kgqa.cli._start", FakeKg)
+    monkeypatch.setattr("kgqa.cli.session.start", FakeKg)
 
 
 def assert_escaped(output: str) -> None:

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from kgqa.cypher.plan import QueryPlan, Symbol, Triplet
-from kgqa.runtime.pipeline import settle_type
+from kgqa.runtime.pipeline.grounding import settle_type
 from kgqa.runtime.steps.s1_target_type import TargetType
 from kgqa.runtime.steps.s1_type_evidence import PlanEvidence, decide_type, off_type, off_type_weight, rivals_of
 from kgqa.runtime.steps.s4_grounding import Grounded, GroundingResult, NodeMatch, PlanGrounding

@@ -37,16 +37,9 @@ from typing import Literal, TypeVar
 from kgqa.errors import InputError, LlmError, StoreTimeoutError
 from kgqa.loaders.hpo import DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.llm import ChatModel, Message
-from kgqa.runtime.reader.families import (
-    FAMILIES,
-    Condition,
-    ConditionKind,
-    Family,
-    as_families,
-    inheritance_word,
-    onset_word,
-)
+from kgqa.runtime.reader.families import FAMILIES, as_families, inheritance_word, onset_word
 from kgqa.runtime.reader.families import word as family_word
+from kgqa.runtime.reader.family_words import Condition, ConditionKind, Family
 from kgqa.runtime.reader.phrasing import DEFINITION, Direction, MentionStyle, description, directed, kind
 from kgqa.runtime.store.base import NodeText, Schema
 from kgqa.runtime.store.protocols import GraphReader, GraphStore, TextSearcher
