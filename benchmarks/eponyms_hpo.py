@@ -37,7 +37,8 @@ from kgqa.loaders.hpo import read_hpo
 from kgqa.provenance import CODE_PATHS, allow_dirty_flag, origin, replace_block, require_committed
 from kgqa.runtime.app import Kgqa
 from kgqa.runtime.reader import find_reader
-from kgqa.runtime.reader.spelling import PART, completions
+from kgqa.runtime.reader.spelling import completions
+from kgqa.runtime.text import PART
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

@@ -4,16 +4,11 @@ words at the same positions and none splits the string again."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from kgqa.runtime.reader.types import asking_sentence
-from kgqa.runtime.text import clause_starts, quotations, words_of
-
-LOWER_WORD = re.compile(r"[\w][\w/-]*")
-"""A word as step 1 reads a type's name in a question: an apostrophe ends it ("son's" is "son", "s"), unlike
-:data:`kgqa.runtime.text.WORD`."""
+from kgqa.runtime.text import LOWER_WORD, clause_starts, quotations, words_of
 
 
 @dataclass(frozen=True)

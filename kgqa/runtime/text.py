@@ -15,7 +15,15 @@ import numpy as np
 from kgqa.runtime import lexicon
 
 WORD = re.compile(r"[\w][\w'/-]*")
-"""A word as the linker counts it."""
+"""A word as the linker counts it (positions of links and spans are in these words)."""
+LOWER_WORD = re.compile(r"[\w][\w/-]*")
+"""A word as step 1 reads a type's name in a question: an apostrophe ends it ("son's" is "son", "s"), unlike
+:data:`WORD`."""
+PART = re.compile(r"[^\W_]+")
+"""A run of letters and digits: the words a full-text index sees, a name's words as linking compares them, the type
+head's hashed words."""
+LETTERS = re.compile(r"[^\W\d_]+")
+"""A run of letters: the words a correction may replace (digits and symbols are ids, never typos)."""
 
 
 def words_of(question: str) -> list[str]:
@@ -38,7 +46,7 @@ def clause_starts(question: str) -> frozenset[int]:
 
 def plain_words(text: str) -> list[str]:
     """The lower-case runs of letters and digits of ``text``: the words a full-text index sees."""
-    return re.findall(r"[^\W_]+", text.lower())
+    return PART.findall(text.lower())
 
 
 QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|(?<![\w'/-])'([^']+)'(?![\w'/-])")

@@ -32,3 +32,21 @@ def test_the_command_line_is_a_package_of_command_groups() -> None:
     for module, names in groups.items():
         for name in names:
             assert commands[name].callback.__module__ == module, name
+
+
+def test_the_words_of_a_question_are_cut_in_one_place() -> None:
+    """kgqa/runtime/text.py holds the word patterns (WORD, LOWER_WORD, PART, LETTERS); no other module writes its own
+    copy of one, so every step counts the same words."""
+    import ast
+
+    from kgqa.runtime import text
+
+    patterns = {text.WORD.pattern, text.LOWER_WORD.pattern, text.PART.pattern, text.LETTERS.pattern}
+    copies = []
+    for name, path in modules().items():
+        if name == "kgqa.runtime.text":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in patterns:
+                copies.append(f"{name}:{node.lineno}: {node.value}")
+    assert copies == []

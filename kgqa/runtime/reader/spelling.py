@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kgqa.runtime.text import LETTERS, PART
+
 MIN_LETTERS = 4
 """Shorter words are not corrected: within an edit of a three-letter word lies half the vocabulary."""
 LONG_WORD = 8
@@ -25,9 +27,6 @@ LONG_WORD = 8
 RARE_RATIO = 20
 """An SKB word is read as its neighbour too when the neighbour is this many times as common (a typo in the SKB's own
 names, "syndrom", is no reason to leave the question's typo as it is)."""
-TOKEN = re.compile(r"[^\W\d_]+")
-"""The words a correction may replace: runs of letters (digits and symbols are ids, never typos)."""
-PART = re.compile(r"[^\W_]+")
 ACRONYM_LETTERS = range(2, 6)
 """Lengths of the abbreviations read: "ID" to "CMTDI"."""
 ABBREVIATION = re.compile(r"[A-Z][A-Za-z]*[A-Z]")
@@ -41,7 +40,7 @@ def vocabulary(texts: Iterable[str]) -> Counter[str]:
     """How many of ``texts`` (names and aliases) hold each lower-case word."""
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(set(TOKEN.findall(text.lower())))
+        counts.update(set(LETTERS.findall(text.lower())))
     return counts
 
 
@@ -237,7 +236,7 @@ class Spelling:
         words beside it ("zodazo syndrome" may be "zoda" or "dazo"). A word the tokenizer knows has none, unless
         ``known``."""
         lowered = word.lower()
-        if not TOKEN.fullmatch(word) or len(lowered) < MIN_LETTERS or (lowered in self.known and not known):
+        if not LETTERS.fullmatch(word) or len(lowered) < MIN_LETTERS or (lowered in self.known and not known):
             return []
         reach = 2 if len(lowered) >= LONG_WORD else 1
         floor = RARE_RATIO * self.counts[lowered] if lowered in self.counts else 0

@@ -32,9 +32,10 @@ from kgqa.runtime.reader import READERS, Reader, find_reader
 from kgqa.runtime.reader.examples import Example, variants
 from kgqa.runtime.reader.families import FAMILIES
 from kgqa.runtime.reader.questions import Conditions, GeneratedQuestion, condition_reads, generate
-from kgqa.runtime.reader.spelling import TOKEN, Spelling, acronyms, completions, designations, fillers, vocabulary
+from kgqa.runtime.reader.spelling import Spelling, acronyms, completions, designations, fillers, vocabulary
 from kgqa.runtime.reader.types import TypeHead, asking_sentence
 from kgqa.runtime.skbs import check_name
+from kgqa.runtime.text import LETTERS
 
 if TYPE_CHECKING:
     from kgqa.runtime.engine import Engine
@@ -97,7 +98,7 @@ def skb_texts(kg: Engine, skb: str, progress: ProgressSink | None) -> SkbTexts:
                 part = ids[start : start + CHUNK]
                 for node in kg.store.documents(skb, label, part):
                     texts.append(node.name)
-                    words = set(TOKEN.findall(node.doc))
+                    words = set(LETTERS.findall(node.doc))
                     in_docs.update({word.lower() for word in words})
                     lower.update({word for word in words if word.islower()})
                 if schema.has_aliases:
@@ -117,7 +118,7 @@ def whole_words(embedder: Embedder) -> frozenset[str]:
     get_vocab = getattr(tokenizer, "get_vocab", None)
     if get_vocab is None:
         return frozenset()
-    return frozenset(word for word in get_vocab() if TOKEN.fullmatch(word))
+    return frozenset(word for word in get_vocab() if LETTERS.fullmatch(word))
 
 
 def training_questions(

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
+from kgqa.runtime.text import PART
+
 L2 = 1e-5
 STEPS = 3000
 RATE = 2.0
@@ -32,7 +34,6 @@ SENTENCE_END = re.compile(r"(?<=[.?!:;])\s+")
 SYMBOL_PREFIX = re.compile(r"\b[A-Z0-9][A-Z0-9-]*\.\.\.$")
 """A symbol typed as a prefix ("genes with symbols of the form *CDH...* link to"): its dots end no sentence where
 the next word starts in lower case."""
-WORD = re.compile(r"[^\W_]+")
 
 
 def asking_sentence(question: str) -> str:
@@ -66,7 +67,7 @@ def hashed_matrix(sentences: Sequence[str]) -> sparse.csr_matrix:
     """:func:`hashed_words` of every sentence, as rows of a sparse matrix (a few dozen buckets of 4,096 are set)."""
     rows, cols, values = [], [], []
     for row, sentence in enumerate(sentences):
-        words = WORD.findall(sentence.lower())
+        words = PART.findall(sentence.lower())
         counts: dict[int, float] = {}
         for feature in [*words, *(f"{a} {b}" for a, b in itertools.pairwise(words))]:
             bucket = zlib.crc32(feature.encode("utf-8")) % BUCKETS

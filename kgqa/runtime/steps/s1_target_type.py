@@ -31,10 +31,11 @@ import numpy as np
 
 from kgqa.runtime.embed import Embedder
 from kgqa.runtime.llm import ChatModel, Completion, Message
-from kgqa.runtime.reading import LOWER_WORD, Reading
+from kgqa.runtime.reading import Reading
 from kgqa.runtime.text import (
     ASKING,
     DETERMINERS,
+    LOWER_WORD,
     NAMED_WITHIN,
     Mention,
     meant_type,

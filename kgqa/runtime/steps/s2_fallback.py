@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from kgqa.cypher.compile import pattern_query
 from kgqa.cypher.plan import QueryPlan
 from kgqa.runtime.context import Context
-from kgqa.runtime.reader.spelling import PART
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.steps.s2_conditions import DOC_NOUNS, not_entities
 from kgqa.runtime.steps.s2_linking import Link, compound_link, describe, link_entities
@@ -30,7 +29,7 @@ from kgqa.runtime.steps.s2_schema_plan import (
     schema_guided_plan,
 )
 from kgqa.runtime.steps.s2_type_nouns import type_nouns
-from kgqa.runtime.text import STOP_WORDS, Mention, plain_words, type_mentions, type_words
+from kgqa.runtime.text import PART, STOP_WORDS, Mention, plain_words, type_mentions, type_words
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from kgqa.runtime import lexicon
 from kgqa.runtime.embed import Embedder
-from kgqa.runtime.reader.spelling import PART, Spelling, designation, edit_distance
+from kgqa.runtime.reader.spelling import Spelling, designation, edit_distance
 from kgqa.runtime.reading import Reading
 from kgqa.runtime.scoring import EXACT_LINK
 from kgqa.runtime.steps.s2_conditions import QUOTED_CONDITION, after_prefix_verb, not_entities
@@ -38,6 +38,7 @@ from kgqa.runtime.store.protocols import Catalogue, GraphReader, GraphStore, Tex
 from kgqa.runtime.text import (
     HIERARCHY,
     KINDS,
+    PART,
     RELATIONAL,
     STOP_WORDS,
     Mention,
