@@ -3,13 +3,12 @@
 The natural phrasing tables (family ``analyst``) and the template sentence (``template``) were read while the no-LLM
 linker was tuned, so figures on them flatter it. This benchmark asks the same kind of questions in every family of
 :mod:`kgqa.runtime.reader.families` (``clinical``, ``conversational``, ``terse`` were written without reading how the
-linker reads
-questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes, and its misses
-read since; ``student`` was written blind after that) and with every textual-condition kind, and reports quality
-per family, kind, condition and anchor mention.
-Leave-one-family-out: over a small grid of configuration overrides (``lexical_weight`` x ``link_threshold``), each
-family F is scored at the grid point with the best mean hit@1 over the OTHER families, as if the configuration had
-been tuned without F, next to F at the default and to the tuned families.
+linker reads questions, then read for its misses; ``lay`` was written afterwards, blind to the linker and its fixes, and
+its misses read since; ``student`` was written blind after that) and with every textual-condition kind, and reports
+quality per family, kind, condition and anchor mention. Leave-one-family-out: over a small grid of configuration
+overrides (``lexical_weight`` x ``link_threshold``), each family F is scored at the grid point with the best mean hit@1
+over the OTHER families, as if the configuration had been tuned without F, next to F at the default and to the tuned
+families.
 
 The questions are made once (``--n`` per family, one ``generate`` call per family with the same seed, so
 ``analyst`` and ``template`` word the same samples and the ``analyst`` set is the tuned generator's), interleaved

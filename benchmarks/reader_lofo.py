@@ -1,15 +1,14 @@
 """The learned reader against the hand-written rules, leaving one phrasing family out (issue 51).
 
 For each phrasing family F of :mod:`kgqa.runtime.reader.families`, a reader is trained on questions generated in every
-family
-but F (``kgqa train-reader``'s recipe, :func:`kgqa.runtime.reader.training.train` with ``families`` without F), and F's
-questions of benchmarks/results/families_hpo_questions.csv (made by benchmarks/families_hpo.py, another seed than the
-reader's) are asked with it; beside them, the same questions with the rules alone (``reader = false``). So the
-reader is measured on phrasing it never saw. Each left-out reader is kept in ``<home>/readers/.lofo/<family>/`` and
-put back while its training settings and the graph are the same (a rerun trains nothing; ``--train-only`` trains
-them all and asks nothing, for offline study). Each (family, point) is one ``kgqa eval`` run without an LLM into
-benchmarks/results/reader_lofo/<family>_<point>.json (resumable); the table goes between the ``reader_lofo`` markers
-in docs/results.md. The reader trained for HPO is put back at the end (retrained with every family).
+family but F (``kgqa train-reader``'s recipe, :func:`kgqa.runtime.reader.training.train` with ``families`` without F),
+and F's questions of benchmarks/results/families_hpo_questions.csv (made by benchmarks/families_hpo.py, another seed
+than the reader's) are asked with it; beside them, the same questions with the rules alone (``reader = false``). So the
+reader is measured on phrasing it never saw. Each left-out reader is kept in ``<home>/readers/.lofo/<family>/`` and put
+back while its training settings and the graph are the same (a rerun trains nothing; ``--train-only`` trains them all
+and asks nothing, for offline study). Each (family, point) is one ``kgqa eval`` run without an LLM into
+benchmarks/results/reader_lofo/<family>_<point>.json (resumable); the table goes between the ``reader_lofo`` markers in
+docs/results.md. The reader trained for HPO is put back at the end (retrained with every family).
 
     python benchmarks/reader_lofo.py
     python benchmarks/reader_lofo.py --families lay,esl --limit 20

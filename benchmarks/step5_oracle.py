@@ -392,7 +392,7 @@ SHADOWED = (
     "reaches",
     "node_rows",
 )
-"""The store's read methods an ask may call (kgqa.runtime.store.base.GraphStore)."""
+"""The store's read methods an ask may call (kgqa.runtime.store.protocols.GraphStore)."""
 
 
 @dataclass

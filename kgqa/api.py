@@ -19,15 +19,15 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast, get_args
 
-from kgqa.config import Config
+from kgqa.config import MAX_TOP_K, Config
 from kgqa.errors import ArgumentError, QuestionError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from kgqa.choices import Steps
+    from kgqa.choices import Phrasing, Split, Steps
     from kgqa.runtime.progress import ProgressSink
-    from kgqa.runtime.reader.questions import GeneratedQuestion, Phrasing, Split
+    from kgqa.runtime.reader.questions import GeneratedQuestion
     from kgqa.runtime.store.base import NodeText, Schema, SkbMeta
     from kgqa.types import Answer, Dialect, Explanation, Export, LoadReport, NodeView, Readiness
 
@@ -58,8 +58,8 @@ def check_question(question: str, max_chars: int) -> None:
 _LITERALS = {
     "Steps": ("kgqa.choices", "Steps"),
     "Dialect": ("kgqa.choices", "StoreKind"),
-    "Phrasing": ("kgqa.runtime.reader.questions", "Phrasing"),
-    "Split": ("kgqa.runtime.reader.questions", "Split"),
+    "Phrasing": ("kgqa.choices", "Phrasing"),
+    "Split": ("kgqa.choices", "Split"),
 }
 """The ``Literal`` settings the API's annotations name, and where each is defined (imported when a call checks one)."""
 
@@ -117,6 +117,29 @@ def check_arguments(method: str, arguments: Mapping[str, object]) -> None:
         if expected is not None:
             shown = type(value).__name__ if not isinstance(value, str | int | float) else repr(value)[:40]
             raise ArgumentError(f"{method}: '{name}' must be {expected}, got {shown}")
+        problem = _value_problem(name, value)
+        if problem is not None:
+            raise ArgumentError(f"{method}: '{name}' {problem}")
+
+
+def _value_problem(name: str, value: object) -> str | None:
+    """What is wrong with an argument of the right type, the same at every door (the CLI and MCP call the API): a
+    ``top_k`` past :data:`kgqa.config.MAX_TOP_K`, a NUL in a name or id (the question has its own check,
+    :func:`check_question`), a vector that is not all finite numbers."""
+    if name == "top_k" and isinstance(value, int) and not 1 <= value <= MAX_TOP_K:
+        return f"must be 1 to {MAX_TOP_K}, got {value if abs(value) < 10**12 else f'{value:.3e}'}"
+    items = value if isinstance(value, list | tuple | set | frozenset) else [value]
+    texts = [v for v in items if isinstance(v, str)]
+    if name != "question" and any("\x00" in text for text in texts):
+        return "holds a NUL character"
+    if name.endswith("vector") and value is not None and not isinstance(value, str | bytes):
+        import numpy as np
+
+        array = np.asarray(value)
+        if array.dtype.kind in "biuf" and not np.isfinite(array).all():
+            bad = int(np.flatnonzero(~np.isfinite(array.ravel()))[0])
+            return f"must hold finite numbers, got {array.ravel()[bad]} at index {bad}"
+    return None
 
 
 C = TypeVar("C", bound=Callable[..., object])
@@ -250,8 +273,7 @@ class Api(Protocol):
         families: Sequence[str] | None = None,
     ) -> tuple[list[GeneratedQuestion], Counter[tuple[str, str]]]:
         """``count`` questions with exact answers over ``types`` (kgqa.runtime.reader.questions.generate), phrased by
-        templates
-        or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of the
+        templates or naturally (in ``families``), of the gold answers in ``split``, and the (type, reason) counts of the
         attempts that failed."""
         ...
 

@@ -51,3 +51,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "fusion": FUSIONS,
 }
 """Configuration key -> its allowed values (config validation)."""
+
+Phrasing = Literal["template", "natural"]
+"""How ``kgqa questions`` words the questions it generates: by template, or as people type (its phrasing families)."""
+PHRASINGS: tuple[Phrasing, ...] = ("template", "natural")
+Split = Literal["all", "train", "test"]
+"""Whose gold answers a generated question may have (kgqa.runtime.reader.questions.split_of)."""
+SPLITS: tuple[Split, ...] = ("all", "train", "test")

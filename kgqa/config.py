@@ -7,8 +7,10 @@ an unknown key or a value of the wrong type is a :class:`ConfigError` naming it,
 from __future__ import annotations
 
 import dataclasses
+import errno
 import math
 import os
+import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -270,11 +272,7 @@ def load_config(
     merged: dict[str, Any] = {}
     path = config_file(env, cwd)
     if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"{path}: {exc}") from exc
-        merged.update(_from_mapping(data, str(path)))
+        merged.update(_from_mapping(read_settings(path), str(path)))
     env_values = {k[len(ENV_PREFIX) :].lower(): v for k, v in env.items() if k.startswith(ENV_PREFIX)}
     merged.update(_from_mapping(env_values, "environment"))
     if overrides:
@@ -282,6 +280,11 @@ def load_config(
     config = dataclasses.replace(Config(), **merged)
     validate(config)
     return config
+
+
+MAX_TOP_K = 1000
+"""The most answers one call returns, at every door: the API, the command line (``--k``) and the ``top_k`` setting
+(MCP asks for 100 at most: a tool result an LLM reads)."""
 
 
 def validate(config: Config) -> None:
@@ -310,6 +313,8 @@ def validate(config: Config) -> None:
     ):
         if getattr(config, name) < 1:
             raise ConfigError(f"'{name}' must be >= 1, got {getattr(config, name)}")
+    if config.top_k > MAX_TOP_K:
+        raise ConfigError(f"'top_k' must be at most {MAX_TOP_K}, got {config.top_k}")
     parse_llm_spec(config.llm)
     for name, allowed in CHOICES.items():
         if getattr(config, name) not in allowed:
@@ -359,19 +364,80 @@ def validate(config: Config) -> None:
         raise ConfigError(f"'neo4j_version': {exc}") from exc
 
 
+def read_settings(path: Path) -> dict[str, Any]:
+    """A settings file's TOML, or a ConfigError naming the file and where it went wrong: one that cannot be read,
+    is not UTF-8 text, is not TOML, or nests deeper than the parser can follow."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start + 1}, line {line}); a settings file is TOML, written as text"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to read; no kgqa setting nests") from None
+
+
 def check_home(home: Path) -> None:
-    """The data directory is a folder, or can be made one: a ``home`` that names a file (or lies under one) is a
-    setting's fault, named here, not a NotADirectoryError when the first command writes into it."""
+    """The data directory is a folder, or can be made one, as far as can be told without writing: a ``home`` that
+    names a file (or lies under one), a symlink loop or a path no system call takes is a setting's fault, named here,
+    not an OSError when the first command writes into it. :func:`open_home` then makes it and proves it writable."""
+    if "\x00" in str(home):
+        raise ConfigError(f"'home' ({HOME_SOURCES}) holds a NUL character: {str(home)!r}")
     for path in (home, *home.parents):
         try:
-            if not path.exists():
-                continue
-        except OSError as exc:  # a folder on the way that this user may not search
-            raise ConfigError(f"'home' ({HOME_SOURCES}) {home} cannot be reached: {exc.strerror or exc}") from exc
+            os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):  # not there, or under a file: the parents say which
+            continue
+        except OSError as exc:  # a symlink loop, a name too long, a folder on the way this user may not search
+            raise ConfigError(_home_problem(home, exc)) from None
         if path.is_dir():
             return
         where = "is a file" if path == home else f"lies under {path}, which is a file"
         raise ConfigError(f"'home' ({HOME_SOURCES}) must be a directory, but {home} {where}")
+
+
+PROBE = ".kgqa-write-check"
+"""The name prefix of the empty file :func:`open_home` writes and removes to prove the data directory writable."""
+
+
+def open_home(home: Path) -> None:
+    """The data directory made, and proven writable, before kgqa writes anything in it; else a ConfigError in one
+    line saying what is wrong and what to do (read-only or immutable, a symlink loop, a place where no folder can be
+    made such as /proc, no space). Every door that opens a home calls it: kgqa in process (and so the worker and
+    MCP without one), and the worker's client."""
+    check_home(home)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=PROBE):
+            pass
+    except OSError as exc:
+        raise ConfigError(_home_problem(home, exc)) from None
+
+
+_HOME_ERRORS = {
+    errno.EACCES: "cannot be written (permission denied): choose another or make it writable",
+    errno.EPERM: "cannot be written (not permitted: immutable?): choose another or make it writable",
+    errno.EROFS: "is on a read-only file system: choose a writable one",
+    errno.ELOOP: "is a symlink loop: point it at a real directory",
+    errno.ENOSPC: "has no space left: free some, or choose another",
+    errno.EDQUOT: "is over its disk quota: free some, or choose another",
+    errno.ENAMETOOLONG: "is a path too long for the file system",
+    errno.ENOTDIR: "lies under a file, not a directory",
+}
+
+
+def _home_problem(home: Path, exc: OSError) -> str:
+    why = _HOME_ERRORS.get(exc.errno or 0) or f"cannot be made a directory here ({exc.strerror or exc})"
+    return f"'home' ({HOME_SOURCES}) {home} {why}"
 
 
 HOME_SOURCES = "--home, KGQA_HOME or home in the config file"

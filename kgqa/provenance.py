@@ -28,7 +28,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 """The repository this kgqa was imported from (an editable install); not a repository for a wheel install."""
 CODE_PATHS = ("kgqa", "cypher", "loaders", "pyproject.toml")
 """Paths whose changes can alter answers or timings; a benchmark adds its own script."""

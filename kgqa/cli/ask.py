@@ -14,6 +14,7 @@ from rich.table import Table
 
 from kgqa.api import check_question
 from kgqa.choices import STEPS, STORES, RerankerSetting, Steps, StoreKind
+from kgqa.config import open_home
 from kgqa.errors import (
     EmbeddingError,
     InputError,
@@ -384,7 +385,7 @@ def shell(
     flags = answer_flags(ctx)
     config = session.settings(ctx, **flags)
     history = config.home / "shell_history"
-    config.home.mkdir(parents=True, exist_ok=True)
+    open_home(config.home)
     with contextlib.suppress(OSError):
         readline.read_history_file(history)
     readline.set_history_length(1000)

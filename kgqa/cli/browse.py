@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 from rich.markup import escape
 from rich.table import Table
 
-if TYPE_CHECKING:
-    pass
 from kgqa.cli import session
 from kgqa.cli.options import skb_option
 from kgqa.cli.output import json_text, plain, print_block, stdout

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.markup import escape
@@ -17,19 +17,17 @@ from rich.progress import (
 from rich.table import Table
 
 from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, Baseline, RerankerSetting, Steps
-from kgqa.errors import (
-    InputError,
-    KgqaError,
-)
-from kgqa.lab.qa import SPLITS
-
-if TYPE_CHECKING:
-    pass
 from kgqa.cli import session
 from kgqa.cli.ask import report_refused
 from kgqa.cli.options import skb_option
 from kgqa.cli.output import progress_bar, stderr, stdout
 from kgqa.cli.root import main
+from kgqa.config import MAX_TOP_K
+from kgqa.errors import (
+    InputError,
+    KgqaError,
+)
+from kgqa.lab.qa import SPLITS
 
 
 @main.command("questions")
@@ -156,7 +154,7 @@ def questions_command(
 @click.option("--steps", type=click.Choice(STEPS), default=None)
 @click.option("--reranker", type=click.Choice(RERANKER_SETTINGS), default=None)
 @click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm').")
-@click.option("--k", "top_k", type=click.IntRange(1, 1000), default=None)
+@click.option("--k", "top_k", type=click.IntRange(1, MAX_TOP_K), default=None)
 @click.option(
     "--ablation",
     is_flag=True,

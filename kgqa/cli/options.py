@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from kgqa.choices import RERANKER_SETTINGS, STEPS
+from kgqa.config import MAX_TOP_K
 from kgqa.runtime.skbs import KNOWN
-
-if TYPE_CHECKING:
-    pass
-
 
 BATCH_HELP = (
     "Rows per Neo4j write batch (edges reach the store in chunks of 50x); FalkorDB bulk calls are sized in bytes."
@@ -32,7 +29,9 @@ wait_option: Callable[..., Any] = click.option(
 
 ASK_OPTIONS: list[Callable[..., Any]] = [
     click.option("--type", "types", multiple=True, help="Answer type(s); default: the SKB's candidate types."),
-    click.option("--k", "--top-k", "top_k", type=click.IntRange(1, 1000), help="Number of answers (config top_k, 20)."),
+    click.option(
+        "--k", "--top-k", "top_k", type=click.IntRange(1, MAX_TOP_K), help="Number of answers (config top_k, 20)."
+    ),
     click.option("--llm", default=None, help="none | openai:MODEL | llama:PATH.gguf (config 'llm')."),
     click.option(
         "--steps",

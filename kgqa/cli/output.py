@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -24,9 +24,6 @@ from rich.text import Span, Text
 
 from kgqa.runtime.progress import LineProgress
 from kgqa.runtime.terminal import UNSAFE, UNSAFE_IN_JSON, shown
-
-if TYPE_CHECKING:
-    pass
 
 
 def shown_click(exc: click.ClickException) -> None:

@@ -8,17 +8,12 @@ import signal
 import threading
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from kgqa.errors import (
-    KgqaError,
-)
-
-if TYPE_CHECKING:
-    pass
 from kgqa.cli.output import say, shown_click
+from kgqa.errors import KgqaError
 
 EXIT_INTERRUPTED = 130
 

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import click
 
+from kgqa.cli import session
+from kgqa.cli.output import json_text, say, stderr
+from kgqa.cli.root import main
 from kgqa.errors import (
     ConfigError,
     KgqaError,
 )
-
-if TYPE_CHECKING:
-    pass
-from kgqa.cli import session
-from kgqa.cli.output import json_text, say, stderr
-from kgqa.cli.root import main
 
 
 @main.group()

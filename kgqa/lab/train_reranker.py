@@ -34,10 +34,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kgqa.choices import Phrasing
 from kgqa.config import Config
 from kgqa.errors import ConfigError, InputError, KgqaError, StoreError
 from kgqa.runtime.progress import ProgressSink
-from kgqa.runtime.reader.questions import TRAIN_SHARE, GeneratedQuestion, Phrasing, generate, write
+from kgqa.runtime.reader.questions import TRAIN_SHARE, GeneratedQuestion, generate, write
 from kgqa.runtime.skbs import check_name
 from kgqa.runtime.steps.s8_rerank import fit_budget, render_as, rerank_documents
 from kgqa.runtime.trained import MANIFEST, RERANKERS, Manifest, Trained, find_trained, model_folder

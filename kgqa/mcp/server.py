@@ -29,7 +29,7 @@ from pydantic import AnyHttpUrl, Field, ValidationError
 
 from kgqa._version import __version__
 from kgqa.api import Api
-from kgqa.config import Config
+from kgqa.config import Config, open_home
 from kgqa.errors import ConfigError, KgqaError, SkbNotLoadedError
 from kgqa.mcp.results import (
     AskResult,
@@ -388,6 +388,7 @@ def serve(config: Config, *, http: bool = False, clients: Clients | None = None)
     (started if need be) at once, in the background, so that the first tool call finds it warm."""
     if http:
         check_http(config)
+    open_home(config.home)  # a one-line error at start, not one per tool call
     pool = clients or default_clients(config)
     server = build_server(config, pool)
 
@@ -403,8 +404,10 @@ def serve(config: Config, *, http: bool = False, clients: Clients | None = None)
         if http:
             import uvicorn
 
+            from kgqa.mcp.http import guarded
+
             app = server.streamable_http_app(host=config.mcp_host, transport_security=rebinding_guard(config.mcp_host))
-            uvicorn.run(app, host=config.mcp_host, port=config.mcp_port, log_level="warning")
+            uvicorn.run(guarded(app), host=config.mcp_host, port=config.mcp_port, log_level="warning")
         else:
             server.run()
     finally:

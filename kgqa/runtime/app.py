@@ -16,7 +16,7 @@ import numpy as np
 
 from kgqa.api import CALLS, Api, check_question, checked
 from kgqa.choices import Steps
-from kgqa.config import Config, load_config, validate
+from kgqa.config import Config, load_config, open_home, validate
 from kgqa.cypher.errors import CypherError
 from kgqa.cypher.errors import CypherSyntaxError as ParseError
 from kgqa.errors import ConfigError, CypherSyntaxError, InputError, KgqaError, SkbNotLoadedError, StoreLockedError
@@ -40,8 +40,9 @@ from kgqa.runtime.trained import Trained, find_trained
 from kgqa.types import Answer, LoadReport, NodeView, Readiness
 
 if TYPE_CHECKING:
+    from kgqa.choices import Phrasing, Split
     from kgqa.loaders.stark_embeddings import DocVectors
-    from kgqa.runtime.reader.questions import GeneratedQuestion, Phrasing, Split
+    from kgqa.runtime.reader.questions import GeneratedQuestion
     from kgqa.types import Dialect, Explanation, Export
 
 
@@ -135,6 +136,7 @@ class Kgqa(Api):
         """``embedder`` replaces the configured one (a caller's own encoder and cache); it is closed with kgqa.
         ``store``: an open store instead of the configured one (a Neo4j driver someone else holds), closed with
         kgqa. ``llm``: a chat model instead of the ``llm`` setting, behind the same response cache."""
+        open_home(config.home)  # a home kgqa cannot write is a one-line ConfigError, before anything is written
         self.config = config
         self.store: GraphStore = store if store is not None else open_store(config)
         self._models = _Models(embedder, config)

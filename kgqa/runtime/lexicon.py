@@ -1,10 +1,10 @@
 """The English words the question reader without an LLM looks for, read once from ``lexicon.toml`` beside this module.
 
-The reader's rules (kgqa.runtime.text, the s2 steps, kgqa.runtime.steps.s6_lexical) are code; the words they look
-for are data, in one file, so that what the reader knows of English is seen whole and is not scattered through the
-rules. Each module keeps its constants' names and takes their words from here. The question generator (kgqa.lab)
-keeps its own words and does not read this file: questions phrased with the reader's own words would test the reader
-on itself.
+The reader's rules (kgqa.runtime.text, the s2 steps, kgqa.runtime.steps.s6_lexical) are code; the words they look for
+are data, in one file, so that what the reader knows of English is seen whole and is not scattered through the rules.
+Each module keeps its constants' names and takes their words from here. The question generator
+(kgqa.runtime.reader.questions and the phrasing families beside it) keeps its own words and does not read this file:
+questions phrased with the reader's own words would test the reader on itself.
 """
 
 from __future__ import annotations

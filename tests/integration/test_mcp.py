@@ -191,6 +191,16 @@ def test_http_on_loopback_with_a_bearer_token(loaded: dict[str, str]) -> None:
         assert refused.status_code == 401
         wrong = httpx2.post(url, json={}, headers={"Authorization": "Bearer wrong"}, timeout=10)
         assert wrong.status_code == 401
+        # issue 73: an id no answer can carry is refused (the SDK took it for a notification and never answered),
+        # and a client that hangs up mid-body is one log line (below: no traceback), the server answering on
+        odd = {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}
+        refused_id = httpx2.post(url, json=odd, headers={"Authorization": "Bearer s3cret-token"}, timeout=10)
+        assert refused_id.status_code == 400 and refused_id.json()["error"]["code"] == -32600
+        with socket.create_connection(("127.0.0.1", port)) as raw:
+            head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            raw.sendall(f'{head}Content-Length: 100\r\n\r\n{{"jsonrpc": "2.0", '.encode())
+        again = anyio.run(call, "s3cret-token")
+        assert not again.is_error
     finally:
         server.send_signal(signal.SIGINT)
         _, err = server.communicate(timeout=30)

@@ -1,6 +1,5 @@
 """Phrasing families (kgqa.runtime.reader.families) and the textual-condition kinds of ``generate`` on an in-memory
-HPO-like graph
-whose answers an oracle here recomputes from the raw node and edge lists (the loaded store:
+HPO-like graph whose answers an oracle here recomputes from the raw node and edge lists (the loaded store:
 tests/integration/test_questions.py)."""
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Natural phrasings of generated questions (kgqa.runtime.reader.phrasing) and ``generate(..., phrasing="natural")`` on
-an
-in-memory HPO-like graph (the loaded fixtures: tests/integration/test_questions.py)."""
+an in-memory HPO-like graph (the loaded fixtures: tests/integration/test_questions.py)."""
 
 from __future__ import annotations
 

@@ -373,3 +373,14 @@ def test_no_results_file_rests_on_uncommitted_code(path: Path) -> None:
     the docs cite (re-measure it from committed code instead)."""
     prov = json.loads(path.read_text()).get("provenance") or {}
     assert not code_dirty(prov, BENCHMARK_CODE), f"{path.name} was recorded with {prov.get('dirty_paths')}"
+
+
+def test_the_default_root_is_this_repository() -> None:
+    """Without a root, provenance reads the repository kgqa runs from (benchmarks and trained models name its
+    commit): the folder holding pyproject.toml beside the kgqa package."""
+    from kgqa import provenance as module
+
+    assert (module.ROOT / "pyproject.toml").is_file() and (module.ROOT / "kgqa" / "provenance.py").is_file()
+    record = module.provenance()
+    if (module.ROOT / ".git").exists():
+        assert record["commit"] is not None, record.get("reason")

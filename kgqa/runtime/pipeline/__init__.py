@@ -56,9 +56,7 @@ from kgqa.runtime.steps.s1_target_type import (
     fallback_type,
     predict_target_type,
 )
-from kgqa.runtime.steps.s1_type_evidence import (
-    rivals_of,
-)
+from kgqa.runtime.steps.s1_type_evidence import rivals_of
 from kgqa.runtime.steps.s2_conditions import read_conditions
 from kgqa.runtime.steps.s2_fallback import QuestionLinks, lead_in, linked_plan, question_links
 from kgqa.runtime.steps.s2_relation_meaning import says_hierarchy

@@ -14,9 +14,7 @@ from kgqa.cypher.plan import QueryPlan
 from kgqa.errors import StoreTimeoutError
 from kgqa.runtime.context import Context, Options
 from kgqa.runtime.scoring import Lexical, lexical_scores
-from kgqa.runtime.steps.s1_target_type import (
-    TargetType,
-)
+from kgqa.runtime.steps.s1_target_type import TargetType
 from kgqa.runtime.steps.s1_type_evidence import (
     PlanEvidence,
     TypeDecision,

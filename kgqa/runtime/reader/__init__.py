@@ -1,6 +1,8 @@
-"""The question reader learned from an SKB (``kgqa train-reader``): the SKB's own spelling, for typo-tolerant
-linking (:mod:`.spelling`), and a learned answer type (:mod:`.types`). It lives beside the SKB in the data
-directory, ``<home>/readers/<skb>/``; answering only reads it, and asks without one as before."""
+"""The question reader learned from an SKB (``kgqa train-reader``, docs/reader.md): the SKB's own spelling, for
+typo-tolerant linking (:mod:`.spelling`), and a learned answer type (:mod:`.types`). It lives beside the SKB in the
+data directory, ``<home>/readers/<skb>/``; answering only reads it, and asks without one as before. How it is trained
+is here too (:mod:`.training`), on questions generated from the SKB (:mod:`.questions`, worded by :mod:`.phrasing` and
+the families of :mod:`.families`, varied by :mod:`.examples`): a load trains it."""
 
 from __future__ import annotations
 

@@ -2,9 +2,8 @@
 
 The generator's own words live here, on the generator's side: the reader is trained on what this module makes and is
 never handed its lists. From each generated question (:func:`kgqa.runtime.reader.questions.generate`, every phrasing
-family)
-this makes variants a person would type: a context sentence before or after it that names other nodes of the SKB,
-lower case without punctuation, and, for one-hop questions, a frame that leaves the answer type implicit ("she has
+family) this makes variants a person would type: a context sentence before or after it that names other nodes of the
+SKB, lower case without punctuation, and, for one-hop questions, a frame that leaves the answer type implicit ("she has
 X, what could it be?"). Frames are grouped in named families, so a measurement can leave one family out.
 """
 

@@ -1,19 +1,17 @@
 """Phrasing families of generated questions, and the textual conditions they word.
 
 The natural wording of :mod:`kgqa.runtime.reader.phrasing` was read while the no-LLM linker was tuned, so figures on it
-flatter
-the linker. A family is one register with its own words for the types, the relations, the conditions and the
-sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the
-plain template sentence, tuned) beside ``clinical``, ``conversational``, ``terse``, ``lay`` and ``student`` (their
-misses since read) and the blind ones, unseen by development: ``counselor`` (a genetic counsellor's notes to
-colleagues and families) and ``esl`` (a researcher typing English as a second language: unidiomatic but true), so a
-benchmark can report quality per family and leave one family out.
+flatter the linker. A family is one register with its own words for the types, the relations, the conditions and the
+sentence shapes, written apart from the linker: ``analyst`` (the phrasing tables, tuned) and ``template`` (the plain
+template sentence, tuned) beside ``clinical``, ``conversational``, ``terse``, ``lay`` and ``student`` (their misses
+since read) and the blind ones, unseen by development: ``counselor`` (a genetic counsellor's notes to colleagues and
+families) and ``esl`` (a researcher typing English as a second language: unidiomatic but true), so a benchmark can
+report quality per family and leave one family out.
 
 Every wording stays true of the exact answer set :func:`kgqa.runtime.reader.questions.generate` computes: a hierarchy
-hop is one
-level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as absent",
-"ruled out"), a synonym is one of the answer's own aliases, an onset or inheritance is the answer's annotation with
-that term or a narrower one of its branch (a disease annotated "Infantile onset" has pediatric onset too).
+hop is one level ("direct", "immediate", "children", "parents"), a negation is an explicit annotation ("documented as
+absent", "ruled out"), a synonym is one of the answer's own aliases, an onset or inheritance is the answer's annotation
+with that term or a narrower one of its branch (a disease annotated "Infantile onset" has pediatric onset too).
 """
 
 from __future__ import annotations
@@ -244,9 +242,8 @@ def word(
     style: MentionStyle = "name",
     direction: Direction | None = None,
 ) -> str:
-    """The question in ``family``'s words: answers of type ``target`` reaching the anchor (``mention``, as
-    ``style`` says) along ``hops``, under ``condition``. ``analyst`` is :func:`kgqa.runtime.reader.phrasing.natural` (a
-    doc-word
+    """The question in ``family``'s words: answers of type ``target`` reaching the anchor (``mention``, as ``style``
+    says) along ``hops``, under ``condition``. ``analyst`` is :func:`kgqa.runtime.reader.phrasing.natural` (a doc-word
     condition only); ``template`` is worded by :func:`kgqa.runtime.reader.questions.phrase`, not here."""
     if family.words is None:
         if family.name != "analyst" or condition.kind != "doc-word":

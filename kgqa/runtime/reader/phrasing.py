@@ -1,18 +1,16 @@
 """Natural phrasings of generated questions (``kgqa questions --phrasing natural``), deterministic for a seed.
 
-The template sentence ("Which disease nodes have a 'phenotype present' relation with ...") is nothing an analyst
-types, so development measured on it flatters the linker. This module words the same question as people ask it:
-type words with lay synonyms ("symptoms", "disorders"), relation verbs per direction ("present with", "are
-characterised by"), negation and hierarchy wording, the textual condition in several forms and varied sentence
-shapes. It is data-driven (tables below) with a fallback for any label and relation type, so it works on every SKB.
-These tables are the ``analyst`` family of :mod:`kgqa.runtime.reader.families`: development read them, so they count as
-tuned.
+The template sentence ("Which disease nodes have a 'phenotype present' relation with ...") is nothing an analyst types,
+so development measured on it flatters the linker. This module words the same question as people ask it: type words with
+lay synonyms ("symptoms", "disorders"), relation verbs per direction ("present with", "are characterised by"), negation
+and hierarchy wording, the textual condition in several forms and varied sentence shapes. It is data-driven (tables
+below) with a fallback for any label and relation type, so it works on every SKB. These tables are the ``analyst``
+family of :mod:`kgqa.runtime.reader.families`: development read them, so they count as tuned.
 
 Every wording must stay true of the exact answer set (:func:`kgqa.runtime.reader.questions.generate` computes it), so
-the tables
-say no more than the graph does: a hierarchy hop is "direct" (1 hop, never "any descendant"), a negation is
-"explicitly" absent (an annotation, not the absence of one), and "do not show" is kept for a named object, where
-"do not show a phenotype linked to X" would read as "none of them".
+the tables say no more than the graph does: a hierarchy hop is "direct" (1 hop, never "any descendant"), a negation is
+"explicitly" absent (an annotation, not the absence of one), and "do not show" is kept for a named object, where "do not
+show a phenotype linked to X" would read as "none of them".
 """
 
 from __future__ import annotations

@@ -1,19 +1,17 @@
 """``kgqa questions``: STaRK-style questions for any loaded SKB, with exact ground truth.
 
 STaRK's recipe, over the live schema and store: sample a 1- or 2-hop relational template ending at the answer type
-(``(y:T)-[r1]-(m:M)-[r2]-(a:A)``), pick a gold answer ``y`` and, among the nodes its template reaches, an anchor
-``a`` (named in the question); add a textual condition, a word of the gold answer's document; the ground truth is
-every node of type T that reaches the anchor along the template AND whose document contains the word, computed by
-one query. Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is
-configured (a paraphrase that drops the anchor's name or the word is not used); or, with ``phrasing="natural"``, worded
-as analysts type them by :mod:`kgqa.runtime.reader.phrasing` (the same sampled questions: their wording has its own
-random stream),
+(``(y:T)-[r1]-(m:M)-[r2]-(a:A)``), pick a gold answer ``y`` and, among the nodes its template reaches, an anchor ``a``
+(named in the question); add a textual condition, a word of the gold answer's document; the ground truth is every node
+of type T that reaches the anchor along the template AND whose document contains the word, computed by one query.
+Questions with 1-20 answers are kept. They are phrased by templates, and paraphrased by the LLM when one is configured
+(a paraphrase that drops the anchor's name or the word is not used); or, with ``phrasing="natural"``, worded as analysts
+type them by :mod:`kgqa.runtime.reader.phrasing` (the same sampled questions: their wording has its own random stream),
 the anchor named, in lower case, by a synonym or by a short description. The natural wording names a hierarchy's
-direction ("direct subtypes of X") where the graph has one, and the answers are then restricted to it. The word must
-be specific, as STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's
-documents ("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV (``id,query,answer_ids``)
-and a metadata JSON (template, kind, phrasing, anchor and how it was mentioned, word, gold answer, the templated
-text).
+direction ("direct subtypes of X") where the graph has one, and the answers are then restricted to it. The word must be
+specific, as STaRK's textual properties are: one found in more than ``max_word_share`` of the answer type's documents
+("protein" in gene documents) says nothing and is never chosen. Output: STaRK's CSV (``id,query,answer_ids``) and a
+metadata JSON (template, kind, phrasing, anchor and how it was mentioned, word, gold answer, the templated text).
 
 ``split`` partitions the questions by their gold answer, so that a model trained on generated questions (``kgqa
 train-reranker``) can be tested on questions about other nodes: a stable hash of the gold answer's id puts
@@ -32,8 +30,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
+from kgqa.choices import PHRASINGS, SPLITS, Phrasing, Split
 from kgqa.errors import InputError, LlmError, StoreTimeoutError
 from kgqa.loaders.hpo import DISEASE, GENE, PARENT_CHILD, PHENOTYPE, PRESENT
 from kgqa.runtime.llm import ChatModel, Message
@@ -54,10 +53,6 @@ COMMON = frozenset(_COMMON.split())
 TIMED_OUT = "its template's query timed out"
 """The rejection of a sample whose path query ran past the store's timeout: 2-hop templates through hub nodes of a
 MAG-size graph take tens of seconds; the generator tries another sample instead of failing."""
-Phrasing = Literal["template", "natural"]
-PHRASINGS: tuple[Phrasing, ...] = ("template", "natural")
-Split = Literal["all", "train", "test"]
-SPLITS: tuple[Split, ...] = ("all", "train", "test")
 TRAIN_SHARE = 0.8
 """The share of nodes whose questions are in the ``train`` split (by a hash of the gold answer's id)."""
 
@@ -498,15 +493,14 @@ def generate(
 ) -> list[GeneratedQuestion]:
     """``n`` questions (fewer only if the graph cannot give them); deterministic for a seed without an LLM.
 
-    ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a
-    short result can say why (HPO gene documents, for one, have no word specific enough to ask about).
-    ``phrasing="natural"`` words the sampled questions in ``families`` (:mod:`kgqa.runtime.reader.families`, by turns;
-    default
-    ``analyst``), never paraphrased by the LLM, from a random stream of its own, so the template set of a seed stays
-    what it was; ``analyst`` and ``template`` ask for a word of the answer's document as they always did, the other
-    families draw a condition kind among those the gold answer has. ``split`` keeps only questions whose gold
-    answer is in it (:func:`split_of`), drawn before any store query; the attempts grow by the inverse of its share
-    of the nodes. ``reads``: what an earlier call over the same store, SKB, types and ``max_word_share`` read
+    ``rejected`` counts the (answer type, reason) of every sampled attempt that did not become a question, so a short
+    result can say why (HPO gene documents, for one, have no word specific enough to ask about). ``phrasing="natural"``
+    words the sampled questions in ``families`` (:mod:`kgqa.runtime.reader.families`, by turns; default ``analyst``),
+    never paraphrased by the LLM, from a random stream of its own, so the template set of a seed stays what it was;
+    ``analyst`` and ``template`` ask for a word of the answer's document as they always did, the other families draw a
+    condition kind among those the gold answer has. ``split`` keeps only questions whose gold answer is in it
+    (:func:`split_of`), drawn before any store query; the attempts grow by the inverse of its share of the nodes.
+    ``reads``: what an earlier call over the same store, SKB, types and ``max_word_share`` read
     (:func:`condition_reads`), so that calls one family at a time read the documents once."""
     rejected = Counter() if rejected is None else rejected
     if not 0 < max_word_share <= 1:

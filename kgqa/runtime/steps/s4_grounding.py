@@ -311,7 +311,7 @@ class Degrees:
     (:func:`second_hops`), counted as rounds reach them (one query per hop and round that goes past what was read) and
     kept for the whole ask: the LLM's plan, the linked plan and its relaxations share constants."""
 
-    def __init__(self, store: GraphStore, skb: str) -> None:
+    def __init__(self, store: GraphReader, skb: str) -> None:
         self.store, self.skb = store, skb
         self.known: dict[tuple[Hop, str], int] = {}
         self.further: dict[tuple[tuple[Any, ...], str], int] = {}

@@ -1,7 +1,9 @@
-"""The store interface: the few operations kgqa needs from a graph database, shared by FalkorDB and Neo4j.
+"""What passes through the store's interface (:mod:`kgqa.runtime.store.protocols`): the rows a load writes, the hits
+and texts the steps read, the schema and metadata of a graph, and the checks both dialects share.
 
-Design: reads go through read-only execution only; writes go through a :class:`GraphWriter` that replaces a graph
-atomically when it completes (a load that is killed midway leaves the previous graph, or none, never half of one).
+Design: reads go through read-only execution only; writes go through a
+:class:`~kgqa.runtime.store.protocols.GraphWriter` that replaces a graph atomically when it completes (a load that is
+killed midway leaves the previous graph, or none, never half of one).
 """
 
 from __future__ import annotations

@@ -227,7 +227,8 @@ class FalkorWriter(GraphWriter):
 
 
 class _DocumentColumns(DocumentWriter):
-    """The :class:`kgqa.runtime.store.base.DocumentWriter` of the embedded store: rows into a :class:`ColumnWriter`."""
+    """The :class:`kgqa.runtime.store.protocols.DocumentWriter` of the embedded store: rows into a
+    :class:`ColumnWriter`."""
 
     def __init__(self, columns: ColumnWriter) -> None:
         self._columns = columns

@@ -1,4 +1,4 @@
-"""The Neo4j store (production): the same :class:`~kgqa.runtime.store.base.GraphStore` interface over the official
+"""The Neo4j store (production): the same :class:`~kgqa.runtime.store.protocols.GraphStore` interface over the official
 driver.
 
 One SKB per Neo4j database (``neo4j_database``; Community Edition has one, ``neo4j``). Every query text comes from
@@ -562,7 +562,7 @@ class Neo4jStore(CatalogueReads, GraphStore):
 
 
 class Neo4jDocuments(DocumentWriter):
-    """The :class:`kgqa.runtime.store.base.DocumentWriter` of Neo4j: the vectors set on the nodes batch by batch,
+    """The :class:`kgqa.runtime.store.protocols.DocumentWriter` of Neo4j: the vectors set on the nodes batch by batch,
     invisible to answers until :meth:`Neo4jStore.documents_writer` creates their index."""
 
     def __init__(self, store: Neo4jStore) -> None:

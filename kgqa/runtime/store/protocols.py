@@ -55,7 +55,7 @@ class GraphWriter(Protocol):
     def add_edges(self, source: str, rel_type: str, target: str, pairs: Sequence[tuple[NodeId, NodeId]]) -> None: ...
 
     def add_aliases(self, rows: Sequence[AliasRow]) -> None:
-        """Alias nodes (:data:`ALIAS_LABEL`) of nodes already added."""
+        """Alias nodes (:data:`~kgqa.runtime.store.base.ALIAS_LABEL`) of nodes already added."""
         ...
 
     def create_vector_indexes(self, labels: Sequence[str], dimension: int, doc_dimension: int | None = None) -> None:
