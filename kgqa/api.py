@@ -126,19 +126,31 @@ def _value_problem(name: str, value: object) -> str | None:
     """What is wrong with an argument of the right type, the same at every door (the CLI and MCP call the API): a
     ``top_k`` past :data:`kgqa.config.MAX_TOP_K`, a NUL in a name or id (the question has its own check,
     :func:`check_question`), a vector that is not all finite numbers."""
-    if name == "top_k" and isinstance(value, int) and not 1 <= value <= MAX_TOP_K:
-        return f"must be 1 to {MAX_TOP_K}, got {value if abs(value) < 10**12 else f'{value:.3e}'}"
+    if name == "top_k" and isinstance(value, numbers_module.Integral) and not 1 <= int(value) <= MAX_TOP_K:
+        shown = str(int(value)) if abs(int(value)) < 10**12 else f"a number of {len(str(abs(int(value))))} digits"
+        return f"must be 1 to {MAX_TOP_K}, got {shown}"
     items = value if isinstance(value, list | tuple | set | frozenset) else [value]
-    texts = [v for v in items if isinstance(v, str)]
-    if name != "question" and any("\x00" in text for text in texts):
+    texts = [os.fspath(v) for v in items if isinstance(v, str | os.PathLike)]
+    if name != "question" and any("\x00" in str(text) for text in texts):
         return "holds a NUL character"
-    if name.endswith("vector") and value is not None and not isinstance(value, str | bytes):
-        import numpy as np
+    if name.endswith("vector") and value is not None:
+        return _vector_problem(value)
+    return None
 
+
+def _vector_problem(value: object) -> str | None:
+    """What is wrong with a vector argument: not numbers, or not all finite."""
+    import numpy as np
+
+    try:
         array = np.asarray(value)
-        if array.dtype.kind in "biuf" and not np.isfinite(array).all():
-            bad = int(np.flatnonzero(~np.isfinite(array.ravel()))[0])
-            return f"must hold finite numbers, got {array.ravel()[bad]} at index {bad}"
+    except (TypeError, ValueError) as exc:
+        return f"must be a vector of numbers ({exc})"
+    if array.dtype.kind not in "biuf":
+        return f"must be a vector of numbers, got dtype {array.dtype}"
+    if not np.isfinite(array).all():
+        bad = int(np.flatnonzero(~np.isfinite(array.ravel()))[0])
+        return f"must hold finite numbers, got {array.ravel()[bad]} at index {bad}"
     return None
 
 

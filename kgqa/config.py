@@ -10,6 +10,7 @@ import dataclasses
 import errno
 import math
 import os
+import shutil
 import tempfile
 import tomllib
 from collections.abc import Mapping
@@ -25,7 +26,15 @@ ENV_PREFIX = "KGQA_"
 
 
 def _default_home() -> Path:
-    return Path(os.environ.get("KGQA_HOME", "~/.kgqa")).expanduser()
+    return _expand(os.environ.get("KGQA_HOME", "~/.kgqa"), "KGQA_HOME")
+
+
+def _expand(raw: str, source: str) -> Path:
+    """``raw`` as a path with ``~`` expanded; ``~nosuchuser`` is a setting's fault, named here."""
+    try:
+        return Path(raw).expanduser()
+    except RuntimeError as exc:  # pathlib's "Could not determine home directory"
+        raise ConfigError(f"{source}: {raw!r}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -216,7 +225,7 @@ def _coerce(name: str, raw: Any, source: str) -> Any:
     kind = "str" if name in CHOICES else str(_FIELDS[name].type)
     try:
         if kind == "Path":
-            return Path(str(raw)).expanduser()
+            return _expand(str(raw), f"{source}: '{name}'")
         if kind == "int":
             if isinstance(raw, bool):
                 raise ValueError(raw)
@@ -255,10 +264,16 @@ def _from_mapping(values: Mapping[str, Any], source: str) -> dict[str, Any]:
 def config_file(env: Mapping[str, str], cwd: Path) -> Path | None:
     """The TOML file that applies: ``./kgqa.toml`` first, then ``$KGQA_HOME/config.toml``."""
     local = cwd / "kgqa.toml"
-    if local.is_file():
-        return local
-    home = Path(env.get("KGQA_HOME", "~/.kgqa")).expanduser() / "config.toml"
-    return home if home.is_file() else None
+    try:
+        if local.is_file():
+            return local
+    except OSError as exc:  # a working directory this user may not search
+        raise ConfigError(f"{local}: cannot be read ({exc.strerror or exc})") from None
+    home = _expand(env.get("KGQA_HOME", "~/.kgqa"), "KGQA_HOME") / "config.toml"
+    try:
+        return home if home.is_file() else None
+    except (OSError, ValueError):  # a home no system call takes: check_home names what is wrong with it
+        return None
 
 
 def load_config(
@@ -417,15 +432,32 @@ def open_home(home: Path) -> None:
     check_home(home)
     try:
         home.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=home, prefix=PROBE):
-            pass
+        with tempfile.NamedTemporaryFile(dir=home, prefix=PROBE) as probe:
+            probe.write(b"k")  # a byte, so that a full disk fails here (an empty file needs no block)
+            probe.flush()
+        if shutil.disk_usage(home).free < MIN_FREE:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    except OSError as exc:
+        raise ConfigError(_home_problem(home, exc)) from None
+
+
+MIN_FREE = 1024 * 1024
+"""Free bytes under which a data directory counts as full: nothing kgqa writes there is smaller."""
+
+
+def make_home(home: Path) -> None:
+    """The data directory made if need be, without a probe (:func:`open_home` proves it writable once per command;
+    the worker's client calls this on every connection): a failure is the same one line."""
+    check_home(home)
+    try:
+        home.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(_home_problem(home, exc)) from None
 
 
 _HOME_ERRORS = {
     errno.EACCES: "cannot be written (permission denied): choose another or make it writable",
-    errno.EPERM: "cannot be written (not permitted: immutable?): choose another or make it writable",
+    errno.EPERM: "cannot be written (not permitted: immutable or append-only?): choose another or make it writable",
     errno.EROFS: "is on a read-only file system: choose a writable one",
     errno.ELOOP: "is a symlink loop: point it at a real directory",
     errno.ENOSPC: "has no space left: free some, or choose another",

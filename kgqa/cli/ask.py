@@ -14,7 +14,7 @@ from rich.table import Table
 
 from kgqa.api import check_question
 from kgqa.choices import STEPS, STORES, RerankerSetting, Steps, StoreKind
-from kgqa.config import open_home
+from kgqa.config import MAX_TOP_K, open_home
 from kgqa.errors import (
     EmbeddingError,
     InputError,
@@ -444,7 +444,7 @@ def _shell_command(line: str, view: dict[str, bool], flags: dict[str, Any]) -> b
     if name in ("json", "explain"):
         view[name] = not view[name]
         say(f"{name} {'on' if view[name] else 'off'}", err=True)
-    elif name == "k" and arg.isdigit() and 1 <= int(arg) <= 1000:
+    elif name == "k" and arg.isdigit() and 1 <= int(arg) <= MAX_TOP_K:
         flags["top_k"] = int(arg)
     elif name == "steps" and arg in STEPS:
         flags["steps"] = arg

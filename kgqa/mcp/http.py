@@ -5,6 +5,9 @@ Two things the SDK's streamable HTTP transport (mcp 2.x) gets wrong for a hostil
   notification: HTTP 202, and the client waits for an answer that never comes. JSON-RPC's and MCP's ids are strings
   or integers; such a request is refused here with JSON-RPC's Invalid Request error (HTTP 400).
 - a client that sends part of a body and hangs up leaves a traceback in the server's log. Here it is one line.
+
+The check runs inside the SDK's bearer-token check (:func:`guard_endpoint`): a client without the token gets its 401
+before kgqa reads a byte of its body.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def guarded(app: App) -> App:
             message = await receive()
             if message["type"] == "http.disconnect":
                 client = scope.get("client") or ("?", 0)
-                log.info("client %s:%s went away before its request was complete; nothing was done", *client)
+                log.warning("client %s:%s went away before its request was complete; nothing was done", *client)
                 return
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
@@ -79,10 +82,25 @@ def guarded(app: App) -> App:
     return guard
 
 
+def guard_endpoint(app: Any, path: str) -> None:
+    """Put :func:`guarded` around the SDK's MCP endpoint at ``path`` in ``app`` (its Starlette app), inside its
+    bearer-token check where there is one (``RequireAuthMiddleware.app``); a layout this does not know (another SDK)
+    is refused, not guessed at."""
+    routes = [route for route in getattr(app, "routes", ()) if getattr(route, "path", None) == path]
+    if len(routes) != 1 or not callable(getattr(routes[0], "app", None)):
+        raise RuntimeError(f"the MCP SDK's HTTP app has no single route {path}: kgqa cannot guard it")
+    (route,) = routes
+    endpoint = route.app
+    if type(endpoint).__name__ == "RequireAuthMiddleware":
+        endpoint.app = guarded(endpoint.app)
+    else:
+        route.app = guarded(endpoint)
+
+
 def _problem_of(body: bytes) -> str | None:
     try:
         parsed = json.loads(body)
-    except ValueError:  # not JSON (or not UTF-8): the SDK answers its parse error
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser: the SDK's parse error
         return None
     return id_problem(parsed)
 

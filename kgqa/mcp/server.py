@@ -383,6 +383,15 @@ def rebinding_guard(host: str) -> TransportSecuritySettings | None:
     )
 
 
+def http_app(server: KgqaMcp, config: Config) -> Any:
+    """The streamable HTTP app of ``server``, its endpoint behind kgqa's request checks (kgqa.mcp.http)."""
+    from kgqa.mcp.http import guard_endpoint
+
+    app = server.streamable_http_app(host=config.mcp_host, transport_security=rebinding_guard(config.mcp_host))
+    guard_endpoint(app, "/mcp")
+    return app
+
+
 def serve(config: Config, *, http: bool = False, clients: Clients | None = None) -> None:
     """Serve until the client closes stdin (stdio) or the process is interrupted (HTTP). The worker is connected
     (started if need be) at once, in the background, so that the first tool call finds it warm."""
@@ -404,10 +413,8 @@ def serve(config: Config, *, http: bool = False, clients: Clients | None = None)
         if http:
             import uvicorn
 
-            from kgqa.mcp.http import guarded
-
-            app = server.streamable_http_app(host=config.mcp_host, transport_security=rebinding_guard(config.mcp_host))
-            uvicorn.run(guarded(app), host=config.mcp_host, port=config.mcp_port, log_level="warning")
+            app = http_app(server, config)
+            uvicorn.run(app, host=config.mcp_host, port=config.mcp_port, log_level="warning")
         else:
             server.run()
     finally:

@@ -83,20 +83,56 @@ def test_what_is_not_json_is_the_sdks_to_answer() -> None:
 
 
 def test_a_body_past_the_checked_size_is_handed_on_whole() -> None:
-    big = b"x" * (CHECKED_BYTES + 10)
-    inner, _ = serve([big[:CHECKED_BYTES], big[CHECKED_BYTES:]])
+    """The guard stops reading past CHECKED_BYTES and hands on what it read, then the rest as it comes."""
+    big = b"x" * (CHECKED_BYTES + 20)
+    inner, _ = serve([big[: CHECKED_BYTES - 5], big[CHECKED_BYTES - 5 : CHECKED_BYTES + 10], big[CHECKED_BYTES + 10 :]])
     assert inner.bodies == [big]
 
 
+def test_json_nested_past_the_parser_is_the_sdks_parse_error_not_a_crash() -> None:
+    inner, _ = serve([b"[" * 5000])
+    assert inner.bodies == [b"[" * 5000]
+
+
 def test_a_client_that_hangs_up_mid_body_is_one_quiet_log_line(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="kgqa.mcp")
+    caplog.set_level(logging.WARNING, logger="kgqa.mcp")  # the server's level (KgqaMcp's log_level)
     inner, sent = serve([b'{"jsonrpc": "2.0", "id": 1, "meth'], hang_up=True)
     assert inner.bodies == [] and sent == []
     (record,) = caplog.records
-    assert record.levelno == logging.INFO and record.exc_info is None
+    assert record.levelno == logging.WARNING and record.exc_info is None
     assert record.getMessage() == "client 127.0.0.1:5000 went away before its request was complete; nothing was done"
 
 
 def test_other_requests_pass_untouched() -> None:
     inner, sent = serve([b""], method="GET")
     assert inner.bodies == [b""] and sent[0]["status"] == 200
+
+
+def _app(token: str | None) -> Any:
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kgqa.config import load_config
+    from kgqa.mcp.server import Clients, build_server, http_app
+    from tests.helpers.environment import QUIET
+
+    config = replace(load_config({}, env=QUIET, cwd=Path("/")), mcp_token=token)
+    return http_app(build_server(config, Clients(lambda: None, shared=True)), config)  # type: ignore[arg-type, return-value]
+
+
+@pytest.mark.parametrize("token", [None, "s3cret"], ids=["no-token", "token"])
+def test_the_guard_sits_inside_the_sdks_token_check(token: str | None) -> None:
+    """Built as ``kgqa mcp --http`` builds it: without the token a client gets the SDK's 401 before kgqa reads its
+    body; with it (or without a token set) a bad id gets Invalid Request."""
+    from starlette.testclient import TestClient
+
+    odd = {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}
+    accept = {"Accept": "application/json, text/event-stream"}
+    with TestClient(_app(token), base_url="http://127.0.0.1:8765") as client:
+        if token is not None:
+            assert client.post("/mcp", json=odd, headers=accept).status_code == 401
+            accept["Authorization"] = f"Bearer {token}"
+        refused = client.post("/mcp", json=odd, headers=accept)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == INVALID_REQUEST
+        deep = client.post("/mcp", content=b"[" * 5000, headers={**accept, "Content-Type": "application/json"})
+        assert deep.status_code == 400 and deep.json()["error"]["code"] == -32700  # the SDK's parse error

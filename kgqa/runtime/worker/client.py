@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api, check_arguments
-from kgqa.config import Config
-from kgqa.errors import KgqaError, StoreLockedError, WorkerBusyError, WorkerError, WorkerStoppingError
+from kgqa.config import Config, open_home
+from kgqa.errors import ConfigError, KgqaError, StoreLockedError, WorkerBusyError, WorkerError, WorkerStoppingError
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -319,6 +319,7 @@ def connect_worker(config: Config, notice: Notice, *, wait: float | None = None)
 
 def _connect_worker(config: Config, notice: Notice, patience: Patience) -> Api:
     config = _client_environment(config)
+    open_home(config.home)  # once a command, before anything is written: a home it cannot use is one line
     paths = WorkerPaths.of(config)
     paths.ensure()
     build, settings = build_id(), settings_digests(config)
@@ -651,7 +652,7 @@ def _second(paths: WorkerPaths, pid: int) -> _Connection | None:
     replaced): best effort, for a job's cancel."""
     try:
         found = _hello(paths)
-    except (WorkerError, OSError):
+    except (WorkerError, ConfigError, OSError):
         return None
     if found is not None and found[1].pid == pid:
         return found[0]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from kgqa._version import __version__
-from kgqa.config import Config, open_home
+from kgqa.config import Config, make_home
 from kgqa.errors import WorkerError
 from kgqa.runtime.background import TaskState
 
@@ -88,8 +88,9 @@ class WorkerPaths:
 
     def ensure(self) -> None:
         """Create the directory private to the user, or refuse one that another user owns or can enter; the data
-        directory it is in is checked first (:func:`kgqa.config.open_home`)."""
-        open_home(self.root.parent)
+        directory it is in is made first (:func:`kgqa.config.make_home`; the command proved it writable once,
+        :func:`kgqa.runtime.worker.client.connect_worker`)."""
+        make_home(self.root.parent)
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         info = self.root.stat()
         if info.st_uid != os.getuid():
