@@ -23,6 +23,9 @@ EXIT_BUG = 70
 
 REDELIVER_AFTER = 0.05
 """Seconds after which a signal that landed in an object finalizer is sent again."""
+RECEIVED: list[int] = []
+"""The signals this command was sent (:func:`_on_signal`): a library may swallow the exception one raises (numpy's
+import, interrupted, fails as "import numpy failed"), and the error that follows is then the signal's doing."""
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
@@ -40,6 +43,7 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     if _in_finalizer(frame):
         threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
         return
+    RECEIVED.append(signum)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(128 + signum)
@@ -58,12 +62,15 @@ class KgqaGroup(click.Group):
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
+        RECEIVED.clear()  # one command's signals (the tests run many commands in one process)
         signal.signal(signal.SIGTERM, _on_signal)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
             signal.signal(signal.SIGINT, _on_signal)
         try:
             return super().invoke(ctx)
         except KgqaError as exc:
+            if RECEIVED:  # an error a swallowed signal caused: the command ends as signalled
+                _signalled(ctx, RECEIVED[0])
             say(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
@@ -77,8 +84,18 @@ class KgqaGroup(click.Group):
         except Exception as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
+            if RECEIVED:
+                _signalled(ctx, RECEIVED[0])
             say(f"error: internal error ({type(exc).__name__}: {exc}); rerun with --debug for details", err=True)
             ctx.exit(EXIT_BUG)
+
+
+def _signalled(ctx: click.Context, signum: int) -> None:
+    """End the command as the signal it was sent ends it (:func:`_on_signal`)."""
+    if signum == signal.SIGINT:
+        say("interrupted", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    raise SystemExit(128 + signum)
 
 
 @click.group(cls=KgqaGroup)

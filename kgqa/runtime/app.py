@@ -108,15 +108,26 @@ class _Models:
     same SKB runs, waits for it and then finds them in; two SKBs' runs would share two cores anyway)."""
 
 
-def settle() -> None:
+def settle(*, full: bool = True) -> None:
     """Take what is loaded now (models, their libraries, a reader's word index: some 250,000 objects on HPO) out of
     the garbage collector's full passes: each one over them cost ~0.2 s, in the middle of whichever ask set it off
     (docs/benchmarks.md, "Step 5's bounds"). Called once a model is loaded; frozen objects are still freed by
     reference counting. What an earlier call froze is thawed first, so that cycles freed since (a reader replaced by
-    its retraining) are collected, not kept for good."""
-    gc.unfreeze()
-    gc.collect()
+    its retraining) are collected, not kept for good.
+
+    Not ``full`` (a process that settled once already loads another embedder: a Python caller opening kgqa again, a
+    test): only the young generations are collected before the freeze, for the full pass costs as much as the heap
+    is big (0.3 s an opening in a test process) and what it would free is a model load's few cycles."""
+    if full:
+        gc.unfreeze()
+        gc.collect()
+    else:
+        gc.collect(1)
     gc.freeze()
+
+
+_SETTLED = threading.Event()
+"""Set once this process has settled fully after loading an embedder (:func:`settle`)."""
 
 
 class Kgqa(Api):
@@ -209,7 +220,8 @@ class Kgqa(Api):
                 )
                 cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
                 self._models.embedder = Embedder(encoder, cache)
-                settle()
+                settle(full=not _SETTLED.is_set())
+                _SETTLED.set()
             return self._models.embedder
 
     def embedder_name(self) -> str:

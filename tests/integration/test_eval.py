@@ -139,7 +139,7 @@ def test_a_killed_eval_resumes_without_recomputing(
         return real_ask(self, question, *args, **kwargs)
 
     monkeypatch.setattr(Kgqa, "ask", counting_ask)
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
 
     def kill_after_two(record: Any, so_far: list[Any]) -> None:
         if len(so_far) == 2:
@@ -163,7 +163,7 @@ def test_a_killed_ablation_leaves_every_row_on_the_same_questions(
 ) -> None:
     """Rows go question by question, so the rows of a partial ablation compare on the same questions."""
     out = tmp_path / "a.json"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     rows = [("vector strand", "vss"), ("graph strand", "graph")]
     written: list[tuple[str, str]] = []
 
@@ -183,11 +183,13 @@ def test_a_killed_ablation_leaves_every_row_on_the_same_questions(
 def test_resuming_with_other_settings_is_refused(loaded: dict[str, str], tiny_model: Path, tmp_path: Path) -> None:
     """Answers made with another k (or LLM, embedder, ...) must never be mixed into one table."""
     out = tmp_path / "r.json"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         run_eval(kg, "prime", QUESTIONS[:1], HYBRID, out, settings=_settings(kg))
     assert json.loads(settings_path(out).read_text())["top_k"] == 20
-    other = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model), "top_k": 5}, env=QUIET, cwd=tmp_path)
+    other = load_config(
+        {"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "top_k": 5}, env=QUIET, cwd=tmp_path
+    )
     with Kgqa(other) as kg, pytest.raises(InputError, match="top_k: 20 then, 5 now"):
         run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
     assert len(load_records(out)) == 1  # nothing added, nothing lost

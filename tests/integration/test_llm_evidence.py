@@ -44,7 +44,7 @@ K = 5
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
     home = tmp_path_factory.mktemp("evidence") / "home"
     source = write_prime_fixture(tmp_path_factory.mktemp("evidence-skb") / "processed", NODES, EDGES)
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", source)
     return home
 
@@ -56,7 +56,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
-            "embedder": str(tiny_model),
+            "embedder": f"onnx:{tiny_model}",
             **SCRIPTED_SETTINGS,
             "top_k": K,
             "l_max": 1,

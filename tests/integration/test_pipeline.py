@@ -36,7 +36,7 @@ CYPHER = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("pipeline") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
@@ -52,7 +52,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
-            "embedder": str(tiny_model),
+            "embedder": f"onnx:{tiny_model}",
             **SCRIPTED_SETTINGS,
             "top_k": 4,
             **settings,
@@ -110,7 +110,7 @@ def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
         embedded.extend(texts)
         return original(self, texts, max_tokens, progress)
 
-    overrides = {"home": home, "embedder": str(tiny_model), "top_k": 4, "lexical_weight": 0.0}
+    overrides = {"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 4, "lexical_weight": 0.0}
     with Kgqa(load_config(overrides, env=QUIET, cwd=home.parent)) as kg:
         store, embedder = kg.store, kg.embedder
         labels = store.labels("prime")
@@ -181,7 +181,7 @@ def test_step1_fallback_is_the_named_type_else_the_closest_type_name(
     """The type the question names near its start wins over the embeddings; without one, the type whose name is
     closest to the question by embedding (kgqa/runtime/steps/s1_target_type.py)."""
     answer, _ = ask(["protein", CYPHER], question=question, steps="graph")
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
         closest, _ = type_by_embedding(kg.embedder.embed_one(question), answer.trace.types, kg.embedder)
     assert closest != named  # else this question could not tell the two fallbacks apart
     assert answer.trace.record(1).status == "degraded"
@@ -459,7 +459,7 @@ def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model
     assert status(answer)[8] == "ran" and answer.trace.reranker == "cross-encoder"
     assert len(endpoint.requests) == 2 and answer.trace.record(8).usage.calls == 0  # the model, not the LLM
     # The same documents scored by the model directly give the same order.
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
         texts, _ = render(rerank_documents(kg.store, "prime", answer.answers), 3000)
     scores = CrossEncoder(str(model), local_files_only=True).predict([(QUESTION, t) for t in texts])
     assert ids(answer) == [c.id for _, c in sorted(zip(-scores, answer.answers, strict=True), key=lambda p: p[0])]
@@ -480,7 +480,7 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     env = {
         "KGQA_HOME": str(home),
-        "KGQA_EMBEDDER": str(tiny_model),
+        "KGQA_EMBEDDER": f"onnx:{tiny_model}",
         "KGQA_OPENAI_BASE_URL": "http://x.invalid/v1",
         "KGQA_LLM_MAX_RETRIES": "0",
         "KGQA_LLM_CACHE": "false",
@@ -529,7 +529,7 @@ def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
         pytest.skip(MISSING)
     settings = {
         "home": home,
-        "embedder": str(tiny_model),
+        "embedder": f"onnx:{tiny_model}",
         "llm": f"llama:{SMOLLM2}",
         "llm_context": 2048,
         "top_k": 4,

@@ -26,13 +26,13 @@ LONG = f"Which drugs are indicated for migraine? {FILLER} ivermectin"
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("bounds") / "home"
-    with Kgqa(load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
 
 def _kgqa(home: Path, tiny_model: Path, **settings: Any) -> Kgqa:
-    overrides = {"home": home, "embedder": str(tiny_model), "llm_cache": False, **settings}
+    overrides = {"home": home, "embedder": f"onnx:{tiny_model}", "llm_cache": False, **settings}
     return Kgqa(load_config(overrides, env=QUIET, cwd=home.parent))
 
 
@@ -62,7 +62,7 @@ def test_a_question_at_the_limit_is_answered_with_linking_cut_and_said(home: Pat
 
 
 def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: Path, tiny_model: Path) -> None:
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "KGQA_LLM": "none"}
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "KGQA_LLM": "none"}
     result = CliRunner().invoke(main, ["ask", "q" * 4001, "--skb", "prime"], env=env)
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines() == [

@@ -68,7 +68,7 @@ def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_mod
     questions = read_csv(out)
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert len(questions) == 6 and meta["n"] == 6 and meta["skb"] == "prime"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         docs = {
             str(r[0]): r[2]
@@ -266,7 +266,7 @@ def test_a_negated_finding_excludes_the_diseases_that_have_it(
     'phenotype absent'); Ohtahara syndrome has Hypotonia, so it is excluded, from the fill too, and the trace says
     so. Without the exclusion the fill over diseases puts it second."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
-    settings = {"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model), "llm": "none", "link_threshold": 0.9999}
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "llm": "none", "link_threshold": 0.9999}
     with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path)) as kg:
         kg.load(data)
         answer = kg.ask("Which diseases do not have Hypotonia?", skb="hpo", top_k=3)
@@ -301,7 +301,7 @@ def test_a_join_stops_when_a_round_adds_nothing_and_its_last_query_replays(
         "```cypher\nMATCH (y:disease)-[:`phenotype present`]->(a:`effect/phenotype` {name: 'Seizure'}), "
         "(y)-[:`phenotype absent`]->(b:`effect/phenotype` {name: 'Hypotonia'}) RETURN y\n```"
     )
-    settings = {"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model), "llm_cache": False}
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "llm_cache": False}
     llm = Scripted(["disease", cypher])
     with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path), llm=llm) as kg:
         kg.load(data)
@@ -323,7 +323,7 @@ def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
     """HPO's is_a edges point child -> parent; "(phenotype)-[parent-child]-(Seizure)" reaches Seizure's parent and
     children, and the natural question names one side ("direct subtypes of Seizure") and keeps only its answers."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         kg.load(data)
     docs = {node.id: node.doc for node in data.nodes}
@@ -569,7 +569,7 @@ def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
     labels = {node.id: node.type for node in data.nodes}
     edges = {(e.source, e.type, e.target) for e in data.edges}
     definitions = {t: d for t, d in re.findall(r'id: (HP:\d+)\nname: .*\ndef: "([^"]*)"', HP_OBO + CONDITIONS_OBO)}
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     made = []
     with Kgqa(config) as kg:
         kg.load(data)

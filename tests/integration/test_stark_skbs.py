@@ -62,7 +62,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterat
     """A fresh home with the three fixture SKBs loaded from their roots, as on a fresh clone."""
     base = tmp_path_factory.mktemp("stark-skbs")
     home = base / "kgqa-home"
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": str(tiny_model), "HF_HUB_OFFLINE": "1"}
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "HF_HUB_OFFLINE": "1"}
     skbs, output = {}, {}
     for name, write in WRITERS.items():
         root = write(base / name)

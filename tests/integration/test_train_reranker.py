@@ -34,14 +34,15 @@ def loaded(cli_env: dict[str, str], prime_dir: Path) -> dict[str, str]:
 
 
 def _train(env: dict[str, str], *extra: str) -> Any:
-    args = ["train-reranker", "--skb", "prime", *ARGS, "--base-model", env["KGQA_EMBEDDER"], *extra]
+    base = env["KGQA_EMBEDDER"].removeprefix("onnx:")  # the tiny model's folder (the embedder runs it through ONNX)
+    args = ["train-reranker", "--skb", "prime", *ARGS, "--base-model", base, *extra]
     return CliRunner().invoke(main, args, env=env)
 
 
 def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
     loaded: dict[str, str], home: Path, tiny_model: Path, tmp_path: Path
 ) -> None:
-    config = load_config({"home": home, "embedder": str(tiny_model)}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
     by_name = replace(config, reranker="cross-encoder")
     with Kgqa(by_name) as kg, pytest.raises(ConfigError, match="run kgqa train-reranker --skb prime"):
         kg.ask("Which drugs treat migraine?", "prime")

@@ -18,7 +18,7 @@ from tests.helpers.shared import copy_home
 def ask(tmp_path_factory: pytest.TempPathFactory, hpo_template: Path, tiny_model: Path) -> Iterator[Any]:
     home = copy_home(hpo_template, tmp_path_factory.mktemp("typed") / "home")
     # the tiny model's vectors carry no meaning: only an exact name links by the name index
-    settings = {"home": home, "embedder": str(tiny_model), "llm": "none", "link_threshold": 0.9999}
+    settings = {"home": home, "embedder": f"onnx:{tiny_model}", "llm": "none", "link_threshold": 0.9999}
     with kgqa.Kgqa(kgqa.load_config(settings, env=QUIET, cwd=home.parent)) as kg:
         yield lambda question: kg.ask(question, "hpo", steps="hybrid")
 

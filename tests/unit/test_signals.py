@@ -3,6 +3,7 @@ exception (the command would go on as if never signalled); there the signal is s
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 from types import FrameType
@@ -45,3 +46,35 @@ def test_a_signal_inside_a_finalizer_is_sent_again(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(cli.threading, "Timer", _Timer)
     cli._on_signal(signal.SIGINT, frames[0])  # no exception: it would be dropped
     assert timers == [(cli.REDELIVER_AFTER, cli.os.kill, (cli.os.getpid(), signal.SIGINT))]
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_error_after_a_swallowed_signal_ends_the_command_as_signalled(signum: int, code: int) -> None:
+    """A library that swallows the signal's exception (numpy's import, interrupted, fails as "import numpy failed",
+    which onnxruntime's import then reports) leaves an error behind: the command still ends as signalled, not with
+    that error (the embedder's "needs onnxruntime: reinstall kgqa" after a Ctrl-C)."""
+    import click
+    from click.testing import CliRunner
+
+    from kgqa.errors import EmbeddingError
+
+    @click.group(cls=cli.KgqaGroup)
+    def group() -> None:
+        """A group as kgqa's."""
+
+    @group.command()
+    def load() -> None:
+        with contextlib.suppress(BaseException):  # what the library did with it
+            cli._on_signal(signum, None)
+        raise EmbeddingError("embedder 'onnx:x' needs onnxruntime, a dependency of kgqa: reinstall kgqa")
+
+    @group.command()
+    def plain() -> None:
+        raise EmbeddingError("a real error")
+
+    result = CliRunner().invoke(group, ["load"])
+    assert result.exit_code == code and "reinstall" not in result.output
+    if signum == signal.SIGINT:
+        assert result.output.strip() == "interrupted"
+    again = CliRunner().invoke(group, ["plain"])  # the next command in this process was sent no signal
+    assert again.exit_code == 1 and "a real error" in again.output
