@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 NODE_TYPES = {0: "disease", 1: "drug", 2: "gene/protein", 3: "effect/phenotype"}
 EDGE_TYPES = {0: "indication", 1: "target", 2: "phenotype present", 3: "associated with"}
@@ -46,6 +45,8 @@ def write_prime_fixture(
     directory: Path, nodes: list[Node] | None = None, edges: list[tuple[int, int, int]] | None = None
 ) -> Path:
     """The fixture (or ``nodes`` and ``edges`` of the same types) in PRIME's processed format."""
+    import torch  # here, not at import: collecting the tests needs no torch
+
     nodes = NODES if nodes is None else nodes
     edges = EDGES if edges is None else edges
     directory.mkdir(parents=True, exist_ok=True)
@@ -253,6 +254,8 @@ def _dump(path: Path, value: object) -> None:
 
 def write_prime_real(root: Path) -> Path:
     """A PRIME fixture at ``root/processed`` (the six files PrimeSKB saves); returns the SKB root."""
+    import torch  # here, not at import: collecting the tests needs no torch
+
     processed = root / "processed"
     processed.mkdir(parents=True, exist_ok=True)
     heads = [x for h, t, _ in PRIME_EDGES for x in (h, t)]
@@ -441,6 +444,8 @@ MAG_EDGES: list[tuple[int, int, int]] = [
 
 def write_mag_real(root: Path) -> Path:
     """A MAG fixture at ``root/processed``: node_info, edge_index, edge_types, node_types only; returns the SKB root."""
+    import torch  # here, not at import: collecting the tests needs no torch
+
     processed = root / "processed"
     processed.mkdir(parents=True, exist_ok=True)
     (processed / "mag_cache").mkdir(exist_ok=True)
@@ -642,6 +647,8 @@ AMAZON_PRODUCT_EDGES: list[tuple[int, int, int]] = [
 def write_amazon_real(root: Path) -> Path:
     """AMAZON at ``root/processed`` (the product graph) and ``root/processed/cache/brand-category-color`` (the SKB
     AmazonSKB loads: products plus brand/category/color nodes as post_process appends them); returns the SKB root."""
+    import torch  # here, not at import: collecting the tests needs no torch
+
     processed = root / "processed"
     cache = processed / "cache" / "brand-category-color"
     cache.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from sentence_transformers import CrossEncoder
 
 from kgqa.cli import main
 from kgqa.config import load_config
@@ -85,6 +84,8 @@ def test_train_reranker_saves_a_model_that_cross_encoder_uses_without_a_path(
     assert answer.trace.reranker == "cross-encoder" and answer.trace.record(8).status == "ran"
     assert "with the pipeline's evidence" in answer.trace.record(8).detail
     assert texts[0].startswith(f"{merged[0].name} ({merged[0].type}) [rank 1, ")
+    from sentence_transformers import CrossEncoder  # torch: only where a test needs it, not at collection
+
     scores = CrossEncoder(str(trained.path), local_files_only=True).predict([(question, t) for t in texts])
     assert [c.id for c in answer.answers] == [merged[i].id for i in sorted(range(len(texts)), key=lambda i: -scores[i])]
     assert len(set(map(float, scores))) == len(scores)  # no ties: the order is the model's
