@@ -421,7 +421,7 @@ def check_home(home: Path) -> None:
 
 
 PROBE = ".kgqa-write-check"
-"""The name prefix of the empty file :func:`open_home` writes and removes to prove the data directory writable."""
+"""The name prefix of the one-byte file :func:`open_home` writes and removes to prove the data directory writable."""
 
 
 def open_home(home: Path) -> None:
