@@ -429,9 +429,8 @@ def open_home(home: Path) -> None:
     line saying what is wrong and what to do (read-only or immutable, a symlink loop, a place where no folder can be
     made such as /proc, no space). Every door that opens a home calls it: kgqa in process (and so the worker and
     MCP without one), and the worker's client."""
-    check_home(home)
+    make_home(home)
     try:
-        home.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=home, prefix=PROBE) as probe:
             probe.write(b"k")  # a byte, so that a full disk fails here (an empty file needs no block)
             probe.flush()

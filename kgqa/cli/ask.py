@@ -14,7 +14,7 @@ from rich.table import Table
 
 from kgqa.api import check_question
 from kgqa.choices import STEPS, STORES, RerankerSetting, Steps, StoreKind
-from kgqa.config import MAX_TOP_K, open_home
+from kgqa.config import MAX_TOP_K
 from kgqa.errors import (
     EmbeddingError,
     InputError,
@@ -385,13 +385,12 @@ def shell(
     flags = answer_flags(ctx)
     config = session.settings(ctx, **flags)
     history = config.home / "shell_history"
-    open_home(config.home)
-    with contextlib.suppress(OSError):
-        readline.read_history_file(history)
-    readline.set_history_length(1000)
     view = {"json": False, "explain": False}
     prompt = f"{skb}> " if sys.stdin.isatty() else ""  # piped input gets answers only
-    with session.start(config) as kg:
+    with session.start(config) as kg:  # opening kgqa made the data directory and proved it writable
+        with contextlib.suppress(OSError):
+            readline.read_history_file(history)
+        readline.set_history_length(1000)
         ready = kg.readiness(skb)  # an SKB that is not loaded fails here, not at the first question
         say(f"kgqa shell on '{skb}'. {SHELL_HELP}", err=True)
         if not ready.documents:

@@ -89,9 +89,11 @@ def guard_endpoint(app: Any, path: str) -> None:
     routes = [route for route in getattr(app, "routes", ()) if getattr(route, "path", None) == path]
     if len(routes) != 1 or not callable(getattr(routes[0], "app", None)):
         raise RuntimeError(f"the MCP SDK's HTTP app has no single route {path}: kgqa cannot guard it")
+    from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
+
     (route,) = routes
     endpoint = route.app
-    if type(endpoint).__name__ == "RequireAuthMiddleware":
+    if isinstance(endpoint, RequireAuthMiddleware):
         endpoint.app = guarded(endpoint.app)
     else:
         route.app = guarded(endpoint)

@@ -126,10 +126,6 @@ def settle(*, full: bool = True) -> None:
     gc.freeze()
 
 
-_SETTLED = threading.Event()
-"""Set once this process has settled fully after loading an embedder (:func:`settle`)."""
-
-
 class Kgqa(Api):
     """An open kgqa data directory: the store (started on open) and an embedder (loaded on first use).
 
@@ -220,8 +216,7 @@ class Kgqa(Api):
                 )
                 cache = EmbeddingCache(c.cache_dir / "embeddings.sqlite", max_mb=c.embed_cache_mb)
                 self._models.embedder = Embedder(encoder, cache)
-                settle(full=not _SETTLED.is_set())
-                _SETTLED.set()
+                settle(full=gc.get_freeze_count() == 0)  # nothing frozen yet: this process's first settle
             return self._models.embedder
 
     def embedder_name(self) -> str:
