@@ -61,9 +61,9 @@ def _ask(settings: dict[str, Any], monkeypatch: pytest.MonkeyPatch, prime_dir: P
 
 
 def test_full_pipeline_on_neo4j_matches_the_embedded_store(
-    neo4j_server: dict[str, str], tiny_model: Path, prime_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    neo4j_server: dict[str, str], tiny_embedder: str, prime_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    common = {"embedder": f"onnx:{tiny_model}", "home": tmp_path / "home"}
+    common = {"embedder": tiny_embedder, "home": tmp_path / "home"}
     on_neo4j = _ask({**common, "store": "neo4j", **neo4j_server}, monkeypatch, prime_dir)
     embedded = _ask({**common, "store": "falkordb"}, monkeypatch, prime_dir)
     assert on_neo4j == embedded and on_neo4j[0][0] in ("2", "3")

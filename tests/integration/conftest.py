@@ -13,10 +13,10 @@ from tests.helpers.worker import gone, kgqa, state
 
 
 @pytest.fixture
-def env(cli_env: dict[str, str], home: Path, tiny_model: Path) -> Iterator[dict[str, str]]:
+def env(cli_env: dict[str, str], home: Path, tiny_embedder: str) -> Iterator[dict[str, str]]:
     """A data directory served by a worker (60 s idle timeout; the tiny model through ONNX Runtime, as the default
     embedder runs); stopped at the end, leaving nothing behind."""
-    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60", "KGQA_EMBEDDER": f"onnx:{tiny_model}"}
+    worker_env = {**cli_env, "KGQA_WORKER_IDLE_TIMEOUT": "60", "KGQA_EMBEDDER": tiny_embedder}
     yield worker_env
     running = state(home)
     kgqa(worker_env, "server", "stop")

@@ -28,9 +28,9 @@ def hpo_home(tmp_path_factory: pytest.TempPathFactory, hpo_template: Path) -> Pa
 
 
 @pytest.fixture(scope="module")
-def asked(hpo_home: Path, tiny_model: Path) -> Iterator[kgqa.Answer]:
+def asked(hpo_home: Path, tiny_embedder: str) -> Iterator[kgqa.Answer]:
     endpoint = ScriptedEndpoint(["disease", BROAD])
-    settings = {"home": hpo_home, "embedder": f"onnx:{tiny_model}", "ask_budget": BUDGET, "llm_cache": False}
+    settings = {"home": hpo_home, "embedder": tiny_embedder, "ask_budget": BUDGET, "llm_cache": False}
     config = kgqa.load_config(settings, env=QUIET, cwd=hpo_home.parent)
     with kgqa.Kgqa(config, llm=endpoint.chat()) as kg:
         yield kg.ask(QUESTION, "hpo", steps="hybrid")

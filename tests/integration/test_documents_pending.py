@@ -25,9 +25,9 @@ QUESTIONS = (
 
 
 @pytest.fixture
-def pending(cli_env: dict[str, str], home: Path, tiny_model: Path, prime_dir: Path) -> dict[str, str]:
+def pending(cli_env: dict[str, str], home: Path, tiny_embedder: str, prime_dir: Path) -> dict[str, str]:
     """PRIME published by a load that stopped before the documents: the state a killed worker leaves."""
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         load_skb(kg.store, kg.embedder, read_source("prime", prime_dir), kg.config)
     return cli_env
 

@@ -128,7 +128,7 @@ def _settings(kg: Kgqa, rows: list[tuple[str, str]] = HYBRID) -> dict[str, Any]:
 
 
 def test_a_killed_eval_resumes_without_recomputing(
-    loaded: dict[str, str], tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    loaded: dict[str, str], tiny_embedder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "r.json"
     asked: list[str] = []
@@ -139,7 +139,7 @@ def test_a_killed_eval_resumes_without_recomputing(
         return real_ask(self, question, *args, **kwargs)
 
     monkeypatch.setattr(Kgqa, "ask", counting_ask)
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
 
     def kill_after_two(record: Any, so_far: list[Any]) -> None:
         if len(so_far) == 2:
@@ -159,11 +159,11 @@ def test_a_killed_eval_resumes_without_recomputing(
 
 
 def test_a_killed_ablation_leaves_every_row_on_the_same_questions(
-    loaded: dict[str, str], tiny_model: Path, tmp_path: Path
+    loaded: dict[str, str], tiny_embedder: str, tmp_path: Path
 ) -> None:
     """Rows go question by question, so the rows of a partial ablation compare on the same questions."""
     out = tmp_path / "a.json"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
     rows = [("vector strand", "vss"), ("graph strand", "graph")]
     written: list[tuple[str, str]] = []
 
@@ -180,16 +180,14 @@ def test_a_killed_ablation_leaves_every_row_on_the_same_questions(
     assert sorted((r.row, r.id) for r in records) == sorted((row, q.id) for row, _ in rows for q in QUESTIONS)
 
 
-def test_resuming_with_other_settings_is_refused(loaded: dict[str, str], tiny_model: Path, tmp_path: Path) -> None:
+def test_resuming_with_other_settings_is_refused(loaded: dict[str, str], tiny_embedder: str, tmp_path: Path) -> None:
     """Answers made with another k (or LLM, embedder, ...) must never be mixed into one table."""
     out = tmp_path / "r.json"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         run_eval(kg, "prime", QUESTIONS[:1], HYBRID, out, settings=_settings(kg))
     assert json.loads(settings_path(out).read_text())["top_k"] == 20
-    other = load_config(
-        {"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "top_k": 5}, env=QUIET, cwd=tmp_path
-    )
+    other = load_config({"home": loaded["KGQA_HOME"], "embedder": tiny_embedder, "top_k": 5}, env=QUIET, cwd=tmp_path)
     with Kgqa(other) as kg, pytest.raises(InputError, match="top_k: 20 then, 5 now"):
         run_eval(kg, "prime", QUESTIONS, HYBRID, out, settings=_settings(kg))
     assert len(load_records(out)) == 1  # nothing added, nothing lost

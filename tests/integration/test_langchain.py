@@ -28,9 +28,9 @@ QUESTION = "Which drugs are indicated for migraine?"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("langchain") / "home"
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
@@ -48,8 +48,8 @@ class Scripted:
 
 
 @pytest.fixture
-def open_kg(home: Path, tiny_model: Path) -> Iterator[Kgqa]:
-    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 3, "llm_cache": False}, env=QUIET)
+def open_kg(home: Path, tiny_embedder: str) -> Iterator[Kgqa]:
+    config = load_config({"home": home, "embedder": tiny_embedder, "top_k": 3, "llm_cache": False}, env=QUIET)
     with Kgqa(config) as kg:
         yield kg
 
@@ -141,10 +141,10 @@ REVERSED = "MATCH (d:disease {name: 'migraine'})-[:indication]->(y:drug) RETURN 
     ],
 )
 def test_the_baseline_answers_with_the_llms_own_query(
-    home: Path, tiny_model: Path, reply: str, ids: list[str], status: str
+    home: Path, tiny_embedder: str, reply: str, ids: list[str], status: str
 ) -> None:
     scripted = Scripted([reply])
-    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 3, "llm_cache": False}, env=QUIET)
+    config = load_config({"home": home, "embedder": tiny_embedder, "top_k": 3, "llm_cache": False}, env=QUIET)
     with Kgqa(config, llm=scripted) as kg:
         count = "MATCH (n) RETURN count(n)"
         before = kg.store.read("prime", count)
@@ -170,9 +170,9 @@ def test_the_baseline_answers_with_the_llms_own_query(
     ],
 )
 def test_the_unvalidated_baseline_runs_the_llms_query_as_written(
-    home: Path, tiny_model: Path, reply: str, ids: list[str]
+    home: Path, tiny_embedder: str, reply: str, ids: list[str]
 ) -> None:
-    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 3, "llm_cache": False}, env=QUIET)
+    config = load_config({"home": home, "embedder": tiny_embedder, "top_k": 3, "llm_cache": False}, env=QUIET)
     with Kgqa(config, llm=Scripted([reply])) as kg:
         answer = kg.text2cypher(QUESTION, "prime", validate=False)
     assert [c.id for c in answer.answers] == ids
@@ -180,14 +180,14 @@ def test_the_unvalidated_baseline_runs_the_llms_query_as_written(
     assert answer.trace.query == f"{reply}\nLIMIT 3"
 
 
-def test_an_llm_failure_answers_nothing_and_says_so(home: Path, tiny_model: Path) -> None:
+def test_an_llm_failure_answers_nothing_and_says_so(home: Path, tiny_embedder: str) -> None:
     class Down:
         name = "down"
 
         def complete(self, messages: Sequence[Message], *, max_tokens: int, temperature: float) -> Completion:
             raise LlmError("LLM down at http://localhost:8000 timed out")
 
-    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}", "llm_cache": False}, env=QUIET)
+    config = load_config({"home": home, "embedder": tiny_embedder, "llm_cache": False}, env=QUIET)
     with Kgqa(config, llm=Down()) as kg:
         answer = kg.text2cypher(QUESTION, "prime")
     generated, ran = answer.trace.steps
@@ -202,9 +202,9 @@ def test_the_baseline_needs_an_llm(open_kg: Kgqa) -> None:
         open_kg.text2cypher(QUESTION, "prime")
 
 
-def test_the_baseline_is_an_eval_row_beside_kgqas(home: Path, tiny_model: Path, tmp_path: Path) -> None:
+def test_the_baseline_is_an_eval_row_beside_kgqas(home: Path, tiny_embedder: str, tmp_path: Path) -> None:
     reply = "MATCH (y:drug)-[:indication]->(d:disease {name: 'migraine'}) RETURN y"
-    overrides = {"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 3, "reranker": "none", "llm_cache": False}
+    overrides = {"home": home, "embedder": tiny_embedder, "top_k": 3, "reranker": "none", "llm_cache": False}
     config = load_config(overrides, env=QUIET)
     rows = [("hybrid", "hybrid"), BASELINE_ROWS["text2cypher"], BASELINE_ROWS["text2cypher-unvalidated"]]
     questions = [Question("q1", QUESTION, ("3",))]

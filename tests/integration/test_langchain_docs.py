@@ -37,8 +37,8 @@ def test_the_doc_has_runnable_examples_of_the_retriever_and_the_graph() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("number", range(3))
-def test_the_examples_run_as_written(hpo_home: Path, tiny_model: Path, tmp_path: Path, number: int) -> None:
-    env = {**os.environ, "KGQA_HOME": str(hpo_home), "KGQA_EMBEDDER": f"onnx:{tiny_model}"}
+def test_the_examples_run_as_written(hpo_home: Path, tiny_embedder: str, tmp_path: Path, number: int) -> None:
+    env = {**os.environ, "KGQA_HOME": str(hpo_home), "KGQA_EMBEDDER": tiny_embedder}
     env.pop("KGQA_LLM", None)
     done = subprocess.run(
         [sys.executable, "-c", examples()[number]], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600

@@ -46,10 +46,10 @@ CHAT = ENDPOINT.chat()
 
 
 @pytest.fixture(scope="module")
-def hpo_kg(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, hpo_template: Path) -> Iterator[kgqa.Kgqa]:
+def hpo_kg(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str, hpo_template: Path) -> Iterator[kgqa.Kgqa]:
     """The HPO graph loaded into an embedded store (tiny embedder, no LLM), open for the module's tests."""
     home = copy_home(hpo_template, tmp_path_factory.mktemp("hpo") / "home")
-    config = kgqa.load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)
+    config = kgqa.load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)
     with kgqa.Kgqa(config) as kg:
         yield kg
 

@@ -41,22 +41,22 @@ K = 5
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str) -> Path:
     home = tmp_path_factory.mktemp("evidence") / "home"
     source = write_prime_fixture(tmp_path_factory.mktemp("evidence-skb") / "processed", NODES, EDGES)
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", source)
     return home
 
 
 @pytest.fixture
-def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def ask(home: Path, tiny_embedder: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     def run(replies: list[str], **settings: Any) -> Answer:
         endpoint = ScriptedEndpoint(list(replies))
         monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
-            "embedder": f"onnx:{tiny_model}",
+            "embedder": tiny_embedder,
             **SCRIPTED_SETTINGS,
             "top_k": K,
             "l_max": 1,

@@ -21,10 +21,10 @@ RENDER = [c for c in CASES if c.stage == "render"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterator[dict[str, str]]:
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str) -> Iterator[dict[str, str]]:
     """A home with the good fixture of every SKB a render case spoils, loaded once."""
     base = tmp_path_factory.mktemp("malformed-load")
-    env = {"KGQA_HOME": str(base / "kgqa-home"), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "HF_HUB_OFFLINE": "1"}
+    env = {"KGQA_HOME": str(base / "kgqa-home"), "KGQA_EMBEDDER": tiny_embedder, "HF_HUB_OFFLINE": "1"}
     for name in sorted({c.skb for c in RENDER}):
         root = WRITERS[name][0](base / "good" / name)
         result = run(env, "load", "stark", "--name", name, "--dir", str(root))

@@ -213,13 +213,13 @@ def _listening(port: int) -> bool:
 
 
 def test_without_a_worker_the_server_keeps_its_own_store_open(
-    cli_env: dict[str, str], home: Path, prime_template: Path, tiny_model: Path
+    cli_env: dict[str, str], home: Path, prime_template: Path, tiny_embedder: str
 ) -> None:
     """``worker_idle_timeout = 0``: the server opens kgqa itself, once, and its store server lives as long as it does,
     beyond the threads that ran the calls (anyio's end after 10 s idle; the store dies with the thread that opened
     it)."""
     copy_home(prime_template, home)  # the PRIME fixture loaded (the load's own server start is in its log)
-    cli_env = {**cli_env, "KGQA_EMBEDDER": f"onnx:{tiny_model}"}  # the template's embedder
+    cli_env = {**cli_env, "KGQA_EMBEDDER": tiny_embedder}  # the template's embedder
 
     def starts() -> int:  # the store server's log gains this line at each start
         return (home / "falkordb" / LOG_NAME).read_text().count("Ready to accept connections")

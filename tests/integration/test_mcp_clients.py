@@ -59,7 +59,7 @@ def _listening(port: int) -> bool:
 
 
 @pytest.fixture(scope="module")
-def mcp_url(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_template: Path) -> Iterator[str]:
+def mcp_url(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str, prime_template: Path) -> Iterator[str]:
     """``kgqa mcp --http`` on a free loopback port over a copy of the PRIME home, with its worker: one for the
     module, since the clients only read (a skip, before any data directory is made, without Node's clients). Its
     standard error must hold no traceback, and nothing may be left running."""
@@ -68,7 +68,7 @@ def mcp_url(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_te
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KGQA_")} | {
         "KGQA_HOME": str(home),
-        "KGQA_EMBEDDER": f"onnx:{tiny_model}",
+        "KGQA_EMBEDDER": tiny_embedder,
         "KGQA_WORKER_IDLE_TIMEOUT": "60",
         "KGQA_MCP_PORT": str(port),
         "HF_HUB_OFFLINE": "1",

@@ -34,15 +34,15 @@ CYPHER = '```cypher\nMATCH (y:drug)-[:indication]->(d:disease {name: "migraine"}
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("pipeline") / "home"
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
 
 @pytest.fixture
-def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def ask(home: Path, tiny_embedder: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """ask(replies, **settings) -> (Answer, endpoint): one question through a fresh Kgqa with a scripted LLM."""
 
     def run(
@@ -52,7 +52,7 @@ def ask(home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
         monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
         overrides = {
             "home": home,
-            "embedder": f"onnx:{tiny_model}",
+            "embedder": tiny_embedder,
             **SCRIPTED_SETTINGS,
             "top_k": 4,
             **settings,
@@ -97,7 +97,7 @@ LINKED = [("drug", ("indication",), "both", "disease", "migraine")]
 
 
 def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
-    home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, tiny_embedder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A question embeds itself, its n-grams and type names, never a node's document: step 6 reads the
     ``plain_emb`` the load stored, which is exactly what embedding ``doc or name`` at the default length gives,
@@ -110,7 +110,7 @@ def test_step_6_embeds_no_document_and_scores_as_embedding_them_would(
         embedded.extend(texts)
         return original(self, texts, max_tokens, progress)
 
-    overrides = {"home": home, "embedder": f"onnx:{tiny_model}", "top_k": 4, "lexical_weight": 0.0}
+    overrides = {"home": home, "embedder": tiny_embedder, "top_k": 4, "lexical_weight": 0.0}
     with Kgqa(load_config(overrides, env=QUIET, cwd=home.parent)) as kg:
         store, embedder = kg.store, kg.embedder
         labels = store.labels("prime")
@@ -176,12 +176,12 @@ def test_step1_bad_replies_fall_back_to_the_type_the_question_names(ask: Any) ->
     ("question", "named"), [("Which diseases present headache?", "disease"), ("What treats migraine?", None)]
 )
 def test_step1_fallback_is_the_named_type_else_the_closest_type_name(
-    ask: Any, home: Path, tiny_model: Path, question: str, named: str | None
+    ask: Any, home: Path, tiny_embedder: str, question: str, named: str | None
 ) -> None:
     """The type the question names near its start wins over the embeddings; without one, the type whose name is
     closest to the question by embedding (kgqa/runtime/steps/s1_target_type.py)."""
     answer, _ = ask(["protein", CYPHER], question=question, steps="graph")
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         closest, _ = type_by_embedding(kg.embedder.embed_one(question), answer.trace.types, kg.embedder)
     assert closest != named  # else this question could not tell the two fallbacks apart
     assert answer.trace.record(1).status == "degraded"
@@ -451,7 +451,7 @@ def test_step_7_fuses_the_vector_strand_with_the_full_text_index(ask: Any) -> No
     assert "fusion" not in next(s for s in off[0].trace.steps if s.step == 7).detail
 
 
-def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model: Path) -> None:
+def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_embedder: str) -> None:
     from sentence_transformers import CrossEncoder
 
     model = build_tiny_cross_encoder(tmp_path)
@@ -459,7 +459,7 @@ def test_cross_encoder_reranker(ask: Any, tmp_path: Path, home: Path, tiny_model
     assert status(answer)[8] == "ran" and answer.trace.reranker == "cross-encoder"
     assert len(endpoint.requests) == 2 and answer.trace.record(8).usage.calls == 0  # the model, not the LLM
     # The same documents scored by the model directly give the same order.
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         texts, _ = render(rerank_documents(kg.store, "prime", answer.answers), 3000)
     scores = CrossEncoder(str(model), local_files_only=True).predict([(QUESTION, t) for t in texts])
     assert ids(answer) == [c.id for _, c in sorted(zip(-scores, answer.answers, strict=True), key=lambda p: p[0])]
@@ -475,12 +475,12 @@ def test_settings_that_cannot_work_are_config_errors(ask: Any) -> None:
         ask([], alpha=1.5)
 
 
-def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path, monkeypatch: Any) -> None:
+def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_embedder: str, monkeypatch: Any) -> None:
     endpoint = ScriptedEndpoint(["drug", CYPHER, "1, 2"])
     monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     env = {
         "KGQA_HOME": str(home),
-        "KGQA_EMBEDDER": f"onnx:{tiny_model}",
+        "KGQA_EMBEDDER": tiny_embedder,
         "KGQA_OPENAI_BASE_URL": "http://x.invalid/v1",
         "KGQA_LLM_MAX_RETRIES": "0",
         "KGQA_LLM_CACHE": "false",
@@ -521,7 +521,7 @@ def test_cli_ask_prints_evidence_and_degraded_steps(home: Path, tiny_model: Path
     assert "; l=1; 'migraine' -> migraine" in result.stdout and "linked plan" not in result.stdout
 
 
-def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
+def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_embedder: str) -> None:
     """All LLM steps through in-process llama.cpp with the tiny SmolLM2: its replies are junk, so this checks the
     code path and that junk degrades instead of failing."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is an optional extra (kgqa[llama])")
@@ -529,7 +529,7 @@ def test_llama_cpp_pipeline_end_to_end(home: Path, tiny_model: Path) -> None:
         pytest.skip(MISSING)
     settings = {
         "home": home,
-        "embedder": f"onnx:{tiny_model}",
+        "embedder": tiny_embedder,
         "llm": f"llama:{SMOLLM2}",
         "llm_context": 2048,
         "top_k": 4,

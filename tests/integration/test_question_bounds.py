@@ -24,34 +24,34 @@ LONG = f"Which drugs are indicated for migraine? {FILLER} ivermectin"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, prime_dir: Path) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str, prime_dir: Path) -> Path:
     home = tmp_path_factory.mktemp("bounds") / "home"
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         kg.load("prime", prime_dir)
     return home
 
 
-def _kgqa(home: Path, tiny_model: Path, **settings: Any) -> Kgqa:
-    overrides = {"home": home, "embedder": f"onnx:{tiny_model}", "llm_cache": False, **settings}
+def _kgqa(home: Path, tiny_embedder: str, **settings: Any) -> Kgqa:
+    overrides = {"home": home, "embedder": tiny_embedder, "llm_cache": False, **settings}
     return Kgqa(load_config(overrides, env=QUIET, cwd=home.parent))
 
 
 def test_a_question_past_the_limit_is_refused_before_it_is_embedded_or_asked(
-    home: Path, tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+    home: Path, tiny_embedder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     endpoint = ScriptedEndpoint([])
     monkeypatch.setattr("kgqa.runtime.app.OpenAIChat", endpoint.factory())
     settings = {"llm": "openai:scripted", "openai_base_url": "http://scripted.invalid/v1", "max_question_chars": 100}
-    with _kgqa(home, tiny_model, **settings) as kg:
+    with _kgqa(home, tiny_embedder, **settings) as kg:
         with pytest.raises(QuestionError, match=r"the question has 101 characters; the limit is 100 \(max_quest"):
             kg.ask("q" * 101, "prime")
         assert (kg.embedder.stats.computed, kg.embedder.stats.cached) == (0, 0)
     assert endpoint.requests == []
 
 
-def test_a_question_at_the_limit_is_answered_with_linking_cut_and_said(home: Path, tiny_model: Path) -> None:
+def test_a_question_at_the_limit_is_answered_with_linking_cut_and_said(home: Path, tiny_embedder: str) -> None:
     assert len(LONG) <= 4000
-    with _kgqa(home, tiny_model, llm="none", link_threshold=0.9999) as kg:
+    with _kgqa(home, tiny_embedder, llm="none", link_threshold=0.9999) as kg:
         answer = kg.ask(LONG, "prime", types=["drug"])
     step2 = answer.trace.record(2)
     assert step2.status == "degraded" and "'migraine' -> disease 'migraine'" in step2.detail
@@ -61,8 +61,8 @@ def test_a_question_at_the_limit_is_answered_with_linking_cut_and_said(home: Pat
     assert answer.answers[0].id == "3" and answer.answers[0].strands[0] == "graph"  # sumatriptan, for migraine
 
 
-def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: Path, tiny_model: Path) -> None:
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "KGQA_LLM": "none"}
+def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: Path, tiny_embedder: str) -> None:
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": tiny_embedder, "KGQA_LLM": "none"}
     result = CliRunner().invoke(main, ["ask", "q" * 4001, "--skb", "prime"], env=env)
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines() == [
@@ -84,9 +84,9 @@ def test_cli_refuses_a_long_question_with_exit_2_and_asks_the_other_lines(home: 
     assert strict.stderr.strip().splitlines()[-1] == "error: <stdin>: 1 row refused (line 2) and --strict is set"
 
 
-def test_a_question_that_repeats_itself_joins_each_entity_once(home: Path, tiny_model: Path) -> None:
+def test_a_question_that_repeats_itself_joins_each_entity_once(home: Path, tiny_embedder: str) -> None:
     question = ("Which drugs are indicated for migraine? " * 100)[:3999]
-    with _kgqa(home, tiny_model, llm="none", link_threshold=0.9999) as kg:
+    with _kgqa(home, tiny_embedder, llm="none", link_threshold=0.9999) as kg:
         answer = kg.ask(question, "prime", types=["drug"])
     assert answer.trace.record(2).detail.count("-> disease 'migraine'") == 100  # every mention links
     assert answer.trace.plan is not None and len(answer.trace.plan["triplets"]) == 1  # one triplet joins them

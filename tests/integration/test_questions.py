@@ -59,7 +59,7 @@ def _split(hop: str) -> tuple[str, str]:
     raise AssertionError(hop)
 
 
-def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_model: Path, tmp_path: Path) -> None:
+def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_embedder: str, tmp_path: Path) -> None:
     out = tmp_path / "gen.csv"
     result = CliRunner().invoke(
         main, ["questions", "--skb", "prime", "--n", "6", "--seed", "3", "--out", str(out)], env=loaded
@@ -68,7 +68,7 @@ def test_generated_questions_have_exact_answers(loaded: dict[str, str], tiny_mod
     questions = read_csv(out)
     meta = json.loads(out.with_name("gen.meta.json").read_text())
     assert len(questions) == 6 and meta["n"] == 6 and meta["skb"] == "prime"
-    config = load_config({"home": loaded["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": loaded["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         docs = {
             str(r[0]): r[2]
@@ -260,13 +260,13 @@ def write_hpo_fixture(directory: Path) -> Path:
 
 
 def test_a_negated_finding_excludes_the_diseases_that_have_it(
-    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+    cli_env: dict[str, str], tiny_embedder: str, tmp_path: Path
 ) -> None:
     """ "Which diseases do not have Hypotonia?": Dravet syndrome is annotated NOT Hypotonia (the plan's
     'phenotype absent'); Ohtahara syndrome has Hypotonia, so it is excluded, from the fill too, and the trace says
     so. Without the exclusion the fill over diseases puts it second."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
-    settings = {"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "llm": "none", "link_threshold": 0.9999}
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": tiny_embedder, "llm": "none", "link_threshold": 0.9999}
     with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path)) as kg:
         kg.load(data)
         answer = kg.ask("Which diseases do not have Hypotonia?", skb="hpo", top_k=3)
@@ -291,7 +291,7 @@ class Scripted:
 
 
 def test_a_join_stops_when_a_round_adds_nothing_and_its_last_query_replays(
-    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+    cli_env: dict[str, str], tiny_embedder: str, tmp_path: Path
 ) -> None:
     """An LLM's plan of two findings (Seizure present, Hypotonia absent) grounds Dravet syndrome at l = 1; l = 2 adds
     no disease, so the expansion stops there instead of walking on to l_max, and the trace says which bound ended
@@ -301,7 +301,7 @@ def test_a_join_stops_when_a_round_adds_nothing_and_its_last_query_replays(
         "```cypher\nMATCH (y:disease)-[:`phenotype present`]->(a:`effect/phenotype` {name: 'Seizure'}), "
         "(y)-[:`phenotype absent`]->(b:`effect/phenotype` {name: 'Hypotonia'}) RETURN y\n```"
     )
-    settings = {"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}", "llm_cache": False}
+    settings = {"home": cli_env["KGQA_HOME"], "embedder": tiny_embedder, "llm_cache": False}
     llm = Scripted(["disease", cypher])
     with Kgqa(load_config(settings, env=QUIET, cwd=tmp_path), llm=llm) as kg:
         kg.load(data)
@@ -318,12 +318,12 @@ def test_a_join_stops_when_a_round_adds_nothing_and_its_last_query_replays(
 
 
 def test_natural_hierarchy_questions_name_a_direction_and_keep_only_its_answers(
-    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+    cli_env: dict[str, str], tiny_embedder: str, tmp_path: Path
 ) -> None:
     """HPO's is_a edges point child -> parent; "(phenotype)-[parent-child]-(Seizure)" reaches Seizure's parent and
     children, and the natural question names one side ("direct subtypes of Seizure") and keeps only its answers."""
     data = read_hpo(write_hpo_fixture(tmp_path / "hpo"))
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
     with Kgqa(config) as kg:
         kg.load(data)
     docs = {node.id: node.doc for node in data.nodes}
@@ -558,7 +558,7 @@ def write_conditions_fixture(directory: Path) -> Path:
 
 
 def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
-    cli_env: dict[str, str], tiny_model: Path, tmp_path: Path
+    cli_env: dict[str, str], tiny_embedder: str, tmp_path: Path
 ) -> None:
     """Every condition kind over the store's own reads (path answers, aliases, relations, exact names), checked
     against answers recomputed here from the loader's nodes and edges."""
@@ -569,7 +569,7 @@ def test_condition_kinds_have_exact_answers_on_a_loaded_hpo_graph(
     labels = {node.id: node.type for node in data.nodes}
     edges = {(e.source, e.type, e.target) for e in data.edges}
     definitions = {t: d for t, d in re.findall(r'id: (HP:\d+)\nname: .*\ndef: "([^"]*)"', HP_OBO + CONDITIONS_OBO)}
-    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=tmp_path)
+    config = load_config({"home": cli_env["KGQA_HOME"], "embedder": tiny_embedder}, env=QUIET, cwd=tmp_path)
     made = []
     with Kgqa(config) as kg:
         kg.load(data)

@@ -43,24 +43,24 @@ def refusals(api: Any) -> None:
     assert len(api.ask(QUESTION, "prime", top_k=MAX_TOP_K).answers) <= MAX_TOP_K
 
 
-def test_the_python_api_in_process(home: Path, prime_template: Path, tiny_model: Path) -> None:
+def test_the_python_api_in_process(home: Path, prime_template: Path, tiny_embedder: str) -> None:
     copy_home(prime_template, home)
-    with Kgqa(load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)) as kg:
+    with Kgqa(load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)) as kg:
         refusals(kg)
 
 
-def test_the_python_api_through_the_worker(loaded: dict[str, str], home: Path, tiny_model: Path) -> None:
+def test_the_python_api_through_the_worker(loaded: dict[str, str], home: Path, tiny_embedder: str) -> None:
     config = load_config(
-        {"home": home, "embedder": f"onnx:{tiny_model}", "worker_idle_timeout": 60}, env=QUIET, cwd=home.parent
+        {"home": home, "embedder": tiny_embedder, "worker_idle_timeout": 60}, env=QUIET, cwd=home.parent
     )
     with kgqa.connect(config) as api:
         assert type(api).__name__ == "RemoteKgqa"
         refusals(api)
 
 
-def test_mcp_refuses_a_nul_in_an_id_before_any_work(home: Path, prime_template: Path, tiny_model: Path) -> None:
+def test_mcp_refuses_a_nul_in_an_id_before_any_work(home: Path, prime_template: Path, tiny_embedder: str) -> None:
     copy_home(prime_template, home)
-    config = load_config({"home": home, "embedder": f"onnx:{tiny_model}"}, env=QUIET, cwd=home.parent)
+    config = load_config({"home": home, "embedder": tiny_embedder}, env=QUIET, cwd=home.parent)
     with Kgqa(config) as kg:
         server = build_server(config, Clients(lambda: kg, shared=True))
 
@@ -76,9 +76,9 @@ def test_mcp_refuses_a_nul_in_an_id_before_any_work(home: Path, prime_template: 
     assert not good.is_error
 
 
-def test_the_command_line_takes_the_same_k(home: Path, prime_template: Path, tiny_model: Path) -> None:
+def test_the_command_line_takes_the_same_k(home: Path, prime_template: Path, tiny_embedder: str) -> None:
     copy_home(prime_template, home)
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "KGQA_WORKER_IDLE_TIMEOUT": "0", **QUIET}
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": tiny_embedder, "KGQA_WORKER_IDLE_TIMEOUT": "0", **QUIET}
     result = run(env, "ask", "--skb", "prime", "--k", str(MAX_TOP_K + 1), QUESTION)
     assert result.exit_code == 2 and f"1<=x<={MAX_TOP_K}" in result.stderr
     result = run({**env, "KGQA_TOP_K": str(MAX_TOP_K + 1)}, "ask", "--skb", "prime", QUESTION)

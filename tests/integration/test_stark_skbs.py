@@ -58,11 +58,11 @@ class Loaded:
 
 
 @pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path) -> Iterator[Loaded]:
+def loaded(tmp_path_factory: pytest.TempPathFactory, tiny_embedder: str) -> Iterator[Loaded]:
     """A fresh home with the three fixture SKBs loaded from their roots, as on a fresh clone."""
     base = tmp_path_factory.mktemp("stark-skbs")
     home = base / "kgqa-home"
-    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": f"onnx:{tiny_model}", "HF_HUB_OFFLINE": "1"}
+    env = {"KGQA_HOME": str(home), "KGQA_EMBEDDER": tiny_embedder, "HF_HUB_OFFLINE": "1"}
     skbs, output = {}, {}
     for name, write in WRITERS.items():
         root = write(base / name)

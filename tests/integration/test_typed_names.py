@@ -15,10 +15,10 @@ from tests.helpers.shared import copy_home
 
 
 @pytest.fixture(scope="module")
-def ask(tmp_path_factory: pytest.TempPathFactory, hpo_template: Path, tiny_model: Path) -> Iterator[Any]:
+def ask(tmp_path_factory: pytest.TempPathFactory, hpo_template: Path, tiny_embedder: str) -> Iterator[Any]:
     home = copy_home(hpo_template, tmp_path_factory.mktemp("typed") / "home")
     # the tiny model's vectors carry no meaning: only an exact name links by the name index
-    settings = {"home": home, "embedder": f"onnx:{tiny_model}", "llm": "none", "link_threshold": 0.9999}
+    settings = {"home": home, "embedder": tiny_embedder, "llm": "none", "link_threshold": 0.9999}
     with kgqa.Kgqa(kgqa.load_config(settings, env=QUIET, cwd=home.parent)) as kg:
         yield lambda question: kg.ask(question, "hpo", steps="hybrid")
 
