@@ -8,6 +8,7 @@ only what pytest prints) for the slowest tests. Each run starts from the committ
 
     python benchmarks/suite_time.py              # ~15 min on 2 cores: setup, then one run
     python benchmarks/suite_time.py --runs 2
+    python benchmarks/suite_time.py --slowdown 1 --slowdown 2   # as on cores half as fast (benchmarks/slow_cpu.py)
     python benchmarks/suite_time.py --render
 
 It writes benchmarks/results/suite_time.json (per run: seconds of the whole command and of pytest, passed, skipped,
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from first_run import readme_command
+from slow_cpu import SlowCPU
 
 from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
@@ -54,37 +56,40 @@ def counts(summary: str) -> dict[str, int]:
     return {word.rstrip("s"): int(n) for n, word in re.findall(r"(\d+) (\w+)", summary)}
 
 
-def one_run(command: str, clone: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
+def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown: float) -> dict[str, Any]:
     for cache in CACHES:
         shutil.rmtree(clone / cache, ignore_errors=True)
     # the committed state: a run appends to the Neo4j lint's digests
     subprocess.run(["git", "checkout", "--quiet", "--", "."], cwd=clone, check=True)
+    argv = ["bash", "-c", command]
+    pipes = {"cwd": clone, "env": env, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
     start = time.perf_counter()
-    done = subprocess.run(
-        ["bash", "-c", command], cwd=clone, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    if slowdown > 1:
+        with SlowCPU(slowdown) as slow:
+            output, _ = (process := slow.start(argv, **pipes)).communicate()
+    else:
+        output, _ = (process := subprocess.Popen(argv, text=True, **pipes)).communicate()  # type: ignore[call-overload]
     seconds = time.perf_counter() - start
     with log.open("a", encoding="utf-8") as sink:
-        sink.write(f"\n$ {command}\n{done.stdout}")
-    summaries = SUMMARY.findall(done.stdout)
+        sink.write(f"\n$ {command}  (slowdown {slowdown})\n{output}")
+    summaries = SUMMARY.findall(output)
     if not summaries:
-        raise SystemExit(f"no pytest summary in the command's output (exit {done.returncode}); see {log}")
+        raise SystemExit(f"no pytest summary in the command's output (exit {process.returncode}); see {log}")
     summary, pytest_seconds = summaries[-1]
-    slowest = [
-        {"seconds": float(s), "when": when, "test": test} for s, when, test in DURATION.findall(done.stdout)[:25]
-    ]
+    slowest = [{"seconds": float(s), "when": when, "test": test} for s, when, test in DURATION.findall(output)[:25]]
     run = {
         "seconds": round(seconds, 1),
         "pytest_seconds": float(pytest_seconds),
-        "rc": done.returncode,
+        "rc": process.returncode,
+        "slowdown": slowdown,
         "counts": counts(summary),
         "slowest": slowest,
     }
-    print(f"{seconds:8.1f} s (pytest {pytest_seconds} s)  rc {done.returncode}  {summary}", flush=True)
+    print(f"{seconds:8.1f} s (pytest {pytest_seconds} s)  rc {process.returncode}  {summary}", flush=True)
     return run
 
 
-def measure(runs: int, keep: bool) -> dict[str, Any]:
+def measure(runs: int, keep: bool, slowdowns: list[float]) -> dict[str, Any]:
     made_at = provenance()
     command = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 2)
     work = Path(tempfile.mkdtemp(prefix="kgqa-suite-time-"))
@@ -102,7 +107,7 @@ def measure(runs: int, keep: bool) -> dict[str, Any]:
         if setup.returncode:
             raise SystemExit(f"setup failed (exit {setup.returncode}): {setup.stderr[-2000:]}")
         setup_seconds = round(time.perf_counter() - start, 1)
-        measured = [one_run(command, clone, env, log) for _ in range(runs)]
+        measured = [one_run(command, clone, env, log, slowdown) for slowdown in slowdowns for _ in range(runs)]
     finally:
         if not keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -115,6 +120,10 @@ def measure(runs: int, keep: bool) -> dict[str, Any]:
     }
 
 
+def cpu(slowdown: float) -> str:
+    return "this machine's" if slowdown <= 1 else f"each core capped to 1/{slowdown:g} (`slow_cpu.py`)"
+
+
 def render(doc: dict[str, Any]) -> str:
     current = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 2)
     changed = "" if current == doc["command"] else " **Stale: README's command 2 has changed since.**"
@@ -123,7 +132,8 @@ def render(doc: dict[str, Any]) -> str:
     for index, run in enumerate(doc["runs"], 1):
         c = run["counts"]
         rows.append(
-            f"| {index} | {run['seconds']:.0f} s ({run['seconds'] / 60:.1f} min) | {run['pytest_seconds']:.0f} s | "
+            f"| {index} | {cpu(run.get('slowdown', 1.0))} | {run['seconds']:.0f} s ({run['seconds'] / 60:.1f} min) | "
+            f"{run['pytest_seconds']:.0f} s | "
             f"{c.get('passed', 0):,} | {c.get('skipped', 0)} | {c.get('failed', 0) + c.get('error', 0)} | {run['rc']} |"
         )
     slowest = doc["runs"][-1]["slowest"][:10]
@@ -132,8 +142,8 @@ def render(doc: dict[str, Any]) -> str:
             f"A fresh clone, {prov['cpus']} CPU(s), empty lint, type-check and pytest caches, STaRK question files "
             f"{'present' if doc['stark_qa'] else 'absent'}; commit {origin(doc, OUT, ROOT, PATHS).label()}.{changed}",
             "",
-            "| run | whole command 2 | pytest | passed | skipped | failed | exit |",
-            "|---|---|---|---|---|---|---|",
+            "| run | CPU | whole command 2 | pytest | passed | skipped | failed | exit |",
+            "|---|---|---|---|---|---|---|---|",
             *rows,
             "",
             "Slowest (last run): "
@@ -146,13 +156,19 @@ def render(doc: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1, help="timed runs of command 2 in the one clone (default 1)")
+    parser.add_argument(
+        "--slowdown",
+        type=float,
+        action="append",
+        help="also run with every process capped to 1/F of a core (benchmarks/slow_cpu.py; repeatable; 1 = uncapped)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the clone and its log")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
     allow_dirty_flag(parser)
     args = parser.parse_args()
     require_committed(args.allow_dirty)
     if not args.render:
-        doc = measure(max(1, args.runs), args.keep)
+        doc = measure(max(1, args.runs), args.keep, args.slowdown or [1.0])
         OUT.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     doc = json.loads(OUT.read_text(encoding="utf-8"))
     DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, render(doc), TITLE), encoding="utf-8")

@@ -1,0 +1,164 @@
+"""Run a command as if on slower CPU cores: every process it starts gets a CPU cgroup of its own, capped at
+1/``factor`` of one core, and all of them together at 2/``factor`` (issue 71: the suite on a machine without
+AVX-512).
+
+Why per process: a cap on the whole command would let a lone busy process (mypy, one pytest worker's tail) run at full
+speed, where a slower core slows it too. A poller moves each new process out of its parent's group into one of its own
+within ``POLL`` seconds (until then it shares its parent's cap). Threads share their process's cap: a process with two
+busy threads is slowed more than on two slow cores, which errs on the slow side. Waiting (sleeps, timeouts, a child
+process) costs no CPU and is not slowed, as on a slower machine.
+
+Needs root and a writable cgroup CPU controller (v1 ``cpu.cfs_quota_us`` or v2 ``cpu.max``).
+
+    python benchmarks/slow_cpu.py 2.0 -- python -c "sum(range(10**8))"
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+PERIOD_US = 10_000
+"""A short period: throttling comes in slices of at most 10 ms, not the default 100 ms's stalls."""
+POLL = 0.02
+
+
+def cpu_controller() -> tuple[Path, bool]:
+    """The CPU controller's root and whether it is cgroup v2; SystemExit naming what is missing."""
+    v1 = Path("/sys/fs/cgroup/cpu")
+    if (v1 / "cpu.cfs_quota_us").exists() or (v1 / "tasks").exists():
+        return v1, False
+    for v2 in (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified")):
+        controllers = v2 / "cgroup.controllers"
+        if controllers.exists() and "cpu" in controllers.read_text().split():
+            return v2, True
+    raise SystemExit("no cgroup CPU controller found under /sys/fs/cgroup: cannot emulate a slower CPU here")
+
+
+class SlowCPU:
+    """A cgroup tree for one command: ``start(argv)`` runs it capped; the poller gives each new process its own cap."""
+
+    def __init__(self, factor: float, *, cores: int = 2) -> None:
+        if factor < 1:
+            raise SystemExit(f"a slowdown factor must be at least 1, not {factor}")
+        self.factor, self.cores = factor, cores
+        base, self.v2 = cpu_controller()
+        self.root = base / f"kgqa-slow-{os.getpid()}"
+        self.owners: dict[Path, int] = {}
+        self.made = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _cap(self, group: Path, cores: float) -> None:
+        quota = max(1000, int(PERIOD_US * cores))
+        if self.v2:
+            (group / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+        else:
+            (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+            (group / "cpu.cfs_quota_us").write_text(str(quota))
+
+    def _group(self) -> Path:
+        self.made += 1
+        group = self.root / f"p{self.made}"
+        group.mkdir()
+        self._cap(group, 1 / self.factor)
+        return group
+
+    def __enter__(self) -> SlowCPU:
+        try:
+            self.root.mkdir()
+            if self.v2:
+                (self.root.parent / "cgroup.subtree_control").write_text("+cpu")
+                (self.root / "cgroup.subtree_control").write_text("+cpu")
+            self._cap(self.root, self.cores / self.factor)
+        except OSError as exc:
+            raise SystemExit(f"cannot make a CPU cgroup at {self.root} ({exc}): run as root") from exc
+        self.first = self._group()
+        self._thread.start()
+        return self
+
+    def start(self, argv: list[str], **popen: object) -> subprocess.Popen[str]:
+        """``argv`` started inside the first capped group (it joins before it executes anything)."""
+        procs = self.first / "cgroup.procs"
+
+        def join() -> None:
+            procs.write_text(str(os.getpid()))
+
+        process: subprocess.Popen[str] = subprocess.Popen(argv, preexec_fn=join, text=True, **popen)  # type: ignore[call-overload]
+        self.owners[self.first] = process.pid
+        return process
+
+    def _members(self, group: Path) -> list[int]:
+        try:
+            return [int(line) for line in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def _poll(self) -> None:
+        while not self._stop.wait(POLL):
+            for group, owner in list(self.owners.items()):
+                members = self._members(group)
+                if not members:
+                    self._remove(group)
+                    continue
+                if owner not in members:
+                    owner = self.owners[group] = members[0]
+                for pid in members:
+                    if pid != owner:
+                        self._move(pid)
+
+    def _move(self, pid: int) -> None:
+        group = self._group()
+        try:
+            (group / "cgroup.procs").write_text(str(pid))
+        except OSError:  # it ended meanwhile
+            group.rmdir()
+            return
+        self.owners[group] = pid
+
+    def _remove(self, group: Path) -> None:
+        try:
+            group.rmdir()
+        except OSError:
+            return  # a process joined meanwhile; the next poll sees it
+        del self.owners[group]
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop.set()
+        self._thread.join()
+        leftovers = [pid for group in self.root.glob("p*") for pid in self._members(group)]
+        parent = self.root.parent / "cgroup.procs"
+        for pid in leftovers:  # processes the command left running go back uncapped, so the tree can go
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                parent.write_text(str(pid))
+        for group in self.root.glob("p*"):
+            group.rmdir()
+        try:
+            self.root.rmdir()
+        except OSError as exc:
+            print(f"note: could not remove {self.root}: {exc}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("factor", type=float, help="how many times slower each core is")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    args = parser.parse_args()
+    argv = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not argv:
+        parser.error("no command given")
+    with SlowCPU(args.factor) as slow:
+        start = time.perf_counter()
+        rc = slow.start(argv).wait()
+        print(f"{time.perf_counter() - start:.2f} s, exit {rc}, {slow.made} capped groups", flush=True)
+    raise SystemExit(rc)
+
+
+if __name__ == "__main__":
+    main()
