@@ -392,8 +392,8 @@ def fine_tune(
         from transformers.trainer_utils import get_last_checkpoint
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # kgqa draws its own bar
-        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]  # the new head's "newly initialized" report
+        hf_logging.disable_progress_bar()  # kgqa draws its own bar
+        hf_logging.set_verbosity_error()  # the new head's "newly initialized" report
         set_seed(settings.seed)
         model = CrossEncoder(
             base_model_path(settings.base_model),
@@ -422,7 +422,7 @@ def fine_tune(
         )
         seen: dict[str, Any] = {"task": None, "stopped": None, "loss": None}
 
-        class Watch(TrainerCallback):
+        class Watch(TrainerCallback):  # type: ignore[misc]  # transformers is not followed by mypy (pyproject.toml)
             """The progress bar, the loss in notices, and the time budget."""
 
             def on_train_begin(
@@ -460,7 +460,7 @@ def fine_tune(
         trainer.remove_callback(PrinterCallback)  # its dicts would interleave with the bar
         last: str | None = None
         if paths.checkpoints.is_dir():
-            last = get_last_checkpoint(str(paths.checkpoints))  # type: ignore[no-untyped-call]
+            last = get_last_checkpoint(str(paths.checkpoints))
         if last is not None:
             notice(f"resuming fine-tuning from {Path(last).name}")
         trainer.train(resume_from_checkpoint=last)

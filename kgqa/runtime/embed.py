@@ -59,7 +59,7 @@ class SentenceTransformerEncoder:
                 "pip install 'kgqa[torch]' (the default, onnx-int8:minilm, needs neither)"
             ) from exc
 
-        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # its weight-loading bar would interleave with kgqa's own bars
+        hf_logging.disable_progress_bar()  # its weight-loading bar would interleave with kgqa's own bars
 
         path = _resolve_model(model)
         try:

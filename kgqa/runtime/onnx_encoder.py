@@ -143,7 +143,7 @@ def _torch_export(model_path: str, plain: Path) -> dict[str, int]:
     transformer: Any = model[0].auto_model
     transformer.eval()
 
-    class LastHidden(torch.nn.Module):
+    class LastHidden(torch.nn.Module):  # type: ignore[misc]  # torch is not followed by mypy (pyproject.toml)
         def __init__(self, inner: Any) -> None:
             super().__init__()
             self.inner = inner
