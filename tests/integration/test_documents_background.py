@@ -44,23 +44,25 @@ def _embedded(home: Path, tiny: str) -> float:
 def test_the_graph_answers_before_its_documents_and_a_killed_worker_resumes_them(
     env: dict[str, str], home: Path
 ) -> None:
-    env = {**env, "KGQA_EMBED_BATCH_SIZE": "1"}  # one text per model call: the background lasts seconds, not one
+    # one text per model call for the first worker: its background lasts seconds, long enough to be killed midway
+    slow = {**env, "KGQA_EMBED_BATCH_SIZE": "1"}
     tiny = env["KGQA_EMBEDDER"]
-    load = kgqa(env, "load", "hpo")
+    load = kgqa(slow, "load", "hpo")
     assert "hpo: document vectors in the background" in load.stderr
-    early = kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json")
+    early = kgqa(slow, "ask", QUESTION, "--skb", "hpo", "--json")
     answer = json.loads(early.stdout)
     assert answer["answers"]
     assert "document vectors" in answer["trace"]["documents"]
     assert "note: 'hpo': document vectors" in early.stderr  # one line for the person who asked
     running = state(home)
     assert running is not None
-    wait_for(lambda: _embedded(home, tiny) > 0.4, 120, "the worker to embed documents")
+    wait_for(lambda: _embedded(home, tiny) > 0.1, 120, "the worker to embed documents")
     os.kill(running.pid, signal.SIGKILL)
     wait_for(lambda: gone(running.pid) and gone(running.store_pid), 30, "the killed worker")
     stored = _cached(home)  # what the killed worker's embedding left, committed batch by batch
 
-    again = kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json")  # starts a worker, which resumes the documents
+    # starts a worker (its batches of the default size: a worker's batch size is its own), which resumes the documents
+    again = kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json")
     assert json.loads(again.stdout)["answers"]
     assert "had died; starting a new one" in again.stderr
     resumed = state(home)
@@ -72,9 +74,9 @@ def test_the_graph_answers_before_its_documents_and_a_killed_worker_resumes_them
     computed = int(match.group(1))
     reused = int(match.group(2))
     # the resumed run embedded exactly what the killed one had not stored: every text it computed is a new row; and
-    # it read back what the killed one had (over 40% of the texts resolved, a twelfth of them names)
+    # it read back what the killed one had (over 10% of the documents resolved)
     assert 0 < computed == _cached(home) - stored
-    assert reused > 0.3 * (computed + reused)
+    assert reused > 0.1 * (computed + reused)
     done = json.loads(kgqa(env, "ask", QUESTION, "--skb", "hpo", "--json").stdout)
     assert done["answers"] and done["trace"]["documents"] is None
     status = kgqa(env, "server", "status").stdout
