@@ -2,9 +2,12 @@
 
 The command is read from README.md (the bash block under "**2."), so the figure is the one the README promises. It
 runs in a fresh clone of this repository's HEAD (committed code and tests only) after the ``dev`` install and the two
-``npm ci`` the README names (not timed: pip's and npm's caches may serve them), with empty lint,
-type-check and pytest caches, as CI's first run has. ``--durations`` is added through ``PYTEST_ADDOPTS`` (it changes
-only what pytest prints) for the slowest tests. Each run starts from the committed state of the clone.
+``npm ci`` the README names (not timed: pip's and npm's caches may serve them), with empty lint, type-check and pytest
+caches, as CI's first run has. ``--durations=0`` is added through ``PYTEST_ADDOPTS`` (it changes only what pytest
+prints): the slowest tests, and each test file's seconds, which ``--durations-file`` writes to tests/durations.json
+(the order in which the suite hands files to its workers, tests/conftest.py). Each run starts from the committed state
+of the clone. ``--slowdown F`` runs the command with every process capped to 1/F of a core (benchmarks/slow_cpu.py):
+a machine whose cores are F times slower, such as one without AVX-512 (issue 71).
 
     python benchmarks/suite_time.py              # ~15 min on 2 cores: setup, then one run
     python benchmarks/suite_time.py --runs 2
@@ -37,6 +40,7 @@ from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block,
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "suite_time.json"
 DOC = ROOT / "docs" / "benchmarks.md"
+DURATIONS = ROOT / "tests" / "durations.json"
 BLOCK = "suite_time"
 TITLE = "## The test suite's time (README command 2, 2 CPU cores)"
 PATHS = ("pyproject.toml", "kgqa", "cypher", "loaders", "tests", "tools", "benchmarks/suite_time.py")
@@ -76,7 +80,11 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
     if not summaries:
         raise SystemExit(f"no pytest summary in the command's output (exit {process.returncode}); see {log}")
     summary, pytest_seconds = summaries[-1]
-    slowest = [{"seconds": float(s), "when": when, "test": test} for s, when, test in DURATION.findall(output)[:25]]
+    timed = DURATION.findall(output)
+    slowest = [{"seconds": float(s), "when": when, "test": test} for s, when, test in timed[:25]]
+    files: dict[str, float] = {}
+    for s, _, test in timed:
+        files[test.split("::")[0]] = files.get(test.split("::")[0], 0.0) + float(s)
     run = {
         "seconds": round(seconds, 1),
         "pytest_seconds": float(pytest_seconds),
@@ -84,6 +92,7 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
         "slowdown": slowdown,
         "counts": counts(summary),
         "slowest": slowest,
+        "files": {name: round(seconds, 2) for name, seconds in sorted(files.items(), key=lambda kv: -kv[1])},
     }
     print(f"{seconds:8.1f} s (pytest {pytest_seconds} s)  rc {process.returncode}  {summary}", flush=True)
     return run
@@ -98,7 +107,7 @@ def measure(runs: int, keep: bool, slowdowns: list[float]) -> dict[str, Any]:
     questions = Path(os.environ.get("STARK_QA_DIR") or ROOT.parent / "shared" / "data" / "stark_qa")
     if questions.is_dir():  # as .ci/run finds them beside the clone
         env["STARK_QA_DIR"] = str(questions.resolve())
-    env |= {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTEST_ADDOPTS": "--durations=25"}
+    env |= {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTEST_ADDOPTS": "--durations=0"}
     print(f"working in {work}; log {log}", flush=True)
     try:
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
@@ -153,6 +162,15 @@ def render(doc: dict[str, Any]) -> str:
     )
 
 
+def write_durations(doc: dict[str, Any]) -> None:
+    """Each test file's seconds (setup, calls, teardown), longest first, from the first run on uncapped cores."""
+    run = next((r for r in doc["runs"] if r.get("slowdown", 1.0) <= 1 and r.get("files")), None)
+    if run is None:
+        raise SystemExit(f"{OUT} has no uncapped run with each file's seconds: measure one first")
+    DURATIONS.write_text(json.dumps(run["files"], indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {DURATIONS} ({len(run['files'])} files)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1, help="timed runs of command 2 in the one clone (default 1)")
@@ -164,6 +182,11 @@ def main() -> None:
     )
     parser.add_argument("--keep", action="store_true", help="keep the clone and its log")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table")
+    parser.add_argument(
+        "--durations-file",
+        action="store_true",
+        help=f"write each test file's seconds of the first uncapped run to {DURATIONS.relative_to(ROOT)}",
+    )
     allow_dirty_flag(parser)
     args = parser.parse_args()
     require_committed(args.allow_dirty)
@@ -171,6 +194,8 @@ def main() -> None:
         doc = measure(max(1, args.runs), args.keep, args.slowdown or [1.0])
         OUT.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     doc = json.loads(OUT.read_text(encoding="utf-8"))
+    if args.durations_file:
+        write_durations(doc)
     DOC.write_text(replace_block(DOC.read_text(encoding="utf-8"), BLOCK, render(doc), TITLE), encoding="utf-8")
 
 

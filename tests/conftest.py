@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,18 @@ for _key in [k for k in os.environ if k.startswith("KGQA_")]:
     del os.environ[_key]  # a developer's own settings must not leak into tests
 os.environ["KGQA_WORKER_IDLE_TIMEOUT"] = "0"  # commands run in-process; tests/integration/test_worker.py: the worker
 os.environ.update(QUIET)  # no load trains a question reader unless its test asks (tests/helpers/environment.py)
+
+
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first, by their measured seconds (tests/durations.json, written by
+    ``benchmarks/suite_time.py --durations-file``; a file it does not name counts as quick). xdist hands out whole files
+    in this order (``--dist loadfile --no-loadscope-reorder``), so the two workers end together instead of one waiting
+    for the other's last long file. A stale table only reorders: every test still runs."""
+    seconds = json.loads(DURATIONS.read_text(encoding="utf-8")) if DURATIONS.exists() else {}
+    items.sort(key=lambda item: -seconds.get(item.nodeid.split("::")[0], 0.0))
 
 
 @pytest.fixture(scope="session")
