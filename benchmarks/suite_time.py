@@ -52,6 +52,7 @@ SETUP = (
 """The ``dev`` install (torch first) and the two npm installs that README's command 2 asks for."""
 SUMMARY = re.compile(r"^=*\s*(\d+ \w+.*?) in ([\d.]+)s", re.M)
 DURATION = re.compile(r"^([\d.]+)s (setup|call|teardown)\s+(\S+)$", re.M)
+FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache")
 
 
@@ -92,6 +93,7 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
         "slowdown": slowdown,
         "counts": counts(summary),
         "slowest": slowest,
+        "failed_tests": FAILED.findall(output),
         "files": {name: round(seconds, 2) for name, seconds in sorted(files.items(), key=lambda kv: -kv[1])},
     }
     print(f"{seconds:8.1f} s (pytest {pytest_seconds} s)  rc {process.returncode}  {summary}", flush=True)
