@@ -27,6 +27,8 @@ from types import TracebackType
 PERIOD_US = 10_000
 """A short period: throttling comes in slices of at most 10 ms, not the default 100 ms's stalls."""
 POLL = 0.02
+MAX_FACTOR = 10
+"""A cap below 1 ms of each 10 ms period is not kept by the kernel."""
 
 
 def cpu_controller() -> tuple[Path, bool]:
@@ -42,21 +44,26 @@ def cpu_controller() -> tuple[Path, bool]:
 
 
 class SlowCPU:
-    """A cgroup tree for one command: ``start(argv)`` runs it capped; the poller gives each new process its own cap."""
+    """A cgroup tree for one command: ``start(argv)`` runs it capped; the poller gives each new process its own cap.
+    ``error``: why the poller stopped moving processes, if it did (the run was then capped less than promised)."""
 
     def __init__(self, factor: float, *, cores: int = 2) -> None:
-        if factor < 1:
-            raise SystemExit(f"a slowdown factor must be at least 1, not {factor}")
+        if not 1 <= factor <= MAX_FACTOR:
+            raise SystemExit(f"a slowdown factor must be between 1 and {MAX_FACTOR}, not {factor}")
         self.factor, self.cores = factor, cores
         base, self.v2 = cpu_controller()
         self.root = base / f"kgqa-slow-{os.getpid()}"
         self.owners: dict[Path, int] = {}
+        self.groups: list[Path] = []
+        """the capped groups that exist now"""
         self.made = 0
+        """capped groups made in all"""
+        self.error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
     def _cap(self, group: Path, cores: float) -> None:
-        quota = max(1000, int(PERIOD_US * cores))
+        quota = int(PERIOD_US * cores)
         if self.v2:
             (group / "cpu.max").write_text(f"{quota} {PERIOD_US}")
         else:
@@ -67,6 +74,7 @@ class SlowCPU:
         self.made += 1
         group = self.root / f"p{self.made}"
         group.mkdir()
+        self.groups.append(group)
         self._cap(group, 1 / self.factor)
         return group
 
@@ -77,14 +85,15 @@ class SlowCPU:
                 (self.root.parent / "cgroup.subtree_control").write_text("+cpu")
                 (self.root / "cgroup.subtree_control").write_text("+cpu")
             self._cap(self.root, self.cores / self.factor)
+            self.first = self._group()
         except OSError as exc:
-            raise SystemExit(f"cannot make a CPU cgroup at {self.root} ({exc}): run as root") from exc
-        self.first = self._group()
-        self._thread.start()
+            self._remove_tree()
+            raise SystemExit(f"cannot make a capped CPU cgroup at {self.root}: {exc}") from exc
         return self
 
     def start(self, argv: list[str], **popen: object) -> subprocess.Popen[str]:
-        """``argv`` started inside the first capped group (it joins before it executes anything)."""
+        """``argv`` started inside the first capped group (it joins before it executes anything); the poller starts
+        after the fork, so no other thread runs while the child's ``preexec_fn`` does."""
         procs = self.first / "cgroup.procs"
 
         def join() -> None:
@@ -92,6 +101,7 @@ class SlowCPU:
 
         process: subprocess.Popen[str] = subprocess.Popen(argv, preexec_fn=join, text=True, **popen)  # type: ignore[call-overload]
         self.owners[self.first] = process.pid
+        self._thread.start()
         return process
 
     def _members(self, group: Path) -> list[int]:
@@ -101,24 +111,28 @@ class SlowCPU:
             return []
 
     def _poll(self) -> None:
-        while not self._stop.wait(POLL):
-            for group, owner in list(self.owners.items()):
-                members = self._members(group)
-                if not members:
-                    self._remove(group)
-                    continue
-                if owner not in members:
-                    owner = self.owners[group] = members[0]
-                for pid in members:
-                    if pid != owner:
-                        self._move(pid)
+        try:
+            while not self._stop.wait(POLL):
+                for group, owner in list(self.owners.items()):
+                    members = self._members(group)
+                    if not members:
+                        self._remove(group)
+                        continue
+                    if owner not in members:
+                        owner = self.owners[group] = members[0]
+                    for pid in members:
+                        if pid != owner:
+                            self._move(pid)
+        except OSError as exc:  # reported by __exit__ and recorded with the run
+            self.error = f"the poller stopped moving processes: {exc}"
 
     def _move(self, pid: int) -> None:
         group = self._group()
         try:
             (group / "cgroup.procs").write_text(str(pid))
-        except OSError:  # it ended meanwhile
+        except ProcessLookupError:  # it ended meanwhile
             group.rmdir()
+            self.groups.remove(group)
             return
         self.owners[group] = pid
 
@@ -128,21 +142,36 @@ class SlowCPU:
         except OSError:
             return  # a process joined meanwhile; the next poll sees it
         del self.owners[group]
+        self.groups.remove(group)
+
+    def _remove_tree(self) -> list[Path]:
+        """Move what is left in the groups (processes the command left running) out, uncapped, and remove the
+        groups and the root; the groups that would not go within a few seconds."""
+        parent = self.root.parent / "cgroup.procs"
+        deadline = time.monotonic() + 5
+        while self.groups and time.monotonic() < deadline:
+            for group in list(self.groups):
+                for pid in self._members(group):
+                    with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                        parent.write_text(str(pid))
+                try:
+                    group.rmdir()
+                except OSError:
+                    continue  # a process forked meanwhile: the next round moves it
+                self.groups.remove(group)
+        with contextlib.suppress(OSError):  # groups left in it: returned below
+            self.root.rmdir()
+        return list(self.groups) + ([self.root] if self.root.exists() else [])
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._stop.set()
-        self._thread.join()
-        leftovers = [pid for group in self.root.glob("p*") for pid in self._members(group)]
-        parent = self.root.parent / "cgroup.procs"
-        for pid in leftovers:  # processes the command left running go back uncapped, so the tree can go
-            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-                parent.write_text(str(pid))
-        for group in self.root.glob("p*"):
-            group.rmdir()
-        try:
-            self.root.rmdir()
-        except OSError as exc:
-            print(f"note: could not remove {self.root}: {exc}")
+        if self._thread.is_alive():
+            self._thread.join()
+        left = self._remove_tree()
+        if left:
+            print(f"note: could not remove {', '.join(map(str, left))}", flush=True)
+        if self.error:
+            print(f"warning: {self.error}", flush=True)
 
 
 def main() -> None:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from first_run import readme_command
-from slow_cpu import SlowCPU
+from slow_cpu import SlowCPU, cpu_controller
 
 from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
@@ -69,9 +69,11 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
     argv = ["bash", "-c", command]
     pipes = {"cwd": clone, "env": env, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT}
     start = time.perf_counter()
+    capping_error = None
     if slowdown > 1:
         with SlowCPU(slowdown) as slow:
             output, _ = (process := slow.start(argv, **pipes)).communicate()
+        capping_error = slow.error
     else:
         output, _ = (process := subprocess.Popen(argv, text=True, **pipes)).communicate()  # type: ignore[call-overload]
     seconds = time.perf_counter() - start
@@ -91,6 +93,7 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
         "pytest_seconds": float(pytest_seconds),
         "rc": process.returncode,
         "slowdown": slowdown,
+        "capping_error": capping_error,
         "counts": counts(summary),
         "slowest": slowest,
         "failed_tests": FAILED.findall(output),
@@ -102,6 +105,8 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
 
 def measure(runs: int, keep: bool, slowdowns: list[float]) -> dict[str, Any]:
     made_at = provenance()
+    if any(slowdown > 1 for slowdown in slowdowns):
+        cpu_controller()  # before the setup and the first run: SystemExit here if cores cannot be capped
     command = readme_command((ROOT / "README.md").read_text(encoding="utf-8"), 2)
     work = Path(tempfile.mkdtemp(prefix="kgqa-suite-time-"))
     log, clone = work / "suite_time.log", work / "kgqa"
@@ -132,7 +137,7 @@ def measure(runs: int, keep: bool, slowdowns: list[float]) -> dict[str, Any]:
 
 
 def cpu(slowdown: float) -> str:
-    return "this machine's" if slowdown <= 1 else f"each core capped to 1/{slowdown:g} (`slow_cpu.py`)"
+    return "uncapped" if slowdown <= 1 else f"each core capped to 1/{slowdown:g} (`slow_cpu.py`)"
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -157,7 +162,7 @@ def render(doc: dict[str, Any]) -> str:
             "|---|---|---|---|---|---|---|---|",
             *rows,
             "",
-            "Slowest (last run): "
+            f"Slowest (last run: {cpu(doc['runs'][-1].get('slowdown', 1.0))}): "
             + "; ".join(f"{s['test'].split('::')[-1]} ({s['when']}) {s['seconds']:.0f} s" for s in slowest)
             + ".",
         ]
@@ -180,7 +185,8 @@ def main() -> None:
         "--slowdown",
         type=float,
         action="append",
-        help="also run with every process capped to 1/F of a core (benchmarks/slow_cpu.py; repeatable; 1 = uncapped)",
+        help="run with every process capped to 1/F of a core (benchmarks/slow_cpu.py), once per value given, in "
+        "that order; 1 = uncapped; default: one uncapped run (--durations-file needs an uncapped run)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the clone and its log")
     parser.add_argument("--render", action="store_true", help="only rewrite the docs table")

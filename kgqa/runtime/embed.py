@@ -204,11 +204,15 @@ class EmbeddingCache:
         self._loads = 0
         self._clock = clock
         with self._lock:
+            # Before the log below writes the header: it takes effect on a new, empty file only.
+            self._db.execute("PRAGMA auto_vacuum = INCREMENTAL")
             # A write-ahead log, synced at checkpoints: a load commits a batch of vectors every few milliseconds,
             # and the rollback journal's fsyncs per commit cost more than the inserts. A killed process loses no
-            # committed batch (a crash of the machine may lose the last ones: a cache computes them again).
+            # committed batch (a crash of the machine may lose the last ones: a cache computes them again). The log
+            # is cut back to 4 MiB at each checkpoint.
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.execute(f"PRAGMA journal_size_limit = {4 * 2**20}")
             self._page_size = int(self._db.execute("PRAGMA page_size").fetchone()[0])
             self._create()
             self._evict()
@@ -218,7 +222,6 @@ class EmbeddingCache:
         """The tables, or the columns a file written before the size bound lacks: its vectors are kept, as the least
         recently used (last use 0, in the order they were written), and its size is counted once from the key index.
         New files reclaim freed pages incrementally (an old file keeps its size on disk; its free pages are reused)."""
-        self._db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # takes effect on a new, empty file only
         # A rowid table: WITHOUT ROWID stores 1.5 kB vectors in overflow pages at ~3x the size.
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS embedding (model TEXT NOT NULL, text_hash BLOB NOT NULL, "

@@ -45,7 +45,12 @@ def test_comments_blank_lines_short_rows_and_alt_ids(tmp_path: Path) -> None:
             "OMIM:1\tFirst disease\tNOT\tHP:0000099",  # short (no reference) and an alt_id
             "OMIM:2\tSecond disease\t\tHP:0000777\tPMID:2",  # an unknown term: counted, not read
         ],
-        [GENES_HEADER, "10\tNAT2\tHP:0000002\tSeizure\t-\tOMIM:1", "11\t-\tHP:0000002\tSeizure\t-\tOMIM:3"],
+        [
+            GENES_HEADER,
+            "10\tNAT2\tHP:0000002\tSeizure\t-\tOMIM:1",
+            "11\t-\tHP:0000002\tSeizure\t-\tOMIM:3",
+            "12\tGENE12\tHP:0000001",  # short: no disease, its link counted as skipped
+        ],
     )
     data = read_hpo(folder)
     assert {(n.id, n.name) for n in data.nodes} >= {("OMIM:1", "First disease"), ("NCBIGene:11", "NCBIGene:11")}
@@ -56,10 +61,11 @@ def test_comments_blank_lines_short_rows_and_alt_ids(tmp_path: Path) -> None:
         ("NCBIGene:10", ASSOCIATED, "HP:0000002"),
         ("NCBIGene:10", ASSOCIATED, "OMIM:1"),
         ("NCBIGene:11", ASSOCIATED, "HP:0000002"),
+        ("NCBIGene:12", ASSOCIATED, "HP:0000001"),
     }
     assert data.skipped == {
         "annotation of an obsolete or unknown HPO term": 1,
-        "gene-disease link to a disease without phenotype annotations": 1,
+        "gene-disease link to a disease without phenotype annotations": 2,
     }
 
 
