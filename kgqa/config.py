@@ -25,8 +25,8 @@ from kgqa.runtime.llm import parse_llm_spec
 ENV_PREFIX = "KGQA_"
 
 
-def _default_home() -> Path:
-    return _expand(os.environ.get("KGQA_HOME", "~/.kgqa"), "KGQA_HOME")
+def _default_home(env: Mapping[str, str] = os.environ) -> Path:
+    return _expand(env.get("KGQA_HOME", "~/.kgqa"), "KGQA_HOME")
 
 
 def _expand(raw: str, source: str) -> Path:
@@ -269,7 +269,7 @@ def config_file(env: Mapping[str, str], cwd: Path) -> Path | None:
             return local
     except OSError as exc:  # a working directory this user may not search
         raise ConfigError(f"{local}: cannot be read ({exc.strerror or exc})") from None
-    home = _expand(env.get("KGQA_HOME", "~/.kgqa"), "KGQA_HOME") / "config.toml"
+    home = _default_home(env) / "config.toml"
     try:
         return home if home.is_file() else None
     except (OSError, ValueError):  # a home no system call takes: check_home names what is wrong with it

@@ -74,8 +74,7 @@ class KgqaGroup(click.Group):
             say(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            say("interrupted", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+            _signalled(ctx, signal.SIGINT)
         except click.ClickException as exc:
             shown_click(exc)
             raise
