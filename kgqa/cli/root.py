@@ -67,7 +67,10 @@ class KgqaGroup(click.Group):
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
             signal.signal(signal.SIGINT, _on_signal)
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            if RECEIVED:  # a library swallowed the signal and the command went on: it still ends as signalled
+                _signalled(ctx, RECEIVED[0])
+            return done
         except KgqaError as exc:
             if RECEIVED:  # an error a swallowed signal caused: the command ends as signalled
                 _signalled(ctx, RECEIVED[0])

@@ -78,3 +78,24 @@ def test_an_error_after_a_swallowed_signal_ends_the_command_as_signalled(signum:
         assert result.output.strip() == "interrupted"
     again = CliRunner().invoke(group, ["plain"])  # the next command in this process was sent no signal
     assert again.exit_code == 1 and "a real error" in again.output
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_swallowed_signal_ends_a_command_that_went_on_as_signalled(signum: int, code: int) -> None:
+    """A signal swallowed where no error follows (an optional import's ``except ImportError`` around a C module
+    whose interrupted init turned the exception into an ImportError): the command finishes its work, then ends as
+    signalled, not with exit 0 (``kgqa load`` sent SIGTERM once went on to load and exit 0)."""
+    import click
+    from click.testing import CliRunner
+
+    @click.group(cls=cli.KgqaGroup)
+    def group() -> None:
+        """A group as kgqa's."""
+
+    @group.command()
+    def load() -> None:
+        with contextlib.suppress(BaseException):  # what the library did with it
+            cli._on_signal(signum, None)
+
+    result = CliRunner().invoke(group, ["load"])
+    assert result.exit_code == code
