@@ -23,60 +23,15 @@ EXIT_BUG = 70
 
 
 REDELIVER_AFTER = 0.05
-"""Seconds after which a signal that landed in an object finalizer is sent again."""
+"""Seconds after a signal at which its exception is raised again if it was lost (:func:`_on_alarm`), and after which
+a signal that landed in an object finalizer outside any command is sent again."""
 RESEND_EVERY = 1.0
-"""Seconds between the signal watch's checks that a signal's exception is still ending the command (:class:`_Watch`)."""
+"""Seconds between the later checks that a signal's exception is still ending the command (:func:`_on_alarm`)."""
 RECEIVED: list[int] = []
 """The signals this command was sent (:func:`_on_signal`): a library may swallow the exception one raises (numpy's
 import, interrupted, fails as "import numpy failed"), and the error that follows is then the signal's doing."""
-
-
-class _Watch:
-    """Raises a signal's exception again where a library swallowed it and the command went on: a loop in another
-    thread sends the signal again every ``RESEND_EVERY`` seconds until the command has ended, and the handler then
-    raises again unless the exception it raised is being handled (a ``finally``, an ``__exit__`` or an ``except``
-    that cleans up on its way out: that cleanup is left to finish)."""
-
-    def __init__(self) -> None:
-        self.raised: list[BaseException] = []
-        self.resent = threading.Event()
-        self.ended = threading.Event()
-        self.thread: threading.Thread | None = None
-
-    def start(self, signum: int) -> None:
-        if self.thread is None and not self.ended.is_set():
-            self.thread = threading.Thread(target=self._resend, args=(signum,), name="kgqa-signal-watch", daemon=True)
-            self.thread.start()
-
-    def _resend(self, signum: int) -> None:
-        while not self.ended.wait(RESEND_EVERY):
-            self.resent.set()
-            os.kill(os.getpid(), signum)
-
-    def unwinding(self) -> bool:
-        """Whether the main thread is handling an exception this command's signals raised, or one raised while
-        handling it (``raise EmbeddingError(...) from exc``)."""
-        seen: list[BaseException] = []
-        pending = [sys.exc_info()[1]]
-        while pending:
-            exc = pending.pop()
-            if exc is None or any(exc is other for other in seen):
-                continue
-            if any(exc is ours for ours in self.raised):
-                return True
-            seen.append(exc)
-            pending += [exc.__context__, exc.__cause__]
-        return False
-
-    def end(self) -> None:
-        """The command has ended: no more re-sends, and one already under way is ignored (:func:`_on_signal`)."""
-        self.ended.set()
-        if self.thread is not None:
-            self.thread.join()
-
-
-WATCH = _Watch()
-WATCH.end()  # no command runs: each gets a watch of its own (KgqaGroup.invoke)
+_COMMAND: list[Any] = []
+"""While a command runs (:meth:`KgqaGroup.invoke`): the SIGALRM handler it found, given back when it ends."""
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
@@ -87,24 +42,42 @@ def _in_finalizer(frame: FrameType | None) -> bool:
     return False
 
 
+def _exception(signum: int) -> BaseException:
+    return KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
+
+
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     """SIGINT and SIGTERM as exceptions (KeyboardInterrupt, SystemExit 128+n), so context managers stop the embedded
-    server cleanly. Python drops an exception raised inside ``__del__`` (redis's hiredis parser has one), and the
-    command would go on as if never signalled: a signal landing there is sent again a moment later instead. Any other
-    place that swallows it is caught by :class:`_Watch`'s re-sends."""
+    server cleanly. In a command, the first one also starts :func:`_on_alarm`'s checks: Python drops an exception
+    raised inside ``__del__`` (redis's hiredis parser has one; the signal is then only recorded), and a library may
+    swallow it, and either way the command would go on as if never signalled."""
+    RECEIVED.append(signum)
+    if _COMMAND and signal.getsignal(signal.SIGALRM) is not _on_alarm:
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, REDELIVER_AFTER, RESEND_EVERY)
     if _in_finalizer(frame):
-        threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
+        if not _COMMAND:
+            threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
         return
-    if WATCH.resent.is_set():  # the watch's re-send
-        WATCH.resent.clear()
-        if WATCH.ended.is_set() or WATCH.unwinding():
-            return
-    else:
-        RECEIVED.append(signum)
-    WATCH.start(signum)
-    exc: BaseException = KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
-    WATCH.raised.append(exc)
-    raise exc
+    raise _exception(signum)
+
+
+def _on_alarm(_signum: int, frame: FrameType | None) -> None:
+    """A signal's exception raised again where the command goes on as if it had not been sent: nothing is being
+    handled (an ``except``, a ``finally`` or an ``__exit__`` that cleans up on its way out is left to finish, whatever
+    it handles: a library may have turned the signal into an error of its own) and no finalizer runs."""
+    if RECEIVED and sys.exc_info()[1] is None and not _in_finalizer(frame):
+        raise _exception(RECEIVED[0])
+
+
+def _command_ended() -> None:
+    """No more checks (:func:`_on_alarm`): the timer stops before the handler it found is given back, so no alarm
+    meets a default disposition, which would end the process."""
+    if signal.getsignal(signal.SIGALRM) is _on_alarm:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    previous = _COMMAND.pop()
+    if previous is not None:  # None: a handler not set from Python, left as it is
+        signal.signal(signal.SIGALRM, previous)
 
 
 class KgqaGroup(click.Group):
@@ -120,16 +93,15 @@ class KgqaGroup(click.Group):
             raise
 
     def invoke(self, ctx: click.Context) -> Any:
-        global WATCH
         RECEIVED.clear()  # one command's signals (the tests run many commands in one process)
-        WATCH = _Watch()
+        _COMMAND.append(signal.getsignal(signal.SIGALRM))
         signal.signal(signal.SIGTERM, _on_signal)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
             signal.signal(signal.SIGINT, _on_signal)
         try:
             return self._invoke(ctx)
         finally:
-            WATCH.end()
+            _command_ended()
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:

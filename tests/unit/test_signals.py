@@ -1,6 +1,7 @@
 """The CLI's signal handler: SIGINT/SIGTERM become exceptions, except inside a finalizer, where Python would drop the
-exception (the command would go on as if never signalled); there the signal is sent again. Where a library swallows
-the exception, the watch raises it again, but never into the cleanup the exception is running."""
+exception (the command would go on as if never signalled). In a command, a check a moment later (and every
+``RESEND_EVERY`` seconds) raises it where it was dropped or a library swallowed it, but never into cleanup that is
+handling an exception; outside one, a signal that landed in a finalizer is sent again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
@@ -34,9 +36,13 @@ class _Finalized:
         self.seen.append(sys._getframe())
 
 
-def test_a_signal_inside_a_finalizer_is_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def _finalizer_frame() -> FrameType:
     frames: list[FrameType] = []
     _Finalized(frames)  # collected at once: its __del__ records the frame a signal would land in
+    return frames[0]
+
+
+def test_a_signal_inside_a_finalizer_outside_a_command_is_sent_again(monkeypatch: pytest.MonkeyPatch) -> None:
     timers: list[tuple[float, Any, tuple[Any, ...]]] = []
 
     class _Timer:
@@ -47,7 +53,7 @@ def test_a_signal_inside_a_finalizer_is_sent_again(monkeypatch: pytest.MonkeyPat
             pass
 
     monkeypatch.setattr(cli.threading, "Timer", _Timer)
-    cli._on_signal(signal.SIGINT, frames[0])  # no exception: it would be dropped
+    cli._on_signal(signal.SIGINT, _finalizer_frame())  # no exception: it would be dropped
     assert timers == [(cli.REDELIVER_AFTER, cli.os.kill, (cli.os.getpid(), signal.SIGINT))]
 
 
@@ -104,6 +110,17 @@ def test_a_swallowed_signal_ends_a_command_that_went_on_as_signalled(signum: int
     assert result.exit_code == code
 
 
+@pytest.fixture
+def signals() -> Iterator[None]:
+    """SIGINT as Python sets it (a pytest started with ``&`` has it ignored, and the group leaves an ignored SIGINT
+    so), and the handlers the test found given back after it."""
+    found = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    for sig, handler in found.items():
+        signal.signal(sig, handler)
+
+
 def _group() -> Any:
     import click
 
@@ -111,15 +128,21 @@ def _group() -> Any:
     def group() -> None:
         """A group as kgqa's."""
 
+    @group.command()
+    def quick() -> None:
+        time.sleep(0.3)  # a check would have come by now, were one left from the command before
+
     return group
 
 
+@pytest.mark.usefixtures("signals")
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_swallowed_signal_is_raised_again_before_the_work_is_done(
     monkeypatch: pytest.MonkeyPatch, signum: int, code: int
 ) -> None:
     """The signal is really sent (the handler the group installs takes it); a library swallows its exception and the
-    command goes on with 5 s of work: the watch's re-send ends it long before, as signalled."""
+    command goes on with 5 s of work: the check raises it again long before, as signalled. The next command in the
+    process runs undisturbed."""
     from click.testing import CliRunner
 
     monkeypatch.setattr(cli, "RESEND_EVERY", 0.05)
@@ -139,18 +162,46 @@ def test_a_swallowed_signal_is_raised_again_before_the_work_is_done(
     result = CliRunner().invoke(group, ["load"])
     assert result.exit_code == code and steps == ["swallowed"]
     assert time.monotonic() - started < 4  # the 5 s sleep was cut, and so was the 5 s of work after it
-    assert not cli.WATCH.thread or not cli.WATCH.thread.is_alive()  # the watch ended with the command
+    assert signal.getsignal(signal.SIGALRM) is not cli._on_alarm  # the checks ended with the command
+    assert CliRunner().invoke(group, ["quick"]).exit_code == 0
 
 
-@pytest.mark.parametrize("wrapped", [False, True])
-def test_the_watch_leaves_the_cleanup_of_the_signal_to_finish(monkeypatch: pytest.MonkeyPatch, wrapped: bool) -> None:
-    """A ``finally`` that takes many re-send periods runs to its end, whether the signal's exception is unwinding
-    through it as it is or as another error raised from it (an interrupted import reported as the embedder's)."""
+@pytest.mark.usefixtures("signals")
+def test_a_signal_that_landed_in_a_finalizer_during_a_command_ends_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    group, steps = _group(), []
+
+    @group.command()
+    def load() -> None:
+        cli._on_signal(signal.SIGTERM, _finalizer_frame())  # recorded, not raised: Python would drop it there
+        time.sleep(5)
+        steps.append("finished")
+
+    started = time.monotonic()
+    assert CliRunner().invoke(group, ["load"]).exit_code == 143 and steps == []
+    assert time.monotonic() - started < 4
+
+
+@pytest.mark.usefixtures("signals")
+@pytest.mark.parametrize("error", ["none", "chained", "unchained"])
+def test_the_checks_leave_the_cleanup_of_the_signal_to_finish(monkeypatch: pytest.MonkeyPatch, error: str) -> None:
+    """A ``finally`` that takes many check periods runs to its end, whether the signal's exception unwinds through it
+    as it is, as an error raised from it, or as an error a library raised after swallowing it (an interrupted C
+    import that reports an ImportError of its own); the checks did come meanwhile."""
     from click.testing import CliRunner
 
     from kgqa.errors import EmbeddingError
 
     monkeypatch.setattr(cli, "RESEND_EVERY", 0.02)
+    checks: list[int] = []
+    check = cli._on_alarm
+
+    def counted(signum: int, frame: FrameType | None) -> None:
+        checks.append(signum)
+        check(signum, frame)
+
+    monkeypatch.setattr(cli, "_on_alarm", counted)
     group, steps = _group(), []
 
     @group.command()
@@ -160,13 +211,16 @@ def test_the_watch_leaves_the_cleanup_of_the_signal_to_finish(monkeypatch: pytes
                 os.kill(os.getpid(), signal.SIGTERM)
                 time.sleep(5)
             except BaseException as exc:
-                if wrapped:
+                if error == "chained":
                     raise EmbeddingError("embedder 'onnx:x' needs onnxruntime") from exc
-                raise
+                if error == "none":
+                    raise
+            raise EmbeddingError("embedder 'onnx:x' needs onnxruntime")  # nothing links it to the signal
         finally:
-            for _ in range(20):  # 0.4 s: twenty re-send periods
+            for _ in range(20):  # 0.4 s: twenty check periods
                 time.sleep(0.02)
             steps.append("cleaned up")
 
     result = CliRunner().invoke(group, ["load"])
     assert result.exit_code == 143 and steps == ["cleaned up"]
+    assert len(checks) >= 5
