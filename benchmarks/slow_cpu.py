@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -59,6 +61,7 @@ class SlowCPU:
         self.made = 0
         """capped groups made in all"""
         self.error: str | None = None
+        self.process: subprocess.Popen[str] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
 
@@ -99,7 +102,10 @@ class SlowCPU:
         def join() -> None:
             procs.write_text(str(os.getpid()))
 
-        process: subprocess.Popen[str] = subprocess.Popen(argv, preexec_fn=join, text=True, **popen)  # type: ignore[call-overload]
+        process: subprocess.Popen[str] = subprocess.Popen(  # type: ignore[call-overload]
+            argv, preexec_fn=join, text=True, start_new_session=True, **popen
+        )
+        self.process = process
         self.owners[self.first] = process.pid
         self._thread.start()
         return process
@@ -164,6 +170,8 @@ class SlowCPU:
         return list(self.groups) + ([self.root] if self.root.exists() else [])
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is not None and self.process is not None:
+            end_session(self.process)  # stopped (Ctrl-C, SIGTERM): the command goes too
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
@@ -174,7 +182,21 @@ class SlowCPU:
             print(f"warning: {self.error}", flush=True)
 
 
+def end_session(process: subprocess.Popen[str]) -> None:
+    """Kill the session ``process`` leads (it was started with ``start_new_session``): the command and what it
+    started, not what left the session (a daemon)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM as SystemExit, so ``with`` blocks run: the command's session is killed and the groups removed."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
 def main() -> None:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("factor", type=float, help="how many times slower each core is")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")

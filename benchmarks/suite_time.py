@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from first_run import readme_command
-from slow_cpu import SlowCPU, cpu_controller
+from slow_cpu import SlowCPU, cpu_controller, end_session, stop_on_sigterm
 
 from kgqa.provenance import allow_dirty_flag, origin, provenance, replace_block, require_committed
 
@@ -75,7 +75,12 @@ def one_run(command: str, clone: Path, env: dict[str, str], log: Path, slowdown:
             output, _ = (process := slow.start(argv, **pipes)).communicate()
         capping_error = slow.error
     else:
-        output, _ = (process := subprocess.Popen(argv, text=True, **pipes)).communicate()  # type: ignore[call-overload]
+        process = subprocess.Popen(argv, text=True, start_new_session=True, **pipes)  # type: ignore[call-overload]
+        try:
+            output, _ = process.communicate()
+        except BaseException:
+            end_session(process)
+            raise
     seconds = time.perf_counter() - start
     with log.open("a", encoding="utf-8") as sink:
         sink.write(f"\n$ {command}  (slowdown {slowdown})\n{output}")
@@ -179,6 +184,7 @@ def write_durations(doc: dict[str, Any]) -> None:
 
 
 def main() -> None:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=1, help="timed runs of command 2 in the one clone (default 1)")
     parser.add_argument(
