@@ -7,6 +7,8 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -30,20 +32,51 @@ RESEND_EVERY = 1.0
 RECEIVED: list[int] = []
 """The signals this command was sent (:func:`_on_signal`): a library may swallow the exception one raises (numpy's
 import, interrupted, fails as "import numpy failed"), and the error that follows is then the signal's doing."""
-_COMMAND: list[Any] = []
-"""While a command runs (:meth:`KgqaGroup.invoke`): the SIGALRM handler it found, given back when it ends."""
 
 
-def _in_finalizer(frame: FrameType | None) -> bool:
+@dataclass
+class _Command:
+    """A running command's signal state (:meth:`KgqaGroup.invoke`)."""
+
+    previous: Any
+    """The SIGALRM handler found, given back when the command ends."""
+    unraisable: Callable[[Any], object]
+    """The ``sys.unraisablehook`` found, given back when the command ends (:func:`_on_unraisable`)."""
+    armed: bool = False
+    """Whether :func:`_on_alarm`'s checks run."""
+    raised: list[BaseException] = field(default_factory=list)
+    """The exceptions :func:`_on_signal` and :func:`_on_alarm` raised."""
+
+
+_COMMAND: list[_Command] = []
+"""The command running, if any (a list: tests run many commands, one after another, in one process)."""
+CLEANUP = ("__del__", "__exit__", "__aexit__")
+"""Frames in which cleanup runs that a check must not cut short: finalizers (Python drops an exception raised in
+one) and context managers' exits, which also run when nothing is being handled (a ``with`` body that ended)."""
+
+
+def _in(frame: FrameType | None, names: tuple[str, ...]) -> bool:
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        if frame.f_code.co_name in names:
             return True
         frame = frame.f_back
     return False
 
 
 def _exception(signum: int) -> BaseException:
-    return KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
+    exc = KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
+    if _COMMAND:
+        _COMMAND[-1].raised.append(exc)
+    return exc
+
+
+def _on_unraisable(unraisable: Any) -> None:
+    """Python drops an exception raised where it cannot propagate (a fork hook around ``subprocess.Popen`` with a
+    ``preexec_fn``: logging's ``_releaseLock``; a weakref callback) and prints it as "Exception ignored in" with a
+    traceback. One of this command's signals is raised again by the next check (:func:`_on_alarm`): no traceback."""
+    if _COMMAND and any(unraisable.exc_value is exc for exc in _COMMAND[-1].raised):
+        return
+    (_COMMAND[-1].unraisable if _COMMAND else sys.__unraisablehook__)(unraisable)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -52,10 +85,11 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     raised inside ``__del__`` (redis's hiredis parser has one; the signal is then only recorded), and a library may
     swallow it, and either way the command would go on as if never signalled."""
     RECEIVED.append(signum)
-    if _COMMAND and signal.getsignal(signal.SIGALRM) is not _on_alarm:
+    if _COMMAND and not _COMMAND[-1].armed:
+        _COMMAND[-1].armed = True
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, REDELIVER_AFTER, RESEND_EVERY)
-    if _in_finalizer(frame):
+    if _in(frame, ("__del__",)):
         if not _COMMAND:
             threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
         return
@@ -65,19 +99,29 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def _on_alarm(_signum: int, frame: FrameType | None) -> None:
     """A signal's exception raised again where the command goes on as if it had not been sent: nothing is being
     handled (an ``except``, a ``finally`` or an ``__exit__`` that cleans up on its way out is left to finish, whatever
-    it handles: a library may have turned the signal into an error of its own) and no finalizer runs."""
-    if RECEIVED and sys.exc_info()[1] is None and not _in_finalizer(frame):
+    it handles: a library may have turned the signal into an error of its own) and no cleanup frame runs."""
+    if _COMMAND and RECEIVED and sys.exc_info()[1] is None and not _in(frame, CLEANUP):
         raise _exception(RECEIVED[0])
 
 
 def _command_ended() -> None:
-    """No more checks (:func:`_on_alarm`): the timer stops before the handler it found is given back, so no alarm
-    meets a default disposition, which would end the process."""
-    if signal.getsignal(signal.SIGALRM) is _on_alarm:
+    """No more checks (:func:`_on_alarm`): the timer stops before the handler found is given back, so no alarm meets
+    a default disposition, which would end the process. A signal that comes now is the command's no more."""
+    command = _COMMAND.pop()
+    if command.armed:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    previous = _COMMAND.pop()
-    if previous is not None:  # None: a handler not set from Python, left as it is
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if command.previous is None else command.previous)
+    sys.unraisablehook = command.unraisable
+    RECEIVED.clear()
+
+
+def _forget_in_child() -> None:
+    """A forked child runs no command of its parent's (itimers are not inherited; the state would be)."""
+    _COMMAND.clear()
+    RECEIVED.clear()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 class KgqaGroup(click.Group):
@@ -94,14 +138,17 @@ class KgqaGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         RECEIVED.clear()  # one command's signals (the tests run many commands in one process)
-        _COMMAND.append(signal.getsignal(signal.SIGALRM))
-        signal.signal(signal.SIGTERM, _on_signal)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
-            signal.signal(signal.SIGINT, _on_signal)
+        depth = len(_COMMAND)
         try:
+            _COMMAND.append(_Command(signal.getsignal(signal.SIGALRM), sys.unraisablehook))
+            sys.unraisablehook = _on_unraisable
+            signal.signal(signal.SIGTERM, _on_signal)
+            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
+                signal.signal(signal.SIGINT, _on_signal)
             return self._invoke(ctx)
         finally:
-            _command_ended()
+            if len(_COMMAND) > depth:  # not where a signal came before the command was recorded
+                _command_ended()
 
     def _invoke(self, ctx: click.Context) -> Any:
         try:

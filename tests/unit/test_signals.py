@@ -113,10 +113,12 @@ def test_a_swallowed_signal_ends_a_command_that_went_on_as_signalled(signum: int
 @pytest.fixture
 def signals() -> Iterator[None]:
     """SIGINT as Python sets it (a pytest started with ``&`` has it ignored, and the group leaves an ignored SIGINT
-    so), and the handlers the test found given back after it."""
+    so), and the handlers the test found given back after it; no command's state or timer is left behind."""
     found = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
     signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
+    assert cli._COMMAND == [] and cli.RECEIVED == []
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     for sig, handler in found.items():
         signal.signal(sig, handler)
 
@@ -152,7 +154,7 @@ def test_a_swallowed_signal_is_raised_again_before_the_work_is_done(
     def load() -> None:
         with contextlib.suppress(BaseException):  # what the library did with it
             os.kill(os.getpid(), signum)
-            time.sleep(5)  # the handler raises in here
+            time.sleep(5)  # not reached: the handler raises as the kill returns
         steps.append("swallowed")
         for _ in range(100):
             time.sleep(0.05)
@@ -224,3 +226,90 @@ def test_the_checks_leave_the_cleanup_of_the_signal_to_finish(monkeypatch: pytes
     result = CliRunner().invoke(group, ["load"])
     assert result.exit_code == 143 and steps == ["cleaned up"]
     assert len(checks) >= 5
+
+
+@pytest.mark.usefixtures("signals")
+def test_a_second_signal_during_the_cleanup_cuts_it_short() -> None:
+    """The checks leave cleanup alone; the person who sends the signal again does not wait for it (a handler that
+    let cleanup swallow every signal would fail this)."""
+    from click.testing import CliRunner
+
+    group, steps = _group(), []
+
+    @group.command()
+    def load() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        finally:
+            with contextlib.suppress(SystemExit):  # only to see that the second signal came as one
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+                steps.append("cleaned up")
+            steps.append("cut short")
+
+    started = time.monotonic()
+    assert CliRunner().invoke(group, ["load"]).exit_code == 143 and steps == ["cut short"]
+    assert time.monotonic() - started < 4
+
+
+@pytest.mark.usefixtures("signals")
+def test_a_context_managers_exit_on_the_normal_path_is_not_cut_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A swallowed signal, then the ``with`` body ends normally: its ``__exit__`` (a server's stop) runs with nothing
+    being handled, and still runs to its end; the command then ends as signalled."""
+    from click.testing import CliRunner
+
+    monkeypatch.setattr(cli, "RESEND_EVERY", 0.02)
+    group, steps = _group(), []
+
+    class _Server:
+        def __enter__(self) -> _Server:
+            return self
+
+        def __exit__(self, *_: object) -> None:
+            for _ in range(20):  # 0.4 s: twenty check periods
+                time.sleep(0.02)
+            steps.append("stopped")
+
+    @group.command()
+    def load() -> None:
+        with _Server(), contextlib.suppress(BaseException):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+
+    assert CliRunner().invoke(group, ["load"]).exit_code == 143 and steps == ["stopped"]
+
+
+@pytest.mark.usefixtures("signals")
+def test_a_signal_python_drops_is_raised_again_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A signal that lands where Python cannot raise (a weakref callback here; in ``kgqa load``, logging's fork hook
+    around the store server's ``Popen``) is printed by Python as "Exception ignored" with a traceback, and the
+    command would go on: it ends as signalled, its work cut short, and no traceback is shown."""
+    import weakref
+
+    from click.testing import CliRunner
+
+    group, steps, shown = _group(), [], []
+    monkeypatch.setattr(sys, "unraisablehook", shown.append)  # where Python would print it (pytest's own hook here)
+
+    class _Object:
+        pass
+
+    def callback(_: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.1)  # not reached: the handler raises as the kill returns, and Python drops it here
+
+    @group.command()
+    def load() -> None:
+        thing = _Object()
+        ref = weakref.ref(thing, callback)
+        del thing  # the callback runs now
+        steps.append("went on")
+        time.sleep(5)
+        steps.append("finished")
+        assert ref() is None
+
+    result = CliRunner().invoke(group, ["load"])
+    assert result.exit_code == 143 and steps == ["went on"]
+    assert shown == [] and "Traceback" not in result.output
+    assert sys.unraisablehook == shown.append  # given back

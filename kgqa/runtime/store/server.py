@@ -66,8 +66,10 @@ applies ``TIMEOUT_DEFAULT`` to writes too, and a load must not be bound by the r
 _PR_SET_PDEATHSIG = 1
 START_ATTEMPTS = 3
 PROBE_TIMEOUT = 1.0
-BUSY_PROBE_TIMEOUT = 30.0
-"""The probe's timeout once the server is too busy to answer (see EmbeddedServer._start_locked)."""
+BUSY_PROBE_TIMEOUT = 2.0
+"""The probe's timeout once the server is too busy to answer (see EmbeddedServer._start_locked): short beside
+``HANG_AFTER``, which is checked only between probes (at 30 s, a start that deadlocked was killed after 31 s, not
+11 s), and long enough that a server blocked for minutes is sent a connection every 2 s, far below its backlog."""
 HANG_AFTER = 10.0
 """Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
 WATCHDOG_GRACE = 5.0
