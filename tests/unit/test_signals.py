@@ -57,19 +57,30 @@ def test_a_signal_inside_a_finalizer_outside_a_command_is_sent_again(monkeypatch
     assert timers == [(cli.REDELIVER_AFTER, cli.os.kill, (cli.os.getpid(), signal.SIGINT))]
 
 
+def _group() -> Any:
+    import click
+
+    @click.group(cls=cli.KgqaGroup)
+    def group() -> None:
+        """A group as kgqa's."""
+
+    @group.command()
+    def quick() -> None:
+        time.sleep(0.3)  # a check would have come by now, were one left from the command before
+
+    return group
+
+
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_error_after_a_swallowed_signal_ends_the_command_as_signalled(signum: int, code: int) -> None:
     """A library that swallows the signal's exception (numpy's import, interrupted, fails as "import numpy failed",
     which onnxruntime's import then reports) leaves an error behind: the command still ends as signalled, not with
     that error (the embedder's "needs onnxruntime: reinstall kgqa" after a Ctrl-C)."""
-    import click
     from click.testing import CliRunner
 
     from kgqa.errors import EmbeddingError
 
-    @click.group(cls=cli.KgqaGroup)
-    def group() -> None:
-        """A group as kgqa's."""
+    group = _group()
 
     @group.command()
     def load() -> None:
@@ -94,12 +105,9 @@ def test_a_swallowed_signal_ends_a_command_that_went_on_as_signalled(signum: int
     """A signal swallowed where no error follows (an optional import's ``except ImportError`` around a C module
     whose interrupted init turned the exception into an ImportError): the command finishes its work, then ends as
     signalled, not with exit 0 (``kgqa load`` sent SIGTERM once went on to load and exit 0)."""
-    import click
     from click.testing import CliRunner
 
-    @click.group(cls=cli.KgqaGroup)
-    def group() -> None:
-        """A group as kgqa's."""
+    group = _group()
 
     @group.command()
     def load() -> None:
@@ -123,20 +131,6 @@ def signals() -> Iterator[None]:
     finally:
         for sig, handler in found.items():
             signal.signal(sig, handler)
-
-
-def _group() -> Any:
-    import click
-
-    @click.group(cls=cli.KgqaGroup)
-    def group() -> None:
-        """A group as kgqa's."""
-
-    @group.command()
-    def quick() -> None:
-        time.sleep(0.3)  # a check would have come by now, were one left from the command before
-
-    return group
 
 
 def _load_ends(group: Any) -> int:
