@@ -67,6 +67,24 @@ def write_prime_fixture(
     return directory
 
 
+SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "su")
+
+
+def write_prime_sized(directory: Path, diseases: int, *, words: int = 48, seed: int = 0) -> Path:
+    """The fixture plus ``diseases`` generated diseases, each with a definition of ``words`` seeded random words (of
+    two to four syllables) and a phenotype edge: an SKB whose documents take seconds to embed one by one, but which
+    loads in a second or two (the real HPO graph takes ten)."""
+    rng = np.random.default_rng(seed)
+    vocabulary = np.array(["".join(rng.choice(SYLLABLES, size=rng.integers(2, 5))) for _ in range(500)])
+    nodes: list[Node] = list(NODES)
+    edges = list(EDGES)
+    for i in range(diseases):
+        definition = " ".join(rng.choice(vocabulary, size=words))
+        edges.append((len(nodes), 6 + i % 2, 2))  # Headache or Diarrhea
+        nodes.append((f"generated disease {i}", 0, "MONDO", {"mondo_definition": f"{definition}."}))
+    return write_prime_fixture(directory, nodes, edges)
+
+
 # ---------------------------------------------------------------------------------------------------------------------
 # Fixtures of the three real STaRK SKBs, written the way STaRK's code writes them (stark_qa/skb/{prime,mag,amazon}.py,
 # stark_qa/tools/io.py save_files: pickle.dump of dicts with the default protocol, torch.save of int64 tensors), with
