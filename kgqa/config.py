@@ -371,7 +371,7 @@ def validate(config: Config) -> None:
             raise ConfigError(f"'{name}' must be a number of seconds > 0, got {getattr(config, name)}")
     if config.llm_timeout <= 0 or config.llm_max_retries < 0 or config.llm_context < 256:
         raise ConfigError("'llm_timeout' must be > 0, 'llm_max_retries' >= 0 and 'llm_context' >= 256")
-    from kgqa.runtime.store.neo4j_queries import syntax_for  # numpy and the store modules stay out of light commands
+    from kgqa.runtime.store.neo4j_version import syntax_for  # numpy and the store modules stay out of light commands
 
     try:
         syntax_for(config.neo4j_version)

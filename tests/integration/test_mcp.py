@@ -35,13 +35,27 @@ CALL_TIMEOUT = 10.0
 """The server's mcp_call_timeout here: far above a warm call, short enough to wait for in a test."""
 
 
-def _stdio(env: dict[str, str]) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "kgqa.cli", "mcp"], env=env)
+IDLE_THREAD = 1
+"""The seconds after which anyio ends an idle worker thread in the server of
+:func:`test_without_a_worker_the_server_keeps_its_own_store_open` (anyio's own is 10)."""
+SHORT_IDLE = (
+    "from anyio._backends._asyncio import WorkerThread; "
+    f"WorkerThread.MAX_IDLE_TIME = {IDLE_THREAD}; "
+    "from kgqa.cli import main; main()"
+)
 
 
-def _session(env: dict[str, str], work: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+def _stdio(env: dict[str, str], *, short_idle: bool = False) -> StdioServerParameters:
+    start = ["-c", SHORT_IDLE] if short_idle else ["-m", "kgqa.cli"]
+    return StdioServerParameters(command=sys.executable, args=[*start, "mcp"], env=env)
+
+
+def _session(env: dict[str, str], work: Callable[[ClientSession], Awaitable[Any]], *, short_idle: bool = False) -> Any:
     async def go() -> Any:
-        async with stdio_client(_stdio(env)) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(_stdio(env, short_idle=short_idle)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             return await work(session)
 
@@ -216,8 +230,8 @@ def test_without_a_worker_the_server_keeps_its_own_store_open(
     cli_env: dict[str, str], home: Path, prime_template: Path, tiny_embedder: str
 ) -> None:
     """``worker_idle_timeout = 0``: the server opens kgqa itself, once, and its store server lives as long as it does,
-    beyond the threads that ran the calls (anyio's end after 10 s idle; the store dies with the thread that opened
-    it)."""
+    beyond the threads that ran the calls (anyio ends them when idle, here after 1 s, not its 10; the store dies with
+    the thread that opened it)."""
     copy_home(prime_template, home)  # the PRIME fixture loaded (the load's own server start is in its log)
     cli_env = {**cli_env, "KGQA_EMBEDDER": tiny_embedder}  # the template's embedder
 
@@ -228,10 +242,10 @@ def test_without_a_worker_the_server_keeps_its_own_store_open(
 
     async def work(session: ClientSession) -> tuple[Any, Any]:
         first = await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
-        await anyio.sleep(12)
+        await anyio.sleep(2 * IDLE_THREAD)
         return first, await session.call_tool("ask", {"question": QUESTION, "skb": "prime"})
 
-    first, again = _session(cli_env, work)
+    first, again = _session(cli_env, work, short_idle=True)
     assert not first.is_error and not again.is_error and again.structured_content["answers"]
     assert starts() == before + 1  # one start for the MCP server, never killed and started again
     wait_for(lambda: not servers_for(home), 30, "the store server to stop with the MCP server")

@@ -28,7 +28,8 @@ from tests.helpers.shared import copy_home
 from tests.helpers.worker import KGQA, gone, kgqa, state, version_2
 
 pytestmark = pytest.mark.slow
-HEAVY = ("torch", "sentence_transformers", "transformers", "falkordb", "redis", "neo4j")
+HEAVY = ("torch", "sentence_transformers", "transformers", "falkordb", "redis", "neo4j", "numpy")
+"""What a thin client never imports (numpy: 50 ms of each command's start)."""
 
 
 def test_commands_reuse_one_worker_and_stop_leaves_no_orphan(loaded: dict[str, str], home: Path) -> None:

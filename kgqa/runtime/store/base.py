@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from kgqa.cypher.plan import NodeKeys
 from kgqa.cypher.sanitize import GraphSchema
 from kgqa.errors import InputError, StoreError
+
+if TYPE_CHECKING:  # at run time in _column only: a thin client unpickles a Schema or a SkbMeta without numpy
+    import numpy as np
 
 NodeId = str | int
 
@@ -79,6 +80,8 @@ def _column(label: str, vectors: Sequence[np.ndarray | None], what: str) -> np.n
         return None
     if len(have) < len(vectors):
         raise StoreError(f"label {label!r}: {len(vectors) - len(have)} of {len(vectors)} rows lack {what}")
+    import numpy as np
+
     return np.stack(have).astype(np.float32)
 
 

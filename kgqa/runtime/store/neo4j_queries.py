@@ -19,11 +19,12 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from kgqa.cypher.identifiers import quote
 from kgqa.runtime.store import queries as shared
 from kgqa.runtime.store.base import ALIAS_LABEL, NameKind
+from kgqa.runtime.store.neo4j_version import SEARCH_SINCE, Syntax, syntax_for
 from kgqa.runtime.store.queries import *  # noqa: F403  (re-exported: this module lists every text)
 from kgqa.runtime.store.queries import (
     ALIAS_KEY,
@@ -78,21 +79,6 @@ __all__ = [
     "vector_top_k",
     "walk_degrees",
 ]
-
-Syntax = Literal["5", "25"]
-
-SEARCH_SINCE = (2026, 1)
-"""The first Neo4j release with the Cypher 25 ``SEARCH`` clause for vector indexes."""
-
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)*(?:-[\w.]+)?")
-
-
-def syntax_for(version: str) -> Syntax:
-    """``"25"`` for Neo4j 2026.01 or later, ``"5"`` for 5.x and 2025.x: the version switch of this dialect."""
-    match = _VERSION.fullmatch(version.strip())
-    if match is None:
-        raise ValueError(f"not a Neo4j version: {version!r} (expected e.g. 5.26, 2025.05 or 2026.01.0)")
-    return "25" if (int(match[1]), int(match[2])) >= SEARCH_SINCE else "5"
 
 
 def statement(text: str, syntax: Syntax) -> str:
