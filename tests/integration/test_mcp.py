@@ -40,6 +40,7 @@ IDLE_THREAD = 1
 :func:`test_without_a_worker_the_server_keeps_its_own_store_open` (anyio's own is 10)."""
 SHORT_IDLE = (
     "from anyio._backends._asyncio import WorkerThread; "
+    "assert WorkerThread.MAX_IDLE_TIME == 10, 'anyio no longer ends idle threads as this test expects'; "
     f"WorkerThread.MAX_IDLE_TIME = {IDLE_THREAD}; "
     "from kgqa.cli import main; main()"
 )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
+import urllib3  # noqa: F401  (its import probes for IPv6 with a socket: done here, before any test's guard)
 
 INTERNET = (socket.AF_INET, socket.AF_INET6)
 FAILED = pytest.StashKey[bool]()
