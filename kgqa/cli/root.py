@@ -3,6 +3,7 @@ stderr and an exit code, never a traceback)."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -129,8 +130,24 @@ def _command_ended() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
+def _report_crashes() -> None:
+    """A crash in native code (ONNX Runtime, tokenizers, hiredis, FalkorDB's client) dies with every thread's Python
+    stack on stderr, so that a report says where (Python's ``-X faulthandler``). Not where stderr has no file
+    descriptor to write to from a signal handler: click's test runner swaps in an in-memory one."""
+    if faulthandler.is_enabled():
+        return
+    try:
+        faulthandler.enable(all_threads=True)
+    except (RuntimeError, ValueError, OSError):  # no sys.stderr, or one without a file descriptor: nothing to enable
+        return
+
+
 class KgqaGroup(click.Group):
     """Maps errors to one-line messages and exit codes for every subcommand."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        _report_crashes()
+        return super().main(*args, **kwargs)
 
     def make_context(
         self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any

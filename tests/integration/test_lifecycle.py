@@ -57,10 +57,26 @@ def test_no_orphan_server_when_kgqa_is_signalled(cli_env, home: Path, sig: signa
     server.wait(timeout=15)
     assert servers_for(home) == []
     if sig == signal.SIGINT:
-        assert proc.returncode == 130 and stderr.strip().endswith("interrupted")
+        assert proc.returncode == 130 and stderr.strip().endswith("interrupted"), stderr
     if sig == signal.SIGTERM:
-        assert proc.returncode == 128 + signal.SIGTERM
+        assert proc.returncode == 128 + signal.SIGTERM, stderr  # a crash's stacks are in stderr (faulthandler)
     assert "Traceback" not in stderr
+
+
+def test_a_crash_in_native_code_reports_where() -> None:
+    """A segfault in a command (a native library's bug) prints every thread's Python stack before the process dies."""
+    script = (
+        "import ctypes\n"
+        "from kgqa.cli import main\n"
+        "@main.command()\n"
+        "def crash_in_native_code():\n"
+        "    ctypes.string_at(0)\n"  # reads address 0: SIGSEGV
+        "main(['crash-in-native-code'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == -signal.SIGSEGV
+    assert "Fatal Python error: Segmentation fault" in result.stderr
+    assert "in crash_in_native_code" in result.stderr
 
 
 def test_no_orphan_server_after_an_exception(config, home: Path) -> None:

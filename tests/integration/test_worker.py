@@ -67,11 +67,18 @@ def test_worker_stops_by_itself_after_the_idle_timeout(env: dict[str, str], home
     wait_for(lambda: gone(new.pid), 30, "the second idle worker to stop")
 
 
-def test_a_dead_worker_is_replaced_and_the_command_says_so(loaded: dict[str, str], home: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGSEGV])
+def test_a_dead_worker_is_replaced_and_the_command_says_so(
+    loaded: dict[str, str], home: Path, sig: signal.Signals
+) -> None:
+    """Killed, or crashed in native code (a SIGSEGV): then its log holds every thread's Python stack."""
     dead = state(home)
     assert dead is not None
-    os.kill(dead.pid, signal.SIGKILL)
+    os.kill(dead.pid, sig)
     wait_for(lambda: gone(dead.pid) and gone(dead.store_pid), 30, "the killed worker and its store server")
+    if sig == signal.SIGSEGV:
+        log = WorkerPaths(home / "worker").log.read_text(errors="replace")
+        assert "Fatal Python error: Segmentation fault" in log and "Thread 0x" in log
     result = kgqa(loaded, "schema", "--skb", "prime")
     assert f"the kgqa worker (pid {dead.pid}) had died; starting a new one" in result.stderr
     assert "prime" in result.stdout

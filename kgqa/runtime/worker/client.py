@@ -258,7 +258,7 @@ def _spawn(config: Config, paths: WorkerPaths, starter: str) -> subprocess.Popen
         if log.tell() > 10 * 2**20:
             log.truncate(0)
         process = subprocess.Popen(
-            [sys.executable, "-m", "kgqa.runtime.worker"],
+            [sys.executable, "-X", "faulthandler", "-m", "kgqa.runtime.worker"],  # a crash: its stacks in the log
             stdin=subprocess.PIPE,
             stdout=log,
             stderr=log,
