@@ -68,6 +68,18 @@ def _restarts(
     return Restarts(server, taken.append, probe, wait=wait)  # type: ignore[arg-type]
 
 
+def test_closing_a_stall_watch_ends_its_thread() -> None:
+    """No watcher thread outlives its store (Python before 3.13 ends a daemon thread that wakes during interpreter
+    shutdown with pthread_exit, which can crash the exiting process)."""
+    stalls = FakeServer().stalls
+    with stalls.watching():
+        pass
+    thread = stalls._thread
+    assert thread is not None and thread.is_alive()  # it waits for the next call
+    stalls.close()
+    assert not thread.is_alive()
+
+
 def test_a_restart_runs_in_the_keeper_thread_and_reads_wait_for_it() -> None:
     """Not in the reading thread: the server dies with the thread that started it, and a worker's job thread ends."""
     server, clients = FakeServer(), []

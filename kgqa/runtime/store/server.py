@@ -83,6 +83,9 @@ READ_HANG_AFTER = 15.0
 its first moment to its answer, so a server idle this long with one pending is stopped or deadlocked, and waiting
 for ``query_timeout`` (60 s by default) would only delay the restart (docs/limits.md, "Faults and load")."""
 STALL_POLL = 0.25
+CLOSE_WAIT = 2 * PROBE_TIMEOUT + STALL_POLL + 1.0
+"""Seconds a closing stall watch waits for its thread: it may be asking the server (connecting, then a reply, a
+``PROBE_TIMEOUT`` each)."""
 RUNAWAY_PROBE_TIMEOUT = 5.0
 """Seconds kgqa waits for the server to say which queries it runs: a server that does not answer in time counts as
 running one past the limit (see FalkorStore._runaway)."""
@@ -545,9 +548,15 @@ class Stalls:
                 probe.close()
 
     def close(self) -> None:
+        """End the watcher thread and wait for it (a probe's time at most): none may outlive its store, as Python
+        before 3.13 ends a daemon thread that wakes during interpreter shutdown with ``pthread_exit``, which can crash
+        the exiting process."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(CLOSE_WAIT)
 
 
 class Restarts:
