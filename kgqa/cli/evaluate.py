@@ -20,7 +20,7 @@ from kgqa.choices import BASELINES, RERANKER_SETTINGS, STEPS, Baseline, Reranker
 from kgqa.cli import session
 from kgqa.cli.ask import report_refused
 from kgqa.cli.options import skb_option
-from kgqa.cli.output import progress_bar, stderr, stdout
+from kgqa.cli.output import progress_bar, spinning, stderr, stdout
 from kgqa.cli.root import main
 from kgqa.config import MAX_TOP_K
 from kgqa.errors import (
@@ -100,7 +100,7 @@ def questions_command(
     with session.connect(ctx, llm=llm) as kg:
         meta = kg.meta(skb)
         chosen = types or meta.candidate_types
-        with stderr().status(f"generating {count} questions"):
+        with spinning(stderr(), f"generating {count} questions"):
             made, rejected = kg.generate_questions(
                 skb,
                 chosen,

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from kgqa.runtime.app import Kgqa
 from kgqa.cli import session
 from kgqa.cli.options import BATCH_HELP, skb_option, wait_option
-from kgqa.cli.output import progress_bar, say, stderr
+from kgqa.cli.output import progress_bar, say, spinning, stderr
 from kgqa.cli.root import main
 
 
@@ -123,7 +123,7 @@ def export_command(ctx: click.Context, skb: str, fmt: str, out: Path) -> None:
     """Write a loaded SKB as CSVs for `neo4j-admin database import full` (the way to load big graphs into Neo4j)."""
     with session.connect(ctx) as kg:
         meta = kg.meta(skb)
-        with stderr().status(f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
+        with spinning(stderr(), f"exporting {meta.node_count} nodes and {meta.edge_count} edges"):
             done = kg.export_neo4j_admin(skb, out.resolve())
     stderr().print(f"wrote {done.nodes} nodes and {done.edges} edges to {out}", highlight=False, markup=False)
     say(f"1. {done.command}")

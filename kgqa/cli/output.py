@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 from rich.console import Console, ConsoleOptions, RenderableType
+from rich.live import Live
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,6 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.segment import Segment
+from rich.spinner import Spinner
 from rich.text import Span, Text
 
 from kgqa.runtime.progress import LineProgress
@@ -99,6 +103,64 @@ def _finite(value: Any) -> Any:
     return value
 
 
+class _Refresher:
+    """Calls ``refresh`` ``per_second`` times a second in a thread of its own, until :meth:`stop` ends the thread
+    and waits for it. rich's own refresh thread (``auto_refresh``) is a daemon that it never waits for, so a command
+    that ends with a spinner on screen (a signal ends it at once) exits with that thread still running, and Python
+    before 3.14 ends such a thread with ``pthread_exit`` when it next runs, a known way for an exiting process to
+    crash."""
+
+    def __init__(self, refresh: Callable[[], None], per_second: float) -> None:
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(refresh, 1 / per_second), name="kgqa-refresh", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, refresh: Callable[[], None], interval: float) -> None:
+        while not self._done.wait(interval):
+            refresh()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
+@contextmanager
+def spinning(console: Console, text: str) -> Iterator[None]:
+    """A spinner with ``text`` (rich markup) while the block runs, in a terminal; elsewhere nothing, as rich's
+    transient spinner shows nothing there either. Its refresh thread has ended when the block has
+    (:class:`_Refresher`)."""
+    if not console.is_terminal:
+        yield
+        return
+    spinner = Spinner("dots", console.render_str(text, highlight=False), style="status.spinner")
+    with Live(spinner, console=console, transient=True, auto_refresh=False) as live:
+        refresher = _Refresher(live.refresh, 12.5)
+        try:
+            yield
+        finally:
+            refresher.stop()
+
+
+class _Progress(Progress):
+    """rich's bar, refreshed ten times a second by a :class:`_Refresher`, which has ended when the bar has."""
+
+    def __init__(self, *columns: ProgressColumn | str, console: Console) -> None:
+        super().__init__(*columns, console=console, auto_refresh=False)
+        self._refresher: _Refresher | None = None
+
+    def start(self) -> None:
+        super().start()
+        self._refresher = _Refresher(self.refresh, 10)
+
+    def stop(self) -> None:
+        if self._refresher is not None:
+            self._refresher.stop()
+            self._refresher = None
+        super().stop()
+
+
 def progress_bar(console: Console, *columns: ProgressColumn) -> Progress | LineProgress:
     """rich's live bar in a terminal; elsewhere (nohup, CI, a pipe), where that bar shows nothing until the end, a
     line per running task every 30 s with its counts, rate and ETA."""
@@ -111,7 +173,7 @@ def progress_bar(console: Console, *columns: ProgressColumn) -> Progress | LineP
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    return Progress(*columns, console=console)
+    return _Progress(*columns, console=console)
 
 
 def stderr() -> Console:

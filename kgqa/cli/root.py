@@ -138,7 +138,7 @@ def _report_crashes() -> None:
         return
     try:
         faulthandler.enable(all_threads=True)
-    except (RuntimeError, ValueError, OSError):  # no sys.stderr, or one without a file descriptor: nothing to enable
+    except (AttributeError, RuntimeError, ValueError, OSError):  # no sys.stderr, or one without a file descriptor
         return
 
 

@@ -7,7 +7,7 @@ from typing import cast
 import click
 
 from kgqa.cli import session
-from kgqa.cli.output import json_text, say, stderr
+from kgqa.cli.output import json_text, say, spinning, stderr
 from kgqa.cli.root import main
 from kgqa.errors import (
     ConfigError,
@@ -63,7 +63,7 @@ def server_stop(ctx: click.Context) -> None:
     from kgqa.runtime.worker.client import stop_worker
 
     config = session.settings(ctx)
-    with stderr().status("stopping the kgqa worker"):
+    with spinning(stderr(), "stopping the kgqa worker"):
         info = stop_worker(config)
     gone = f"no kgqa worker runs for {config.home}"
     say(gone if info is None else f"stopped the kgqa worker (pid {info.pid})")

@@ -12,7 +12,7 @@ from kgqa.config import Config, load_config
 
 if TYPE_CHECKING:
     from kgqa.api import Api
-from kgqa.cli.output import stderr
+from kgqa.cli.output import spinning, stderr
 
 
 def settings(ctx: click.Context, **flags: Any) -> Config:
@@ -37,9 +37,9 @@ def start(config: Config) -> Api:
         def notice(text: str) -> None:
             console.print(f"kgqa: {text}", markup=False, highlight=False, soft_wrap=True)
 
-        with console.status("connecting to the kgqa worker (starting one opens the store and loads the models)"):
+        with spinning(console, "connecting to the kgqa worker (starting one opens the store and loads the models)"):
             return connect_worker(config, notice)
     from kgqa.runtime.app import Kgqa
 
-    with console.status("starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
+    with spinning(console, "starting the embedded FalkorDB (it rebuilds its vector indexes on start)"):
         return Kgqa(config)

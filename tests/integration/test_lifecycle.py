@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -28,6 +29,11 @@ def _default_sigint() -> None:
     """A runner started in the background (``cmd &``, nohup) passes SIGINT on as ignored, and Python then keeps it
     ignored; the test is about kgqa's handling of Ctrl-C, so the child starts with the default disposition."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _no_core_file() -> None:
+    """A crash the test causes writes no core file (where core dumps are on)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
@@ -73,8 +79,11 @@ def test_a_crash_in_native_code_reports_where() -> None:
         "    ctypes.string_at(0)\n"  # reads address 0: SIGSEGV
         "main(['crash-in-native-code'])\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert result.returncode == -signal.SIGSEGV
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONFAULTHANDLER"}  # kgqa's doing
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, preexec_fn=_no_core_file
+    )
+    assert result.returncode == -signal.SIGSEGV, result.stderr
     assert "Fatal Python error: Segmentation fault" in result.stderr
     assert "in crash_in_native_code" in result.stderr
 

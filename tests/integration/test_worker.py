@@ -74,6 +74,7 @@ def test_a_dead_worker_is_replaced_and_the_command_says_so(
     """Killed, or crashed in native code (a SIGSEGV): then its log holds every thread's Python stack."""
     dead = state(home)
     assert dead is not None
+    psutil.Process(dead.pid).rlimit(psutil.RLIMIT_CORE, (0, 0))  # a crash the test causes writes no core file
     os.kill(dead.pid, sig)
     wait_for(lambda: gone(dead.pid) and gone(dead.store_pid), 30, "the killed worker and its store server")
     if sig == signal.SIGSEGV:

@@ -69,7 +69,7 @@ def _restarts(
 
 
 def test_closing_a_stall_watch_ends_its_thread() -> None:
-    """No watcher thread outlives its store (Python before 3.13 ends a daemon thread that wakes during interpreter
+    """No watcher thread outlives its store (Python before 3.14 ends a daemon thread that runs during interpreter
     shutdown with pthread_exit, which can crash the exiting process)."""
     stalls = FakeServer().stalls
     with stalls.watching():
@@ -77,6 +77,7 @@ def test_closing_a_stall_watch_ends_its_thread() -> None:
     thread = stalls._thread
     assert thread is not None and thread.is_alive()  # it waits for the next call
     stalls.close()
+    stalls.join()
     assert not thread.is_alive()
 
 

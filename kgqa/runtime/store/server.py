@@ -39,12 +39,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 
 from kgqa.errors import StoreError, StoreLockedError, StoreTimeoutError
+from kgqa.runtime import logfiles
 
 SOCKET_NAME = "falkordb.sock"
 RDB_NAME = "kgqa.rdb"
 LOCK_NAME = "kgqa.lock"
 LOG_NAME = "falkordb.log"
-LOG_KEPT = LOG_NAME + ".1"
+LOG_KEPT = logfiles.kept(Path(LOG_NAME)).name
 """The previous log, kept once when a start rotates the log."""
 LOG_MAX_BYTES = 2**20
 """A start rotates a log larger than this: the server appends to its log at every start and save, and nothing else
@@ -84,8 +85,8 @@ its first moment to its answer, so a server idle this long with one pending is s
 for ``query_timeout`` (60 s by default) would only delay the restart (docs/limits.md, "Faults and load")."""
 STALL_POLL = 0.25
 CLOSE_WAIT = 2 * PROBE_TIMEOUT + STALL_POLL + 1.0
-"""Seconds a closing stall watch waits for its thread: it may be asking the server (connecting, then a reply, a
-``PROBE_TIMEOUT`` each)."""
+"""Seconds a stopping server waits for each stall watch's thread: it may be asking the server (connecting, then a
+reply, a ``PROBE_TIMEOUT`` each)."""
 RUNAWAY_PROBE_TIMEOUT = 5.0
 """Seconds kgqa waits for the server to say which queries it runs: a server that does not answer in time counts as
 running one past the limit (see FalkorStore._runaway)."""
@@ -191,14 +192,8 @@ def timeout_ms(seconds: float) -> int:
 
 
 def rotate_log(directory: Path) -> None:
-    """Keep the log bounded: one larger than ``LOG_MAX_BYTES`` becomes the kept previous log (replacing the one
-    before)."""
-    log = directory / LOG_NAME
-    try:
-        if log.stat().st_size > LOG_MAX_BYTES:
-            os.replace(log, directory / LOG_KEPT)
-    except FileNotFoundError:
-        pass
+    """Keep the log bounded: one larger than ``LOG_MAX_BYTES`` becomes the kept previous log (``LOG_KEPT``)."""
+    logfiles.rotate(directory / LOG_NAME, LOG_MAX_BYTES)
 
 
 def remove_stale_saves(directory: Path) -> None:
@@ -448,6 +443,8 @@ class EmbeddedServer:
         finally:
             self.socket_path.unlink(missing_ok=True)
             self._lock.release()
+            self.stalls.join()  # after the server is gone: a probe in flight fails at once
+            self.read_stalls.join()
 
 
 class Stalls:
@@ -548,12 +545,16 @@ class Stalls:
                 probe.close()
 
     def close(self) -> None:
-        """End the watcher thread and wait for it (a probe's time at most): none may outlive its store, as Python
-        before 3.13 ends a daemon thread that wakes during interpreter shutdown with ``pthread_exit``, which can crash
-        the exiting process."""
+        """Tell the watcher thread to end (:meth:`join` waits for it)."""
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+
+    def join(self) -> None:
+        """Wait for the watcher thread to end after :meth:`close` (a probe's time at most): none may outlive its
+        store, as Python before 3.14 ends a daemon thread that runs during interpreter shutdown with
+        ``pthread_exit``, a known way for an exiting process to crash."""
+        with self._cond:
             thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(CLOSE_WAIT)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 from kgqa.api import CALLS, JOB_CALLS, LOCAL_ARGUMENTS, Api, check_arguments
 from kgqa.config import Config, open_home
 from kgqa.errors import ConfigError, KgqaError, StoreLockedError, WorkerBusyError, WorkerError, WorkerStoppingError
+from kgqa.runtime import logfiles
 from kgqa.runtime.worker.common import (
     Call,
     JobState,
@@ -62,6 +63,8 @@ ANSWER_TIMEOUT = 30.0
 """Seconds to wait for a worker's answer to hello, status or stop (its serving threads answer these at once)."""
 WORKER_GONE_RETRIES = 3
 """Times a call is sent again to a worker that went away as it was sent (each a new worker) before it fails."""
+LOG_MAX_BYTES = 10 * 2**20
+"""A worker log over this size is kept as ``worker.log.1`` (replacing the one before) when the next worker starts."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -254,9 +257,8 @@ def _spawn(config: Config, paths: WorkerPaths, starter: str) -> subprocess.Popen
     """Start a worker in its own session (a terminal's Ctrl-C is not for it), its configuration and its starter's
     token on stdin."""
     environment = {name: value for name, value in os.environ.items() if name not in WORKER_ENVIRONMENT_DROPS}
+    logfiles.rotate(paths.log, LOG_MAX_BYTES)  # kept once: a crashed worker's stacks outlive its restart
     with paths.log.open("ab") as log:
-        if log.tell() > 10 * 2**20:
-            log.truncate(0)
         process = subprocess.Popen(
             [sys.executable, "-X", "faulthandler", "-m", "kgqa.runtime.worker"],  # a crash: its stacks in the log
             stdin=subprocess.PIPE,
