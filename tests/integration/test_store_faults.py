@@ -10,6 +10,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +34,17 @@ VECTOR = np.ones(4, dtype=np.float32) / 2
 META = SkbMeta("k", "test", "2", "test", 4, ("Y",), 2, 0, "fp2", "2026-01-02")
 
 
+@contextmanager
+def _complete_store(directory: Path, query_timeout: float = LIMIT) -> Iterator[FalkorStore]:
+    """A store in ``directory`` holding the complete graph "k", its server's hang timeout ``HANG``."""
+    with FalkorStore(directory, query_timeout=query_timeout, hang_timeout=HANG) as store:
+        complete_graph(store)
+        yield store
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[FalkorStore]:
-    with FalkorStore(tmp_path / "db", query_timeout=LIMIT, hang_timeout=HANG) as s:
-        complete_graph(s)
+    with _complete_store(tmp_path / "db") as s:
         yield s
 
 
@@ -74,8 +82,7 @@ def _intact(store: FalkorStore, old_pid: int) -> None:
 def test_a_read_after_the_server_was_killed_restarts_it_and_answers(tmp_path: Path) -> None:
     """A read waits for a restart at most its ``query_timeout`` (then it says to try again): 10 s here, not LIMIT's
     1 s, which a restart beside a busy suite exceeded once."""
-    with FalkorStore(tmp_path / "db", query_timeout=10.0, hang_timeout=HANG) as store:
-        complete_graph(store)
+    with _complete_store(tmp_path / "db", query_timeout=10.0) as store:
         pid = _kill(store)
         started = time.monotonic()
         assert store.read("k", COUNT) == [[SIZE]]  # transparent: the read waits for the restart and goes again
@@ -163,8 +170,7 @@ def test_a_read_on_a_stopped_server_is_answered_by_a_restart_long_before_its_tim
     read stall watch kills it after ``READ_HANG_AFTER`` (here 2 s), and the read is asked again of the new server,
     so the caller sees its answer, not an error."""
     monkeypatch.setattr(server, "READ_HANG_AFTER", 2.0)
-    with FalkorStore(tmp_path / "db", query_timeout=60.0, hang_timeout=HANG) as store:
-        complete_graph(store)
+    with _complete_store(tmp_path / "db", query_timeout=60.0) as store:
         read = (lambda: store.read("k", COUNT)) if what == "query" else store.graphs
         pid = _kill(store, signal.SIGSTOP)
         started = time.monotonic()
